@@ -1,0 +1,205 @@
+"""The Board port: what every board adapter gives and takes.
+
+A Board turns the physical world into *debounced* :class:`SensorFrame` values (the set of
+active channel numbers) and shows :class:`LedFrame` values on its LEDs. It knows nothing of
+games: what a channel or an LED *means* is the business of :class:`~controller.hardware.
+channels.ChannelMap`, built from config.
+
+Three layers, as in peterhinch's ``Pushbutton``: electrical levels (inside an adapter),
+debounced channels (this port), meaning (the channel map and the Table).
+
+Adapters (``sim``, ``gpio``, ``serial``) are chosen in exactly one place,
+:func:`controller.hardware.build_board`; nothing else names an adapter.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+Colour = tuple[int, int, int]
+"""An RGB colour, each component 0–255."""
+
+BLACK: Colour = (0, 0, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class SensorFrame:
+    """The debounced state of every sensor channel at one moment."""
+
+    active: frozenset[int]
+    """Channel numbers that read active (a pearl, ball or pressed button is there)."""
+    seq: int = 0
+    """Counts up by one for every frame an adapter delivers."""
+    at: float = 0.0
+    """``time.monotonic()`` when the adapter accepted the change."""
+
+
+class LedMode(enum.Enum):
+    """How one LED shows its colour."""
+
+    STEADY = "steady"
+    BLINK = "blink"
+
+
+@dataclass(frozen=True, slots=True)
+class Led:
+    """What one LED shows."""
+
+    colour: Colour = BLACK
+    """The colour when lit; black is off."""
+    mode: LedMode = LedMode.STEADY
+    """Steady, or blinking (the adapter or the firmware does the blinking)."""
+
+    @property
+    def lit(self) -> bool:
+        return self.colour != BLACK
+
+
+OFF = Led()
+
+
+@dataclass(frozen=True, slots=True)
+class LedFrame:
+    """A whole picture for every LED of a board, by LED number."""
+
+    leds: tuple[Led, ...]
+
+    @classmethod
+    def blank(cls, count: int) -> LedFrame:
+        return cls((OFF,) * count)
+
+    def __len__(self) -> int:
+        return len(self.leds)
+
+    def colour_at(self, index: int, blink_phase_on: bool = True) -> Colour:
+        """The colour LED ``index`` shows right now, given the blink phase."""
+        led = self.leds[index]
+        if led.mode is LedMode.BLINK and not blink_phase_on:
+            return BLACK
+        return led.colour
+
+
+class LinkState(enum.Enum):
+    """Whether the board can be heard."""
+
+    CONNECTED = "connected"
+    SEARCHING = "searching"
+    LOST = "lost"
+
+
+@dataclass(frozen=True, slots=True)
+class BoardStatus:
+    """What an adapter reports about itself, for diagnostics and the web page."""
+
+    adapter: str
+    link: LinkState = LinkState.CONNECTED
+    since: float = 0.0
+    """``time.monotonic()`` when ``link`` last changed."""
+    detail: str = ""
+    """A human sentence: the port name, the wiring topology, why the link was lost."""
+    counters: Mapping[str, int] = field(default_factory=dict)
+    """Named counters, e.g. ``dropped_lines``, ``scans``, ``frames``."""
+    toggles: Mapping[int, int] = field(default_factory=dict)
+    """How often each channel has changed its debounced state (chatter shows here)."""
+
+
+FrameListener = Callable[[SensorFrame], None]
+StatusListener = Callable[[BoardStatus], None]
+
+
+class Board(abc.ABC):
+    """A sensor/LED board. Subclasses implement :meth:`_start`, :meth:`_stop`, :meth:`show`.
+
+    Frames reach the listener given to :meth:`start` from the adapter's own thread; the
+    listener must be quick (the Table only puts the frame on its queue).
+    """
+
+    adapter: str = "abstract"
+
+    def __init__(self, channels: int, leds: int) -> None:
+        if channels < 1 or leds < 0:
+            raise ValueError("a board needs at least one channel and no negative LED count")
+        self.channels = channels
+        self.leds = leds
+        self._listener: FrameListener | None = None
+        self._status_listener: StatusListener | None = None
+        self._lock = threading.Lock()
+        self._frame = SensorFrame(frozenset(), 0, time.monotonic())
+        self._led_frame = LedFrame.blank(leds)
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(
+        self,
+        on_frame: FrameListener | None = None,
+        on_status: StatusListener | None = None,
+    ) -> None:
+        """Begin delivering frames to ``on_frame`` (and link changes to ``on_status``)."""
+        self._listener = on_frame
+        self._status_listener = on_status
+        self._start()
+
+    def close(self) -> None:
+        """Stop scanning, blank the LEDs where possible, release pins and ports."""
+        self._stop()
+
+    def __enter__(self) -> Board:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    @abc.abstractmethod
+    def _start(self) -> None: ...
+
+    @abc.abstractmethod
+    def _stop(self) -> None: ...
+
+    # -- sensors -------------------------------------------------------------------------
+    def read(self) -> SensorFrame:
+        """The latest debounced frame (also before :meth:`start` delivered any)."""
+        with self._lock:
+            return self._frame
+
+    def _publish(self, active: Iterable[int], at: float | None = None) -> SensorFrame | None:
+        """Adapters call this with the debounced active set; repeats are not re-sent."""
+        active = frozenset(active)
+        bad = [c for c in active if not 0 <= c < self.channels]
+        if bad:
+            raise ValueError(f"channel(s) {sorted(bad)} out of range 0..{self.channels - 1}")
+        with self._lock:
+            if active == self._frame.active:
+                return None
+            frame = SensorFrame(active, self._frame.seq + 1, time.monotonic() if at is None else at)
+            self._frame = frame
+        if self._listener is not None:
+            self._listener(frame)
+        return frame
+
+    def _publish_status(self) -> None:
+        if self._status_listener is not None:
+            self._status_listener(self.status())
+
+    # -- LEDs ----------------------------------------------------------------------------
+    @property
+    def led_frame(self) -> LedFrame:
+        """The frame most recently asked for."""
+        return self._led_frame
+
+    def show(self, frame: LedFrame) -> None:
+        """Show ``frame`` (it replaces the previous one whole)."""
+        if len(frame) != self.leds:
+            raise ValueError(f"LED frame has {len(frame)} LEDs, this board has {self.leds}")
+        self._led_frame = frame
+        self._show(frame)
+
+    @abc.abstractmethod
+    def _show(self, frame: LedFrame) -> None: ...
+
+    # -- diagnostics ---------------------------------------------------------------------
+    @abc.abstractmethod
+    def status(self) -> BoardStatus: ...
