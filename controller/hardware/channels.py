@@ -60,7 +60,9 @@ def _hint(known: frozenset[str]) -> str:
     )
 
 
-def _complete_group(section: str, present: Iterable[str], group: tuple[str, ...], what: str) -> None:
+def _complete_group(
+    section: str, present: Iterable[str], group: tuple[str, ...], what: str
+) -> None:
     present = set(present)
     used = present.intersection(group)
     if used and len(used) != len(group):
