@@ -276,10 +276,13 @@ _BONUSES: tuple[Bonus, ...] = tuple(
 )
 
 
-# Positions of the set bits of a 5-bit chunk of the base mask, for legal_moves().
-_CHUNKS: tuple[tuple[tuple[Position, ...], ...], ...] = tuple(
-    tuple(tuple(BASE[k * 5 + i] for i in range(5) if bits >> i & 1) for bits in range(32))
-    for k in range(5)
+# The base cells of every pattern of bits 0-8, 9-16 and 17-24 of a legal-move mask, so
+# that legal_moves() is three look-ups (1,024 small tuples made at import).
+_LOW, _MID, _HIGH = (
+    tuple(
+        tuple(BASE[first + i] for i in range(width) if bits >> i & 1) for bits in range(1 << width)
+    )
+    for first, width in ((0, 9), (9, 8), (17, 8))
 )
 
 
@@ -383,9 +386,12 @@ def _legal_mask(state: PerlenState) -> int:
 
 def legal_moves(state: PerlenState) -> tuple[Position, ...]:
     """The base cells the player to move may take, in reading order."""
-    m = _legal_mask(state)
-    a, b, c, d, e = _CHUNKS
-    return a[m & 31] + b[m >> 5 & 31] + c[m >> 10 & 31] + d[m >> 15 & 31] + e[m >> 20]
+    occupied = state.occupied
+    if occupied and state.to_move is not None and state.options.placement is Placement.TOUCHING:
+        m = state.reach & ~occupied & _BASE_MASK  # the usual case, inlined
+    else:
+        m = _legal_mask(state)
+    return _LOW[m & 0x1FF] + _MID[m >> 9 & 0xFF] + _HIGH[m >> 17]
 
 
 def _as_position(move: Position | str) -> Position:
