@@ -1,0 +1,50 @@
+"""How this Pico sensor/LED board is wired. Edit it to match your build; `pyramid flash`
+copies it onto the Pico with the rest of the firmware.
+
+The switches (reed switches under the cells, targets and buttons) sit in a diode matrix:
+the firmware drives one ROW pin high at a time and reads every COLUMN pin, which the Pico
+pulls down. Each switch has a diode, anode on the row side, so that three closed switches
+never make a fourth look closed. The switch between row ``r`` and column ``c`` is channel
+``r * len(COLUMN_PINS) + c``; hardware/README.md lists which channel is which cell.
+
+The default 6 x 6 matrix has 36 channels: the 25 cells a1–e5 (channels 0–24), the
+Pyramidos targets t1–t4 and the top (25–29) and three buttons (30–32), in the order of
+``ChannelMap.default()``. The WS2812 chain has one LED per cell, target and button and
+one per seat (37). The firmware checks these values at boot and prints what is wrong.
+"""
+
+VERSION = "1.0.0"
+"""The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32)."""
+
+ROW_PINS = (2, 3, 4, 5, 6, 7)
+"""GPIO numbers of the matrix rows, row 0 first (driven high one at a time)."""
+
+COLUMN_PINS = (8, 9, 10, 11, 12, 13)
+"""GPIO numbers of the matrix columns, column 0 first (inputs with the pull-down on)."""
+
+LED_PIN = 16
+"""GPIO number of the WS2812 data line (through a level shifter to 5 V LEDs)."""
+
+LED_COUNT = 37
+"""LEDs in the chain (at most 79, what one protocol line can carry)."""
+
+SCAN_MS = 4
+"""A whole matrix scan starts every SCAN_MS milliseconds."""
+
+DEBOUNCE_SCANS = 3
+"""A channel changes only after this many consecutive scans agree (at least 2)."""
+
+SETTLE_US = 10
+"""Microseconds between driving a row and reading the columns (wires and diodes settle)."""
+
+REPORT_MS = 1000
+"""An ``S`` line goes out at least this often even when nothing changes (at most 1000)."""
+
+BLINK_MS = 400
+"""Blinking LEDs are on for BLINK_MS, then off for BLINK_MS."""
+
+BLANK_AFTER_MS = 10000
+"""All LEDs go dark after this long without a frame from the host."""
+
+WATCHDOG_MS = 2000
+"""The hardware watchdog resets the Pico if the main loop stalls this long (at most 8388)."""

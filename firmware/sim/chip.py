@@ -1,0 +1,196 @@
+"""The simulated chip behind the fake ``machine`` and ``neopixel``: GPIO levels, the
+switch matrix wired to them, and a control line to the test process that drives it.
+
+Runs inside the firmware's own interpreter (the MicroPython unix port, or CPython). The
+wires modelled are those of hardware/README.md: a switch and its diode join a row GPIO to
+a column GPIO; a column reads high only while a row joined to it by a *closed* switch is
+driven high (the diode conducts from row to column only, so there is no ghosting). A
+column with its pull-down reads low otherwise, with its pull-up high, and with no pull it
+floats and reads at random, so a firmware that forgets the pull-down fails its tests. A
+switch that bounces conducts at random for a few milliseconds after it changes.
+
+The test process (firmware/sim/harness.py) talks to the chip over the pty named by the
+environment variable ``PYRAMID_SIM_TTY``, one line per message:
+
+harness to chip
+    ``switch ROW COL 0|1 [BOUNCE_MS]``  open or close the switch between two GPIOs
+    ``hang MS``                         the next pin read stalls for MS ms (a stuck loop)
+chip to harness
+    ``boot``                  the chip came out of reset
+    ``np PIN RRGGBB...``      a NeoPixel write: every LED's colour, in chain order
+    ``wdt MS``                the watchdog was started with an MS timeout
+    ``feed``                  the watchdog was fed (at most four times per timeout)
+    ``timer MS``              a periodic timer was started
+    ``reset``                 ``machine.reset()`` was called
+
+Without ``PYRAMID_SIM_TTY`` the chip runs alone (a benchmark scanning in-process); its
+state is still there to read.
+"""
+
+import os
+import random
+import select
+
+try:
+    from time import sleep_ms, ticks_add, ticks_diff, ticks_ms, ticks_us
+except ImportError:  # CPython
+    from ticks import sleep_ms, ticks_add, ticks_diff, ticks_ms, ticks_us
+
+IN = 0
+OUT = 1
+OPEN_DRAIN = 2
+PULL_UP = 1
+PULL_DOWN = 2
+
+GPIO_COUNT = 30
+"""An RP2040 has GPIO 0–29."""
+
+SERVICE_US = 500
+"""How often (at most) pin reads look at the control line; a real pin changes at once."""
+
+_chip = None
+
+
+def get():
+    """The one chip of this process, created (and announced) on first use."""
+    global _chip
+    if _chip is None:
+        _chip = Chip(os.getenv("PYRAMID_SIM_TTY"))
+    return _chip
+
+
+class Chip:
+    """GPIO state, the switch matrix, and the control line."""
+
+    def __init__(self, control_path) -> None:
+        # gpio -> [mode, pull, output latch]; a reset RP2040 pin is an input, pulls off.
+        self.pins = {}
+        # column gpio -> {row gpio: [closed, bounce_until_us or None]}
+        self.wires = {}
+        self.timers = []
+        self.pixel_writes = 0
+        self.last_pixels = None
+        self._feed_every = 0
+        self._last_feed_report = 0
+        self._hang_ms = 0
+        self._last_service = ticks_us()
+        self._rx = b""
+        self._control = None
+        self._poll = None
+        if control_path:
+            self._control = open(control_path, "r+b", buffering=0)  # noqa: SIM115 - lives as long as the chip
+            self._poll = select.poll()
+            self._poll.register(self._control, select.POLLIN)
+        self.report("boot")
+
+    # -- pins ----------------------------------------------------------------------------
+    def configure(self, gpio: int, mode: int, pull, value) -> None:
+        state = self.pins.get(gpio)
+        if state is None:
+            state = self.pins[gpio] = [IN, None, 0]
+        if mode != -1:
+            state[0] = mode
+            state[1] = pull  # as on the rp2 port: giving a mode without a pull turns pulls off
+        elif pull is not None:
+            state[1] = pull
+        if value is not None:
+            state[2] = 1 if value else 0
+
+    def drive(self, gpio: int, value: int) -> None:
+        self.pins[gpio][2] = value
+
+    def level(self, gpio: int) -> int:
+        """What reading ``gpio`` gives right now."""
+        self.service()
+        mode, pull, latch = self.pins[gpio]
+        if mode == OUT:
+            return latch
+        joined = self.wires.get(gpio)
+        if joined:
+            now = ticks_us()
+            pins = self.pins
+            for row, (closed, bounce_until) in joined.items():
+                row_state = pins.get(row)
+                if row_state is None or row_state[0] != OUT or not row_state[2]:
+                    continue
+                if bounce_until is not None and ticks_diff(bounce_until, now) > 0:
+                    if random.getrandbits(1):
+                        return 1
+                elif closed:
+                    return 1
+        if pull == PULL_DOWN:
+            return 0
+        if pull == PULL_UP:
+            return 1
+        return random.getrandbits(1)  # floating
+
+    def set_switch(self, row: int, column: int, closed: bool, bounce_ms: int = 0) -> None:
+        until = ticks_add(ticks_us(), bounce_ms * 1000) if bounce_ms else None
+        self.wires.setdefault(column, {})[row] = [closed, until]
+
+    # -- outputs the test watches ------------------------------------------------------
+    def show_pixels(self, gpio: int, colours: list) -> None:
+        self.pixel_writes += 1
+        self.last_pixels = colours
+        self.report("np " + str(gpio) + " " + "".join([f"{c:06X}" for c in colours]))
+
+    def watchdog_started(self, timeout_ms: int) -> None:
+        self._feed_every = timeout_ms // 4
+        self._last_feed_report = ticks_ms()
+        self.report(f"wdt {timeout_ms}")
+
+    def watchdog_fed(self) -> None:
+        now = ticks_ms()
+        if ticks_diff(now, self._last_feed_report) >= self._feed_every:
+            self._last_feed_report = now
+            self.report("feed")
+
+    def timer_started(self, timer) -> None:
+        self.timers.append(timer)
+        self.report(f"timer {timer.period}")
+
+    def idle(self, ms: int) -> None:
+        """Sit at the REPL for ``ms``: soft timers fire, as they do on a Pico."""
+        end = ticks_add(ticks_ms(), ms)
+        while ticks_diff(end, ticks_ms()) > 0:
+            now = ticks_ms()
+            for timer in self.timers:
+                timer.fire_if_due(now)
+            self.service()
+            sleep_ms(5)
+
+    def report(self, text: str) -> None:
+        if self._control is not None:
+            self._control.write(text.encode() + b"\n")
+
+    # -- the control line ----------------------------------------------------------------
+    def service(self) -> None:
+        """Apply what the test sent since the last look (at most every SERVICE_US)."""
+        if self._poll is None:
+            return
+        now = ticks_us()
+        if ticks_diff(now, self._last_service) < SERVICE_US:
+            return
+        self._last_service = now
+        data = self._rx
+        while self._poll.poll(0):
+            byte = self._control.read(1)
+            if not byte:
+                break
+            data += byte
+        while b"\n" in data:
+            line, data = data.split(b"\n", 1)
+            self._apply(line.decode().split())
+        self._rx = data
+        if self._hang_ms:
+            hang, self._hang_ms = self._hang_ms, 0
+            sleep_ms(hang)
+
+    def _apply(self, words: list) -> None:
+        if words[0] == "switch":
+            bounce = int(words[4]) if len(words) > 4 else 0
+            self.set_switch(int(words[1]), int(words[2]), words[3] == "1", bounce)
+        elif words[0] == "hang":
+            self._hang_ms = int(words[1])
+        else:
+            raise ValueError("chip: unknown control line " + " ".join(words))
