@@ -1,0 +1,66 @@
+"""Board adapters, chosen in exactly one place: :func:`build_board`.
+
+Nothing else in the program names an adapter; the Table, ``pyramid run`` and ``pyramid
+diag`` all ask for ``build_board(config)`` and get a :class:`~controller.hardware.port.
+Board` plus the :class:`~controller.hardware.channels.ChannelMap` that names its channels
+and LEDs. Adapter modules are imported only when chosen, so the ``sim`` board starts
+without loading gpiozero or pyserial.
+
+>>> from controller.config import Config
+>>> board, channel_map = build_board(Config())
+>>> board.adapter, board.channels, board.leds
+('sim', 33, 37)
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from controller.hardware.channels import ChannelMap
+from controller.hardware.port import Board
+
+if TYPE_CHECKING:
+    from controller.config import Config
+
+__all__ = ["build_board"]
+
+
+def build_board(config: Config, *, pin_factory: Any = None) -> tuple[Board, ChannelMap]:
+    """Build the board ``config.board.adapter`` names; it is not started yet.
+
+    ``pin_factory`` overrides gpiozero's for the gpio adapter (tests pass a
+    ``MockFactory``; otherwise ``Device.pin_factory``, i.e. lgpio on a Pi). Raises
+    :class:`~controller.config.ConfigError` when the adapter cannot be had here.
+    """
+    from controller.config import ConfigError
+
+    channel_map = config.board.channel_map
+    adapter = config.board.adapter
+    if adapter == "sim":
+        from controller.hardware.sim import SimBoard
+
+        return SimBoard(channel_map.channel_count, channel_map.led_count), channel_map
+    if adapter == "gpio":
+        from controller.hardware.gpio import GpioBoard, GpioUnavailable
+
+        try:
+            board: Board = GpioBoard(
+                config.board.gpio, config.leds, channel_map.led_count, pin_factory=pin_factory
+            )
+        except GpioUnavailable as exc:
+            raise ConfigError("board.adapter", f"'gpio' cannot be used here: {exc}") from exc
+        return board, channel_map
+    if adapter == "serial":
+        try:
+            from controller.hardware.serial import SerialBoard
+        except ModuleNotFoundError as exc:
+            if exc.name != "controller.hardware.serial":
+                raise  # the module is there but something it needs is not: show that
+            raise ConfigError(
+                "board.adapter",
+                "'serial' is not available in this installation "
+                "(controller/hardware/serial.py is missing); use 'sim' or 'gpio'",
+            ) from None
+        board = SerialBoard.from_config(config.board.serial, channel_map, config.leds.brightness)
+        return board, channel_map
+    raise ConfigError("board.adapter", f"unknown adapter {adapter!r}")

@@ -1,0 +1,692 @@
+"""The one TOML config file: board adapter, wiring, channel and LED maps, seats, web, store.
+
+Where it is read from (the first that exists wins; see :func:`find_config`):
+
+1. the ``--config FILE`` option (passed to :func:`load_config` as ``path``);
+2. ``$PYRAMID_CONFIG`` (an error if it names a missing file);
+3. ``$XDG_CONFIG_HOME/pyramid-board/config.toml`` (``~/.config/pyramid-board/config.toml``);
+4. ``/etc/pyramid-board/config.toml``.
+
+No file at all gives the defaults: the ``sim`` board with the default channel map
+(:meth:`ChannelMap.default`), so ``make run`` works on any computer.
+
+Every value from the file is checked; a :class:`ConfigError` names the dotted key and the
+problem, so a maker can find the line to fix:
+
+>>> config_from_toml('[board]\\nadapter = "gpoi"')
+Traceback (most recent call last):
+...
+controller.config.ConfigError: board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'
+>>> cfg = config_from_toml('[board]\\nadapter = "gpio"\\n[board.gpio]\\ntopology = "direct"\\n'
+...                        'pins = [5, 6, 13, 19, 26]\\n[board.channels]\\n'
+...                        't1 = 0\\nt2 = 1\\nt3 = 2\\nt4 = 3\\ntop = 4')
+>>> cfg.board.gpio.capacity, sorted(cfg.board.channel_map.channel_by_name)
+(5, ['t1', 't2', 't3', 't4', 'top'])
+
+The data directory (where the game store lives unless ``[store] path`` says otherwise) is
+``$PYRAMID_DATA_DIR``, else systemd's ``$STATE_DIRECTORY``, else
+``$XDG_DATA_HOME/pyramid-board`` (``~/.local/share/pyramid-board``); see
+:func:`default_data_dir`.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final, Literal, cast
+
+from controller.hardware.channels import SEATS, ChannelMap, ChannelMapError
+from controller.hardware.port import Colour
+
+Adapter = Literal["sim", "gpio", "serial"]
+Topology = Literal["direct", "matrix", "mux"]
+
+ADAPTERS: Final[tuple[str, ...]] = ("sim", "gpio", "serial")
+TOPOLOGIES: Final[tuple[str, ...]] = ("direct", "matrix", "mux")
+
+FIRST_GPIO: Final = 2
+LAST_GPIO: Final = 27
+"""BCM GPIO 2–27 are the GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)."""
+
+HEADER_PIN: Final[Mapping[int, int]] = {
+    2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 5: 29, 6: 31, 13: 33,
+    19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 12: 32,
+    16: 36, 20: 38, 21: 40,
+}  # fmt: skip
+"""BCM GPIO number -> physical pin on the 40-pin header (the same on every Pi, Pi 5 too)."""
+
+FIXED_PULL_UP: Final = frozenset({2, 3})
+"""GPIO 2 and 3 carry 1.8 kΩ pull-ups on the Pi itself (I²C); they cannot be pulled down."""
+
+SPI0_PINS: Final = frozenset({7, 8, 9, 10, 11})
+"""With SPI0 enabled (``dtparam=spi=on``) the kernel owns GPIO 7–11 (CE1, CE0, MISO, MOSI,
+SCLK), whether or not the LED chain uses MISO and both chip selects."""
+
+MUX_CHANNELS: Final = 16
+"""Inputs of one CD74HC4067 multiplexer."""
+
+DEFAULT_ROWS: Final[tuple[int, ...]] = (4, 17, 27, 22, 5, 6)
+DEFAULT_COLS: Final[tuple[int, ...]] = (13, 19, 26, 16, 20, 21)
+"""The default 6×6 matrix pins (configs/matrix.toml): clear of SPI0, I²C and the UART."""
+
+DEFAULT_SEAT_COLOURS: Final[tuple[str, ...]] = ("#d62728", "#1f77b4", "#f2c500", "#2ca02c")
+
+CONFIG_ENV: Final = "PYRAMID_CONFIG"
+DATA_ENV: Final = "PYRAMID_DATA_DIR"
+STORE_FILE: Final = "pyramid.sqlite3"
+
+
+class ConfigError(ValueError):
+    """A config value that cannot be used; ``key`` is the dotted key, ``problem`` says why.
+
+    >>> str(ConfigError("board.gpio.rows[2]", "GPIO 28 is not on the 40-pin header"))
+    'board.gpio.rows[2]: GPIO 28 is not on the 40-pin header'
+    """
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"{key}: {problem}" if key else problem)
+        self.key = key
+        self.problem = problem
+
+
+# -- values --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ScanTiming:
+    """How the gpio adapter scans: slowly while nothing moves, fast while a change settles.
+
+    A raw change is first seen by an idle scan (at most ``idle_ms`` after it happens);
+    from then on the adapter scans every ``fast_ms`` until ``agree`` consecutive scans read
+    the new level. So edge to debounced frame takes at most about
+    ``idle_ms + (agree - 1) * fast_ms`` after the contact stops bouncing, and any glitch or
+    chatter shorter than ``(agree - 1) * fast_ms`` never passes.
+    """
+
+    idle_ms: float = 8.0
+    """Period of the scans while the debounced state and the raw reading agree."""
+    fast_ms: float = 1.0
+    """Period of the confirmation scans while any raw bit differs from the debounced state."""
+    agree: int = 4
+    """Consecutive agreeing scans needed before a channel changes (2–16)."""
+    settle_us: float = 0.0
+    """Busy wait after selecting a matrix row or a mux address, for long or slow wiring."""
+
+    @property
+    def worst_latency_ms(self) -> float:
+        """Longest time from a settled contact to its debounced frame (scan time aside)."""
+        return self.idle_ms + (self.agree - 1) * self.fast_ms
+
+    @property
+    def glitch_window_ms(self) -> float:
+        """Pulses shorter than this are always rejected."""
+        return (self.agree - 1) * self.fast_ms
+
+
+@dataclass(frozen=True, slots=True)
+class GpioConfig:
+    """How the sensors are wired to the Pi's header (``[board.gpio]``)."""
+
+    topology: Topology = "matrix"
+    rows: tuple[int, ...] = DEFAULT_ROWS
+    """matrix: GPIOs of the rows, each pulled low in turn (open drain), row 0 first."""
+    cols: tuple[int, ...] = DEFAULT_COLS
+    """matrix: GPIOs of the columns, read with pull-ups; channel = row * len(cols) + col."""
+    pins: tuple[int, ...] = ()
+    """direct: one GPIO per sensor; channel = index in this list."""
+    select: tuple[int, ...] = ()
+    """mux: GPIOs of the shared select lines S0, S1, S2, S3 (S0 first)."""
+    signals: tuple[int, ...] = ()
+    """mux: one GPIO per CD74HC4067 (its SIG pin); channel = mux * 16 + address."""
+    enable: int | None = None
+    """mux: optional GPIO on the multiplexers' EN pins (held low while scanning)."""
+    active: Literal["low", "high"] = "low"
+    """direct and mux: the level of an active sensor (reed to ground, open-drain hall: low)."""
+    scan: ScanTiming = field(default_factory=ScanTiming)
+
+    @property
+    def capacity(self) -> int:
+        """How many channels this wiring can read."""
+        if self.topology == "direct":
+            return len(self.pins)
+        if self.topology == "matrix":
+            return len(self.rows) * len(self.cols)
+        return MUX_CHANNELS * len(self.signals)
+
+    def roles(self) -> tuple[tuple[int, str], ...]:
+        """``(gpio, dotted key)`` for every GPIO this wiring uses, in config order."""
+        used: list[tuple[int, str]] = []
+        by_topology: dict[str, dict[str, tuple[int, ...]]] = {
+            "direct": {"pins": self.pins},
+            "matrix": {"rows": self.rows, "cols": self.cols},
+            "mux": {"select": self.select, "signals": self.signals},
+        }
+        groups = by_topology[self.topology]
+        for name, gpios in groups.items():
+            used.extend((gpio, f"board.gpio.{name}[{i}]") for i, gpio in enumerate(gpios))
+        if self.topology == "mux" and self.enable is not None:
+            used.append((self.enable, "board.gpio.enable"))
+        return tuple(used)
+
+    def describe(self) -> str:
+        """One line for people: ``matrix 6×6 (rows GPIO 4,17,…; cols GPIO 13,…)``."""
+
+        def gpios(values: tuple[int, ...]) -> str:
+            return ",".join(str(v) for v in values)
+
+        if self.topology == "direct":
+            return f"direct, {len(self.pins)} sensors (GPIO {gpios(self.pins)})"
+        if self.topology == "matrix":
+            return (
+                f"matrix {len(self.rows)}×{len(self.cols)} "
+                f"(rows GPIO {gpios(self.rows)}; cols GPIO {gpios(self.cols)})"
+            )
+        return (
+            f"mux, {len(self.signals)}×CD74HC4067 "
+            f"(select GPIO {gpios(self.select)}; signals GPIO {gpios(self.signals)})"
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SerialConfig:
+    """Where the Pico sensor board is (``[board.serial]``)."""
+
+    port: str = "auto"
+    """``auto`` (find USB id 2E8A:0005), a device path, or a pyserial URL (``loop://``)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardConfig:
+    """``[board]``: which adapter, its wiring, and what each channel and LED means."""
+
+    adapter: Adapter = "sim"
+    channel_map: ChannelMap = field(default_factory=ChannelMap.default)
+    gpio: GpioConfig = field(default_factory=GpioConfig)
+    serial: SerialConfig = field(default_factory=SerialConfig)
+
+
+@dataclass(frozen=True, slots=True)
+class SpiConfig:
+    """The SPI pins of the APA102/SK9822 chain (``[leds] spi``)."""
+
+    clock: int = 11
+    mosi: int = 10
+    select: int = 8
+    """gpiozero always drives a chip select; the LEDs ignore it. CE0 (8) for SPI0."""
+    rate_hz: int = 2_000_000
+    """Clock rate for hardware SPI (bit-banged SPI goes as fast as it can)."""
+
+    @property
+    def hardware(self) -> bool:
+        """True for the SPI0 pins, which the kernel drives (fast, no CPU)."""
+        return (self.clock, self.mosi) == (11, 10) and self.select in (8, 7)
+
+    def roles(self) -> tuple[tuple[int, str], ...]:
+        if self.hardware:
+            # The kernel takes all of GPIO 7–11 once SPI0 is on; claim them all so a sensor
+            # wired to MISO or the other chip select is reported, not silently dead.
+            return tuple((gpio, "leds.spi (SPI0 uses GPIO 7–11)") for gpio in sorted(SPI0_PINS))
+        return (
+            (self.clock, "leds.spi.clock"),
+            (self.mosi, "leds.spi.mosi"),
+            (self.select, "leds.spi.select"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class LedConfig:
+    """``[leds]``: the LED chain and its global brightness limit."""
+
+    brightness: float = 0.25
+    """Global limit, 0..1: every colour is scaled by it (power budget, and eyes)."""
+    spi: SpiConfig | None = field(default_factory=SpiConfig)
+    """The SPI pins for the gpio adapter; ``None`` (``spi = false``) when no LEDs are wired."""
+    order: str = "bgr"
+    """Colour byte order on the wire: ``bgr`` for APA102 and SK9822; some clones differ."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatConfig:
+    """``[seats]``: the colour of each seat, index = colour number."""
+
+    colours: tuple[Colour, ...] = tuple(
+        (int(h[1:3], 16), int(h[3:5], 16), int(h[5:7], 16)) for h in DEFAULT_SEAT_COLOURS
+    )
+
+    def hex(self, colour: int) -> str:
+        """``#rrggbb`` of colour number ``colour``, for the web page."""
+        r, g, b = self.colours[colour]
+        return f"#{r:02x}{g:02x}{b:02x}"
+
+
+@dataclass(frozen=True, slots=True)
+class WebConfig:
+    """``[web]``: where the web page listens."""
+
+    host: str = "0.0.0.0"
+    port: int = 8080
+
+
+@dataclass(frozen=True, slots=True)
+class StoreConfig:
+    """``[store]``: the SQLite game store."""
+
+    path: Path = field(default_factory=lambda: default_data_dir() / STORE_FILE)
+
+
+@dataclass(frozen=True, slots=True)
+class Config:
+    """The whole config; ``Config()`` is what no file at all gives."""
+
+    board: BoardConfig = field(default_factory=BoardConfig)
+    leds: LedConfig = field(default_factory=LedConfig)
+    seats: SeatConfig = field(default_factory=SeatConfig)
+    web: WebConfig = field(default_factory=WebConfig)
+    store: StoreConfig = field(default_factory=StoreConfig)
+    source: Path | None = None
+    """The file this came from, or None for the built-in defaults."""
+
+
+# -- where the file is -----------------------------------------------------------------------
+
+
+def default_config_paths() -> tuple[Path, ...]:
+    """The places searched when neither ``--config`` nor ``$PYRAMID_CONFIG`` is given."""
+    xdg = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return (
+        Path(xdg) / "pyramid-board" / "config.toml",
+        Path("/etc/pyramid-board/config.toml"),
+    )
+
+
+def find_config() -> Path | None:
+    """The config file to use when none is given on the command line, or None."""
+    named = os.environ.get(CONFIG_ENV)
+    if named:
+        path = Path(named).expanduser()
+        if not path.is_file():
+            raise ConfigError(CONFIG_ENV, f"names {str(path)!r}, which is not a file")
+        return path
+    for path in default_config_paths():
+        if path.is_file():
+            return path
+    return None
+
+
+def default_data_dir() -> Path:
+    """Where the game store lives by default (see the module docstring for the order)."""
+    named = os.environ.get(DATA_ENV)
+    if named:
+        return Path(named).expanduser()
+    state = os.environ.get("STATE_DIRECTORY")  # set by systemd's StateDirectory=
+    if state:
+        return Path(state.split(":")[0])
+    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(xdg) / "pyramid-board"
+
+
+def load_config(path: Path | None = None) -> Config:
+    """Read and check the config; ``path`` None searches the default places.
+
+    Raises :class:`ConfigError` for a missing or unreadable file, bad TOML, or any value
+    that cannot be used.
+    """
+    if path is None:
+        path = find_config()
+        if path is None:
+            return Config()
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise ConfigError(str(path), "no such config file") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), f"cannot read it: {exc}") from None
+    return config_from_toml(text, source=path)
+
+
+def config_from_toml(text: str, source: Path | None = None) -> Config:
+    """Parse and check config text (``source`` only names the file in messages)."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(str(source) if source else "config", f"not valid TOML: {exc}") from None
+    return config_from_mapping(data, source=source)
+
+
+def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> Config:
+    """Check an already parsed TOML document and build the :class:`Config`."""
+    _known(data, "", ("board", "leds", "seats", "web", "store"))
+    board_data = _table(data.get("board", {}), "board")
+    leds = _leds(_table(data.get("leds", {}), "leds"))
+    board = _board(board_data, leds)
+    return Config(
+        board=board,
+        leds=leds,
+        seats=_seats(_table(data.get("seats", {}), "seats")),
+        web=_web(_table(data.get("web", {}), "web")),
+        store=_store(_table(data.get("store", {}), "store")),
+        source=source,
+    )
+
+
+# -- checking ------------------------------------------------------------------------------
+
+
+def _describe(value: object) -> str:
+    kinds = {bool: "true/false", int: "a whole number", float: "a number", str: "text"}
+    kind = kinds.get(type(value))
+    if kind is None:
+        kind = "a table" if isinstance(value, dict) else "a list" if isinstance(value, list) else ""
+    return f"{value!r}" + (f" ({kind})" if kind else "")
+
+
+def _known(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
+    for key in table:
+        if key not in allowed:
+            dotted = f"{prefix}.{key}" if prefix else key
+            raise ConfigError(dotted, f"unknown key (expected one of: {', '.join(allowed)})")
+
+
+def _table(value: object, key: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise ConfigError(key, f"must be a table, not {_describe(value)}")
+    return cast(dict[str, Any], value)
+
+
+def _string(value: object, key: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(key, f"must be text in quotes, not {_describe(value)}")
+    return value
+
+
+def _choice(value: object, key: str, choices: tuple[str, ...]) -> str:
+    text = _string(value, key)
+    if text not in choices:
+        options = ", ".join(repr(c) for c in choices)
+        raise ConfigError(key, f"must be one of {options}, not {text!r}")
+    return text
+
+
+def _integer(value: object, key: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, f"must be a whole number, not {_describe(value)}")
+    if not low <= value <= high:
+        raise ConfigError(key, f"must be from {low} to {high}, not {value}")
+    return value
+
+
+def _number(value: object, key: str, low: float, high: float) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ConfigError(key, f"must be a number, not {_describe(value)}")
+    number = float(value)
+    if not low <= number <= high:
+        raise ConfigError(key, f"must be from {low:g} to {high:g}, not {number:g}")
+    return number
+
+
+def _gpio(value: object, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ConfigError(key, f"must be a BCM GPIO number, not {_describe(value)}")
+    if not FIRST_GPIO <= value <= LAST_GPIO:
+        raise ConfigError(
+            key,
+            f"GPIO {value} is not on the 40-pin header "
+            f"(BCM GPIO {FIRST_GPIO}–{LAST_GPIO} are valid)",
+        )
+    return value
+
+
+def _gpio_list(value: object, key: str, *, low: int, high: int) -> tuple[int, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(key, f"must be a list of BCM GPIO numbers, not {_describe(value)}")
+    if not low <= len(value) <= high:
+        count = f"{low}" if low == high else f"{low} to {high}"
+        raise ConfigError(key, f"must list {count} GPIOs, not {len(value)}")
+    return tuple(_gpio(item, f"{key}[{i}]") for i, item in enumerate(value))
+
+
+_SCAN_KEYS = ("idle_ms", "fast_ms", "agree", "settle_us")
+_TOPOLOGY_KEYS: dict[str, tuple[str, ...]] = {
+    "direct": ("pins", "active"),
+    "matrix": ("rows", "cols"),
+    "mux": ("select", "signals", "enable", "active"),
+}
+_GPIO_KEYS = ("topology", "rows", "cols", "pins", "select", "signals", "enable", "active",
+              *_SCAN_KEYS)  # fmt: skip
+
+
+def _gpio_config(table: dict[str, Any]) -> GpioConfig:
+    prefix = "board.gpio"
+    _known(table, prefix, _GPIO_KEYS)
+    topology = cast(
+        Topology, _choice(table.get("topology", "matrix"), f"{prefix}.topology", TOPOLOGIES)
+    )
+    for key in table:
+        owners = [t for t, keys in _TOPOLOGY_KEYS.items() if key in keys]
+        if owners and topology not in owners:
+            raise ConfigError(
+                f"{prefix}.{key}",
+                f"belongs to topology {' or '.join(owners)}, but topology is {topology!r}",
+            )
+
+    def required(name: str) -> object:
+        if name not in table:
+            raise ConfigError(f"{prefix}.{name}", f"is required for topology {topology!r}")
+        return table[name]
+
+    scan = _scan_timing(table, prefix)
+    active = cast(
+        Literal["low", "high"],
+        _choice(table.get("active", "low"), f"{prefix}.active", ("low", "high")),
+    )
+    if topology == "direct":
+        pins = _gpio_list(required("pins"), f"{prefix}.pins", low=1, high=26)
+        config = GpioConfig(topology, rows=(), cols=(), pins=pins, active=active, scan=scan)
+    elif topology == "matrix":
+        rows = _gpio_list(table.get("rows", list(DEFAULT_ROWS)), f"{prefix}.rows", low=1, high=16)
+        cols = _gpio_list(table.get("cols", list(DEFAULT_COLS)), f"{prefix}.cols", low=1, high=16)
+        config = GpioConfig(topology, rows=rows, cols=cols, scan=scan)
+    else:
+        select = _gpio_list(required("select"), f"{prefix}.select", low=4, high=4)
+        signals = _gpio_list(required("signals"), f"{prefix}.signals", low=1, high=8)
+        enable = _gpio(table["enable"], f"{prefix}.enable") if "enable" in table else None
+        config = GpioConfig(
+            topology,
+            rows=(),
+            cols=(),
+            select=select,
+            signals=signals,
+            enable=enable,
+            active=active,
+            scan=scan,
+        )
+    if active == "high":
+        # An active-high sensor needs a pull-down, which GPIO 2 and 3 cannot have.
+        for gpio, key in config.roles():
+            if gpio in FIXED_PULL_UP and key.split("[")[0] in (
+                f"{prefix}.pins",
+                f"{prefix}.signals",
+            ):
+                raise ConfigError(
+                    key,
+                    f"GPIO {gpio} has a fixed 1.8 kΩ pull-up on the Pi and cannot read "
+                    "active-high sensors; use another GPIO",
+                )
+    return config
+
+
+def _scan_timing(table: dict[str, Any], prefix: str) -> ScanTiming:
+    default = ScanTiming()
+    idle = _number(table.get("idle_ms", default.idle_ms), f"{prefix}.idle_ms", 1.0, 100.0)
+    fast = _number(table.get("fast_ms", default.fast_ms), f"{prefix}.fast_ms", 0.2, 20.0)
+    agree = _integer(table.get("agree", default.agree), f"{prefix}.agree", 2, 16)
+    settle = _number(table.get("settle_us", default.settle_us), f"{prefix}.settle_us", 0.0, 1000.0)
+    if fast > idle:
+        raise ConfigError(
+            f"{prefix}.fast_ms",
+            f"the fast scan period ({fast:g} ms) must not be longer than idle_ms ({idle:g} ms)",
+        )
+    return ScanTiming(idle_ms=idle, fast_ms=fast, agree=agree, settle_us=settle)
+
+
+def _board(table: dict[str, Any], leds: LedConfig) -> BoardConfig:
+    _known(table, "board", ("adapter", "channels", "leds", "gpio", "serial"))
+    adapter = cast(Adapter, _choice(table.get("adapter", "sim"), "board.adapter", ADAPTERS))
+    gpio = _gpio_config(_table(table["gpio"], "board.gpio")) if "gpio" in table else GpioConfig()
+    serial_table = _table(table.get("serial", {}), "board.serial")
+    _known(serial_table, "board.serial", ("port",))
+    port = _string(serial_table.get("port", "auto"), "board.serial.port").strip()
+    if not port:
+        raise ConfigError("board.serial.port", "must be 'auto', a device path or a pyserial URL")
+    channel_map = _channel_map(table)
+    if adapter == "gpio":
+        _check_pins_once(gpio, leds)
+        for name, channel in sorted(channel_map.channel_by_name.items(), key=lambda kv: kv[1]):
+            if channel >= gpio.capacity:
+                raise ConfigError(
+                    f"board.channels.{name}",
+                    f"channel {channel} does not exist: the {gpio.topology} wiring has "
+                    f"channels 0–{gpio.capacity - 1}",
+                )
+    return BoardConfig(adapter, channel_map, gpio, SerialConfig(port))
+
+
+def _channel_map(table: dict[str, Any]) -> ChannelMap:
+    if "channels" not in table and "leds" not in table:
+        return ChannelMap.default()
+    default = ChannelMap.default()
+    channels = dict(
+        _table(table["channels"], "board.channels")
+        if "channels" in table
+        else default.channel_by_name
+    )
+    if "leds" in table:
+        leds = dict(_table(table["leds"], "board.leds"))
+    else:
+        # No LED map: the LEDs follow the channels in channel order, then the seats.
+        valid = [n for n, c in channels.items() if isinstance(c, int) and not isinstance(c, bool)]
+        order = sorted(valid, key=lambda n: channels[n]) + list(SEATS)
+        leds = {name: i for i, name in enumerate(order)}
+    try:
+        return ChannelMap.build(channels, leds)
+    except ChannelMapError as exc:
+        raise ConfigError(f"board.{exc.key}", exc.problem) from None
+
+
+def _check_pins_once(gpio: GpioConfig, leds: LedConfig) -> None:
+    owner: dict[int, str] = {}
+    roles = list(leds.spi.roles()) if leds.spi is not None else []
+    roles += gpio.roles()
+    for pin, key in roles:
+        if pin in owner:
+            raise ConfigError(key, f"GPIO {pin} is already used by {owner[pin]}")
+        owner[pin] = key
+
+
+def _spi(value: object) -> SpiConfig | None:
+    key = "leds.spi"
+    if value is False:
+        return None
+    table = _table(value, key) if not isinstance(value, bool) else None
+    if table is None:
+        raise ConfigError(key, "must be a table such as { clock = 11, mosi = 10 }, or false")
+    _known(table, key, ("clock", "mosi", "select", "port", "device", "rate"))
+    default = SpiConfig()
+    rate = _integer(table.get("rate", default.rate_hz), f"{key}.rate", 10_000, 32_000_000)
+    by_port = {"port", "device"} & table.keys()
+    by_pins = {"clock", "mosi", "select"} & table.keys()
+    if by_port and by_pins:
+        raise ConfigError(
+            key, "give either port and device, or the clock/mosi/select pins, not both"
+        )
+    if by_port:
+        _integer(table.get("port", 0), f"{key}.port", 0, 0)
+        device = _integer(table.get("device", 0), f"{key}.device", 0, 1)
+        return SpiConfig(select=(8, 7)[device], rate_hz=rate)
+    clock = _gpio(table.get("clock", default.clock), f"{key}.clock")
+    mosi = _gpio(table.get("mosi", default.mosi), f"{key}.mosi")
+    if (clock, mosi) == (default.clock, default.mosi):
+        select = _gpio(table.get("select", default.select), f"{key}.select")
+        if select not in (8, 7):
+            raise ConfigError(
+                f"{key}.select", f"SPI0 uses CE0 (GPIO 8) or CE1 (GPIO 7), not GPIO {select}"
+            )
+    elif "select" in table:
+        select = _gpio(table["select"], f"{key}.select")
+    else:
+        raise ConfigError(
+            f"{key}.select",
+            "is required with pins other than SPI0's (clock 11, mosi 10): name a spare GPIO "
+            "for gpiozero's chip select (the LEDs ignore it)",
+        )
+    spi = SpiConfig(clock=clock, mosi=mosi, select=select, rate_hz=rate)
+    if len({spi.clock, spi.mosi, spi.select}) < 3:
+        raise ConfigError(key, "clock, mosi and select must be three different GPIOs")
+    return spi
+
+
+_ORDERS = ("bgr", "brg", "gbr", "grb", "rbg", "rgb")
+
+
+def _leds(table: dict[str, Any]) -> LedConfig:
+    _known(table, "leds", ("brightness", "spi", "order"))
+    default = LedConfig()
+    brightness = _number(table.get("brightness", default.brightness), "leds.brightness", 0.0, 1.0)
+    spi = _spi(table["spi"]) if "spi" in table else default.spi
+    order = _choice(table.get("order", default.order), "leds.order", _ORDERS)
+    return LedConfig(brightness=brightness, spi=spi, order=order)
+
+
+_HEX_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def _seats(table: dict[str, Any]) -> SeatConfig:
+    _known(table, "seats", ("colours",))
+    if "colours" not in table:
+        return SeatConfig()
+    value = table["colours"]
+    key = "seats.colours"
+    if not isinstance(value, list):
+        raise ConfigError(key, f"must be a list of four '#rrggbb' colours, not {_describe(value)}")
+    if len(value) != len(SEATS):
+        raise ConfigError(key, f"must list {len(SEATS)} colours (one per seat), not {len(value)}")
+    colours: list[Colour] = []
+    for i, item in enumerate(value):
+        text = _string(item, f"{key}[{i}]")
+        if not _HEX_COLOUR.fullmatch(text):
+            raise ConfigError(f"{key}[{i}]", f"must look like '#d62728', not {text!r}")
+        colour = (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+        if colour in colours:
+            raise ConfigError(
+                f"{key}[{i}]", f"{text} is already the colour of seat {colours.index(colour)}"
+            )
+        if colour == (0, 0, 0):
+            raise ConfigError(f"{key}[{i}]", "black cannot be shown on an LED")
+        colours.append(colour)
+    return SeatConfig(tuple(colours))
+
+
+def _web(table: dict[str, Any]) -> WebConfig:
+    _known(table, "web", ("host", "port"))
+    default = WebConfig()
+    host = _string(table.get("host", default.host), "web.host").strip()
+    if not host:
+        raise ConfigError("web.host", "must name an address, e.g. '0.0.0.0' or '127.0.0.1'")
+    port = _integer(table.get("port", default.port), "web.port", 1, 65535)
+    return WebConfig(host, port)
+
+
+def _store(table: dict[str, Any]) -> StoreConfig:
+    _known(table, "store", ("path",))
+    if "path" not in table:
+        return StoreConfig()
+    text = _string(table["path"], "store.path").strip()
+    if not text:
+        raise ConfigError("store.path", "must name a file, e.g. 'games.sqlite3'")
+    path = Path(text).expanduser()
+    # A relative path lives in the data dir: the config file may sit in read-only /etc.
+    return StoreConfig(path if path.is_absolute() else default_data_dir() / path)

@@ -1,0 +1,612 @@
+"""Circuits for gpiozero's ``MockFactory``: pins that behave like the wires do.
+
+Build the circuit on a factory *before* the board asks for its pins (the factory hands out
+the pin objects the circuit made). Each circuit reads its sensors from a contact bank:
+
+- :class:`Switches` — contacts that open and close when a test says so, instantly;
+- :class:`BouncingContacts` — contacts over a clock (real or :class:`VirtualClock`) whose
+  every edge chatters for a few milliseconds, with optional short glitches.
+
+Circuits:
+
+- :class:`DiodeMatrix` — reed switches at row/column crossings, each with a diode from the
+  column to the row. A column pin reads low when a closed switch joins it to a row that
+  is pulled low. A switch listed in ``missing_diodes`` conducts both ways, so current can
+  flow backwards through it and ghost cells appear, as on a real board; a row driven high
+  that meets a low one through such a switch is recorded in ``shorts``.
+- :class:`MuxBank` — CD74HC4067 multiplexers: the select lines choose which sensor drives
+  each signal pin; EN high disconnects them all.
+- :class:`DirectWiring` — one sensor per pin; edges fire the pin's ``when_changed``.
+- :class:`Apa102Strip` — an SPI device that decodes APA102/SK9822 bytes back into LEDs.
+
+>>> from gpiozero.pins.mock import MockFactory
+>>> factory = MockFactory()
+>>> matrix = DiodeMatrix(factory, rows=(4, 17), cols=(13, 19))
+>>> matrix.switches.press(matrix.switch(1, 0))     # row 1, column 0
+>>> row, col = factory.pin(17), factory.pin(13)
+>>> col.input_with_pull("up"); row.output_with_state(False)
+>>> col.state
+False
+"""
+
+from __future__ import annotations
+
+import bisect
+import random
+import threading
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from gpiozero.pins.mock import (
+    MockFactory,
+    MockPin,
+    MockSPIClockPin,
+    MockSPIDevice,
+    MockSPISelectPin,
+)
+
+from controller.hardware.apa102 import LEVELS, ORDERS
+from controller.hardware.port import Colour
+
+HISTORY = 256
+"""State changes each mock pin remembers: enough to assert on, bounded for long runs."""
+
+
+class _BoundedHistory(MockPin):  # type: ignore[misc]
+    """A MockPin that keeps only its last :data:`HISTORY` state changes."""
+
+    def clear_states(self) -> None:
+        super().clear_states()
+        self.states = deque(self.states, maxlen=HISTORY)
+
+
+class QuietPin(_BoundedHistory):
+    """A plain mock pin with bounded history (SPI data lines, mux select lines)."""
+
+
+# -- clocks and contacts ----------------------------------------------------------------------
+
+
+class VirtualClock:
+    """A clock that only moves when told: thousands of edges take no wall time.
+
+    >>> clock = VirtualClock(); clock.advance(0.5); clock()
+    0.5
+    """
+
+    def __init__(self, now: float = 0.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class ContactBank(Protocol):
+    """What a circuit asks of its sensors."""
+
+    count: int
+
+    def closed(self, index: int) -> bool: ...
+
+    def closed_set(self) -> frozenset[int]: ...
+
+    def version(self) -> object:
+        """Changes whenever :meth:`closed_set` may have changed (a cache key)."""
+        ...
+
+
+ContactListener = Callable[[int, bool], None]
+
+
+class Switches:
+    """Contacts that change exactly when told (a pearl placed, a button pressed).
+
+    >>> s = Switches(4); s.press(1, 3); sorted(s.closed_set())
+    [1, 3]
+    """
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self._closed: frozenset[int] = frozenset()
+        self._version = 0
+        self._lock = threading.Lock()
+        self._listeners: list[ContactListener] = []
+
+    def add_listener(self, listener: ContactListener) -> None:
+        """Call ``listener(index, closed)`` on every change (direct wiring fires edges)."""
+        self._listeners.append(listener)
+
+    def closed(self, index: int) -> bool:
+        return index in self._closed
+
+    def closed_set(self) -> frozenset[int]:
+        return self._closed
+
+    def version(self) -> object:
+        return self._version
+
+    def set_closed(self, indices: Iterable[int]) -> None:
+        """Close exactly ``indices``, open the rest."""
+        new = frozenset(indices)
+        bad = [i for i in new if not 0 <= i < self.count]
+        if bad:
+            raise ValueError(f"no switch {bad[0]} (there are {self.count})")
+        with self._lock:
+            old = self._closed
+            self._closed = new
+            self._version += 1
+        for index in sorted(old ^ new):
+            for listener in self._listeners:
+                listener(index, index in new)
+
+    def press(self, *indices: int) -> None:
+        self.set_closed(self._closed | set(indices))
+
+    def release(self, *indices: int) -> None:
+        self.set_closed(self._closed - set(indices))
+
+
+class BouncingContacts:
+    """Contacts over a clock whose edges chatter and which can glitch.
+
+    :meth:`set` schedules an edge: from ``at`` the contact flips between the two levels in
+    segments of ``chatter_ms`` for ``bounce_ms`` in all, then rests at the new level.
+    :meth:`glitch` adds a short pulse of the other level to a resting contact. Edges and
+    glitches of one contact must be scheduled in time order.
+
+    >>> clock = VirtualClock()
+    >>> contacts = BouncingContacts(1, clock, seed=3)
+    >>> settled = contacts.set(0, True, at=0.010)
+    >>> contacts.closed(0), 0.010 < settled <= 0.015
+    (False, True)
+    >>> clock.now = settled; contacts.closed(0)
+    True
+    """
+
+    def __init__(
+        self,
+        count: int,
+        clock: Callable[[], float],
+        *,
+        seed: int = 0,
+        bounce_ms: tuple[float, float] = (0.5, 4.0),
+        chatter_ms: tuple[float, float] = (0.05, 1.0),
+    ) -> None:
+        self.count = count
+        self.clock = clock
+        self.bounce_ms = bounce_ms
+        self.chatter_ms = chatter_ms
+        self._random = random.Random(seed)
+        self._times: list[list[float]] = [[] for _ in range(count)]
+        self._levels: list[list[bool]] = [[] for _ in range(count)]
+        self._lock = threading.Lock()
+
+    def _append(self, index: int, at: float, level: bool) -> None:
+        times = self._times[index]
+        if times and at < times[-1]:
+            raise ValueError(f"contact {index}: {at} is before its last change {times[-1]}")
+        times.append(at)
+        self._levels[index].append(level)
+
+    def resting(self, index: int) -> bool:
+        """The level the contact ends at (after everything scheduled)."""
+        levels = self._levels[index]
+        return levels[-1] if levels else False
+
+    def set(self, index: int, closed: bool, at: float | None = None) -> float:
+        """Schedule an edge to ``closed`` at ``at`` (default now); when it stops bouncing."""
+        start = self.clock() if at is None else at
+        rng = self._random
+        bounce = rng.uniform(*self.bounce_ms) / 1000
+        with self._lock:
+            self._append(index, start, closed)
+            level = closed
+            t = start + rng.uniform(*self.chatter_ms) / 1000
+            while t < start + bounce:
+                level = not level
+                self._append(index, t, level)
+                t += rng.uniform(*self.chatter_ms) / 1000
+            if level != closed:
+                self._append(index, t, closed)
+            return self._times[index][-1]
+
+    def glitch(self, index: int, at: float, width_s: float) -> None:
+        """A pulse of the other level, ``width_s`` long, on a resting contact."""
+        with self._lock:
+            level = self.resting(index)
+            self._append(index, at, not level)
+            self._append(index, at + width_s, level)
+
+    def closed(self, index: int) -> bool:
+        now = self.clock()
+        times = self._times[index]
+        i = bisect.bisect_right(times, now)
+        return self._levels[index][i - 1] if i else False
+
+    def closed_set(self) -> frozenset[int]:
+        return frozenset(i for i in range(self.count) if self.closed(i))
+
+    def version(self) -> object:
+        return self.clock()
+
+
+# -- the diode matrix -------------------------------------------------------------------------
+
+
+class MatrixRowPin(_BoundedHistory):
+    """A matrix row: pulls its switches low when it is an output driven low."""
+
+
+class MatrixColumnPin(_BoundedHistory):
+    """A matrix column: low when joined to a low row through closed switches."""
+
+    def __init__(self, factory: Any, info: Any, matrix: DiodeMatrix, col: int) -> None:
+        super().__init__(factory, info)
+        self.matrix = matrix
+        self.col = col
+
+    def _get_state(self) -> bool:
+        if self._function != "input":
+            return bool(self._state)
+        if self.col in self.matrix.low_columns():
+            return False
+        # Not joined to a low row: the pull decides (a floating column reads as it last did).
+        return True if self._pull == "up" else False if self._pull == "down" else self._state
+
+
+class DiodeMatrix:
+    """Reed switches with diodes at the crossings of ``rows`` and ``cols`` (BCM numbers).
+
+    Switch ``r * len(cols) + c`` sits at row r, column c, in the order of the *wires*
+    given here; a board configured with the rows in another order reads the wrong cells.
+    """
+
+    def __init__(
+        self,
+        factory: MockFactory,
+        rows: Sequence[int],
+        cols: Sequence[int],
+        contacts: ContactBank | None = None,
+        missing_diodes: Iterable[int] = (),
+    ) -> None:
+        self.rows = tuple(rows)
+        self.cols = tuple(cols)
+        size = len(self.rows) * len(self.cols)
+        self.contacts: ContactBank = contacts if contacts is not None else Switches(size)
+        if self.contacts.count < size:
+            raise ValueError(f"{self.contacts.count} contacts for a {size}-switch matrix")
+        self.missing_diodes = frozenset(missing_diodes)
+        self.shorts = 0
+        """How often a row driven high met a low one through a switch without its diode."""
+        self._row_pins = [factory.pin(g, pin_class=MatrixRowPin) for g in self.rows]
+        self._col_pins = [
+            factory.pin(g, pin_class=MatrixColumnPin, matrix=self, col=c)
+            for c, g in enumerate(self.cols)
+        ]
+        for pin in self._row_pins + self._col_pins:
+            if type(pin) not in (MatrixRowPin, MatrixColumnPin):
+                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+        self._cache_key: object = None
+        self._cache: frozenset[int] = frozenset()
+
+    @property
+    def switches(self) -> Switches:
+        """The contacts, when they are plain :class:`Switches`."""
+        if not isinstance(self.contacts, Switches):
+            raise TypeError("this matrix reads bouncing contacts, not plain switches")
+        return self.contacts
+
+    def switch(self, row: int, col: int) -> int:
+        """The switch index at wire ``row``, ``col``."""
+        return row * len(self.cols) + col
+
+    def low_columns(self) -> frozenset[int]:
+        """Columns joined to a low row right now."""
+        drive = tuple((pin._function == "output", bool(pin._state)) for pin in self._row_pins)
+        key = (drive, self.contacts.version())
+        if key != self._cache_key:
+            self._cache = self._solve(drive)
+            self._cache_key = key
+        return self._cache
+
+    def _solve(self, drive: tuple[tuple[bool, bool], ...]) -> frozenset[int]:
+        width = len(self.cols)
+        closed = [divmod(i, width) for i in self.contacts.closed_set() if i < len(drive) * width]
+        low_rows = {r for r, (output, high) in enumerate(drive) if output and not high}
+        high_rows = {r for r, (output, high) in enumerate(drive) if output and high}
+        low_cols: set[int] = set()
+        frontier = list(low_rows)
+        while frontier:
+            row = frontier.pop()
+            for r, c in closed:
+                if r == row and c not in low_cols:
+                    # Current flows from the pulled-up column through the diode into the
+                    # low row (or through a bare switch): the column goes low.
+                    low_cols.add(c)
+                    # From a low column, only a switch without its diode conducts on to
+                    # another row: backwards, the way a diode would block.
+                    for r2, c2 in closed:
+                        if c2 != c or r2 in low_rows:
+                            continue
+                        if self.switch(r2, c2) not in self.missing_diodes:
+                            continue
+                        if r2 in high_rows:
+                            self.shorts += 1
+                            continue
+                        low_rows.add(r2)
+                        frontier.append(r2)
+        return frozenset(low_cols)
+
+
+# -- multiplexers -------------------------------------------------------------------------------
+
+
+class MuxSignalPin(_BoundedHistory):
+    """A CD74HC4067's SIG pin: shows the sensor that the select lines choose."""
+
+    def __init__(self, factory: Any, info: Any, bank: MuxBank, mux: int) -> None:
+        super().__init__(factory, info)
+        self.bank = bank
+        self.mux = mux
+
+    def _get_state(self) -> bool:
+        if self._function != "input":
+            return bool(self._state)
+        level = self.bank.level(self.mux)
+        if level is None:  # disconnected, or an open-drain sensor that is off
+            return True if self._pull == "up" else False if self._pull == "down" else self._state
+        return level
+
+
+class MuxBank:
+    """CD74HC4067 multiplexers sharing ``select`` (S0..S3), one ``signals`` pin each.
+
+    Sensor ``mux * 16 + address``. ``active="low"`` models open-drain hall sensors (e.g.
+    DRV5032, A3144): active pulls low, inactive leaves the line to the pull-up.
+    """
+
+    def __init__(
+        self,
+        factory: MockFactory,
+        select: Sequence[int],
+        signals: Sequence[int],
+        contacts: ContactBank | None = None,
+        enable: int | None = None,
+        active: str = "low",
+    ) -> None:
+        if len(select) != 4:
+            raise ValueError("a CD74HC4067 has four select lines")
+        self.select = tuple(select)
+        self.signals = tuple(signals)
+        size = 16 * len(self.signals)
+        self.contacts: ContactBank = contacts if contacts is not None else Switches(size)
+        self.active_low = active == "low"
+        self._select_pins = [factory.pin(g, pin_class=QuietPin) for g in self.select]
+        self._enable_pin = factory.pin(enable, pin_class=QuietPin) if enable is not None else None
+        self._signal_pins = [
+            factory.pin(g, pin_class=MuxSignalPin, bank=self, mux=m)
+            for m, g in enumerate(self.signals)
+        ]
+        for pin in self._signal_pins:
+            if not isinstance(pin, MuxSignalPin):
+                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+
+    @property
+    def sensors(self) -> Switches:
+        if not isinstance(self.contacts, Switches):
+            raise TypeError("this mux bank reads bouncing contacts, not plain switches")
+        return self.contacts
+
+    def address(self) -> int:
+        return sum(int(bool(pin._state)) << bit for bit, pin in enumerate(self._select_pins))
+
+    def level(self, mux: int) -> bool | None:
+        """What drives mux ``mux``'s signal pin: a level, or None when nothing does."""
+        if self._enable_pin is not None and (
+            self._enable_pin._function != "output" or self._enable_pin._state
+        ):
+            return None  # EN high (or left floating, and pulled up on the board): all off
+        active = self.contacts.closed(mux * 16 + self.address())
+        if self.active_low:
+            return False if active else None
+        return active
+
+
+# -- direct wiring ----------------------------------------------------------------------------
+
+
+class DirectSensorPin(_BoundedHistory):
+    """A GPIO with one sensor: reads its contact, and fires edges when it changes."""
+
+    def __init__(self, factory: Any, info: Any, wiring: DirectWiring, index: int) -> None:
+        super().__init__(factory, info)
+        self.wiring = wiring
+        self.index = index
+
+    def _get_state(self) -> bool:
+        if self._function != "input":
+            return bool(self._state)
+        return self.wiring.level(self.index, self._pull, self._state)
+
+    def contact_changed(self) -> None:
+        """The contact moved: record the new level and fire ``when_changed`` as lgpio would."""
+        if self._function != "input":
+            return
+        level = self._get_state()
+        if self._change_state(level):
+            edges = ("both", "rising") if level else ("both", "falling")
+            if self._edges in edges and self._when_changed is not None:
+                self._call_when_changed()
+
+
+class DirectWiring:
+    """One sensor per GPIO. ``active="low"``: a reed switch or open-drain hall to ground."""
+
+    def __init__(
+        self,
+        factory: MockFactory,
+        pins: Sequence[int],
+        contacts: ContactBank | None = None,
+        active: str = "low",
+    ) -> None:
+        self.pins = tuple(pins)
+        self.contacts: ContactBank = contacts if contacts is not None else Switches(len(pins))
+        self.active_low = active == "low"
+        self._pins = [
+            factory.pin(g, pin_class=DirectSensorPin, wiring=self, index=i)
+            for i, g in enumerate(self.pins)
+        ]
+        for pin in self._pins:
+            if not isinstance(pin, DirectSensorPin):
+                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+        if isinstance(self.contacts, Switches):
+            self.contacts.add_listener(lambda index, _closed: self._pins[index].contact_changed())
+
+    @property
+    def switches(self) -> Switches:
+        if not isinstance(self.contacts, Switches):
+            raise TypeError("this wiring reads bouncing contacts, not plain switches")
+        return self.contacts
+
+    def level(self, index: int, pull: str, last: bool) -> bool:
+        if self.contacts.closed(index):
+            return not self.active_low
+        # An open reed switch leaves the line to the pull resistor.
+        return True if pull == "up" else False if pull == "down" else last
+
+
+# -- APA102 decoding ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Pixel:
+    """One decoded LED: the 5-bit global brightness and the three colour bytes."""
+
+    level: int = 0
+    red: int = 0
+    green: int = 0
+    blue: int = 0
+
+    @property
+    def apparent(self) -> Colour:
+        """The colour as seen: each byte times level/31 (compare with ``apa102.apparent``)."""
+        if self.level == 0:
+            return (0, 0, 0)
+        return (
+            round(self.red * self.level / LEVELS),
+            round(self.green * self.level / LEVELS),
+            round(self.blue * self.level / LEVELS),
+        )
+
+
+class _QuietClockPin(_BoundedHistory, MockSPIClockPin):  # type: ignore[misc]
+    pass
+
+
+class _QuietSelectPin(_BoundedHistory, MockSPISelectPin):  # type: ignore[misc]
+    pass
+
+
+class Apa102Strip(MockSPIDevice):  # type: ignore[misc]
+    """A chain of ``count`` APA102 LEDs on the SPI pins, decoding what the Pi sends.
+
+    It reads the byte stream as the chips do: 32 zero bits start a frame; then each LED
+    takes the next 32-bit word that starts with ``0b111``; further bytes pass out of the
+    end of the chain. ``pixels`` is what every LED shows now; ``pictures`` holds each
+    complete update (every LED written), oldest first.
+    """
+
+    def __init__(
+        self,
+        factory: MockFactory,
+        count: int,
+        *,
+        clock: int = 11,
+        mosi: int = 10,
+        select: int = 8,
+        order: str = "bgr",
+    ) -> None:
+        if order not in ORDERS:
+            raise ValueError(f"order must be one of {ORDERS}")
+        # Make the pins with bounded history before MockSPIDevice asks for them.
+        factory.pin(clock, pin_class=_QuietClockPin)
+        factory.pin(mosi, pin_class=QuietPin)
+        factory.pin(select, pin_class=_QuietSelectPin)
+        super().__init__(clock, mosi, None, select, pin_factory=factory)
+        self.count = count
+        self.order = order
+        self.pixels: list[Pixel] = [Pixel()] * count
+        self.pictures: deque[tuple[Pixel, ...]] = deque(maxlen=10_000)
+        self.malformed = 0
+        """LED frames that did not start with 0b111 (a wiring or timing fault)."""
+        self._changed = threading.Condition()
+        self._byte = 0
+        self._bits = 0
+        self._zeros = 0
+        self._receiving = False
+        self._index = 0
+        self._frame: list[int] = []
+
+    def on_bit(self) -> None:
+        bit = self.rx_buf[-1]
+        self.rx_buf.clear()  # consume as we go: a long run must not grow the buffer
+        self._byte = (self._byte << 1) | int(bool(bit))
+        self._bits += 1
+        if self._bits == 8:
+            byte, self._byte, self._bits = self._byte, 0, 0
+            self._on_byte(byte)
+
+    def _on_byte(self, byte: int) -> None:
+        if not self._frame and byte == 0:
+            # Zero bytes between LED frames: 32 zero bits in a row are a start frame, from
+            # which the first LED takes the next frame again (the latch and end frames
+            # after an update are zeros too, and only restart the count).
+            self._zeros += 1
+            if self._zeros >= 4:
+                self._receiving, self._index = True, 0
+            return
+        self._zeros = 0
+        if not self._receiving:
+            return  # no start frame yet, or the chain is full: the bytes pass out the end
+        if not self._frame and byte & 0xE0 != 0xE0:
+            self.malformed += 1
+            self._receiving = False
+            return
+        self._frame.append(byte)
+        if len(self._frame) < 4:
+            return
+        header, *data = self._frame
+        self._frame = []
+        values = dict(zip(self.order, data, strict=True))
+        pixel = Pixel(header & LEVELS, values["r"], values["g"], values["b"])
+        with self._changed:
+            self.pixels[self._index] = pixel
+            self._index += 1
+            if self._index == self.count:
+                self.pictures.append(tuple(self.pixels))
+                self._receiving = False
+                self._changed.notify_all()
+
+    def colours(self) -> list[Colour]:
+        """What each LED looks like now."""
+        with self._changed:
+            return [p.apparent for p in self.pixels]
+
+    def wait_for(
+        self, predicate: Callable[[list[Colour]], bool], timeout: float = 2.0
+    ) -> list[Colour]:
+        """Wait until a complete picture satisfies ``predicate``; return its colours."""
+        with self._changed:
+            ok = self._changed.wait_for(
+                lambda: bool(self.pictures) and predicate([p.apparent for p in self.pictures[-1]]),
+                timeout,
+            )
+            if not ok:
+                last = [p.apparent for p in self.pictures[-1]] if self.pictures else None
+                raise TimeoutError(f"no matching LED picture in {timeout} s; last: {last}")
+            return [p.apparent for p in self.pictures[-1]]
