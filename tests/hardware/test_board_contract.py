@@ -1,0 +1,288 @@
+"""The Board port's promises, checked the same way over every adapter.
+
+Each adapter comes with a *rig*: the board plus a way to move its sensors and to see its
+LEDs the way a person would (the sim board's recorded frames, the gpio board's decoded
+APA102 strip). To add an adapter (e.g. ``serial`` over a pty to the firmware in the
+MicroPython unix port), write a context manager that yields a :class:`Rig` and add it to
+:data:`RIGS`; every test below then runs over it too.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+
+import pytest
+from gpiozero import Device
+from gpiozero.pins.mock import MockFactory
+
+from controller.config import GpioConfig, LedConfig
+from controller.hardware.apa102 import apparent
+from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
+from controller.hardware.mock_circuits import (
+    Apa102Strip,
+    DiodeMatrix,
+    DirectWiring,
+    MuxBank,
+    Switches,
+)
+from controller.hardware.port import (
+    Board,
+    Colour,
+    Led,
+    LedFrame,
+    LedMode,
+    LinkState,
+    SensorFrame,
+)
+from controller.hardware.sim import SimBoard
+
+LED_COUNT = 6
+TIMEOUT = 2.0
+
+
+@dataclass
+class Rig:
+    """An adapter under test and the world around it."""
+
+    board: Board
+    set_sensor: Callable[[int, bool], None]
+    """Make channel n's sensor read active (a pearl on it) or not."""
+    seen: Callable[[], list[Colour]]
+    """What the LEDs look like to a person right now."""
+    looks_like: Callable[[Colour], Colour] = lambda colour: colour
+    """What a requested colour looks like once shown (brightness limit applied)."""
+    blinks_visibly: bool = True
+    """False where blinking is left to the viewer (the sim board records frames only)."""
+    channels: tuple[int, ...] = (0, 1, 5)
+    frames: list[SensorFrame] = field(default_factory=list)
+
+
+@contextmanager
+def sim_rig() -> Iterator[Rig]:
+    board = SimBoard(channels=8, leds=LED_COUNT)
+
+    def seen() -> list[Colour]:
+        frame = board.shown[-1] if board.shown else LedFrame.blank(LED_COUNT)
+        return [led.colour for led in frame.leds]
+
+    yield Rig(board, board.set_channel, seen, blinks_visibly=False)
+    board.close()
+
+
+@contextmanager
+def mock_pins() -> Iterator[MockFactory]:
+    saved = Device.pin_factory
+    factory = Device.pin_factory = MockFactory()
+    try:
+        yield factory
+    finally:
+        factory.reset()
+        Device.pin_factory = saved
+
+
+def gpio_rig(
+    config: GpioConfig, circuit: Callable[[MockFactory], Switches]
+) -> AbstractContextManager[Rig]:
+    @contextmanager
+    def rig() -> Iterator[Rig]:
+        with mock_pins() as factory:
+            switches = circuit(factory)
+            strip = Apa102Strip(factory, LED_COUNT)
+            leds = LedConfig(brightness=0.5)
+            board = GpioBoard(config, leds, LED_COUNT)
+
+            def set_sensor(channel: int, active: bool) -> None:
+                (switches.press if active else switches.release)(channel)
+
+            try:
+                yield Rig(
+                    board,
+                    set_sensor,
+                    strip.colours,
+                    looks_like=lambda colour: apparent(colour, leds.brightness),
+                )
+            finally:
+                board.close()
+
+    return rig()
+
+
+def matrix_rig() -> AbstractContextManager[Rig]:
+    rows, cols = (4, 17, 27), (13, 19, 26)
+    return gpio_rig(
+        GpioConfig(rows=rows, cols=cols),
+        lambda factory: DiodeMatrix(factory, rows, cols).switches,
+    )
+
+
+def mux_rig() -> AbstractContextManager[Rig]:
+    select, signals = (5, 6, 13, 19), (26,)
+    return gpio_rig(
+        GpioConfig("mux", rows=(), cols=(), select=select, signals=signals),
+        lambda factory: MuxBank(factory, select, signals).sensors,
+    )
+
+
+def direct_rig() -> AbstractContextManager[Rig]:
+    pins = (4, 17, 27, 22, 5, 6)
+    return gpio_rig(
+        GpioConfig("direct", rows=(), cols=(), pins=pins),
+        lambda factory: DirectWiring(factory, pins).switches,
+    )
+
+
+RIGS: dict[str, Callable[[], AbstractContextManager[Rig]]] = {
+    "sim": sim_rig,
+    "gpio-matrix": matrix_rig,
+    "gpio-mux": mux_rig,
+    "gpio-direct": direct_rig,
+}
+
+
+@pytest.fixture(params=sorted(RIGS))
+def rig(request: pytest.FixtureRequest) -> Iterator[Rig]:
+    with RIGS[request.param]() as made:
+        yield made
+
+
+def started(rig: Rig) -> Rig:
+    arrived = threading.Condition()
+
+    def on_frame(frame: SensorFrame) -> None:
+        with arrived:
+            rig.frames.append(frame)
+            arrived.notify_all()
+
+    rig.board.start(on_frame)
+    setattr(rig, "arrived", arrived)  # noqa: B010 - kept with the rig for wait_for
+    return rig
+
+
+def wait_for(rig: Rig, active: set[int]) -> SensorFrame:
+    arrived: threading.Condition = getattr(rig, "arrived")  # noqa: B009
+    with arrived:
+        ok = arrived.wait_for(lambda: bool(rig.frames) and rig.frames[-1].active == active, TIMEOUT)
+    assert ok, f"no frame with {sorted(active)}; frames: {rig.frames}"
+    return rig.frames[-1]
+
+
+def wait_until(check: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if check():
+            return True
+        time.sleep(0.005)
+    return check()
+
+
+# -- sensors -----------------------------------------------------------------------------------
+
+
+def test_nothing_is_active_before_start(rig: Rig) -> None:
+    frame = rig.board.read()
+    assert frame.active == frozenset()
+    assert frame.seq == 0
+
+
+def test_a_sensor_change_delivers_one_frame(rig: Rig) -> None:
+    started(rig)
+    channel = rig.channels[1]
+    rig.set_sensor(channel, True)
+    frame = wait_for(rig, {channel})
+    assert frame.seq == 1
+    assert rig.board.read() == frame
+    rig.set_sensor(channel, False)
+    assert wait_for(rig, set()).seq == 2
+
+
+def test_frames_carry_every_active_channel_in_order(rig: Rig) -> None:
+    started(rig)
+    first, second, third = rig.channels
+    rig.set_sensor(first, True)
+    wait_for(rig, {first})
+    rig.set_sensor(second, True)
+    rig.set_sensor(third, True)
+    wait_for(rig, {first, second, third})
+    rig.set_sensor(first, False)
+    wait_for(rig, {second, third})
+    seqs = [f.seq for f in rig.frames]
+    assert seqs == list(range(1, len(seqs) + 1))
+    times = [f.at for f in rig.frames]
+    assert times == sorted(times)
+
+
+def test_no_frame_without_a_change(rig: Rig) -> None:
+    started(rig)
+    rig.set_sensor(rig.channels[0], True)
+    wait_for(rig, {rig.channels[0]})
+    count = len(rig.frames)
+    rig.set_sensor(rig.channels[0], True)  # already active
+    time.sleep(0.1)
+    assert len(rig.frames) == count
+
+
+def test_status_counts_toggles(rig: Rig) -> None:
+    started(rig)
+    channel = rig.channels[2]
+    for active in (True, False, True):
+        rig.set_sensor(channel, active)
+        wait_for(rig, {channel} if active else set())
+    status = rig.board.status()
+    assert status.adapter == rig.board.adapter
+    assert status.link is LinkState.CONNECTED
+    assert status.toggles.get(channel) == 3
+    assert status.detail
+
+
+def test_no_frames_after_close(rig: Rig) -> None:
+    started(rig)
+    rig.board.close()
+    count = len(rig.frames)
+    rig.set_sensor(rig.channels[0], True)
+    time.sleep(0.1)
+    assert len(rig.frames) == count
+    rig.board.close()  # closing twice is harmless
+
+
+# -- LEDs --------------------------------------------------------------------------------------
+
+
+def test_led_frames_are_shown(rig: Rig) -> None:
+    started(rig)
+    picture = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255), (0, 0, 0), (10, 20, 30)]
+    frame = LedFrame(tuple(Led(c) for c in picture))
+    rig.board.show(frame)
+    assert rig.board.led_frame == frame
+    wanted = [rig.looks_like(c) for c in picture]
+    assert wait_until(lambda: rig.seen() == wanted), rig.seen()
+
+
+def test_a_new_frame_replaces_the_old_whole(rig: Rig) -> None:
+    started(rig)
+    rig.board.show(LedFrame((Led((255, 0, 0)),) * LED_COUNT))
+    rig.board.show(LedFrame((Led((0, 0, 255)),) + (Led(),) * (LED_COUNT - 1)))
+    wanted = [rig.looks_like((0, 0, 255))] + [(0, 0, 0)] * (LED_COUNT - 1)
+    assert wait_until(lambda: rig.seen() == wanted), rig.seen()
+
+
+def test_frames_of_the_wrong_length_are_refused(rig: Rig) -> None:
+    with pytest.raises(ValueError):
+        rig.board.show(LedFrame.blank(LED_COUNT + 1))
+
+
+def test_blinking_leds_go_on_and_off(rig: Rig) -> None:
+    if not rig.blinks_visibly:
+        pytest.skip(f"{rig.board.adapter} leaves blinking to whoever shows its frames")
+    started(rig)
+    lit = rig.looks_like((0, 255, 0))
+    rig.board.show(LedFrame((Led((0, 255, 0), LedMode.BLINK),) + (Led(),) * (LED_COUNT - 1)))
+    states = set()
+    deadline = time.monotonic() + 4 * BLINK_HALF_PERIOD_S
+    while time.monotonic() < deadline:
+        states.add(rig.seen()[0])
+        time.sleep(0.02)
+    assert states == {lit, (0, 0, 0)}
