@@ -41,6 +41,7 @@ class SimBoard(Board):
 
     def _stop(self) -> None:
         self._running = False
+        self._listener = None  # a closed board delivers no more frames (the port's promise)
 
     def _show(self, frame: LedFrame) -> None:
         with self._shown_changed:
