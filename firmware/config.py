@@ -40,8 +40,8 @@ SETTLE_US = 10
 REPORT_MS = 1000
 """An ``S`` line goes out at least this often even when nothing changes (at most 1000)."""
 
-BLINK_MS = 400
-"""Blinking LEDs are on for BLINK_MS, then off for BLINK_MS."""
+BLINK_MS = 250
+"""Blinking LEDs are on for BLINK_MS, then off for BLINK_MS (2 Hz, as the gpio adapter)."""
 
 BLANK_AFTER_MS = 10000
 """All LEDs go dark after this long without a frame from the host."""

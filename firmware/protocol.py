@@ -30,11 +30,15 @@ leading zeros; bitmaps and colours are upper-case hex (bitmaps without leading z
 Each message therefore has exactly one spelling, and ``encode(decode(line)) == line``.
 
 MicroPython has neither ``__future__``, ``typing`` nor dataclasses, so the values are
-immutable ``collections.namedtuple`` subclasses and the annotations are plain (MicroPython
-ignores them).
+immutable ``collections.namedtuple`` subclasses; MicroPython ignores the annotations.
 """
 
 from collections import namedtuple
+
+try:  # noqa: SIM105 - MicroPython has no contextlib
+    from typing import Any
+except ImportError:  # MicroPython never evaluates annotations, so Any need not exist there
+    pass
 
 PROTOCOL = 1
 """The protocol version this file speaks; sent in :class:`Hello`."""
@@ -118,7 +122,7 @@ class ProtocolError(ValueError):
     """A line that must be dropped; ``args[0]`` is a short reason such as ``"bad CRC"``."""
 
 
-def _crc_table():
+def _crc_table() -> list[int]:
     table = []
     for byte in range(256):
         crc = byte << 8
@@ -212,7 +216,7 @@ def _hex(token: str) -> int:
     return int(token, 16)
 
 
-def _colours(token: str) -> tuple:
+def _colours(token: str) -> tuple[int, ...]:
     if not token or len(token) % 6:
         raise ProtocolError("bad colours")
     for char in token:
@@ -239,7 +243,7 @@ def _check_reason(reason: str) -> None:
         raise ValueError("an ERR reason must be a non-empty phrase without outer spaces")
 
 
-def decode(line: bytes):
+def decode(line: bytes) -> Any:
     """The message on one received line; raises :class:`ProtocolError` for anything else.
 
     >>> decode(b'HELLO pyramid 1 1.0.0 36 37*41AD\\n')
@@ -285,7 +289,7 @@ def decode(line: bytes):
     raise ProtocolError("unknown message")
 
 
-def encode(message) -> bytes:
+def encode(message: Any) -> bytes:
     """The line (with CRC and ``\\n``) for one message; raises ValueError for bad fields.
 
     >>> encode(Frame(3, (0xFF0000, 0x000000), 0b10))
@@ -353,7 +357,7 @@ class LineSplitter:
         self._buffer = bytearray()
         self._skipping = False
 
-    def feed(self, data: bytes) -> list:
+    def feed(self, data: bytes) -> list[bytes]:
         """Add received bytes; return the complete lines (each ending in ``\\n``) they end."""
         lines = []
         buffer = self._buffer + data if self._buffer else bytearray(data)
