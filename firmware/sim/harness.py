@@ -18,7 +18,9 @@ Where the MicroPython unix port cannot run (it ships for x86_64 only), ``interpr
 The harness also plays the parts of the chip that are not Python: the hardware watchdog
 (when the firmware stops feeding it for its timeout, the process is killed and started
 again, as the RP2040 would reset) and the reset line (``machine.reset()`` and
-:meth:`SimPico.reset` start the firmware again from the top).
+:meth:`SimPico.reset` start the firmware again from the top). A program standing in for
+mpremote (:mod:`fake_mpremote`) asks for Ctrl-C and for a reset by leaving the files
+:data:`INTERRUPT_REQUEST` and :data:`RESET_REQUEST` in the flash directory.
 """
 
 from __future__ import annotations
@@ -54,6 +56,9 @@ DEVICE_FILES: tuple[str, ...] = ("main.py", "protocol.py", "debounce.py", "confi
 
 PICO_HEAP = "192K"
 """The MicroPython heap a Pico has free, so that the firmware's memory use is realistic."""
+
+INTERRUPT_REQUEST = ".interrupt"
+RESET_REQUEST = ".reset"
 
 Interpreter = Literal["auto", "micropython", "cpython"]
 
@@ -404,6 +409,7 @@ class SimPico:
                     self._state.notify_all()
             with self._state:
                 self._check_chip(time.monotonic())
+                self._check_requests()
 
     def _on_report(self, line: str, now: float) -> None:
         name, _, value = line.partition(" ")
@@ -421,6 +427,14 @@ class SimPico:
             self._reset_requested = True
         if name != "feed":  # feeds are many; the time of the last one is kept above
             self._events.append(ChipEvent(now, name, value))
+
+    def _check_requests(self) -> None:
+        """Ctrl-C and reset asked for by a program playing mpremote."""
+        for name, action in ((INTERRUPT_REQUEST, self.interrupt), (RESET_REQUEST, self.reset)):
+            request = self.flash_dir / name
+            if request.exists():
+                request.unlink()
+                action()
 
     def _check_chip(self, now: float) -> None:
         if self._stopping.is_set() or self._proc is None:

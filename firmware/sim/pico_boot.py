@@ -31,5 +31,8 @@ except Exception as error:  # as the Pico does: print it and drop to the REPL
         import traceback
 
         traceback.print_exception(error)
-while True:
-    the_chip.idle(1000)
+while True:  # the REPL, where Ctrl-C does nothing harmful
+    try:  # noqa: SIM105 - MicroPython has no contextlib
+        the_chip.idle(1000)
+    except KeyboardInterrupt:
+        pass
