@@ -1,0 +1,446 @@
+"""``pyramid diag``: see every sensor and LED work before the first game.
+
+::
+
+    pyramid diag [--config FILE]            live view until Ctrl-C
+    pyramid diag --leds [--dwell 0.4]       every LED in red, green, blue, white, by name
+    pyramid diag --check 60 [--max-rate 6]  watch a minute, report channels that never
+                                            changed or chattered; exit status 1 if any
+    pyramid diag --pins                     the 40-pin header as the config wires it
+
+The live view redraws in place on a terminal (the 5×5 grid, the targets and the
+buttons, each with whether it is occupied now and how often it has toggled); when
+standard output is not a terminal (or with ``--plain``) it prints one line per change
+instead, e.g. ``   1.234  +c3``. While watching, the LED of every occupied channel
+lights white, so a cell whose neighbour lights up shows a wrong LED map.
+
+Exit status: 0 fine, 1 problems found by ``--check``, 2 the config or board could not
+be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import queue
+import sys
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from controller.config import HEADER_PIN, Config, ConfigError, load_config
+from controller.hardware import build_board
+from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
+from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, SensorFrame
+
+WALK: tuple[tuple[str, Colour], ...] = (
+    ("red", (255, 0, 0)),
+    ("green", (0, 255, 0)),
+    ("blue", (0, 0, 255)),
+    ("white", (255, 255, 255)),
+)
+ECHO: Colour = (255, 255, 255)
+"""The colour an occupied channel's LED shows while diag watches."""
+SETTLE_S = 0.3
+"""Frames in the first moments after start are the state the board was found in, not
+toggles: a pearl left on a cell must not count as that cell working."""
+
+CLEAR = "\x1b[H\x1b[2J"
+HOME = "\x1b[H"
+CLEAR_BELOW = "\x1b[J"
+HIDE_CURSOR = "\x1b[?25l"
+SHOW_CURSOR = "\x1b[?25h"
+BOLD = "\x1b[1m"
+RESET = "\x1b[0m"
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "diag",
+        help="see every sensor and LED work (for makers)",
+        description="Live view of every channel by name, an LED walk, and a sensor check.",
+    )
+    parser.add_argument("--config", type=Path, help="the config file (default: the usual places)")
+    parser.add_argument(
+        "--leds", action="store_true", help="walk every LED in red, green, blue and white"
+    )
+    parser.add_argument(
+        "--dwell", type=float, default=0.4, metavar="SECONDS", help="time per LED colour"
+    )
+    parser.add_argument(
+        "--check",
+        type=float,
+        metavar="SECONDS",
+        help="watch this long, then report channels that never changed or chattered",
+    )
+    parser.add_argument(
+        "--max-rate",
+        type=int,
+        default=6,
+        metavar="N",
+        help="more than N toggles within one second counts as chatter (default 6)",
+    )
+    parser.add_argument("--pins", action="store_true", help="print the 40-pin header map")
+    parser.add_argument(
+        "--plain", action="store_true", help="one line per change, even on a terminal"
+    )
+    parser.set_defaults(handler=run)
+
+
+# -- what was seen --------------------------------------------------------------------------
+
+
+@dataclass
+class ChannelStats:
+    """How one channel behaved while watched."""
+
+    toggles: int = 0
+    worst_second: int = 0
+    """The most toggles within any one second (chatter shows here)."""
+    recent: deque[float] = field(default_factory=deque)
+
+
+class Watch:
+    """Counts what every channel did, from the frames a board delivered.
+
+    >>> cmap = ChannelMap.default(cells=False)
+    >>> watch = Watch(cmap, channels=8, baseline=frozenset())
+    >>> watch.feed(SensorFrame(frozenset({0}), 1, at=1.0))
+    [('t1', True)]
+    >>> watch.stats[0].toggles, watch.name(7)
+    (1, 'button:undo')
+    """
+
+    def __init__(self, cmap: ChannelMap, channels: int, baseline: frozenset[int]) -> None:
+        self.cmap = cmap
+        self.channels = channels
+        self.baseline = baseline
+        self.active = baseline
+        self.stats: dict[int, ChannelStats] = {c: ChannelStats() for c in range(channels)}
+
+    def name(self, channel: int) -> str:
+        return self.cmap.name_by_channel.get(channel, f"#{channel}")
+
+    def feed(self, frame: SensorFrame) -> list[tuple[str, bool]]:
+        """Take one frame; the channels that changed, by name, and whether now active."""
+        changed = sorted(frame.active ^ self.active)
+        for channel in changed:
+            stats = self.stats.setdefault(channel, ChannelStats())
+            stats.toggles += 1
+            stats.recent.append(frame.at)
+            while stats.recent and stats.recent[0] <= frame.at - 1.0:
+                stats.recent.popleft()
+            stats.worst_second = max(stats.worst_second, len(stats.recent))
+        self.active = frame.active
+        return [(self.name(c), c in frame.active) for c in changed]
+
+    def problems(self, max_rate: int) -> list[str]:
+        """Sentences for makers: what never changed, what chattered, stray channels."""
+        found: list[str] = []
+        named = sorted(self.cmap.name_by_channel)
+        never_on = [self.name(c) for c in named if self._still(c) and c not in self.active]
+        never_off = [self.name(c) for c in named if self._still(c) and c in self.active]
+        if never_on:
+            found.append(f"never changed, never occupied: {', '.join(never_on)}")
+        if never_off:
+            found.append(f"never changed, occupied all along: {', '.join(never_off)}")
+        chatter = [
+            f"{self.name(c)} ({s.worst_second} in one second)"
+            for c, s in sorted(self.stats.items())
+            if s.worst_second > max_rate
+        ]
+        if chatter:
+            found.append(f"chattered (more than {max_rate} toggles a second): {', '.join(chatter)}")
+        stray = [
+            f"{self.name(c)} ({s.toggles}×)"
+            for c, s in sorted(self.stats.items())
+            if c not in self.cmap.name_by_channel and (s.toggles or c in self.active)
+        ]
+        if stray:
+            found.append(f"channels with no name changed or read occupied: {', '.join(stray)}")
+        return found
+
+    def _still(self, channel: int) -> bool:
+        return self.stats.get(channel, ChannelStats()).toggles == 0
+
+
+# -- drawing --------------------------------------------------------------------------------
+
+
+def _mark(watch: Watch, channel: int | None, tty: bool) -> str:
+    if channel is None:
+        return "  - "
+    stats = watch.stats.get(channel, ChannelStats())
+    on = channel in watch.active
+    mark = ("●" if on else "·") if tty else ("X" if on else ".")
+    if tty and on:
+        mark = f"{BOLD}{mark}{RESET}"
+    return f"{mark}{stats.toggles:>3}"
+
+
+def render(watch: Watch, status_line: str, elapsed: float, tty: bool) -> str:
+    """The whole view as text (no cursor movement)."""
+    cmap = watch.cmap
+    lines = [status_line, f"watching {elapsed:6.1f} s   (mark: occupied now; number: toggles)", ""]
+    if cmap.has_cells:
+        lines.append("      " + "".join(f"{f:<6}" for f in FILES).rstrip())
+        for rank in range(5, 0, -1):
+            row = [_mark(watch, cmap.channel_by_name.get(f"{f}{rank}"), tty) for f in FILES]
+            lines.append(f"  {rank}   " + "  ".join(row))
+        lines.append("")
+    if cmap.has_targets:
+        cells = [f"{t} {_mark(watch, cmap.channel_by_name.get(t), tty)}" for t in TARGETS]
+        lines.append("targets  " + "   ".join(cells))
+    buttons = [b for b in BUTTONS if b in cmap.channel_by_name]
+    if buttons:
+        marks = [f"{b.split(':')[1]} {_mark(watch, cmap.channel(b), tty)}" for b in buttons]
+        lines.append("buttons  " + "   ".join(marks))
+    stray = [
+        f"{watch.name(c)} {_mark(watch, c, tty)}"
+        for c in sorted(watch.stats)
+        if c not in cmap.name_by_channel and (watch.stats[c].toggles or c in watch.active)
+    ]
+    if stray:
+        lines.append("no name  " + "   ".join(stray))
+    return "\n".join(lines) + "\n"
+
+
+class _Cpu:
+    """The scan thread's CPU share between two status readings (gpio adapter)."""
+
+    def __init__(self) -> None:
+        self._last: tuple[int, int] | None = None
+
+    def share(self, counters: dict[str, int]) -> str:
+        if "scan_cpu_us" not in counters or "scan_wall_us" not in counters:
+            return ""
+        now = (counters["scan_cpu_us"], counters["scan_wall_us"])
+        last, self._last = self._last, now
+        if last is None or now[1] <= last[1]:
+            return ""
+        return f", scan CPU {100 * (now[0] - last[0]) / (now[1] - last[1]):.1f} %"
+
+
+def status_line(board: Board, cpu: _Cpu) -> str:
+    status = board.status()
+    counters = dict(status.counters)
+    extra = f"scans {counters['scans']}" if "scans" in counters else ""
+    extra += cpu.share(counters)
+    return f"{status.adapter}: {status.detail}" + (f"  [{extra}]" if extra else "")
+
+
+# -- the three activities -------------------------------------------------------------------
+
+
+def echo_frame(board: Board, cmap: ChannelMap, active: frozenset[int]) -> LedFrame:
+    """Every occupied channel's LED in white, the rest off."""
+    leds = [OFF] * board.leds
+    for name in cmap.names_of(active):
+        led = cmap.led(name)
+        if led is not None and led < board.leds:
+            leds[led] = Led(ECHO)
+    return LedFrame(tuple(leds))
+
+
+def watch_board(
+    board: Board,
+    cmap: ChannelMap,
+    out: TextIO,
+    *,
+    tty: bool,
+    duration: float | None = None,
+    stop: threading.Event | None = None,
+    settle: float = SETTLE_S,
+    clock: Callable[[], float] = time.monotonic,
+) -> Watch:
+    """Start ``board`` and watch it until ``duration`` passes or ``stop`` is set."""
+    frames: queue.SimpleQueue[SensorFrame] = queue.SimpleQueue()
+    board.start(frames.put)
+    stop = stop or threading.Event()
+    stop.wait(settle)
+    while not frames.empty():
+        frames.get_nowait()  # the state the board was found in
+    watch = Watch(cmap, board.channels, board.read().active)
+    if board.leds:
+        board.show(echo_frame(board, cmap, watch.active))
+    cpu = _Cpu()
+    started = clock()
+    deadline = None if duration is None else started + duration
+    if tty:
+        out.write(HIDE_CURSOR + CLEAR)
+    else:
+        out.write(render(watch, status_line(board, cpu), 0.0, tty))
+    out.flush()
+    last_draw = -1.0
+    try:
+        while not stop.is_set():
+            now = clock()
+            if deadline is not None and now >= deadline:
+                break
+            wait = 0.25 if deadline is None else max(0.0, min(0.25, deadline - now))
+            try:
+                frame: SensorFrame | None = frames.get(timeout=wait)
+            except queue.Empty:
+                frame = None
+            now = clock()
+            if frame is not None:
+                changes = watch.feed(frame)
+                if board.leds:
+                    board.show(echo_frame(board, cmap, frame.active))
+                if not tty and changes:
+                    marks = " ".join(("+" if on else "-") + name for name, on in changes)
+                    out.write(f"{now - started:8.3f}  {marks}\n")
+                    out.flush()
+            if tty and (frame is not None or now - last_draw >= 0.5):
+                view = render(watch, status_line(board, cpu), now - started, tty)
+                footer = (
+                    "Ctrl-C ends"
+                    if deadline is None
+                    else f"checking: {max(0.0, deadline - now):.0f} s to go (Ctrl-C ends)"
+                )
+                out.write(HOME + view.replace("\n", "\x1b[K\n") + footer + CLEAR_BELOW)
+                out.flush()
+                last_draw = now
+    finally:
+        if tty:
+            out.write(SHOW_CURSOR + "\n")
+            out.flush()
+    if not tty:
+        out.write(render(watch, status_line(board, cpu), clock() - started, tty))
+    return watch
+
+
+def walk_leds(
+    board: Board,
+    cmap: ChannelMap,
+    out: TextIO,
+    *,
+    dwell: float,
+    stop: threading.Event | None = None,
+) -> None:
+    """Light every LED alone in each colour of :data:`WALK`, saying which it is."""
+    stop = stop or threading.Event()
+    if not board.leds:
+        out.write("this board has no LEDs\n")
+        return
+    try:
+        for led in range(board.leds):
+            name = cmap.name_by_led.get(led, f"#{led} (no name)")
+            for colour_name, colour in WALK:
+                if stop.is_set():
+                    return
+                leds = [OFF] * board.leds
+                leds[led] = Led(colour)
+                board.show(LedFrame(tuple(leds)))
+                out.write(f"LED {led:3d}  {name:<16} {colour_name}\n")
+                out.flush()
+                stop.wait(dwell)
+    finally:
+        board.show(LedFrame.blank(board.leds))
+
+
+def header_map(config: Config) -> str:
+    """The 40-pin header, both columns, with what the config puts on each pin."""
+    uses: dict[int, str] = {}
+    cmap = config.board.channel_map
+    gpio = config.board.gpio
+
+    def name(channel: int) -> str:
+        return cmap.name_by_channel.get(channel, "-").removeprefix("button:")
+
+    if config.board.adapter == "gpio":
+        width = len(gpio.cols)
+        for key_gpio, key in gpio.roles():
+            group, index = key.removeprefix("board.gpio.").rstrip("]").partition("[")[::2]
+            i = int(index) if index else 0
+            if group == "rows":
+                names = [name(i * width + c) for c in range(width)]
+                uses[key_gpio] = f"row {i}: {' '.join(names)}"
+            elif group == "cols":
+                names = [name(r * width + i) for r in range(len(gpio.rows))]
+                uses[key_gpio] = f"column {i}: {' '.join(names)}"
+            elif group == "pins":
+                uses[key_gpio] = f"sensor {cmap.name_by_channel.get(i, f'#{i} (no name)')}"
+            elif group == "select":
+                uses[key_gpio] = f"mux S{i}"
+            elif group == "signals":
+                uses[key_gpio] = f"mux {i} SIG (channels {16 * i}–{16 * i + 15})"
+            else:
+                uses[key_gpio] = "mux EN (low = on)"
+        spi = config.leds.spi
+        if spi is not None and cmap.led_count:
+            uses[spi.clock] = "LED clock (CI)" + (" SPI0 SCLK" if spi.hardware else "")
+            uses[spi.mosi] = "LED data (DI)" + (" SPI0 MOSI" if spi.hardware else "")
+            uses[spi.select] = "SPI chip select (not wired)"
+            if spi.hardware:
+                uses.setdefault(9, "SPI0 MISO (kernel; not wired)")
+                uses.setdefault(7 if spi.select == 8 else 8, "SPI0 CE (kernel; not wired)")
+    power = {1: "3V3", 2: "5V", 4: "5V", 17: "3V3", 27: "ID_SD", 28: "ID_SC"}
+    power.update({p: "GND" for p in (6, 9, 14, 20, 25, 30, 34, 39)})
+    gpio_at = {pin: bcm for bcm, pin in HEADER_PIN.items()}
+
+    def cell(pin: int) -> tuple[str, str]:
+        if pin in gpio_at:
+            bcm = gpio_at[pin]
+            return f"GPIO{bcm}", uses.get(bcm, "")
+        return power[pin], ""
+
+    where = str(config.source) if config.source else "built-in defaults"
+    lines = [f"40-pin header for {where} (adapter {config.board.adapter})", ""]
+    for odd in range(1, 40, 2):
+        (left_name, left_use), (right_name, right_use) = cell(odd), cell(odd + 1)
+        lines.append(
+            f"{left_use:>44} {left_name:>6} [{odd:2d}] [{odd + 1:2d}] {right_name:<6} {right_use}"
+        )
+    return "\n".join(line.rstrip() for line in lines) + "\n"
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
+    try:
+        config = load_config(args.config)
+    except ConfigError as exc:
+        print(f"pyramid diag: config: {exc}", file=sys.stderr)
+        return 2
+    if args.pins:
+        out.write(header_map(config))
+        return 0
+    if args.check is not None and args.check <= 0:
+        print("pyramid diag: --check needs a number of seconds above 0", file=sys.stderr)
+        return 2
+    try:
+        board, cmap = build_board(config)
+    except ConfigError as exc:
+        print(f"pyramid diag: config: {exc}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a pin in use, no SPI, no port: say it, plainly
+        print(f"pyramid diag: cannot open the board: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 2
+    tty = out.isatty() and not args.plain
+    status = 0
+    with board:
+        try:
+            if args.leds:
+                walk_leds(board, cmap, out, dwell=max(0.0, args.dwell))
+            if args.check is not None:
+                watch = watch_board(board, cmap, out, tty=tty, duration=args.check)
+                problems = watch.problems(args.max_rate)
+                named = len(cmap.name_by_channel)
+                out.write(f"\ncheck: watched {args.check:g} s, {named} named channels\n")
+                for problem in problems:
+                    out.write(f"  problem: {problem}\n")
+                out.write(
+                    "check: " + (f"{len(problems)} problem(s)\n" if problems else "all good\n")
+                )
+                status = 1 if problems else 0
+            elif not args.leds:
+                watch_board(board, cmap, out, tty=tty)
+        except KeyboardInterrupt:
+            out.write("\n")
+    return status

@@ -1,0 +1,317 @@
+"""``pyramid diag``, driven in-process on the sim board and on mock gpio wiring."""
+
+from __future__ import annotations
+
+import doctest
+import io
+import re
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from gpiozero.pins.mock import MockFactory
+
+import controller.commands.diag
+from controller.cli import main
+from controller.commands.diag import WALK, Watch, header_map, render, walk_leds, watch_board
+from controller.config import Config, load_config
+from controller.hardware.apa102 import apparent
+from controller.hardware.channels import ChannelMap
+from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
+from controller.hardware.port import SensorFrame
+from controller.hardware.sim import SimBoard
+
+ROOT = Path(__file__).resolve().parents[2]
+MATRIX = ROOT / "configs" / "matrix.toml"
+CHANGE = re.compile(r"^ +\d+\.\d{3}  [+-]")
+
+
+@pytest.fixture
+def sim_config(tmp_path: Path) -> Path:
+    path = tmp_path / "sim.toml"
+    path.write_text('[board]\nadapter = "sim"\n')
+    return path
+
+
+@pytest.fixture
+def cmap() -> ChannelMap:
+    return ChannelMap.default()
+
+
+def frame(seq: int, at: float, *active: int) -> SensorFrame:
+    return SensorFrame(frozenset(active), seq, at)
+
+
+# -- what was seen ----------------------------------------------------------------------------
+
+
+def test_watch_reports_stuck_channels(cmap: ChannelMap) -> None:
+    c3, t1 = cmap.channel("c3"), cmap.channel("t1")
+    watch = Watch(cmap, cmap.channel_count, baseline=frozenset({t1}))
+    for channel in range(cmap.channel_count):
+        if channel not in (c3, t1):
+            watch.feed(frame(1, 1.0, t1, channel))
+            watch.feed(frame(2, 3.0, t1))
+    problems = watch.problems(max_rate=6)
+    assert problems == [
+        "never changed, never occupied: c3",
+        "never changed, occupied all along: t1",
+    ]
+
+
+def test_watch_reports_chatter_within_one_second(cmap: ChannelMap) -> None:
+    watch = Watch(cmap, cmap.channel_count, baseline=frozenset())
+    a1 = cmap.channel("a1")
+    for i in range(8):  # 8 toggles in 0.7 s
+        watch.feed(frame(i + 1, 10 + i * 0.1, *([a1] if i % 2 == 0 else [])))
+    slow = cmap.channel("b1")
+    for i in range(8):  # 8 toggles, one every 0.5 s: a busy player, not chatter
+        watch.feed(frame(i + 9, 20 + i * 0.5, *([slow] if i % 2 == 0 else [])))
+    assert watch.stats[a1].worst_second == 8
+    assert watch.stats[slow].worst_second == 2
+    chatter = [p for p in watch.problems(max_rate=6) if p.startswith("chattered")]
+    assert chatter == ["chattered (more than 6 toggles a second): a1 (8 in one second)"]
+
+
+def test_watch_reports_channels_without_a_name() -> None:
+    cmap = ChannelMap.default(cells=False)  # channels 0–7 named
+    watch = Watch(cmap, channels=10, baseline=frozenset())
+    assert watch.feed(frame(1, 1.0, 9)) == [("#9", True)]
+    assert any("no name" in p and "#9 (1×)" in p for p in watch.problems(6))
+
+
+def test_render_plain(cmap: ChannelMap) -> None:
+    watch = Watch(cmap, cmap.channel_count, baseline=frozenset())
+    watch.feed(frame(1, 1.0, cmap.channel("c3"), cmap.channel("top")))
+    text = render(watch, "sim: test", 1.0, tty=False)
+    lines = text.splitlines()
+    assert lines[0] == "sim: test"
+    assert "  3   .  0  .  0  X  1  .  0  .  0" in lines
+    assert any(line.startswith("targets") and "top X  1" in line for line in lines)
+    assert any(line.startswith("buttons") and "confirm .  0" in line for line in lines)
+    assert "\x1b" not in text
+
+
+def test_render_pyramidos_board_has_no_grid() -> None:
+    cmap = ChannelMap.default(cells=False)
+    text = render(Watch(cmap, 8, frozenset()), "x", 0.0, tty=True)
+    assert "targets" in text and "  5   " not in text
+
+
+# -- live view and LED walk on the sim board ------------------------------------------------
+
+
+def press_later(board: SimBoard, steps: list[tuple[float, int, bool]]) -> threading.Thread:
+    def play() -> None:
+        for delay, channel, active in steps:
+            time.sleep(delay)
+            board.set_channel(channel, active)
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_plain_view_prints_one_line_per_change(cmap: ChannelMap) -> None:
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    c3, t2 = cmap.channel("c3"), cmap.channel("t2")
+    board.set_channel(t2, True)  # already occupied when diag starts: not a toggle
+    stop = threading.Event()
+    out = io.StringIO()
+    player = press_later(board, [(0.15, c3, True), (0.05, c3, False), (0.05, t2, False)])
+    threading.Timer(0.6, stop.set).start()
+    watch = watch_board(board, cmap, out, tty=False, stop=stop, settle=0.05)
+    player.join()
+    text = out.getvalue()
+    changes = [line.split()[1] for line in text.splitlines() if CHANGE.match(line)]
+    assert changes == ["+c3", "-c3", "-t2"]
+    assert watch.stats[c3].toggles == 2 and watch.stats[t2].toggles == 1
+    assert "\x1b" not in text
+    assert text.count("sim: simulated board") == 2  # the view at the start and at the end
+
+
+def test_occupied_channels_light_their_led(cmap: ChannelMap) -> None:
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    stop = threading.Event()
+    d4 = cmap.channel("d4")
+    player = press_later(board, [(0.1, d4, True)])
+    threading.Timer(0.3, stop.set).start()
+    watch_board(board, cmap, io.StringIO(), tty=False, stop=stop, settle=0.02)
+    player.join()
+    lit = [i for i, led in enumerate(board.shown[-1].leds) if led.lit]
+    assert lit == [cmap.led("d4")]
+
+
+def test_tty_view_redraws_in_place(cmap: ChannelMap) -> None:
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    out = io.StringIO()
+    player = press_later(board, [(0.05, cmap.channel("a1"), True)])
+    watch_board(board, cmap, out, tty=True, duration=0.3, settle=0.0)
+    player.join()
+    text = out.getvalue()
+    assert text.startswith("\x1b[?25l\x1b[H\x1b[2J")  # hide the cursor, clear once
+    assert text.count("\x1b[H") >= 2  # then redraw from the top
+    assert "●" in text
+    assert text.endswith("\x1b[?25h\n")  # the cursor comes back
+
+
+def test_led_walk_on_the_sim_board(cmap: ChannelMap) -> None:
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    out = io.StringIO()
+    walk_leds(board, cmap, out, dwell=0.0)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4 * cmap.led_count
+    assert lines[0].split() == ["LED", "0", "a1", "red"]
+    assert lines[-1].split() == ["LED", "36", "seat:3", "white"]
+    shown = board.shown[:-1]
+    assert len(shown) == 4 * cmap.led_count
+    for n, picture in enumerate(shown):
+        lit = [(i, led.colour) for i, led in enumerate(picture.leds) if led.lit]
+        assert lit == [(n // 4, WALK[n % 4][1])]
+    assert not any(led.lit for led in board.shown[-1].leds)  # blank at the end
+
+
+def test_led_walk_reaches_the_apa102_strip(mock_factory: MockFactory) -> None:
+    config = load_config(MATRIX)
+    DiodeMatrix(mock_factory, config.board.gpio.rows, config.board.gpio.cols)
+    strip = Apa102Strip(mock_factory, 37)
+    from controller.hardware import build_board
+
+    board, cmap = build_board(config)
+    with board:
+        walk_leds(board, cmap, io.StringIO(), dwell=0.0)
+    pictures = list(strip.pictures)[1:-2]  # after the opening blank; before the closing ones
+    assert len(pictures) == 4 * 37
+    for n, picture in enumerate(pictures):
+        lit = [(i, p.apparent) for i, p in enumerate(picture) if p.level]
+        assert lit == [(n // 4, apparent(WALK[n % 4][1], config.leds.brightness))]
+
+
+# -- the command -----------------------------------------------------------------------------
+
+
+def test_check_on_an_idle_sim_board_finds_every_channel_stuck(
+    sim_config: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["diag", "--config", str(sim_config), "--check", "0.3"])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert "never changed, never occupied: a1, b1" in out
+    assert out.rstrip().endswith("check: 1 problem(s)")
+
+
+@pytest.fixture
+def matrix(mock_factory: MockFactory) -> Iterator[DiodeMatrix]:
+    config = load_config(MATRIX)
+    circuit = DiodeMatrix(mock_factory, config.board.gpio.rows, config.board.gpio.cols)
+    Apa102Strip(mock_factory, 37)
+    yield circuit
+
+
+@pytest.fixture
+def unlit_matrix(tmp_path: Path) -> Path:
+    """The shipped matrix config without LEDs: gpiozero's bit-banged mock SPI (echoing
+    every change to the LEDs) would compete with the scan thread for the GIL, which the
+    kernel's SPI on a Pi does not."""
+    text = MATRIX.read_text().replace("spi = { clock = 11, mosi = 10 }", "spi = false")
+    assert "spi = false" in text
+    path = tmp_path / "matrix-unlit.toml"
+    path.write_text(text)
+    return path
+
+
+def play_every_channel(matrix: DiodeMatrix, chatter: int | None = None) -> threading.Thread:
+    cmap = load_config(MATRIX).board.channel_map
+
+    def play() -> None:
+        time.sleep(0.5)  # after diag's settle time
+        for channel in sorted(cmap.name_by_channel):  # a hand is slower than this
+            matrix.switches.press(channel)
+            time.sleep(0.030)
+            matrix.switches.release(channel)
+            time.sleep(0.015)
+        if chatter is not None:
+            for _ in range(5):
+                matrix.switches.press(chatter)
+                time.sleep(0.025)
+                matrix.switches.release(chatter)
+                time.sleep(0.025)
+
+    thread = threading.Thread(target=play, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_check_passes_when_every_sensor_works(
+    matrix: DiodeMatrix, unlit_matrix: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    player = play_every_channel(matrix)
+    status = main(["diag", "--config", str(unlit_matrix), "--check", "2.3"])
+    player.join()
+    out = capsys.readouterr().out
+    assert out.rstrip().endswith("check: all good"), out
+    assert status == 0
+    assert "  +a1\n" in out and "  -button:undo\n" in out
+
+
+def test_check_finds_chatter_and_a_stray_channel(
+    matrix: DiodeMatrix, unlit_matrix: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    matrix.switches.press(34)  # a spare crossing that reads occupied: a solder bridge
+    player = play_every_channel(matrix, chatter=14)  # c3
+    status = main(["diag", "--config", str(unlit_matrix), "--check", "2.6"])
+    player.join()
+    out = capsys.readouterr().out
+    assert status == 1
+    chatter = re.search(
+        r"chattered \(more than 6 toggles a second\): c3 \((\d+) in one second\)", out
+    )
+    assert chatter is not None and int(chatter.group(1)) >= 10, out
+    assert "channels with no name changed or read occupied: #34 (0×)" in out
+
+
+def test_pins_prints_the_header(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["diag", "--config", str(MATRIX), "--pins"]) == 0
+    out = capsys.readouterr().out
+    assert "row 0: a1 b1 c1 d1 e1 t1  GPIO4 [ 7] [ 8] GPIO14" in out
+    assert "LED clock (CI) SPI0 SCLK GPIO11 [23]" in out
+
+
+def test_header_map_of_the_defaults_has_no_uses() -> None:
+    text = header_map(Config())
+    assert "GPIO4 [ 7]" in text and "row" not in text
+
+
+def test_bad_config_exits_2_naming_the_key(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text('[board]\nadapter = "gpio"\n[board.gpio]\nrows = [4, 99]\n')
+    assert main(["diag", "--config", str(path)]) == 2
+    assert "board.gpio.rows[1]" in capsys.readouterr().err
+
+
+def test_board_that_cannot_open_exits_2(
+    mock_factory: MockFactory, capsys: pytest.CaptureFixture[str]
+) -> None:
+    holder = _Holder()
+    mock_factory.reserve_pins(holder, 4)  # another gpiozero device has GPIO4
+    assert main(["diag", "--config", str(MATRIX), "--check", "1"]) == 2
+    assert "cannot open the board: GPIOPinInUse" in capsys.readouterr().err
+
+
+class _Holder:
+    """Something else holding a pin, as another gpiozero device would."""
+
+    def _conflicts_with(self, other: object) -> bool:
+        return True
+
+    def close(self) -> None:
+        pass
+
+
+def test_docstring_examples() -> None:
+    result = doctest.testmod(controller.commands.diag)
+    assert result.attempted > 0 and result.failed == 0
