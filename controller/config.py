@@ -197,6 +197,8 @@ class SerialConfig:
 
     port: str = "auto"
     """``auto`` (find USB id 2E8A:0005), a device path, or a pyserial URL (``loop://``)."""
+    baudrate: int = 115_200
+    """Only matters for a USB-serial adapter or a real UART; USB CDC ignores it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -538,10 +540,16 @@ def _board(table: dict[str, Any], leds: LedConfig) -> BoardConfig:
     adapter = cast(Adapter, _choice(table.get("adapter", "sim"), "board.adapter", ADAPTERS))
     gpio = _gpio_config(_table(table["gpio"], "board.gpio")) if "gpio" in table else GpioConfig()
     serial_table = _table(table.get("serial", {}), "board.serial")
-    _known(serial_table, "board.serial", ("port",))
+    _known(serial_table, "board.serial", ("port", "baudrate"))
     port = _string(serial_table.get("port", "auto"), "board.serial.port").strip()
     if not port:
         raise ConfigError("board.serial.port", "must be 'auto', a device path or a pyserial URL")
+    baudrate = _integer(
+        serial_table.get("baudrate", SerialConfig().baudrate),
+        "board.serial.baudrate",
+        300,
+        4_000_000,
+    )
     channel_map = _channel_map(table)
     if adapter == "gpio":
         _check_pins_once(gpio, leds)
@@ -552,7 +560,7 @@ def _board(table: dict[str, Any], leds: LedConfig) -> BoardConfig:
                     f"channel {channel} does not exist: the {gpio.topology} wiring has "
                     f"channels 0–{gpio.capacity - 1}",
                 )
-    return BoardConfig(adapter, channel_map, gpio, SerialConfig(port))
+    return BoardConfig(adapter, channel_map, gpio, SerialConfig(port, baudrate))
 
 
 def _channel_map(table: dict[str, Any]) -> ChannelMap:

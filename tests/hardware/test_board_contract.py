@@ -9,8 +9,10 @@ MicroPython unix port), write a context manager that yields a :class:`Rig` and a
 
 from __future__ import annotations
 
+import sys
 import threading
 import time
+import types
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
@@ -19,8 +21,17 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import GpioConfig, LedConfig
+from controller.config import (
+    Config,
+    ConfigError,
+    GpioConfig,
+    LedConfig,
+    SerialConfig,
+    config_from_toml,
+)
+from controller.hardware import build_board
 from controller.hardware.apa102 import apparent
+from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
 from controller.hardware.mock_circuits import (
     Apa102Strip,
@@ -286,3 +297,60 @@ def test_blinking_leds_go_on_and_off(rig: Rig) -> None:
         states.add(rig.seen()[0])
         time.sleep(0.02)
     assert states == {lit, (0, 0, 0)}
+
+
+# -- the one place that names adapters ----------------------------------------------------------
+
+
+def test_build_board_gives_the_sim_board_by_default() -> None:
+    board, cmap = build_board(Config())
+    assert isinstance(board, SimBoard)
+    assert (board.channels, board.leds) == (cmap.channel_count, cmap.led_count) == (33, 37)
+
+
+def test_build_board_gives_the_gpio_board(mock_factory: MockFactory) -> None:
+    config = config_from_toml('[board]\nadapter = "gpio"\n[leds]\nspi = false\n')
+    DiodeMatrix(mock_factory, config.board.gpio.rows, config.board.gpio.cols)
+    board, cmap = build_board(config, pin_factory=mock_factory)
+    with board:
+        assert isinstance(board, GpioBoard)
+        assert board.channels == 36 and board.leds == cmap.led_count
+
+
+def test_gpio_without_a_pin_factory_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Device, "pin_factory", None)
+    monkeypatch.setenv("GPIOZERO_PIN_FACTORY", "no-such-factory")
+    with pytest.raises(ConfigError) as caught:
+        build_board(config_from_toml('[board]\nadapter = "gpio"\n'))
+    assert caught.value.key == "board.adapter"
+    assert "not a Raspberry Pi, or lgpio is missing" in caught.value.problem
+
+
+def test_serial_adapter_missing_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "controller.hardware.serial", None)  # as if not installed
+    with pytest.raises(ConfigError) as caught:
+        build_board(config_from_toml('[board]\nadapter = "serial"\n'))
+    assert caught.value.key == "board.adapter"
+    assert "'serial' is not available" in caught.value.problem
+
+
+def test_serial_adapter_gets_its_section_map_and_brightness(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    calls = []
+
+    class Recorder:
+        @classmethod
+        def from_config(cls, serial: SerialConfig, cmap: ChannelMap, brightness: float) -> object:
+            calls.append((serial, cmap, brightness))
+            return cls()
+
+    module = types.ModuleType("controller.hardware.serial")
+    module.SerialBoard = Recorder  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "controller.hardware.serial", module)
+    config = config_from_toml(
+        '[board]\nadapter = "serial"\n[board.serial]\nport = "loop://"\n[leds]\nbrightness = 0.6'
+    )
+    board, cmap = build_board(config)
+    assert isinstance(board, Recorder)
+    assert calls == [(config.board.serial, cmap, 0.6)]

@@ -174,6 +174,8 @@ def test_led_map_follows_the_channels_when_absent() -> None:
         ("[board]\nadaptor = 'sim'", "board.adaptor", "unknown key"),
         (GPIO + "[board.gpio]\nrowz = [4]", "board.gpio.rowz", "unknown key"),
         ("[board.serial]\nbaud = 9600", "board.serial.baud", "unknown key"),
+        ("[board.serial]\nbaudrate = 9600.5", "board.serial.baudrate", "whole number"),
+        ("[board.serial]\nport = ' '", "board.serial.port", "pyserial URL"),
         ("[board]\nadapter = 'gpoi'", "board.adapter", "must be one of"),
         ("[board]\nadapter = 3", "board.adapter", "must be text"),
         ("board = 1", "board", "must be a table"),
@@ -339,6 +341,12 @@ def test_a_channel_beyond_the_wiring_is_an_error() -> None:
     )
     assert problem.key == "board.channels.top"
     assert "channels 0–3" in problem.problem
+
+
+def test_serial_section_is_read() -> None:
+    serial = config_from_toml('[board.serial]\nport = "loop://"\nbaudrate = 921600').board.serial
+    assert (serial.port, serial.baudrate) == ("loop://", 921600)
+    assert Config().board.serial.port == "auto"
 
 
 def test_scan_timing_is_read() -> None:
