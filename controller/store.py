@@ -1,0 +1,679 @@
+"""The game store: every game and every event of it, durable before anyone sees it.
+
+One SQLite file (standard :mod:`sqlite3`) in WAL mode with ``synchronous=FULL``: when
+:meth:`Store.append` returns, the events are on disk, so a power cut a moment later loses
+nothing the LEDs or the page showed. The Table appends; the web page reads the history
+and the leaderboard and keeps its own settings here.
+
+>>> import tempfile, pathlib
+>>> folder = pathlib.Path(tempfile.mkdtemp())
+>>> store = Store(folder / "games.sqlite3")
+>>> game_id = store.create_game("perlen-pyramide", [
+...     PlayerRecord(0, 0, "Anna", "red", "#d62728"),
+...     PlayerRecord(1, 1, "Ben", "blue", "#1f77b4"),
+...     PlayerRecord(2, 2, "Cleo", "yellow", "#f2c500")], {}, children_help=False)
+>>> [e.seq for e in store.append(game_id, [("move", {"cell": "c3", "colour": 0})])]
+[1]
+>>> store.unfinished().events[0].data
+{'cell': 'c3', 'colour': 0}
+>>> store.game(game_id).record["moves"]
+['c3']
+>>> store.close()
+
+A file that is not one of ours (another program's database, a damaged one, a text file)
+is never written to: it is renamed aside with a timestamp and :class:`StoreError` says so;
+opening the path again then starts an empty store.
+
+Schema changes go through :data:`MIGRATIONS` (``PRAGMA user_version`` counts them); a
+file written by a newer version is refused and left alone.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Final
+
+from controller.rules import perlen, pyramidos
+from controller.rules.records import (
+    PERLEN,
+    PYRAMIDOS,
+    PerlenRecord,
+    PyramidosRecord,
+    record_to_dict,
+)
+
+log = logging.getLogger(__name__)
+
+APPLICATION_ID: Final = 0x50595244
+"""``PRAGMA application_id`` of our files ("PYRD"): tells ours from other SQLite files."""
+SCHEMA_VERSION: Final = 1
+"""``PRAGMA user_version`` this code writes; older files are migrated, newer refused."""
+
+GAMES: Final = (PERLEN, PYRAMIDOS)
+EVENT_KINDS: Final = ("move", "bonus", "undo", "land", "leave", "end")
+"""``move`` a base pearl (Perlen-Pyramide), ``bonus`` a bonus pearl acknowledged, ``undo``
+the last move or event taken back, ``land``/``leave``/``end`` Pyramidos events."""
+STATUSES: Final = ("playing", "over", "aborted")
+MAX_SETTING_BYTES: Final = 64 * 1024
+
+_SCHEMA_1: Final = (
+    """CREATE TABLE games (
+        id INTEGER PRIMARY KEY,
+        game TEXT NOT NULL CHECK (game IN ('perlen-pyramide', 'pyramidos')),
+        options TEXT NOT NULL,
+        children_help INTEGER NOT NULL DEFAULT 0,
+        started REAL NOT NULL,
+        finished REAL,
+        status TEXT NOT NULL DEFAULT 'playing'
+            CHECK (status IN ('playing', 'over', 'aborted')),
+        result TEXT
+    )""",
+    "CREATE INDEX games_by_status ON games (status, id)",
+    """CREATE TABLE players (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        number INTEGER NOT NULL,
+        seat INTEGER NOT NULL,
+        name TEXT NOT NULL,
+        colour TEXT NOT NULL,
+        hex TEXT NOT NULL,
+        computer TEXT,
+        points INTEGER,
+        won INTEGER,
+        PRIMARY KEY (game_id, number)
+    )""",
+    "CREATE INDEX players_by_name ON players (name)",
+    """CREATE TABLE events (
+        game_id INTEGER NOT NULL REFERENCES games (id),
+        seq INTEGER NOT NULL,
+        at REAL NOT NULL,
+        kind TEXT NOT NULL,
+        data TEXT NOT NULL,
+        PRIMARY KEY (game_id, seq)
+    )""",
+    "CREATE TABLE settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+)
+
+MIGRATIONS: Final[Mapping[int, tuple[str, ...]]] = {1: _SCHEMA_1}
+"""Statements that take a file from ``user_version`` n-1 to n, applied in order."""
+
+
+class StoreError(RuntimeError):
+    """The store cannot be used; the message names the file and what happened to it."""
+
+    def __init__(self, path: Path, problem: str, set_aside: Path | None = None) -> None:
+        where = f"game store {path}"
+        tail = (
+            f"; it was renamed to {set_aside.name} and a new store can start" if set_aside else ""
+        )
+        super().__init__(f"{where}: {problem}{tail}")
+        self.path = path
+        self.problem = problem
+        self.set_aside = set_aside
+        """Where the unusable file went, or None when it was left in place."""
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerRecord:
+    """A player of one game, as kept in the store."""
+
+    number: int
+    """The colour number (Perlen-Pyramide, turn order) or the seat (Pyramidos)."""
+    seat: int
+    """The physical seat at the board (0–3)."""
+    name: str
+    colour: str
+    """The palette colour name (``red``)."""
+    hex: str
+    """``#rrggbb`` as it was in this game."""
+    computer: str | None = None
+    """The computer level of a computer seat, or None for a person."""
+    points: int | None = None
+    """Score once the game is over."""
+    won: bool | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "number": self.number,
+            "seat": self.seat,
+            "name": self.name,
+            "colour": self.hex,
+            "colour_name": self.colour,
+            "computer": self.computer,
+            "points": self.points,
+            "won": self.won,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    seq: int
+    """1, 2, … within its game."""
+    at: float
+    """Unix time when it was committed."""
+    kind: str
+    data: Mapping[str, Any]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"seq": self.seq, "at": self.at, "kind": self.kind, "data": dict(self.data)}
+
+
+@dataclass(frozen=True, slots=True)
+class GameSummary:
+    """One line of the history page."""
+
+    id: int
+    game: str
+    status: str
+    """``playing``, ``over`` or ``aborted``."""
+    started: float
+    finished: float | None
+    players: tuple[PlayerRecord, ...]
+    winners: tuple[str, ...]
+    """Names of the winners (several on a shared win; empty unless over)."""
+    events: int
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "game": self.game,
+            "status": self.status,
+            "started": self.started,
+            "finished": self.finished,
+            "players": [p.to_dict() for p in self.players],
+            "winners": list(self.winners),
+            "events": self.events,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class StoredGame:
+    """A whole game: players, options, every event with its time, the result, the record."""
+
+    summary: GameSummary
+    options: Mapping[str, Any]
+    children_help: bool
+    events: tuple[StoredEvent, ...]
+    result: Mapping[str, Any] | None
+    """Scores and winners once over; ``{"reason": …}`` for an aborted game."""
+    record: Mapping[str, Any] = field(default_factory=dict)
+    """The game record (``controller.rules.records``) of the moves that stand."""
+
+    @property
+    def id(self) -> int:
+        return self.summary.id
+
+    @property
+    def game(self) -> str:
+        return self.summary.game
+
+    @property
+    def players(self) -> tuple[PlayerRecord, ...]:
+        return self.summary.players
+
+    def to_dict(self) -> dict[str, Any]:
+        out = self.summary.to_dict()
+        out.update(
+            options=dict(self.options),
+            children_help=self.children_help,
+            events=[e.to_dict() for e in self.events],
+            result=None if self.result is None else dict(self.result),
+            record=dict(self.record),
+        )
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderRow:
+    name: str
+    games: int
+    """Finished games played."""
+    wins: int
+    """Games won, shared wins included."""
+    points: int
+    """Sum of scores (visible pearls, or Pyramidos points)."""
+    computer: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "points": self.points,
+            "computer": self.computer,
+        }
+
+
+def standing_moves(game: str, events: Sequence[StoredEvent]) -> tuple[str, ...]:
+    """The moves (or Pyramidos events) that stand once every ``undo`` is applied.
+
+    >>> e = [StoredEvent(1, 0, "move", {"cell": "c3"}), StoredEvent(2, 0, "move", {"cell": "d4"}),
+    ...      StoredEvent(3, 0, "undo", {}), StoredEvent(4, 0, "move", {"cell": "c4"})]
+    >>> standing_moves("perlen-pyramide", e)
+    ('c3', 'c4')
+    """
+    moves: list[str] = []
+    for event in events:
+        if event.kind == "undo":
+            if moves:
+                moves.pop()
+        elif game == PERLEN and event.kind == "move":
+            moves.append(str(event.data["cell"]))
+        elif game == PYRAMIDOS and event.kind in ("land", "leave"):
+            moves.append(f"{event.kind} {event.data['target']}")
+        elif game == PYRAMIDOS and event.kind == "end":
+            moves.append("end")
+    return tuple(moves)
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), sort_keys=True)
+
+
+class Store:
+    """The SQLite game store at ``path`` (created, with its folder, when missing).
+
+    Thread-safe: writes go through one connection under a lock; each reading thread has
+    its own connection, so the web page's history queries never hold up the Table (WAL
+    lets readers and the writer run side by side).
+    """
+
+    def __init__(self, path: Path | str, *, clock: Callable[[], float] = time.time) -> None:
+        self.path = Path(path)
+        self._clock = clock
+        self._write_lock = threading.Lock()
+        self._readers_lock = threading.Lock()
+        self._readers: list[sqlite3.Connection] = []
+        self._local = threading.local()
+        self._closed = False
+        self._conn = self._open_checked()
+
+    # -- opening ---------------------------------------------------------------------------
+    def _connect(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(
+            self.path, timeout=10.0, isolation_level=None, check_same_thread=False
+        )
+        conn.row_factory = sqlite3.Row
+        return conn
+
+    def _open_checked(self) -> sqlite3.Connection:
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(self.path, f"cannot create its folder: {exc}") from None
+        if self.path.exists() and not self.path.is_file():
+            raise StoreError(self.path, "is not a file")
+        try:
+            conn = self._connect()
+        except sqlite3.Error as exc:
+            raise StoreError(self.path, f"cannot be opened: {exc}") from None
+        try:
+            app_id = conn.execute("PRAGMA application_id").fetchone()[0]
+            version = conn.execute("PRAGMA user_version").fetchone()[0]
+            tables = conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise self._set_aside(f"is not an SQLite database or is damaged ({exc})") from None
+        try:
+            if app_id == 0 and tables == 0:
+                self._prepare(conn)
+                self._migrate(conn, 0)
+            elif app_id != APPLICATION_ID:
+                conn.close()
+                raise self._set_aside(
+                    f"belongs to another program (SQLite application id {app_id:#x}, "
+                    f"ours is {APPLICATION_ID:#x})"
+                )
+            elif version > SCHEMA_VERSION:
+                conn.close()
+                raise StoreError(
+                    self.path,
+                    f"was written by a newer pyramid-board (schema {version}; this one "
+                    f"reads up to {SCHEMA_VERSION}); it is left untouched — update the program",
+                )
+            else:
+                problems = [r[0] for r in conn.execute("PRAGMA quick_check")]
+                if problems != ["ok"]:
+                    conn.close()
+                    raise self._set_aside(f"is damaged ({'; '.join(problems[:3])})")
+                self._prepare(conn)
+                self._migrate(conn, version)
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise self._set_aside(f"is damaged ({exc})") from None
+        return conn
+
+    def _prepare(self, conn: sqlite3.Connection) -> None:
+        mode = conn.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+        if str(mode).lower() != "wal":
+            raise StoreError(self.path, f"cannot use write-ahead logging (journal mode {mode})")
+        # FULL: a commit returns only once the WAL is synced, so nothing shown is ever lost.
+        conn.execute("PRAGMA synchronous=FULL")
+        conn.execute("PRAGMA foreign_keys=ON")
+
+    def _migrate(self, conn: sqlite3.Connection, version: int) -> None:
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                for statement in MIGRATIONS[target]:
+                    conn.execute(statement)
+                conn.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                conn.execute(f"PRAGMA user_version={target}")
+                conn.execute("COMMIT")
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            log.info("game store %s: schema version %d", self.path, target)
+
+    def _set_aside(self, problem: str) -> StoreError:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(self._clock()))
+        target = self.path.with_name(f"{self.path.name}.unusable-{stamp}")
+        n = 1
+        while target.exists():
+            n += 1
+            target = self.path.with_name(f"{self.path.name}.unusable-{stamp}-{n}")
+        try:
+            self.path.rename(target)
+        except OSError as exc:
+            return StoreError(self.path, f"{problem}; it could not be set aside ({exc})")
+        for suffix in ("-wal", "-shm"):
+            companion = self.path.with_name(self.path.name + suffix)
+            if companion.exists():
+                try:
+                    companion.rename(target.with_name(target.name + suffix))
+                except OSError:
+                    log.exception("could not set aside %s", companion)
+        log.error("game store %s %s; renamed to %s", self.path, problem, target)
+        return StoreError(self.path, problem, set_aside=target)
+
+    def close(self) -> None:
+        """Close every connection (the WAL is checkpointed into the main file)."""
+        with self._write_lock:
+            if self._closed:
+                return
+            self._closed = True
+            self._conn.close()
+        with self._readers_lock:
+            for conn in self._readers:
+                conn.close()
+            self._readers.clear()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- connections -------------------------------------------------------------------------
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        with self._write_lock:
+            if self._closed:
+                raise StoreError(self.path, "is closed")
+            conn = self._conn
+            conn.execute("BEGIN IMMEDIATE")
+            try:
+                yield conn
+            except BaseException:
+                conn.execute("ROLLBACK")
+                raise
+            conn.execute("COMMIT")
+
+    def _read(self) -> sqlite3.Connection:
+        if self._closed:
+            raise StoreError(self.path, "is closed")
+        conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._connect()
+            conn.execute("PRAGMA query_only=ON")
+            self._local.conn = conn
+            with self._readers_lock:
+                self._readers.append(conn)
+        return conn
+
+    # -- the Table's side ----------------------------------------------------------------------
+    def create_game(
+        self,
+        game: str,
+        players: Sequence[PlayerRecord],
+        options: Mapping[str, Any],
+        *,
+        children_help: bool,
+    ) -> int:
+        """Start a game; any unfinished one is marked aborted in the same transaction."""
+        if game not in GAMES:
+            raise ValueError(f"game must be one of {GAMES}, not {game!r}")
+        now = self._clock()
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE games SET status='aborted', finished=?, result=? WHERE status='playing'",
+                (now, _dumps({"reason": "a new game was started"})),
+            )
+            cursor = conn.execute(
+                "INSERT INTO games (game, options, children_help, started) VALUES (?, ?, ?, ?)",
+                (game, _dumps(dict(options)), int(children_help), now),
+            )
+            game_id = cursor.lastrowid
+            assert game_id is not None
+            conn.executemany(
+                "INSERT INTO players (game_id, number, seat, name, colour, hex, computer) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(game_id, p.number, p.seat, p.name, p.colour, p.hex, p.computer) for p in players],
+            )
+        return game_id
+
+    def append(
+        self,
+        game_id: int,
+        events: Sequence[tuple[str, Mapping[str, Any]]],
+        *,
+        result: Mapping[str, Any] | None = None,
+        points: Sequence[int] = (),
+        winners: Sequence[int] = (),
+    ) -> tuple[StoredEvent, ...]:
+        """Commit ``events`` (kind, data) in one transaction; durable when this returns.
+
+        With ``result``, the game is finished in the same transaction: ``points`` and
+        ``winners`` (player numbers) go to the players for the leaderboard.
+        """
+        for kind, _data in events:
+            if kind not in EVENT_KINDS:
+                raise ValueError(f"event kind must be one of {EVENT_KINDS}, not {kind!r}")
+        now = self._clock()
+        stored: list[StoredEvent] = []
+        with self._write() as conn:
+            row = conn.execute("SELECT status FROM games WHERE id=?", (game_id,)).fetchone()
+            if row is None or row["status"] != "playing":
+                raise StoreError(self.path, f"game {game_id} is not being played")
+            seq = conn.execute(
+                "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (game_id,)
+            ).fetchone()[0]
+            for kind, data in events:
+                seq += 1
+                conn.execute(
+                    "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, seq, now, kind, _dumps(dict(data))),
+                )
+                stored.append(StoredEvent(seq, now, kind, dict(data)))
+            if result is not None:
+                conn.execute(
+                    "UPDATE games SET status='over', finished=?, result=? WHERE id=?",
+                    (now, _dumps(dict(result)), game_id),
+                )
+                for number, score in enumerate(points):
+                    conn.execute(
+                        "UPDATE players SET points=?, won=? WHERE game_id=? AND number=?",
+                        (score, int(number in winners), game_id, number),
+                    )
+        return tuple(stored)
+
+    def abort(self, game_id: int, reason: str) -> None:
+        """Mark an unfinished game aborted (kept in the history, never resumed)."""
+        with self._write() as conn:
+            conn.execute(
+                "UPDATE games SET status='aborted', finished=?, result=? "
+                "WHERE id=? AND status='playing'",
+                (self._clock(), _dumps({"reason": reason}), game_id),
+            )
+
+    def unfinished(self) -> StoredGame | None:
+        """The game being played when the program stopped, if any (the newest)."""
+        row = (
+            self._read()
+            .execute("SELECT id FROM games WHERE status='playing' ORDER BY id DESC LIMIT 1")
+            .fetchone()
+        )
+        return None if row is None else self.game(row["id"])
+
+    # -- the web page's side ------------------------------------------------------------------
+    def games(self, limit: int = 50, offset: int = 0) -> list[GameSummary]:
+        """Games, newest first."""
+        limit = _bounded(limit, "limit", 1, 1000)
+        offset = _bounded(offset, "offset", 0, 1 << 40)
+        conn = self._read()
+        rows = conn.execute(
+            "SELECT g.*, (SELECT count(*) FROM events e WHERE e.game_id=g.id) AS n "
+            "FROM games g ORDER BY g.id DESC LIMIT ? OFFSET ?",
+            (limit, offset),
+        ).fetchall()
+        return [self._summary(conn, row) for row in rows]
+
+    def count_games(self) -> int:
+        return int(self._read().execute("SELECT count(*) FROM games").fetchone()[0])
+
+    def game(self, game_id: int) -> StoredGame | None:
+        """One whole game, or None when there is no game ``game_id``."""
+        if isinstance(game_id, bool) or not isinstance(game_id, int):
+            raise ValueError(f"a game id is a whole number, not {game_id!r}")
+        conn = self._read()
+        row = conn.execute(
+            "SELECT g.*, (SELECT count(*) FROM events e WHERE e.game_id=g.id) AS n "
+            "FROM games g WHERE g.id=?",
+            (game_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        summary = self._summary(conn, row)
+        events = tuple(
+            StoredEvent(e["seq"], e["at"], e["kind"], json.loads(e["data"]))
+            for e in conn.execute(
+                "SELECT seq, at, kind, data FROM events WHERE game_id=? ORDER BY seq", (game_id,)
+            )
+        )
+        options = json.loads(row["options"])
+        return StoredGame(
+            summary=summary,
+            options=options,
+            children_help=bool(row["children_help"]),
+            events=events,
+            result=None if row["result"] is None else json.loads(row["result"]),
+            record=_record(summary, options, events),
+        )
+
+    def leaderboard(self, game: str | None = None) -> list[LeaderRow]:
+        """Players of finished games by wins, then points (``game`` limits to one kind)."""
+        if game is not None and game not in GAMES:
+            raise ValueError(f"game must be one of {GAMES} or None, not {game!r}")
+        sql = (
+            "SELECT p.name, p.computer IS NOT NULL AS computer, count(*) AS games, "
+            "sum(p.won) AS wins, sum(p.points) AS points FROM players p "
+            "JOIN games g ON g.id = p.game_id WHERE g.status = 'over'"
+            + (" AND g.game = ?" if game else "")
+            + " GROUP BY p.name, p.computer IS NOT NULL "
+            "ORDER BY wins DESC, points DESC, p.name"
+        )
+        rows = self._read().execute(sql, (game,) if game else ()).fetchall()
+        return [
+            LeaderRow(r["name"], r["games"], r["wins"] or 0, r["points"] or 0, bool(r["computer"]))
+            for r in rows
+        ]
+
+    def get_setting(self, key: str, default: str | None = None) -> str | None:
+        """A setting the web page keeps (admin PIN hash, session secret, language…)."""
+        _check_key(key)
+        row = self._read().execute("SELECT value FROM settings WHERE key=?", (key,)).fetchone()
+        return default if row is None else str(row["value"])
+
+    def set_setting(self, key: str, value: str | None) -> None:
+        """Set (or with None, delete) a setting; durable when this returns."""
+        _check_key(key)
+        if value is not None:
+            if not isinstance(value, str):
+                raise ValueError(f"a setting is text, not {type(value).__name__}")
+            if len(value.encode()) > MAX_SETTING_BYTES:
+                raise ValueError(f"a setting holds at most {MAX_SETTING_BYTES} bytes")
+        with self._write() as conn:
+            if value is None:
+                conn.execute("DELETE FROM settings WHERE key=?", (key,))
+            else:
+                conn.execute(
+                    "INSERT INTO settings (key, value) VALUES (?, ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+                    (key, value),
+                )
+
+    # -- rows to values -------------------------------------------------------------------------
+    def _summary(self, conn: sqlite3.Connection, row: sqlite3.Row) -> GameSummary:
+        players = tuple(
+            PlayerRecord(
+                p["number"],
+                p["seat"],
+                p["name"],
+                p["colour"],
+                p["hex"],
+                p["computer"],
+                p["points"],
+                None if p["won"] is None else bool(p["won"]),
+            )
+            for p in conn.execute(
+                "SELECT * FROM players WHERE game_id=? ORDER BY number", (row["id"],)
+            )
+        )
+        winners = tuple(p.name for p in players if p.won)
+        return GameSummary(
+            id=row["id"],
+            game=row["game"],
+            status=row["status"],
+            started=row["started"],
+            finished=row["finished"],
+            players=players,
+            winners=winners,
+            events=row["n"],
+        )
+
+
+def _bounded(value: int, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value <= high:
+        raise ValueError(f"{name} must be a whole number from {low} to {high}, not {value!r}")
+    return value
+
+
+def _check_key(key: str) -> None:
+    if not isinstance(key, str) or not 1 <= len(key) <= 200:
+        raise ValueError(f"a setting key is text of 1 to 200 characters, not {key!r}")
+
+
+def _record(
+    summary: GameSummary, options: Mapping[str, Any], events: Sequence[StoredEvent]
+) -> dict[str, Any]:
+    names = tuple(p.name for p in summary.players)
+    moves = standing_moves(summary.game, events)
+    try:
+        if summary.game == PERLEN:
+            return record_to_dict(
+                PerlenRecord(moves, perlen.PerlenOptions.from_dict(options), names)
+            )
+        return record_to_dict(
+            PyramidosRecord(moves, pyramidos.PyramidosOptions.from_dict(len(names), options), names)
+        )
+    except (perlen.OptionError, pyramidos.SetupError) as exc:
+        # Options this version cannot read: keep the game visible, without a record.
+        log.warning("game %d: no record (%s)", summary.id, exc)
+        return {}
