@@ -417,6 +417,8 @@ class Snapshot:
     options: Mapping[str, Any]
     children_help: bool
     can_undo: bool
+    last_move: str | None
+    """The last base cell played (Perlen-Pyramide) or target landed on (Pyramidos)."""
     led_test: Mapping[str, Any] | None
     """``{"led", "colour"}`` while an LED test runs (``led`` None: walking every LED)."""
     sensor_seq: int
@@ -474,6 +476,7 @@ class Snapshot:
             "options": dict(self.options),
             "children_help": self.children_help,
             "can_undo": self.can_undo,
+            "last_move": self.last_move,
             "led_test": None if self.led_test is None else dict(self.led_test),
             "sensor_seq": self.sensor_seq,
             "at": self.at,
@@ -514,6 +517,7 @@ def idle_snapshot(version: int = 0, message: str = "") -> Snapshot:
         options=_frozen({}),
         children_help=False,
         can_undo=False,
+        last_move=None,
         led_test=None,
         sensor_seq=0,
         at=time.time(),
@@ -680,7 +684,8 @@ def _lazy_bot() -> Any:
         if exc.name != "controller.bot":
             raise
         return None
-    return bot
+    # The package may be there before its entry points are (it is being written).
+    return bot if hasattr(bot, "choose_move") and hasattr(bot, "hint") else None
 
 
 def _join(items: Sequence[str]) -> str:
@@ -1826,6 +1831,7 @@ class Table:
                 "over": out.over,
                 "winners": out.winners if game.finished else (),
                 "legal": tuple(p.short for p in perlen.legal_moves(state)) if playing else (),
+                "last_move": game.steps[-1].cell if game.steps else None,
             }
         else:
             pstate = game.state
@@ -1837,6 +1843,10 @@ class Table:
                 "top_open": pstate.top_open,
                 "over": pout.over,
                 "winners": pout.winners,
+                "last_move": next(
+                    (t.split()[1] for t, _ in reversed(game.history) if t.startswith("land")),
+                    None,
+                ),
             }
         return dataclasses.replace(
             base,
