@@ -1,0 +1,42 @@
+"""The web page of pyramid-board: a Flask app served by waitress::
+
+    from web_ui import create_app, serve, stop
+    app = create_app(table=table, store=store, board=board, config=config)
+    serve(app, "0.0.0.0", 8080)   # blocks until stop(app) (or Ctrl-C)
+
+Nothing happens at import time: importing this package loads no Flask code until one of
+the three functions is called.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    import threading
+
+    from flask import Flask
+
+__all__ = ["create_app", "serve", "stop"]
+
+
+def create_app(*, table: Any, store: Any, board: Any = None, config: Any = None,
+               testing: bool = False, web: Any = None) -> Flask:  # fmt: skip
+    """See :func:`web_ui.app.create_app`."""
+    from web_ui.app import create_app as build
+
+    return build(table=table, store=store, board=board, config=config, testing=testing, web=web)
+
+
+def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None) -> None:
+    """See :func:`web_ui.server.serve`."""
+    from web_ui.server import serve as run
+
+    run(app, host, port, ready)
+
+
+def stop(app: Flask) -> None:
+    """See :func:`web_ui.server.stop`."""
+    from web_ui.server import stop as end
+
+    end(app)

@@ -1,0 +1,281 @@
+"""The composition root of the web page: :func:`create_app` wires one Flask app to one
+Table, one store and (on the sim adapter) the virtual board.
+
+Nothing happens at import time and nothing is global: every app keeps what it needs in
+``app.extensions["pyramid"]`` (a :class:`WebState`), so tests build as many apps as they
+like::
+
+    app = create_app(table=table, store=store, board=board)   # board: a SimBoard or None
+    serve(app, "0.0.0.0", 8080)                                # web_ui.server, blocking
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from babel.dates import format_datetime
+from flask import Flask, current_app, g, request
+from flask_babel import Babel, get_locale
+from flask_wtf.csrf import CSRFProtect, generate_csrf
+
+from controller.hardware.channels import ChannelMap
+from controller.hardware.sim import SimBoard
+from web_ui import i18n, security
+from web_ui.live import LiveHub
+from web_ui.reviews import Reviewer
+
+log = logging.getLogger("web_ui")
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True, slots=True)
+class WebSettings:
+    """Tunables of the web page; the defaults suit a Pi serving a family's phones."""
+
+    heartbeat: float = 15.0
+    """Seconds between SSE keep-alive comments (below waitress' 120 s channel timeout)."""
+    max_streams: int = 64
+    """Live pages open at once; more are told to retry (503) so reads always get a thread."""
+    spare_threads: int = 8
+    """Waitress threads beyond ``max_streams`` for pages and the JSON API."""
+    session_hours: float = 12.0
+    """How long a PIN unlocks a browser."""
+    throttle_free: int = 3
+    """Wrong PINs without delay, per client."""
+    throttle_base: float = 1.0
+    """Seconds of the first delay; each further wrong PIN doubles it."""
+    throttle_cap: float = 900.0
+    command_timeout: float = 5.0
+    """How long a request waits for the Table to handle a command."""
+
+    @property
+    def threads(self) -> int:
+        return self.max_streams + self.spare_threads
+
+
+@dataclass
+class WebState:
+    """Everything the views need, kept on the app (never in module globals)."""
+
+    table: Any
+    store: Any
+    board: Any
+    channel_map: ChannelMap
+    config: Any
+    settings: WebSettings
+    hub: LiveHub
+    throttle: security.Throttle
+    secret: str
+    reviewer: Reviewer = field(default_factory=lambda: Reviewer())
+    default_language: str = i18n.DEFAULT_LANGUAGE
+    started: float = field(default_factory=time.time)
+    static_versions: dict[str, str] = field(default_factory=dict)
+    stop_serving: threading.Event = field(default_factory=threading.Event)
+    """Set by :func:`web_ui.server.stop`: the serving loop returns."""
+    server: Any = None
+    """The waitress server while :func:`web_ui.server.serve` runs."""
+
+    @property
+    def virtual(self) -> bool:
+        """The page is the board: the sim adapter is in use."""
+        return isinstance(self.board, SimBoard)
+
+
+def web_state() -> WebState:
+    """The :class:`WebState` of the current app."""
+    state: WebState = current_app.extensions["pyramid"]
+    return state
+
+
+def _channel_map(table: Any, board: Any, config: Any) -> ChannelMap:
+    for source in (table, config and getattr(config, "board", None)):
+        cmap = getattr(source, "channel_map", None)
+        if isinstance(cmap, ChannelMap):
+            return cmap
+    if board is not None and board.channels < ChannelMap.default().channel_count:
+        raise ValueError("create_app: give the channel map of this board (table.channel_map)")
+    return ChannelMap.default()
+
+
+def _static_versions() -> dict[str, str]:
+    """A short content hash per static file, appended to its URL so browsers may cache it."""
+    versions = {}
+    static = HERE / "static"
+    for path in static.rglob("*"):
+        if path.is_file():
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()[:10]
+            versions[path.relative_to(static).as_posix()] = digest
+    return versions
+
+
+def create_app(
+    *,
+    table: Any,
+    store: Any,
+    board: Any = None,
+    config: Any = None,
+    testing: bool = False,
+    web: WebSettings | None = None,
+) -> Flask:
+    """Build the web app for ``table`` (a started :class:`controller.table.Table`).
+
+    ``store`` keeps games, the admin PIN hash, the session secret and the language
+    default; ``board`` is the Board (a :class:`SimBoard` makes the page a virtual board);
+    ``config`` the :class:`controller.config.Config` (or None); ``web`` tunes the page.
+    On first start a 6-digit admin PIN is made and logged once (``pyramid run`` prints it).
+    """
+    settings = web or WebSettings()
+    app = Flask(__name__, static_folder="static", template_folder="templates")
+    secret = security.ensure_secret(store)
+    pin = security.ensure_pin(store)
+    if pin is not None:
+        log.warning(
+            "Admin PIN for the web page: %s (shown once; change it in Settings or with "
+            "`pyramid pin`)",
+            pin,
+        )
+    language = store.get_setting(i18n.LANGUAGE_KEY)
+    app.config.update(
+        SECRET_KEY=secret,
+        TESTING=testing,
+        DEBUG=False,
+        PROPAGATE_EXCEPTIONS=False,
+        MAX_CONTENT_LENGTH=64 * 1024,
+        MAX_FORM_MEMORY_SIZE=64 * 1024,
+        MAX_FORM_PARTS=200,
+        SESSION_COOKIE_NAME="pyramid_session",
+        SESSION_COOKIE_HTTPONLY=True,
+        SESSION_COOKIE_SAMESITE="Lax",
+        PERMANENT_SESSION_LIFETIME=int(settings.session_hours * 3600),
+        WTF_CSRF_TIME_LIMIT=None,  # valid as long as the session: pages stay open for hours
+        WTF_CSRF_HEADERS=["X-CSRFToken"],
+        WTF_CSRF_SSL_STRICT=False,  # plain http on the home network
+        SEND_FILE_MAX_AGE_DEFAULT=7 * 24 * 3600,  # static URLs carry a content hash
+        BABEL_TRANSLATION_DIRECTORIES=str(HERE / "translations"),
+        BABEL_DEFAULT_LOCALE=i18n.DEFAULT_LANGUAGE,
+        JSON_SORT_KEYS=False,
+    )
+    app.json.sort_keys = False  # type: ignore[attr-defined]
+    app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    state = WebState(
+        table=table,
+        store=store,
+        board=board,
+        channel_map=_channel_map(table, board, config),
+        config=config,
+        settings=settings,
+        hub=LiveHub(table),
+        throttle=security.Throttle(
+            free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
+        ),
+        secret=secret,
+        default_language=language if i18n.is_language(language) else i18n.DEFAULT_LANGUAGE,
+        static_versions=_static_versions(),
+    )
+    app.extensions["pyramid"] = state
+
+    Babel(app, locale_selector=_select_language)
+    CSRFProtect(app)
+
+    from web_ui import api, errors, events, pages, render
+
+    app.register_blueprint(pages.bp)
+    app.register_blueprint(api.bp)
+    app.register_blueprint(events.bp)
+    errors.register(app)
+    render.register(app)
+
+    app.jinja_env.trim_blocks = True
+    app.jinja_env.lstrip_blocks = True
+    app.jinja_env.globals.update(
+        static_url=_static_url,
+        languages=i18n.LANGUAGES,
+        csrf_token=generate_csrf,
+    )
+    app.jinja_env.filters["when"] = _format_time
+    app.context_processor(_template_context)
+    app.after_request(_security_headers)
+    return app
+
+
+def close_app(app: Flask) -> None:
+    """End every live stream and the fan-out thread (the server calls this on the way out)."""
+    web = app.extensions.get("pyramid")
+    if isinstance(web, WebState):
+        web.hub.stop()
+
+
+def _select_language() -> str:
+    if "language" not in g:
+        web = web_state()
+        g.language = i18n.choose_language(
+            cookie=request.cookies.get(i18n.LANGUAGE_COOKIE),
+            accept=[tag for tag, _quality in request.accept_languages],
+            default=web.default_language,
+        )
+    language: str = g.language
+    return language
+
+
+def _static_url(filename: str) -> str:
+    from flask import url_for
+
+    version = web_state().static_versions.get(filename, "0")
+    return url_for("static", filename=filename, v=version)
+
+
+def _format_time(value: object, form: str = "medium") -> str:
+    """A store time (Unix seconds, or ISO 8601 text) in the server's local time zone."""
+    moment: datetime | None = None
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        try:
+            moment = datetime.fromtimestamp(value).astimezone()
+        except (OverflowError, OSError, ValueError):
+            moment = None
+    elif isinstance(value, str):
+        try:
+            moment = datetime.fromisoformat(value)
+        except ValueError:
+            moment = None
+        if moment is not None and moment.tzinfo is not None:
+            moment = moment.astimezone()
+    if moment is None:
+        return "" if value is None else str(value)
+    return format_datetime(moment, format=form, locale=str(get_locale() or "en"))
+
+
+def _template_context() -> Mapping[str, Any]:
+    from web_ui.auth import is_admin
+
+    web = web_state()
+    return {
+        "lang": str(get_locale() or i18n.DEFAULT_LANGUAGE),
+        "virtual": web.virtual,
+        "admin": is_admin(),
+    }
+
+
+def _security_headers(response: Any) -> Any:
+    # No inline script or style anywhere, so the policy can forbid them: an injected
+    # <script> in a player's name could not run even if escaping ever failed.
+    response.headers.setdefault(
+        "Content-Security-Policy",
+        "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+        "connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; "
+        "frame-ancestors 'none'",
+    )
+    response.headers.setdefault("X-Content-Type-Options", "nosniff")
+    response.headers.setdefault("Referrer-Policy", "same-origin")
+    response.headers.setdefault("X-Frame-Options", "DENY")
+    if response.mimetype == "text/html" or response.mimetype == "application/json":
+        response.headers.setdefault("Cache-Control", "no-store")
+    return response

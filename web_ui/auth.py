@@ -1,0 +1,123 @@
+"""Who may change things: a browser session unlocked with the admin PIN.
+
+A right PIN stores, in the signed session cookie, a fingerprint of the stored PIN hash and
+an expiry. The session is admin only while both hold, so changing the PIN (or the time
+running out) locks every browser again. Pages send a locked visitor to the PIN form; the
+JSON API answers 403 with ``"need_pin": true`` (the page's script then asks for the PIN).
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar, cast
+from urllib.parse import urlsplit
+
+from flask import abort, redirect, request, session, url_for
+from flask_babel import gettext
+
+from web_ui import security
+from web_ui.app import web_state
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class PinRequired(Exception):
+    """Raised by views that need an unlocked session; the error handlers answer it."""
+
+
+class TooManyTries(Exception):
+    """Wrong PINs came too fast from this client; ``retry_after`` seconds to wait."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"retry after {retry_after} s")
+        self.retry_after = retry_after
+
+
+def client_id() -> str:
+    """Whom wrong PINs are counted against: the peer address (no proxy sits in front)."""
+    return request.remote_addr or "unknown"
+
+
+def is_admin() -> bool:
+    web = web_state()
+    fingerprint = session.get("admin")
+    until = session.get("admin_until")
+    if not isinstance(fingerprint, str) or not isinstance(until, int | float):
+        return False
+    if until < time.time():
+        return False
+    return fingerprint == security.pin_fingerprint(web.store, web.secret)
+
+
+def unlock(pin: object) -> None:
+    """Check ``pin`` for this client; unlock the session or raise.
+
+    Raises :class:`TooManyTries` (while the client must wait; the PIN is not even
+    checked) or :class:`PermissionError` (a wrong PIN, counted).
+    """
+    web = web_state()
+    client = client_id()
+    verdict = web.throttle.check(client)
+    if not verdict.allowed:
+        raise TooManyTries(verdict.retry_after)
+    if not security.check_pin(web.store, pin):
+        after = web.throttle.failure(client)
+        if not after.allowed:
+            raise TooManyTries(after.retry_after)
+        raise PermissionError(gettext("Wrong PIN."))
+    web.throttle.success(client)
+    session.clear()  # a fresh session (and CSRF secret) once privileges change
+    session.permanent = True
+    session["admin"] = security.pin_fingerprint(web.store, web.secret)
+    session["admin_until"] = time.time() + web.settings.session_hours * 3600
+
+
+def lock() -> None:
+    session.pop("admin", None)
+    session.pop("admin_until", None)
+
+
+def admin_required(view: F) -> F:
+    """Views that change anything: an unlocked session, or :class:`PinRequired`."""
+
+    @functools.wraps(view)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not is_admin():
+            raise PinRequired
+        return view(*args, **kwargs)
+
+    return cast(F, wrapper)
+
+
+def safe_next(target: object, fallback: str | None = None) -> str:
+    """A local path to go back to after unlocking; anything else becomes the live page."""
+    default = fallback or url_for("pages.live")
+    if not isinstance(target, str) or not target.startswith("/") or len(target) > 512:
+        return default
+    parts = urlsplit(target)
+    if parts.scheme or parts.netloc or target.startswith("//") or "\\" in target:
+        return default
+    if any(ord(c) < 32 for c in target):
+        return default
+    return target
+
+
+def to_unlock() -> Any:
+    """Redirect a locked visitor of a page to the PIN form, coming back afterwards."""
+    if request.method == "GET":
+        back = request.full_path if request.query_string else request.path
+    else:
+        back = (request.referrer and urlsplit(request.referrer).path) or url_for("pages.live")
+    return redirect(url_for("pages.unlock", next=safe_next(back)))
+
+
+def require_json_object() -> dict[str, Any]:
+    """The request's JSON body as an object, or 400 with a clear message."""
+    if not request.is_json:
+        abort(415, gettext("Send JSON (Content-Type: application/json)."))
+    body = request.get_json(silent=True)
+    if not isinstance(body, dict):
+        abort(400, gettext("The body must be a JSON object."))
+    return body

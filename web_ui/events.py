@@ -1,0 +1,98 @@
+"""``GET /events``: the live stream (Server-Sent Events).
+
+A new stream starts with the current snapshot, then sends every change as one
+``snapshot`` event whose data is JSON: ``{"version", "snapshot", "html"}``. ``html``
+holds the page's live regions already rendered in the viewer's language (``view=live``
+or ``view=diagnostics``; ``view=none`` sends the snapshot alone, for programs). A
+comment every ``heartbeat`` seconds keeps the connection open and lets the server notice
+closed ones. ``retry: 2000`` asks the browser to reconnect after 2 s if the stream ends;
+it ends when the server shuts down, so waitress can stop.
+
+    $ curl -N http://pyramid.local:8080/events?view=none
+    retry: 2000
+
+    id: 17
+    event: snapshot
+    data: {"version":17,"snapshot":{...},"html":{}}
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any
+
+from flask import Blueprint, Response, abort, request, stream_with_context
+from flask_babel import get_locale, gettext
+
+from web_ui import render
+from web_ui.app import web_state
+from web_ui.live import Stopped, Update, sse_comment, sse_message
+
+bp = Blueprint("events", __name__)
+
+Renderer = Callable[[Mapping[str, Any]], dict[str, str]]
+VIEWS: dict[str, Renderer | None] = {
+    "live": render.live_fragments,
+    "diagnostics": render.diagnostics_fragments,
+    "none": None,
+}
+
+RETRY_MS = 2000
+
+
+@bp.get("/events")
+def stream() -> Response:
+    view = request.args.get("view", "live")
+    if view not in VIEWS:
+        abort(400, gettext("Unknown view %(view)s (live, diagnostics or none).", view=view[:40]))
+    renderer = VIEWS[view]
+    web = web_state()
+    if web.hub.stopping:
+        abort(503, gettext("The server is shutting down."))
+    if web.hub.viewers >= web.settings.max_streams:
+        response = Response(
+            gettext("Too many live pages are open; retrying shortly."),
+            status=503,
+            mimetype="text/plain",
+        )
+        response.headers["Retry-After"] = "5"
+        return response
+    web.hub.start()
+    language = str(get_locale() or "en")
+    heartbeat = web.settings.heartbeat
+
+    def message(update: Update) -> bytes:
+        def build() -> bytes:
+            html = renderer(update.data) if renderer is not None else {}
+            body = {"version": update.version, "snapshot": update.data, "html": html}
+            return sse_message(body, event="snapshot", event_id=str(update.version))
+
+        return web.hub.payload(update.version, (view, language), build)
+
+    def events() -> Iterator[bytes]:
+        web.hub.opened()
+        try:
+            yield f"retry: {RETRY_MS}\n\n".encode()
+            current = web.hub.current()
+            seen, sent = current.seq, current.version
+            yield message(current)
+            while True:
+                try:
+                    update = web.hub.wait(seen, heartbeat)
+                except Stopped:
+                    return
+                if update is None:
+                    yield sse_comment("keep-alive")
+                    continue
+                seen = update.seq
+                if update.version and update.version <= sent:
+                    continue  # the first snapshot was already newer than this one
+                sent = update.version
+                yield message(update)
+        finally:
+            web.hub.closed()
+
+    response = Response(stream_with_context(events()), mimetype="text/event-stream")
+    response.headers["Cache-Control"] = "no-cache, no-transform"
+    response.headers["X-Accel-Buffering"] = "no"  # should a proxy ever sit in front
+    return response

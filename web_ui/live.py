@@ -1,0 +1,214 @@
+"""Live updates: one subscription to the Table, fanned out to every open page.
+
+The Table hands out immutable snapshots. A :class:`LiveHub` holds the one subscription
+the web page needs, whatever the number of viewers: a thread takes each new snapshot
+and wakes every waiting Server-Sent-Events stream. Each stream sends the snapshot it has
+not seen yet; a slow viewer skips straight to the latest (the Table's own rule: latest
+wins), so no viewer can hold up the Table or the others.
+
+The bytes of one update (JSON, rendered fragments) depend only on the snapshot, the view
+and the language, so :meth:`LiveHub.payload` builds them once and every viewer with the
+same view and language sends the same bytes.
+
+>>> sse_message({"version": 3}, event="snapshot", event_id="3")
+b'id: 3\\nevent: snapshot\\ndata: {"version":3}\\n\\n'
+>>> sse_comment("keep-alive")
+b': keep-alive\\n\\n'
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+log = logging.getLogger(__name__)
+
+
+class SnapshotLike(Protocol):
+    def to_dict(self) -> dict[str, Any]: ...
+
+
+class Subscription(Protocol):
+    def get(self, timeout: float | None = None) -> Any: ...
+
+    def close(self) -> None: ...
+
+
+class TableLike(Protocol):
+    """What the web page uses of :class:`controller.table.Table`."""
+
+    @property
+    def snapshot(self) -> Any: ...
+
+    def subscribe(self) -> Subscription: ...
+
+    def submit(self, command: Any, timeout: float = 5.0) -> Any: ...
+
+
+def sse_message(data: Mapping[str, Any], *, event: str, event_id: str | None = None) -> bytes:
+    """One SSE event with JSON data on one line (``json.dumps`` never emits a newline)."""
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"event: {event}")
+    lines.append("data: " + json.dumps(data, separators=(",", ":"), ensure_ascii=False))
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def sse_comment(text: str) -> bytes:
+    """An SSE comment line: keeps idle connections (and proxies) open, shown to nobody."""
+    return f": {text}\n\n".encode()
+
+
+@dataclass(frozen=True, slots=True)
+class Update:
+    """A snapshot as the hub passed it on: ``seq`` counts hub deliveries."""
+
+    seq: int
+    version: int
+    snapshot: Any
+    data: dict[str, Any]
+
+
+class Stopped(Exception):
+    """The hub was stopped (the server is shutting down): end the stream."""
+
+
+def snapshot_version(data: Mapping[str, Any]) -> int:
+    version = data.get("version", 0)
+    return version if isinstance(version, int) else 0
+
+
+class LiveHub:
+    """Fan-out of Table snapshots to any number of waiting streams.
+
+    >>> class Tiny:  # the three things the hub asks of a table
+    ...     snapshot = None
+    ...     def subscribe(self): ...
+    >>> hub = LiveHub(Tiny())
+    >>> hub.viewers
+    0
+    """
+
+    def __init__(self, table: Any, *, poll: float = 0.5, cache_size: int = 32) -> None:
+        self._table = table
+        self._poll = poll
+        self._cond = threading.Condition()
+        self._latest: Update | None = None
+        self._seq = 0
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+        self._subscription: Subscription | None = None
+        self._viewers = 0
+        self._cache: OrderedDict[tuple[int, Hashable], bytes] = OrderedDict()
+        self._cache_size = cache_size
+        self._cache_lock = threading.Lock()
+
+    # -- lifecycle -----------------------------------------------------------------------
+    def start(self) -> None:
+        """Subscribe to the Table and start the fan-out thread (idempotent)."""
+        with self._cond:
+            if self._thread is not None or self._stopping:
+                return
+            self._subscription = self._table.subscribe()
+            self._thread = threading.Thread(target=self._run, name="web-live-hub", daemon=True)
+            self._thread.start()
+
+    def stop(self, timeout: float = 2.0) -> None:
+        """End every stream and the fan-out thread; the hub cannot be started again."""
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+            thread = self._thread
+        if thread is not None:
+            thread.join(timeout)
+        if self._subscription is not None:
+            self._subscription.close()
+
+    @property
+    def stopping(self) -> bool:
+        return self._stopping
+
+    @property
+    def viewers(self) -> int:
+        """Streams open right now."""
+        return self._viewers
+
+    def _run(self) -> None:
+        assert self._subscription is not None
+        while not self._stopping:
+            try:
+                snapshot = self._subscription.get(timeout=self._poll)
+            except Exception:  # a broken subscription must not end live updates silently
+                log.exception("live updates: the Table subscription failed")
+                self._stopping = True
+                snapshot = None
+            if snapshot is None:
+                continue
+            self.publish(snapshot)
+        with self._cond:
+            self._cond.notify_all()
+
+    def publish(self, snapshot: SnapshotLike) -> Update:
+        """Hand ``snapshot`` to every waiting stream (the fan-out thread calls this)."""
+        data = snapshot.to_dict()
+        with self._cond:
+            self._seq += 1
+            update = Update(self._seq, snapshot_version(data), snapshot, data)
+            self._latest = update
+            self._cond.notify_all()
+        return update
+
+    # -- streams -------------------------------------------------------------------------
+    def current(self) -> Update:
+        """The newest snapshot, straight from the Table (a new page starts with it)."""
+        snapshot = self._table.snapshot
+        data = snapshot.to_dict()
+        with self._cond:
+            seq = self._seq
+        return Update(seq, snapshot_version(data), snapshot, data)
+
+    def wait(self, seen: int, timeout: float) -> Update | None:
+        """The next update after hub sequence ``seen``, or None after ``timeout`` seconds.
+
+        Raises :class:`Stopped` when the hub stops, so the stream ends and the server can.
+        """
+        with self._cond:
+            self._cond.wait_for(
+                lambda: self._stopping or (self._latest is not None and self._latest.seq > seen),
+                timeout,
+            )
+            if self._stopping:
+                raise Stopped
+            latest = self._latest
+            if latest is None or latest.seq <= seen:
+                return None
+            return latest
+
+    def opened(self) -> None:
+        with self._cond:
+            self._viewers += 1
+
+    def closed(self) -> None:
+        with self._cond:
+            self._viewers -= 1
+
+    def payload(self, version: int, key: Hashable, build: Callable[[], bytes]) -> bytes:
+        """The bytes for snapshot ``version`` and ``key`` (view, language): built once."""
+        cache_key = (version, key)
+        with self._cache_lock:
+            cached = self._cache.get(cache_key)
+            if cached is not None:
+                self._cache.move_to_end(cache_key)
+                return cached
+        built = build()  # outside the lock: two viewers may both build; the bytes are equal
+        with self._cache_lock:
+            self._cache[cache_key] = built
+            while len(self._cache) > self._cache_size:
+                self._cache.popitem(last=False)
+        return built

@@ -1,0 +1,357 @@
+"""The pages people open: live game, setup, history and replay, leaderboard, rules,
+diagnostics, settings, and the PIN form. Every form posts here and works without script.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flask import (
+    Blueprint,
+    Response,
+    abort,
+    flash,
+    make_response,
+    redirect,
+    render_template,
+    request,
+    url_for,
+)
+from flask_babel import gettext
+
+from controller import palette
+from controller.hardware.channels import BUTTONS, CELLS, SEATS, TARGETS
+from web_ui import auth, control, forms, i18n, render, reviews, security
+from web_ui.app import web_state
+from web_ui.replay import ReplayUnavailable, replay_steps
+
+bp = Blueprint("pages", __name__)
+
+HISTORY_PAGE = 20
+
+
+def _form_admin() -> None:
+    """Forms may carry the PIN themselves: unlock with it, or demand it."""
+    if auth.is_admin():
+        return
+    pin = request.form.get("pin")
+    if not pin:
+        raise auth.PinRequired
+    try:
+        auth.unlock(pin)
+    except PermissionError as exc:
+        abort(403, str(exc))
+
+
+def _fail(exc: forms.InputError) -> Any:
+    abort(400, str(exc))
+
+
+# -- live ----------------------------------------------------------------------------------
+
+
+@bp.get("/")
+def live() -> str:
+    snapshot = web_state().table.snapshot.to_dict()
+    return render_template("live.html", snap=snapshot, fragments=render.live_fragments(snapshot))
+
+
+@bp.post("/control/<command>", endpoint="control")
+def control_command(command: str) -> Any:
+    if command not in control.SIMPLE:
+        abort(404, gettext("There is no such command."))
+    _form_admin()
+    reply = control.simple(command)
+    if reply.message:
+        flash(reply.message, "ok")
+    return redirect(url_for("pages.live"))
+
+
+# -- setup ---------------------------------------------------------------------------------
+
+
+def levels() -> tuple[str, ...]:
+    """The computer's levels, if the computer player is installed."""
+    try:
+        from controller import bot
+    except ImportError:
+        return ()
+    found = getattr(bot, "LEVELS", ())
+    return tuple(found) if isinstance(found, tuple | list) else ()
+
+
+def _seat_defaults() -> list[dict[str, str]]:
+    names = [gettext("Player %(n)d", n=i + 1) for i in range(4)]
+    colours = [c.name for c in palette.PALETTE[:4]]
+    return [{"name": names[i], "colour": colours[i]} for i in range(4)]
+
+
+@bp.get("/setup")
+def setup() -> str:
+    game = request.args.get("game", "perlen-pyramide")
+    if game not in forms.GAMES:
+        game = "perlen-pyramide"
+    return render_template(
+        "setup.html",
+        game=game,
+        values={},
+        seats=_seat_defaults(),
+        palette=palette.PALETTE,
+        levels=levels(),
+        error=None,
+    )
+
+
+@bp.post("/setup", endpoint="setup_submit")
+def setup_post() -> Any:
+    try:
+        chosen = forms.setup_from_form(request.form, levels=levels())
+    except forms.InputError as exc:
+        game = request.form.get("game")
+        response = make_response(
+            render_template(
+                "setup.html",
+                game=game if game in forms.GAMES else "perlen-pyramide",
+                values=request.form,
+                seats=_seat_defaults(),
+                palette=palette.PALETTE,
+                levels=levels(),
+                error=exc,
+            ),
+            400,
+        )
+        return response
+    _form_admin()
+    reply = control.new_game(chosen)
+    flash(reply.message or gettext("A new game has started."), "ok")
+    return redirect(url_for("pages.live"))
+
+
+# -- history and replay -------------------------------------------------------------------
+
+
+def _page_number() -> int:
+    raw = request.args.get("page", "1")
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 6 or int(raw) < 1:
+        abort(400, gettext("page must be a whole number from 1."))
+    return int(raw)
+
+
+@bp.get("/history")
+def history() -> str:
+    store = web_state().store
+    page = _page_number()
+    total = store.count_games()
+    pages = max(1, math.ceil(total / HISTORY_PAGE))
+    if page > pages:
+        abort(404, gettext("There is no such page of the history."))
+    games = store.games(limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE)
+    return render_template("history.html", games=games, page=page, pages=pages, total=total)
+
+
+def _stored_game(game_id: int) -> Any:
+    if game_id > 2**62:
+        abort(404, gettext("There is no game %(id)d.", id=game_id))
+    game = web_state().store.game(game_id)
+    if game is None:
+        abort(404, gettext("There is no game %(id)d.", id=game_id))
+    return game
+
+
+def _step_arg(last: int) -> int:
+    raw = request.args.get("step")
+    if raw is None:
+        return last
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 6:
+        abort(400, gettext("step must be a whole number from 0 to %(last)d.", last=last))
+    return min(int(raw), last)
+
+
+def _step_context(game: Any, steps: list[Any], step: int) -> dict[str, Any]:
+    current = steps[step]
+    snapshot = current.snapshot
+    context = render.live_context(snapshot)
+    context.update(stored=game, steps=steps, step=step, current=current)
+    return context
+
+
+@bp.get("/history/<int:game_id>")
+def game(game_id: int) -> str:
+    stored = _stored_game(game_id)
+    try:
+        steps = replay_steps(stored)
+    except ReplayUnavailable as exc:
+        return render_template("game.html", stored=stored, steps=None, problem=str(exc))
+    step = _step_arg(len(steps) - 1)
+    context = _step_context(stored, steps, step)
+    context["review"] = reviews.review_for(stored)
+    return render_template("game.html", problem=None, **context)
+
+
+@bp.get("/history/<int:game_id>/step/<int:step>")
+def game_step(game_id: int, step: int) -> str:
+    stored = _stored_game(game_id)
+    try:
+        steps = replay_steps(stored)
+    except ReplayUnavailable as exc:
+        abort(409, str(exc))
+    if step >= len(steps):
+        abort(404, gettext("This game has only %(n)d steps.", n=len(steps) - 1))
+    return render_template("_replay_stage.html", **_step_context(stored, steps, step))
+
+
+# -- leaderboard and rules -----------------------------------------------------------------
+
+
+@bp.get("/leaderboard")
+def leaderboard() -> str:
+    game = request.args.get("game") or None
+    if game is not None and game not in forms.GAMES:
+        abort(400, gettext("game must be perlen-pyramide or pyramidos."))
+    rows = web_state().store.leaderboard(game)
+    return render_template("leaderboard.html", rows=rows, game=game)
+
+
+@bp.get("/rules")
+def rules() -> str:
+    from web_ui import pictures
+
+    return render_template("rules.html", pictures=pictures.rule_pictures())
+
+
+# -- diagnostics -----------------------------------------------------------------------------
+
+
+def led_names() -> list[str]:
+    cmap = web_state().channel_map
+    order = {name: i for i, name in enumerate(CELLS + TARGETS + BUTTONS + SEATS)}
+    return sorted(cmap.led_by_name, key=lambda n: order.get(n, 999))
+
+
+@bp.get("/diagnostics")
+def diagnostics() -> str:
+    web = web_state()
+    snapshot = web.table.snapshot.to_dict()
+    return render_template(
+        "diagnostics.html",
+        snap=snapshot,
+        fragments=render.diagnostics_fragments(snapshot),
+        leds=led_names(),
+        palette=palette.PALETTE,
+        config=web.config,
+    )
+
+
+@bp.post("/diagnostics/led-test")
+def led_test() -> Any:
+    try:
+        wanted = forms.parse_led_test(request.form, led_names())
+    except forms.InputError as exc:
+        _fail(exc)
+    _form_admin()
+    reply = control.led_test(wanted)
+    flash(reply.message or gettext("LED test sent."), "ok")
+    return redirect(url_for("pages.diagnostics"))
+
+
+# -- settings ------------------------------------------------------------------------------
+
+
+@bp.get("/settings")
+def settings() -> str:
+    web = web_state()
+    return render_template(
+        "settings.html",
+        default_language=web.default_language,
+        brightness=_brightness_percent(),
+    )
+
+
+def _brightness_percent() -> int | None:
+    """The configured LED brightness limit in percent (read-only: set in the config)."""
+    web = web_state()
+    leds = getattr(web.config, "leds", None)
+    brightness = getattr(leds, "brightness", None)
+    return round(brightness * 100) if isinstance(brightness, int | float) else None
+
+
+@bp.post("/settings/pin")
+def settings_pin() -> Any:
+    current = request.form.get("current", "")
+    new = request.form.get("new", "")
+    again = request.form.get("again", "")
+    try:
+        security.validate_pin(new)
+    except security.PinError as exc:
+        abort(400, str(exc))
+    if new != again:
+        abort(400, gettext("The two new PINs differ."))
+    # The current PIN is always asked for, even in an unlocked browser: a phone left
+    # unlocked on the table must not let anyone lock the family out.
+    if not current:
+        abort(403, gettext("Enter the current PIN."))
+    try:
+        auth.unlock(current)
+    except PermissionError as exc:
+        abort(403, str(exc))
+    web = web_state()
+    security.set_pin(web.store, new)
+    auth.unlock(new)
+    flash(gettext("The PIN was changed. Other browsers must unlock again."), "ok")
+    return redirect(url_for("pages.settings"))
+
+
+@bp.post("/settings/language")
+def settings_language() -> Any:
+    code = request.form.get("language", "")
+    if not i18n.is_language(code):
+        abort(400, gettext("Choose English, Deutsch or Dansk."))
+    _form_admin()
+    web = web_state()
+    web.store.set_setting(i18n.LANGUAGE_KEY, code)
+    web.default_language = code
+    flash(gettext("The default language was changed."), "ok")
+    return redirect(url_for("pages.settings"))
+
+
+# -- PIN and language ------------------------------------------------------------------------
+
+
+@bp.get("/unlock")
+def unlock() -> str:
+    return render_template("unlock.html", next=auth.safe_next(request.args.get("next")), error=None)
+
+
+@bp.post("/unlock", endpoint="unlock_submit")
+def unlock_post() -> Any:
+    target = auth.safe_next(request.form.get("next"))
+    try:
+        auth.unlock(request.form.get("pin", ""))
+    except PermissionError as exc:
+        return make_response(render_template("unlock.html", next=target, error=str(exc)), 403)
+    return redirect(target)
+
+
+@bp.post("/lock")
+def lock() -> Any:
+    auth.lock()
+    flash(gettext("Locked: this browser needs the PIN again to change anything."), "ok")
+    return redirect(url_for("pages.live"))
+
+
+@bp.post("/language")
+def language() -> Response:
+    """This browser's own language (a cookie): changes nothing for anyone else."""
+    code = request.form.get("language", "")
+    if not i18n.is_language(code):
+        abort(400, gettext("Choose English, Deutsch or Dansk."))
+    response = redirect(auth.safe_next(request.form.get("next")))
+    response.set_cookie(
+        i18n.LANGUAGE_COOKIE,
+        code,
+        max_age=365 * 24 * 3600,
+        httponly=True,
+        samesite="Lax",
+    )
+    return response

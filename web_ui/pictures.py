@@ -1,0 +1,136 @@
+"""The pictures of the rules page, made by the rules engine itself.
+
+Each picture is a snapshot-shaped dict played out with :mod:`controller.rules`, drawn by
+the same code as the live game, so the rules page can never show a bonus rule the
+referee does not apply.
+
+>>> pics = rule_pictures()
+>>> [g.bonus.letter for g in pics.groups]            # 3:1, 2:1:1, 2:2, four of a kind
+['R', 'B', 'Y', 'B']
+>>> [p["pos"] for p in pics.example["pearls"]]
+['1:c3', '1:d3', '1:c4', '1:d4', '2:c3']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from controller import palette
+from controller.rules import perlen
+from controller.rules.notation import BASE
+from web_ui import drawing
+
+_COLOURS = palette.PALETTE[:3]
+
+
+def _players() -> list[dict[str, Any]]:
+    return [
+        {
+            "seat": i,
+            "name": "",
+            "colour": c.hex,
+            "colour_name": c.name,
+            "letter": c.letter,
+            "pattern": c.pattern_id,
+        }
+        for i, c in enumerate(_COLOURS)
+    ]
+
+
+def _snapshot(state: perlen.PerlenState, **extra: Any) -> dict[str, Any]:
+    result = perlen.outcome(state)
+    snap: dict[str, Any] = {
+        "game": "perlen-pyramide",
+        "players": _players(),
+        "pearls": [{"pos": str(p), "colour": c} for p, c in state.pearls()],
+        "scores": {"visible": list(result.visible), "scores": list(result.scores)},
+    }
+    snap.update(extra)
+    return snap
+
+
+@dataclass(frozen=True, slots=True)
+class GroupPicture:
+    """Four pearls of a 2×2 group and the bonus pearl the rules put on top of them."""
+
+    rule: str
+    """``majority``, ``two-two`` or ``four-of-a-kind``."""
+    counts: str
+    """How the four split: ``3:1``, ``2:1:1``, ``2:2``, ``4``."""
+    pearls: tuple[tuple[float, float, drawing.Swatch], ...]
+    bonus: drawing.Swatch
+    size: float = 100.0
+
+
+def _group(colours: tuple[int, int, int, int], counts: str) -> GroupPicture:
+    """Play the four pearls as a real game would and read the bonus the engine gives."""
+    cells = ("b2", "c2", "b3", "c3")  # near left, near right, far left, far right
+    state = perlen.new_game(perlen.PerlenOptions(placement=perlen.Placement.FREE))
+    order = sorted(range(4), key=lambda i: colours[i])
+    # The engine decides who moves; steer it by placing each colour's pearls on its turn,
+    # passing with pearls on far cells (a5, e5, a1 ...) that never touch the group.
+    fillers = iter(c for c in ("a5", "e5", "e1", "a1", "a4", "e4") if c not in cells)
+    bonus: perlen.Bonus | None = None
+    for index in order:
+        while state.to_move != colours[index]:
+            state, _ = perlen.play(state, next(fillers))
+        state, earned = perlen.play(state, cells[index])
+        if earned:
+            bonus = earned[0]
+    assert bonus is not None
+    swatches = drawing.swatches({"players": _players()})
+    spots = ((30.0, 70.0), (70.0, 70.0), (30.0, 30.0), (70.0, 30.0))
+    return GroupPicture(
+        rule=bonus.rule.value,
+        counts=counts,
+        pearls=tuple((x, y, swatches[c]) for (x, y), c in zip(spots, colours, strict=True)),
+        bonus=swatches[bonus.colour],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class RulePictures:
+    groups: tuple[GroupPicture, ...]
+    notation: drawing.LayersView
+    example: dict[str, Any]
+    """The worked example of RULES.md: c3 d4 d3 c4."""
+    example_view: drawing.LayersView
+    full_layers: drawing.LayersView
+    """A finished pyramid: visible pearls have the gold rim, hidden places are hatched."""
+    full_side: drawing.SideView
+    full_scores: tuple[drawing.ScoreBar, ...]
+    pyramidos: drawing.PyramidosView
+
+
+def rule_pictures() -> RulePictures:
+    groups = (
+        _group((0, 0, 0, 1), "3:1"),
+        _group((1, 1, 0, 2), "2:1:1"),
+        _group((0, 1, 1, 0), "2:2"),
+        _group((0, 0, 0, 0), "4"),
+    )
+    state = perlen.new_game()
+    for move in ("c3", "d4", "d3", "c4"):
+        state, _ = perlen.play(state, move)
+    example = _snapshot(state, last_move="c4")
+    full = perlen.new_game()
+    for cell in BASE:  # reading order always touches: a1, b1, … e5
+        full, _ = perlen.play(full, cell)
+    full_snap = _snapshot(full, winners=list(perlen.outcome(full).winners))
+    return RulePictures(
+        groups=groups,
+        notation=drawing.layers_view({"players": _players()}),
+        example=example,
+        example_view=drawing.layers_view(example),
+        full_layers=drawing.layers_view(full_snap),
+        full_side=drawing.side_view(full_snap),
+        full_scores=drawing.score_bars(full_snap),
+        pyramidos=drawing.pyramidos_view(
+            {
+                "players": _players(),
+                "targets": {"t1": 0, "t2": 1, "t3": 0, "t4": 2, "top": None},
+                "top_open": True,
+            }
+        ),
+    )

@@ -1,0 +1,117 @@
+"""The computer's look back at a finished Perlen-Pyramide game: what each move cost.
+
+``controller.bot.review(record)`` gives, for every move, the best cell and the loss (how
+many points of their own final score the mover gave away). It takes seconds, so it runs
+on one background thread, one game at a time, and the result is kept in memory; the
+replay page shows it once it is there. Reviews change nothing, so they need no PIN; the
+single worker and the bounded queue keep a curious visitor from loading the Pi.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+from dataclasses import dataclass
+from typing import Any, Final
+
+from flask import current_app
+
+from controller.rules.records import PERLEN, RecordError, parse_record
+
+log = logging.getLogger("web_ui")
+
+BUDGET_PER_MOVE: Final = 0.25
+"""Seconds of thought per move: a 25-move game is reviewed in well under ten seconds."""
+QUEUE: Final = 4
+KEEP: Final = 64
+
+
+@dataclass(frozen=True, slots=True)
+class MoveLoss:
+    number: int
+    colour: int
+    played: str
+    best: str
+    loss: float
+
+
+@dataclass(frozen=True, slots=True)
+class Review:
+    state: str
+    """``working``, ``ready``, ``busy`` (queue full: try later) or ``failed``."""
+    moves: tuple[MoveLoss, ...] = ()
+
+    def loss_of(self, number: int) -> MoveLoss | None:
+        for move in self.moves:
+            if move.number == number:
+                return move
+        return None
+
+
+def _review_function() -> Any:
+    try:
+        from controller import bot
+    except ImportError:
+        return None
+    return getattr(bot, "review", None)
+
+
+class Reviewer:
+    """One worker thread and a small cache of finished reviews, by game id."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._done: dict[int, Review] = {}
+        self._queue: queue.Queue[tuple[int, dict[str, Any]]] = queue.Queue(QUEUE)
+        self._thread: threading.Thread | None = None
+
+    def get(self, game_id: int, record: dict[str, Any]) -> Review:
+        with self._lock:
+            known = self._done.get(game_id)
+            if known is not None:
+                return known
+            try:
+                self._queue.put_nowait((game_id, record))
+            except queue.Full:
+                return Review("busy")
+            self._done[game_id] = Review("working")
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="web-review", daemon=True)
+                self._thread.start()
+            return self._done[game_id]
+
+    def _run(self) -> None:
+        while True:
+            game_id, raw = self._queue.get()
+            review_fn = _review_function()
+            try:
+                record = parse_record(raw)
+                moves = tuple(
+                    MoveLoss(
+                        int(m.number),
+                        int(m.colour),
+                        str(getattr(m.played, "short", m.played)),
+                        str(getattr(m.best, "short", m.best)),
+                        float(m.loss),
+                    )
+                    for m in review_fn(record, budget_per_move=BUDGET_PER_MOVE)
+                )
+                result = Review("ready", moves)
+            except (RecordError, ValueError, TypeError, AttributeError):
+                log.exception("review of game %d failed", game_id)
+                result = Review("failed")
+            with self._lock:
+                self._done[game_id] = result
+                while len(self._done) > KEEP:
+                    self._done.pop(next(iter(self._done)))
+
+
+def review_for(game: Any) -> Review | None:
+    """The review of a stored game, if one applies (a finished Perlen-Pyramide game)."""
+    if game.game != PERLEN or game.summary.status != "over" or not game.record:
+        return None
+    if _review_function() is None:
+        return None
+    reviewer: Reviewer = current_app.extensions["pyramid"].reviewer
+    return reviewer.get(game.id, dict(game.record))

@@ -1,0 +1,307 @@
+// pyramid-board: the page's only script. No framework, no build step.
+// Every form works without it; with it, the page updates live (Server-Sent Events), the
+// virtual board and the game buttons act in place, and the PIN is asked for in a dialog.
+"use strict";
+
+(function () {
+  const $ = (sel, root = document) => root.querySelector(sel);
+  const $$ = (sel, root = document) => Array.from(root.querySelectorAll(sel));
+  const messages = $("#messages") ? $("#messages").dataset : {};
+
+  // -- talking to the server --------------------------------------------------------------
+
+  function csrfToken() {
+    const meta = $('meta[name="csrf-token"]');
+    return meta ? meta.content : "";
+  }
+
+  function setCsrfToken(token) {
+    if (!token) return;
+    const meta = $('meta[name="csrf-token"]');
+    if (meta) meta.content = token;
+    $$('input[name="csrf_token"]').forEach((input) => { input.value = token; });
+  }
+
+  let toastTimer = 0;
+  function toast(text) {
+    const box = $("#toast");
+    if (!box || !text) return;
+    box.textContent = text;
+    box.hidden = false;
+    clearTimeout(toastTimer);
+    toastTimer = setTimeout(() => { box.hidden = true; }, 5000);
+  }
+
+  async function send(url, body) {
+    const response = await fetch(url, {
+      method: "POST",
+      credentials: "same-origin",
+      headers: {
+        "Content-Type": "application/json",
+        "Accept": "application/json",
+        "X-CSRFToken": csrfToken(),
+      },
+      body: JSON.stringify(body || {}),
+    });
+    let data = {};
+    try { data = await response.json(); } catch (e) { data = {}; }
+    return { response, data };
+  }
+
+  // POST JSON; asks for the PIN once when the server says it is needed, then retries.
+  async function post(url, body) {
+    let result;
+    try {
+      result = await send(url, body);
+      if (result.response.status === 403 && result.data.need_pin) {
+        const unlocked = await askPin();
+        if (!unlocked) return null;
+        result = await send(url, body);
+      }
+    } catch (e) {
+      toast(messages.offline);
+      return null;
+    }
+    const { response, data } = result;
+    if (!response.ok || data.ok === false) {
+      toast(data.error || messages.error);
+      return null;
+    }
+    if (data.message) toast(data.message);
+    return data;
+  }
+
+  // -- the PIN dialog -----------------------------------------------------------------------
+
+  function askPin() {
+    const dialog = $("#pin-dialog");
+    const form = $("#pin-form");
+    const input = $("#pin-input");
+    const error = $("#pin-error");
+    if (!dialog || typeof dialog.showModal !== "function") {
+      window.location.href = "/unlock?next=" + encodeURIComponent(location.pathname);
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve) => {
+      error.hidden = true;
+      input.value = "";
+      const finish = (ok) => {
+        form.removeEventListener("submit", onSubmit);
+        dialog.removeEventListener("close", onClose);
+        if (dialog.open) dialog.close();
+        resolve(ok);
+      };
+      const onClose = () => finish(false);
+      const onSubmit = async (event) => {
+        event.preventDefault();
+        let result;
+        try {
+          result = await send(document.body.dataset.unlockUrl, { pin: input.value });
+        } catch (e) {
+          error.textContent = messages.offline;
+          error.hidden = false;
+          return;
+        }
+        if (result.response.ok) {
+          setCsrfToken(result.data.csrf_token);
+          document.body.dataset.admin = "1";
+          finish(true);
+          return;
+        }
+        error.textContent = result.data.error || messages.error;
+        error.hidden = false;
+        input.select();
+      };
+      form.addEventListener("submit", onSubmit);
+      dialog.addEventListener("close", onClose);
+      $$("[data-close]", dialog).forEach((b) => { b.onclick = () => finish(false); });
+      dialog.showModal();
+      input.focus();
+    });
+  }
+
+  // -- live updates -------------------------------------------------------------------------
+
+  function showWhere(root, game, status) {
+    $$("[data-games]", root).forEach((el) => {
+      const games = (el.dataset.games || "").split(" ");
+      const statuses = el.dataset.statuses ? el.dataset.statuses.split(" ") : null;
+      el.hidden = !(games.includes(game) && (!statuses || statuses.includes(status)));
+    });
+  }
+
+  function swap(id, html) {
+    const region = document.getElementById(id);
+    if (!region || region.dataset.html === html) return;
+    // Keep keyboard focus on the same cell or button across the redraw.
+    const active = document.activeElement;
+    const focusId = active && region.contains(active) ? active.id : "";
+    region.innerHTML = html;
+    region.dataset.html = html;
+    if (focusId) {
+      const again = document.getElementById(focusId);
+      if (again) again.focus({ preventScroll: true });
+    }
+  }
+
+  function connect(root) {
+    const banner = $("#connection");
+    let lostTimer = 0;
+    let wasLost = false;
+    const source = new EventSource(root.dataset.stream);
+    source.addEventListener("snapshot", (event) => {
+      let update;
+      try { update = JSON.parse(event.data); } catch (e) { return; }
+      const snap = update.snapshot || {};
+      root.dataset.version = update.version;
+      root.dataset.game = snap.game || "";
+      root.dataset.status = snap.status || "";
+      Object.entries(update.html || {}).forEach(([id, html]) => swap(id, html));
+      showWhere(root, snap.game || "", snap.status || "");
+      root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
+    });
+    source.addEventListener("open", () => {
+      clearTimeout(lostTimer);
+      root.dataset.connected = "1";
+      if (wasLost && banner) {
+        banner.textContent = banner.dataset.back;
+        banner.classList.remove("warn");
+        setTimeout(() => { if (root.dataset.connected === "1") banner.hidden = true; }, 1500);
+      }
+      wasLost = false;
+    });
+    source.addEventListener("error", () => {
+      root.dataset.connected = "0";
+      // EventSource reconnects by itself; say so only if it takes more than a moment.
+      clearTimeout(lostTimer);
+      lostTimer = setTimeout(() => {
+        if (root.dataset.connected === "1" || !banner) return;
+        wasLost = true;
+        banner.textContent = banner.dataset.lost;
+        banner.classList.add("warn");
+        banner.hidden = false;
+      }, 1200);
+    });
+    window.addEventListener("pagehide", () => source.close());
+  }
+
+  // -- the virtual board and the game buttons ------------------------------------------------
+
+  async function virtualPress(el) {
+    if (el.dataset.busy === "1") return;
+    el.dataset.busy = "1";
+    try {
+      await post("/api/virtual", { name: el.dataset.virtual, action: el.dataset.action || "toggle" });
+    } finally {
+      el.dataset.busy = "0";
+    }
+  }
+
+  document.addEventListener("click", (event) => {
+    const el = event.target.closest("[data-virtual]");
+    if (el) {
+      event.preventDefault();
+      virtualPress(el);
+    }
+  });
+
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Enter" && event.key !== " ") return;
+    const el = event.target.closest('[data-virtual][role="button"]');
+    if (el) {
+      event.preventDefault();
+      virtualPress(el);
+    }
+  });
+
+  document.addEventListener("submit", async (event) => {
+    const form = event.target;
+    if (form.dataset.command) {
+      event.preventDefault();
+      if (form.dataset.confirm && !window.confirm(messages.confirmAbort)) return;
+      await post("/api/command/" + form.dataset.command, {});
+    } else if (form.dataset.api) {
+      event.preventDefault();
+      const body = {};
+      new FormData(form).forEach((value, key) => {
+        if (key !== "csrf_token") body[key] = value;
+      });
+      const data = await post(form.dataset.api, body);
+      if (data && form.dataset.reload) window.location.reload();
+    }
+  });
+
+  document.addEventListener("change", (event) => {
+    const el = event.target;
+    if (el.matches("select[data-autosubmit]")) el.form.submit();
+  });
+
+  // -- replay: step through a past game without reloading -------------------------------------
+
+  function replay(root) {
+    const range = $("input[type=range]", root);
+    const output = $("output", root);
+    const stage = $("#replay-stage");
+    const last = Number(root.dataset.last);
+    let step = Number(root.dataset.step);
+    let pending = 0;
+
+    async function go(to) {
+      step = Math.max(0, Math.min(last, to));
+      range.value = step;
+      output.textContent = step + " / " + last;
+      const ticket = ++pending;
+      const url = root.dataset.fragment.replace("STEP", String(step));
+      const response = await fetch(url, { credentials: "same-origin" });
+      if (!response.ok || ticket !== pending) return;
+      stage.innerHTML = await response.text();
+      history.replaceState(null, "", "?step=" + step);
+      $$("ol.moves li", root.parentElement).forEach((li) => {
+        if (Number(li.dataset.step) === step) li.setAttribute("aria-current", "step");
+        else li.removeAttribute("aria-current");
+      });
+    }
+
+    $$("[data-step-by]", root).forEach((button) => {
+      button.addEventListener("click", (event) => {
+        event.preventDefault();
+        const by = button.dataset.stepBy;
+        go(by === "first" ? 0 : by === "last" ? last : step + Number(by));
+      });
+    });
+    range.addEventListener("input", () => go(Number(range.value)));
+    document.addEventListener("keydown", (event) => {
+      if (event.target.matches("input, select, textarea")) return;
+      if (event.key === "ArrowLeft") go(step - 1);
+      if (event.key === "ArrowRight") go(step + 1);
+    });
+  }
+
+  // -- setup: show the fields of the chosen game ------------------------------------------------
+
+  function setup(form) {
+    const update = () => {
+      const game = ($("input[name=game]:checked", form) || {}).value || "";
+      const seats = Number(($("select[name=seats]", form) || {}).value || 3);
+      $$("[data-for-game]", form).forEach((el) => {
+        const on = el.dataset.forGame.split(" ").includes(game);
+        el.hidden = !on;
+        $$("input, select", el).forEach((input) => { input.disabled = !on; });
+      });
+      $$("[data-seat]", form).forEach((row) => {
+        const seat = Number(row.dataset.seat);
+        const on = game === "perlen-pyramide" ? seat < 3 : seat < seats;
+        row.hidden = !on;
+        $$("input, select", row).forEach((input) => { input.disabled = !on; });
+      });
+    };
+    form.addEventListener("change", update);
+    update();
+  }
+
+  document.addEventListener("DOMContentLoaded", () => {
+    $$("[data-stream]").forEach(connect);
+    $$("[data-replay]").forEach(replay);
+    $$("form[data-setup]").forEach(setup);
+  });
+})();
