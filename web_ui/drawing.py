@@ -19,7 +19,7 @@ Perlen-Pyramide is drawn twice:
 >>> view = layers_view(snap)
 >>> cell = view.cell("c3")
 >>> cell.pearl.letter, cell.visible, (cell.x, cell.y)
-('R', False, (162.0, 150.0))
+('R', False, (162.0, 162.0))
 >>> [p.pos for p in view.layers[1].places if p.pearl]
 ['2:b2']
 >>> side_view(snap).faces[0].places[2].pos   # the front face, seen from player 1's seat
@@ -146,7 +146,7 @@ def swatch_of(palette: Sequence[Swatch], colour: object) -> Swatch:
 BASE_CELL: Final = 56.0
 """Side of a base cell in SVG units (a comfortable finger on a phone 360 px wide)."""
 BASE_X: Final = 22.0
-BASE_Y: Final = 10.0
+BASE_Y: Final = 22.0
 UPPER_CELL: Final = 22.0
 UPPER_GAP: Final = 20.0
 UPPER_Y: Final = BASE_Y + 5 * BASE_CELL + 44.0
@@ -287,7 +287,8 @@ def layers_view(snapshot: Mapping[str, Any]) -> LayersView:
             missing[pos.short] = swatch_of(palette, item.get("colour"))
     footprint = set(first_pending.footprint) if first_pending is not None else set()
     footprint_swatch = pending.get(first_pending.short) if first_pending is not None else None
-    legal = _cells(snapshot.get("legal") or (), "pos")
+    # Allowed cells are marked only when the game was started with help for children.
+    legal = _cells(snapshot.get("legal") or (), "pos") if snapshot.get("children_help") else set()
     hint = _cells([snapshot.get("hint")], "pos")
     computer = _cells([snapshot.get("computer_move")], "pos")
     last = _cells([snapshot.get("last_move")], "pos")
@@ -324,7 +325,7 @@ def layers_view(snapshot: Mapping[str, Any]) -> LayersView:
             )
         first = places[0]
         label_x = first.left
-        label_y = BASE_Y - 2 if number == 1 else UPPER_Y - 8
+        label_y = BASE_Y - 6 if number == 1 else UPPER_Y - 8
         layers.append(Layer(number, tuple(places), label_x, label_y))
     files = tuple(
         (f, BASE_X + (i + 0.5) * BASE_CELL, BASE_Y + 5 * BASE_CELL + 16)

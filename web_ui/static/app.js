@@ -122,11 +122,16 @@
 
   // -- live updates -------------------------------------------------------------------------
 
-  function showWhere(root, game, status) {
+  // Show the game buttons that make sense now (the server refuses the others anyway).
+  function showWhere(root, snap) {
+    const game = snap.game || "";
+    const status = snap.status || "";
     $$("[data-games]", root).forEach((el) => {
       const games = (el.dataset.games || "").split(" ");
       const statuses = el.dataset.statuses ? el.dataset.statuses.split(" ") : null;
-      el.hidden = !(games.includes(game) && (!statuses || statuses.includes(status)));
+      const needs = el.dataset.needs;
+      el.hidden = !(games.includes(game) && (!statuses || statuses.includes(status)) &&
+                    (!needs || snap[needs]));
     });
   }
 
@@ -157,7 +162,7 @@
       root.dataset.game = snap.game || "";
       root.dataset.status = snap.status || "";
       Object.entries(update.html || {}).forEach(([id, html]) => swap(id, html));
-      showWhere(root, snap.game || "", snap.status || "");
+      showWhere(root, snap);
       root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
     });
     source.addEventListener("open", () => {
@@ -300,6 +305,8 @@
   }
 
   document.addEventListener("DOMContentLoaded", () => {
+    const here = $("header.top nav a[aria-current]");
+    if (here) here.scrollIntoView({ block: "nearest", inline: "center" });
     $$("[data-stream]").forEach(connect);
     $$("[data-replay]").forEach(replay);
     $$("form[data-setup]").forEach(setup);
