@@ -735,6 +735,8 @@ class Table:
         self._refusal = ""
         self._version = 0
         self._link: BoardStatus | None = None
+        self._position = 0
+        """Counts positions the game has been in; tags computer answers and hints."""
         self._computer_token: tuple[int, int] | None = None
         self._computer_move: str | None = None
         self._computer_failed = False
@@ -970,6 +972,8 @@ class Table:
     # -- sensors ---------------------------------------------------------------------------
     def _on_frame(self, frame: SensorFrame) -> None:
         self._sensor_seq = frame.seq
+        # Toggle counts change with every frame; an adapter reports only link changes.
+        self._link = self.board.status()
         names = self.channel_map.names_of(frame.active)
         rising = names - self._names
         self._names = names
@@ -1084,10 +1088,7 @@ class Table:
                 return f"{cell} is not a legal cell: {exc}."
             return f"{cell} is not a legal cell."
         player = session.players[mover]
-        token = (session.game_id, len(game.steps))
-        if player.computer is not None and not (
-            self._computer_failed and self._computer_token == token
-        ):
+        if player.computer is not None and not self._computer_failed:
             if self._computer_move is None:
                 return f"{player.name} (computer) is still choosing: wait for its cell to blink."
             if cell != self._computer_move:
@@ -1234,6 +1235,7 @@ class Table:
         """The game moved on: old hints and computer answers no longer apply."""
         self._hint = None
         self._hint_token = None
+        self._position += 1  # answers computed for earlier positions are now stale
         self._consider_computer()
 
     def _play_perlen(self, session: Session, game: PerlenGame, cell: str) -> bool:
@@ -1333,7 +1335,7 @@ class Table:
             return
         game = session.game
         mover = game.state.to_move
-        token = (session.game_id, len(game.steps))
+        token = (session.game_id, self._position)
         if game.finished or mover is None or session.players[mover].computer is None:
             self._computer_token, self._computer_move = None, None
             return
@@ -1682,7 +1684,7 @@ class Table:
         hinter = self._hinter()
         if hinter is None:
             raise GameError("Hints need the computer player, which is not installed.")
-        token = (session.game_id, len(game.steps))
+        token = (session.game_id, self._position)
         if self._hint_token == token:
             return Reply(True, f"Hint: {self._hint}." if self._hint else "Still thinking…")
         self._hint_token, self._hint = token, None

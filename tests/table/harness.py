@@ -183,3 +183,13 @@ def play(h: Harness, step: Step) -> Snapshot:
         assert snap.moves == before.moves + 1, snap.to_dict()
         return snap
     raise ValueError(f"unknown step {step}")
+
+
+def lit(h: Harness) -> dict[str, object]:
+    """The lit LEDs of the board's current frame, by name."""
+    frame = h.board.led_frame
+    return {
+        name: frame.leds[index]
+        for name, index in h.cmap.led_by_name.items()
+        if index < len(frame) and frame.leds[index].lit
+    }

@@ -1,0 +1,258 @@
+"""The game store on real SQLite files: durability settings, history, damaged files."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from controller.rules.records import parse_record, summary
+from controller.store import (
+    APPLICATION_ID,
+    SCHEMA_VERSION,
+    PlayerRecord,
+    Store,
+    StoreError,
+    standing_moves,
+)
+
+PLAYERS = [
+    PlayerRecord(0, 1, "Anna", "red", "#d62728"),
+    PlayerRecord(1, 2, "Ben", "blue", "#1f77b4"),
+    PlayerRecord(2, 0, "Cleo", "yellow", "#f2c500", computer="easy"),
+]
+
+
+@pytest.fixture
+def store(tmp_path: Path):
+    with Store(tmp_path / "games.sqlite3") as s:
+        yield s
+
+
+def test_wal_full_sync_and_our_ids(tmp_path: Path):
+    path = tmp_path / "deep" / "folder" / "games.sqlite3"
+    with Store(path) as store:
+        conn = store._conn
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        assert conn.execute("PRAGMA synchronous").fetchone()[0] == 2  # FULL
+    raw = sqlite3.connect(path)
+    assert raw.execute("PRAGMA application_id").fetchone()[0] == APPLICATION_ID
+    assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+
+
+def test_events_are_visible_to_another_connection_when_append_returns(store: Store):
+    game = store.create_game("perlen-pyramide", PLAYERS, {"pools": "strict"}, children_help=True)
+    store.append(game, [("move", {"cell": "c3", "colour": 0})])
+    other = sqlite3.connect(store.path)
+    assert other.execute("SELECT kind, data FROM events").fetchall() == [
+        ("move", '{"cell":"c3","colour":0}')
+    ]
+
+
+def test_a_whole_game_with_undo_history_result_and_record(store: Store):
+    game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+    store.append(game, [("move", {"cell": "c3", "colour": 0})])
+    store.append(game, [("move", {"cell": "d4", "colour": 1})])
+    store.append(game, [("undo", {"by": "lift", "what": "d4"})])
+    store.append(game, [("move", {"cell": "c4", "colour": 1})])
+    store.append(
+        game,
+        [("move", {"cell": "d4", "colour": 2})],
+        result={"scores": [3, 1, 1], "winners": [0]},
+        points=[3, 1, 1],
+        winners=[0],
+    )
+    stored = store.game(game)
+    assert stored is not None
+    assert stored.summary.status == "over" and stored.summary.finished is not None
+    assert [e.kind for e in stored.events] == ["move", "move", "undo", "move", "move"]
+    assert all(e.at >= stored.summary.started for e in stored.events)
+    assert stored.record["moves"] == ["c3", "c4", "d4"]
+    assert stored.record["players"] == ["Anna", "Ben", "Cleo"]
+    assert summary(parse_record(dict(stored.record)))["placements"][0]["pos"] == "1:c3"
+    assert stored.summary.winners == ("Anna",)
+    assert [p.points for p in stored.players] == [3, 1, 1]
+    assert stored.to_dict()["players"][2]["computer"] == "easy"
+    assert store.unfinished() is None
+    with pytest.raises(StoreError, match="not being played"):
+        store.append(game, [("move", {"cell": "a1", "colour": 0})])
+
+
+def test_one_unfinished_game_at_a_time(store: Store):
+    first = store.create_game("pyramidos", PLAYERS[:2], {"first_seat": 1}, children_help=False)
+    store.append(first, [("land", {"target": "t1", "seat": 1})])
+    assert store.unfinished().id == first
+    second = store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
+    assert store.unfinished().id == second
+    old = store.game(first)
+    assert old.summary.status == "aborted" and old.result == {"reason": "a new game was started"}
+    assert old.record == {
+        "game": "pyramidos",
+        "version": 1,
+        "seats": 2,
+        "events": ["land t1"],
+        "options": {"first_seat": 1, "variant": "standard"},
+        "players": ["Anna", "Ben"],
+    }
+
+
+def test_history_pages_and_leaderboard(store: Store):
+    for n in range(5):
+        g = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+        winners = [n % 3]
+        store.append(
+            g,
+            [("move", {"cell": "c3", "colour": 0})],
+            result={"winners": winners},
+            points=[10 + n, 5, 5],
+            winners=winners,
+        )
+    g = store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
+    store.append(g, [("land", {"target": "top", "seat": 0})], result={}, points=[2, 0], winners=[0])
+    assert store.count_games() == 6
+    page = store.games(limit=4)
+    assert [s.id for s in page] == [6, 5, 4, 3]
+    assert [s.id for s in store.games(limit=4, offset=4)] == [2, 1]
+    board = {r.name: r for r in store.leaderboard()}
+    assert (board["Anna"].games, board["Anna"].wins, board["Anna"].points) == (6, 3, 62)
+    assert board["Cleo"].computer and not board["Anna"].computer
+    perlen_only = {r.name: r for r in store.leaderboard("perlen-pyramide")}
+    assert perlen_only["Anna"].wins == 2
+    assert store.leaderboard()[0].name == "Anna"
+    with pytest.raises(ValueError):
+        store.games(limit=0)
+    with pytest.raises(ValueError):
+        store.leaderboard("chess")
+    assert store.game(999) is None
+
+
+def test_settings_round_trip_and_limits(store: Store):
+    assert store.get_setting("pin_hash") is None
+    assert store.get_setting("pin_hash", "x") == "x"
+    store.set_setting("pin_hash", "scrypt:abc")
+    store.set_setting("pin_hash", "scrypt:def")
+    assert store.get_setting("pin_hash") == "scrypt:def"
+    store.set_setting("pin_hash", None)
+    assert store.get_setting("pin_hash") is None
+    with pytest.raises(ValueError):
+        store.set_setting("", "x")
+    with pytest.raises(ValueError):
+        store.set_setting("k", 5)  # type: ignore[arg-type]
+    with pytest.raises(ValueError):
+        store.set_setting("k", "x" * 70_000)
+
+
+def test_reading_threads_do_not_block_the_writer(store: Store):
+    game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+    errors: list[BaseException] = []
+
+    def reader() -> None:
+        try:
+            for _ in range(50):
+                store.games()
+                store.leaderboard()
+        except BaseException as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=reader) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for i, cell in enumerate(["c3", "d4", "d3", "c4", "b2"]):
+        store.append(game, [("move", {"cell": cell, "colour": i % 3})])
+    for t in threads:
+        t.join()
+    assert not errors
+    assert len(store.game(game).events) == 5
+
+
+def test_unknown_event_kind_and_game_are_refused(store: Store):
+    game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+    with pytest.raises(ValueError, match="event kind"):
+        store.append(game, [("teleport", {})])
+    with pytest.raises(ValueError):
+        store.create_game("chess", PLAYERS, {}, children_help=False)
+    assert store.game(game).events == ()
+
+
+# -- files that are not ours ---------------------------------------------------------------
+
+
+def _aside(tmp_path: Path) -> list[Path]:
+    return sorted(p for p in tmp_path.iterdir() if ".unusable-" in p.name)
+
+
+def test_a_text_file_is_set_aside_never_overwritten(tmp_path: Path):
+    path = tmp_path / "games.sqlite3"
+    path.write_text("my shopping list\n" * 100)
+    with pytest.raises(StoreError) as info:
+        Store(path)
+    message = str(info.value)
+    assert str(path) in message and "not an SQLite database" in message
+    (aside,) = _aside(tmp_path)
+    assert info.value.set_aside == aside
+    assert aside.read_text() == "my shopping list\n" * 100
+    assert not path.exists()
+    with Store(path) as fresh:  # the next start begins empty
+        assert fresh.count_games() == 0
+
+
+def test_another_programs_database_is_set_aside(tmp_path: Path):
+    path = tmp_path / "games.sqlite3"
+    other = sqlite3.connect(path)
+    other.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, title TEXT)")
+    other.execute("INSERT INTO photos (title) VALUES ('holiday')")
+    other.commit()
+    other.close()
+    with pytest.raises(StoreError, match="belongs to another program"):
+        Store(path)
+    (aside,) = _aside(tmp_path)
+    assert sqlite3.connect(aside).execute("SELECT title FROM photos").fetchall() == [("holiday",)]
+
+
+def test_a_damaged_store_is_set_aside_with_its_wal(tmp_path: Path):
+    path = tmp_path / "games.sqlite3"
+    with Store(path) as store:
+        game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+        for n in range(200):
+            store.append(game, [("move", {"cell": "c3", "colour": n % 3, "pad": "x" * 200})])
+    data = bytearray(path.read_bytes())
+    assert len(data) > 8192
+    data[4096:8192] = b"\xff" * 4096  # a torn page in the middle of the file
+    path.write_bytes(bytes(data))
+    with pytest.raises(StoreError, match="damaged") as info:
+        Store(path)
+    assert info.value.set_aside is not None and info.value.set_aside.exists()
+    assert not path.exists()
+
+
+def test_a_newer_schema_is_refused_and_left_in_place(tmp_path: Path):
+    path = tmp_path / "games.sqlite3"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(f"PRAGMA user_version={SCHEMA_VERSION + 1}")
+    conn.close()
+    with pytest.raises(StoreError, match="newer") as info:
+        Store(path)
+    assert info.value.set_aside is None
+    assert path.exists() and not _aside(tmp_path)
+
+
+def test_an_empty_file_becomes_a_store(tmp_path: Path):
+    path = tmp_path / "games.sqlite3"
+    path.touch()
+    with Store(path) as store:
+        assert store.games() == []
+
+
+def test_standing_moves_ignores_bonus_acknowledgements():
+    from controller.store import StoredEvent
+
+    events = [
+        StoredEvent(1, 0, "land", {"target": "t1"}),
+        StoredEvent(2, 0, "end", {}),
+        StoredEvent(3, 0, "undo", {}),
+        StoredEvent(4, 0, "leave", {"target": "t1"}),
+    ]
+    assert standing_moves("pyramidos", events) == ("land t1", "leave t1")
