@@ -288,9 +288,9 @@ class Firmware:
         """One pass of the loop; returns how many ms may pass before the next one."""
         cfg = self.cfg
         if ticks_diff(now, self.next_scan) >= 0:
-            self.next_scan = ticks_add(self.next_scan, cfg.SCAN_MS)
-            if ticks_diff(now, self.next_scan) >= 0:  # fell behind: do not try to catch up
-                self.next_scan = ticks_add(now, cfg.SCAN_MS)
+            # Counted from now, not from when the scan was due: after a delay scans never
+            # bunch up, so DEBOUNCE_SCANS agreeing scans always span (n - 1) * SCAN_MS.
+            self.next_scan = ticks_add(now, cfg.SCAN_MS)
             self.scan(now)
         for line in self.link.receive():
             self.handle(line, now)

@@ -15,6 +15,7 @@ environment variable ``PYRAMID_SIM_TTY``, one line per message:
 harness to chip
     ``switch ROW COL 0|1 [BOUNCE_MS]``  open or close the switch between two GPIOs
     ``hang MS``                         the next pin read stalls for MS ms (a stuck loop)
+    ``fault``                           the next pin read fails with OSError (a bad chip)
 chip to harness
     ``boot``                  the chip came out of reset
     ``np PIN RRGGBB...``      a NeoPixel write: every LED's colour, in chain order
@@ -73,6 +74,7 @@ class Chip:
         self._feed_every = 0
         self._last_feed_report = 0
         self._hang_ms = 0
+        self._fault = False
         self._last_service = ticks_us()
         self._rx = b""
         self._control = None
@@ -102,6 +104,9 @@ class Chip:
     def level(self, gpio: int) -> int:
         """What reading ``gpio`` gives right now."""
         self.service()
+        if self._fault:
+            self._fault = False
+            raise OSError(5)  # EIO
         mode, pull, latch = self.pins[gpio]
         if mode == OUT:
             return latch
@@ -192,5 +197,7 @@ class Chip:
             self.set_switch(int(words[1]), int(words[2]), words[3] == "1", bounce)
         elif words[0] == "hang":
             self._hang_ms = int(words[1])
+        elif words[0] == "fault":
+            self._fault = True
         else:
             raise ValueError("chip: unknown control line " + " ".join(words))

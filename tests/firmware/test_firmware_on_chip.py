@@ -1,0 +1,287 @@
+"""The firmware's own files on a simulated Pico, spoken to over a real pty.
+
+Sensors: switches in the modelled diode matrix; LEDs: what the fake ``neopixel`` was
+told to write. The host side here is raw protocol lines (tests/serial/ drives the real
+host adapter instead).
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import replace
+
+import pytest
+from fw_helpers import FAST, QUICK_WATCHDOG, RawHost, of, only_protocol, raw_host
+
+from firmware.protocol import (
+    AskHello,
+    AskSensors,
+    Err,
+    Frame,
+    Hello,
+    Ok,
+    Sensors,
+    encode,
+)
+from firmware.sim.harness import SimConfig, SimPico
+
+RED, GREEN, BLUE = 0xFF0000, 0x00FF00, 0x0000FF
+
+
+def frame(n: int, *lit: tuple[int, int], blink: int = 0, leds: int = FAST.led_count) -> Frame:
+    colours = [0] * leds
+    for index, colour in lit:
+        colours[index] = colour
+    return Frame(n, tuple(colours), blink)
+
+
+def states(messages: list[object]) -> list[int]:
+    """The bitmaps of the S lines, with repeats of the same state collapsed."""
+    out: list[int] = []
+    for message in messages:
+        if isinstance(message, Sensors) and (not out or out[-1] != message.bitmap):
+            out.append(message.bitmap)
+    return out
+
+
+def test_boot_says_hello_darkens_the_leds_and_reports_switches_already_closed(
+    interpreter: str,
+) -> None:
+    pico = SimPico(FAST, interpreter=interpreter)
+    host = RawHost(pico.port)  # open before power-up: the boot HELLO must not be missed
+    pico.set_active({0, 7, 35})  # pearls were on the board when it was switched on
+    try:
+        pico.start()
+        _, hello = host.wait_for(of(Hello))
+        assert hello == Hello(1, FAST.version, 36, FAST.led_count)
+        _, first = host.wait_for(of(Sensors))
+        # Never an empty S first: the board waits until the matrix reads steadily.
+        assert first == Sensors(0, (1 << 0) | (1 << 7) | (1 << 35))
+        boot_write = pico.wait_for_led(lambda write: True)
+        assert boot_write.colours == (0,) * FAST.led_count
+        assert boot_write.pin == FAST.led_pin
+    finally:
+        host.close()
+        pico.close()
+    only_protocol(host)
+
+
+def test_a_pressed_switch_is_reported_once_after_its_bounce(pico: SimPico, host: RawHost) -> None:
+    host.send(AskSensors())
+    host.wait_for(lambda m: m == Sensors(m.seq, 0) if isinstance(m, Sensors) else False)
+    pico.press(9, bounce_ms=5)
+    _at, change = host.wait_for(lambda m: isinstance(m, Sensors) and m.bitmap != 0)
+    assert change.bitmap == 1 << 9
+    pico.release(9, bounce_ms=5)
+    host.wait_for(lambda m: isinstance(m, Sensors) and m.bitmap == 0)
+    assert states([m for _, m in host.messages]) == [0, 1 << 9, 0]
+
+
+def test_a_glitch_shorter_than_the_debounce_never_passes(pico: SimPico, host: RawHost) -> None:
+    pico.press(4)
+    host.wait_for(lambda m: isinstance(m, Sensors) and m.bitmap == 1 << 4)
+    for _ in range(10):
+        # An open switch chatters for 5 ms: at most two scans (at least 4 ms apart) can
+        # see it, and three must agree.
+        pico.set_switch(20, False, bounce_ms=5)
+        pico.set_switch(4, True, bounce_ms=5)
+        time.sleep(0.03)
+    heard = host.listen(0.3)
+    assert states(heard) == [1 << 4]
+
+
+def test_ghosting_is_prevented_by_the_diodes(pico: SimPico, host: RawHost) -> None:
+    # Three corners of a rectangle closed: without diodes the fourth would read closed.
+    corners = {0, 1, 6}  # row 0 col 0, row 0 col 1, row 1 col 0; the ghost would be 7
+    pico.set_active(corners)
+    _, state = host.wait_for(lambda m: isinstance(m, Sensors) and m.bitmap == 0b1000011)
+    assert not state.bitmap & (1 << 7)
+
+
+def test_the_state_is_repeated_at_least_every_report_ms(pico: SimPico, host: RawHost) -> None:
+    host.wait_for(of(Sensors))
+    host.listen(1.0)
+    reports = [(at, m) for at, m in host.messages if isinstance(m, Sensors)]
+    gaps = [b[0] - a[0] for a, b in itertools.pairwise(reports)]
+    assert len(reports) >= 5
+    assert max(gaps) < FAST.report_ms / 1000 + 0.1
+    seqs = [m.seq for _, m in reports]
+    assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
+
+
+def test_questions_are_answered_at_once(pico: SimPico, host: RawHost) -> None:
+    host.wait_for(of(Sensors))
+    asked = time.monotonic()
+    host.send(AskSensors())
+    at, _ = host.wait_for(of(Sensors))
+    assert at - asked < 0.05
+    host.send(AskHello())
+    _, hello = host.wait_for(of(Hello))
+    assert hello.channels == 36
+
+
+def test_a_frame_is_shown_exactly_and_acknowledged(interpreter: str) -> None:
+    with SimPico(FAST, interpreter=interpreter) as pico:
+        host = RawHost(pico.port)
+        try:
+            before = len(pico.leds)
+            host.send(frame(41, (0, RED), (5, 0x123456), (36, BLUE)))
+            _, ok = host.wait_for(lambda m: isinstance(m, (Ok, Err)))
+            assert ok == Ok(41)
+            write = pico.wait_for_led(lambda w: w.lit, after=before)
+            expected = [0] * FAST.led_count
+            expected[0], expected[5], expected[36] = RED, 0x123456, BLUE
+            assert list(write.colours) == expected
+        finally:
+            host.close()
+        only_protocol(host)
+
+
+def test_a_frame_for_another_led_count_is_refused(pico: SimPico, host: RawHost) -> None:
+    before = len(pico.leds)
+    host.send(frame(3, (0, RED), leds=5))
+    _, answer = host.wait_for(lambda m: isinstance(m, (Ok, Err)))
+    assert answer == Err(3, f"frame has 5 LEDs, board has {FAST.led_count}")
+    time.sleep(0.05)
+    assert not any(write.lit for write in pico.leds[before:])
+
+
+def test_blinking_is_done_on_the_pico(pico: SimPico, host: RawHost) -> None:
+    start = len(pico.leds)
+    host.send(frame(1, (0, GREEN), (1, RED), blink=0b1))
+    host.wait_for(of(Ok))
+    shown_at = pico.wait_for_led(lambda w: w.colours[1] == RED, after=start).at
+    time.sleep(1.1)
+    writes = [write for write in pico.leds[start:] if write.at >= shown_at]
+    shown = [(w.at, w.colours[0], w.colours[1]) for w in writes]
+    assert all(steady == RED for _, _, steady in shown)  # LED 1 does not blink
+    blinking = [colour for _, colour, _ in shown]
+    assert blinking[0] == GREEN  # a new frame starts with the blinking LEDs lit
+    flips = [b for a, b in itertools.pairwise(shown) if a[1] != b[1]]
+    assert len(flips) >= 3
+    assert {colour for _, colour, _ in flips} == {0, GREEN}
+    # The rhythm comes from the Pico's clock: on average exact, each flip within a few
+    # loop passes (the timestamps here also carry the test machine's scheduling).
+    half = FAST.blink_ms / 1000
+    average = (flips[-1][0] - flips[0][0]) / (len(flips) - 1)
+    assert abs(average - half) < 0.1 * half, average
+    halves = [b[0] - a[0] for a, b in itertools.pairwise(flips)]
+    assert all(0.5 * half < each < 1.5 * half for each in halves), halves
+
+
+def test_the_leds_go_dark_without_frames_and_a_refresh_keeps_them(
+    pico: SimPico, host: RawHost
+) -> None:
+    start = len(pico.leds)
+    host.send(frame(1, (2, BLUE)))
+    host.wait_for(of(Ok))
+    lit_at = pico.wait_for_led(lambda w: w.lit, after=start).at
+    time.sleep(0.9)
+    host.send(frame(2, (2, BLUE)))  # the host's refresh of the same frame
+    host.wait_for(of(Ok))
+    refreshed = time.monotonic()
+    dark = pico.wait_for_led(lambda w: not w.lit and w.at > lit_at, timeout=3.0, after=start)
+    assert dark.at - lit_at > 1.5  # not blanked 1.5 s after the first frame...
+    assert abs(dark.at - refreshed - FAST.blank_after_ms / 1000) < 0.1  # ...but after the last
+
+
+def test_bad_lines_are_dropped_and_the_board_carries_on(pico: SimPico, host: RawHost) -> None:
+    start = len(pico.leds)
+    good = encode(frame(7, (0, RED)))
+    host.send_raw(b"\x00\xff garbage \x7f\n")
+    host.send_raw(b"F" * 3000 + b"\n")  # over the line limit
+    host.send_raw(good[:-6] + b"0000\n")  # a frame with a wrong CRC
+    host.send_raw(encode(Sensors(1, 1)))  # a device message: not for the device
+    host.send_raw(good[:20])  # the start of a line...
+    host.send_raw(b"\n")  # ...cut off
+    time.sleep(0.1)
+    assert not any(write.lit for write in pico.leds[start:])
+    host.send_raw(good)
+    assert host.wait_for(lambda m: isinstance(m, (Ok, Err)))[1] == Ok(7)
+
+
+def test_a_stuck_loop_is_reset_by_the_watchdog() -> None:
+    config = QUICK_WATCHDOG
+    with SimPico(config) as pico, raw_host(pico.port) as host:
+        host.send(frame(1, (0, RED)))
+        host.wait_for(of(Ok))
+        stuck = time.monotonic()
+        pico.hang(config.watchdog_ms + 1000)
+        reset = pico.wait_for_event("watchdog", timeout=5.0, after=stuck)
+        assert reset.at - stuck >= config.watchdog_ms / 1000 - 0.05
+        pico.wait_for_event("boot", after=reset.at)
+        host.wait_for(of(Hello), timeout=3.0)  # the new firmware says HELLO...
+        assert not pico.wait_for_led(lambda w: w.at > reset.at).lit  # ...with dark LEDs
+
+
+def test_a_short_stall_is_survived() -> None:
+    config = QUICK_WATCHDOG
+    with SimPico(config) as pico, raw_host(pico.port):
+        pico.hang(config.watchdog_ms // 4)
+        time.sleep(config.watchdog_ms / 1000 + 0.3)
+        assert pico.watchdog_resets == 0 and pico.boots == 1
+
+
+def test_a_failing_chip_is_reset(pico: SimPico) -> None:
+    # The traceback it prints before resetting is text, not protocol: not checked here.
+    with raw_host(pico.port, check=False) as host:
+        host.send(AskHello())
+        host.wait_for(of(Hello))
+        pico.fault()
+        reset = pico.wait_for_event("reset", timeout=3.0)
+        pico.wait_for_event("boot", after=reset.at)
+        host.wait_for(of(Hello), timeout=3.0)
+    assert pico.boots == 2
+    assert b"OSError" in bytes(host.received)
+    assert 0x03 not in host.received
+
+
+def test_ctrl_c_stops_for_maintenance_and_keeps_the_watchdog_fed() -> None:
+    config = QUICK_WATCHDOG
+    with SimPico(config) as pico, raw_host(pico.port, check=False) as host:
+        host.send(frame(1, (0, RED)))
+        lit = pico.wait_for_led(lambda w: w.lit)
+        pico.interrupt()
+        timer = pico.wait_for_event("timer", after=lit.at)
+        assert int(timer.value) < config.watchdog_ms
+        assert not pico.wait_for_led(lambda w: w.at > lit.at).lit
+        time.sleep(config.watchdog_ms / 1000 * 2)
+        assert pico.watchdog_resets == 0  # the timer fed it while mpremote would copy files
+        assert pico.alive
+        host.pump()
+    assert b"stopped for maintenance" in bytes(host.received)  # a notice for a person
+
+
+def test_a_bad_config_is_explained_and_no_watchdog_starts() -> None:
+    broken = replace(SimConfig(), columns=(3, 9, 10), watchdog_ms=9000)
+    with SimPico(broken) as pico:
+        host = RawHost(pico.port)
+        try:
+            deadline = time.monotonic() + 3
+            while time.monotonic() < deadline and b"WATCHDOG_MS" not in host.received:
+                host.pump()
+        finally:
+            host.close()
+        text = bytes(host.received).decode()
+        assert "pyramid: config.py: COLUMN_PINS: GP3 is already used by ROW_PINS" in text
+        assert "pyramid: config.py: WATCHDOG_MS must be a whole number 100..8388" in text
+        assert host.messages == []  # no HELLO from a board that cannot work
+        assert [e.name for e in pico.events] == ["boot"]  # and no watchdog
+
+
+@pytest.mark.parametrize("rows", [(2,), (2, 3, 4, 5, 6, 7, 14, 15)])
+def test_the_matrix_size_is_configurable(rows: tuple[int, ...]) -> None:
+    config = replace(FAST, rows=rows, columns=(8, 9, 10))
+    with SimPico(config) as pico:
+        host = RawHost(pico.port)
+        try:
+            host.send(AskHello())
+            _, hello = host.wait_for(of(Hello))
+            assert hello.channels == 3 * len(rows)
+            last = 3 * len(rows) - 1
+            pico.press(last)
+            host.wait_for(lambda m: isinstance(m, Sensors) and m.bitmap == 1 << last)
+        finally:
+            host.close()
+        only_protocol(host)
