@@ -1,0 +1,97 @@
+"""The Pi deployment: the install script's steps (dry run) and the systemd unit."""
+
+from __future__ import annotations
+
+import configparser
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SCRIPT = ROOT / "deploy" / "install-pi.sh"
+UNIT = ROOT / "deploy" / "pyramid-board.service"
+
+
+def unit() -> configparser.ConfigParser:
+    parser = configparser.ConfigParser(strict=False, interpolation=None)
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read_string(UNIT.read_text())
+    return parser
+
+
+def dry_run(*args: str) -> str:
+    result = subprocess.run(
+        ["bash", str(SCRIPT), "--dry-run", *args],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return result.stdout
+
+
+def test_script_is_valid_bash() -> None:
+    subprocess.run(["bash", "-n", str(SCRIPT)], check=True)
+    if shutil.which("shellcheck"):
+        subprocess.run(["shellcheck", str(SCRIPT)], check=True)
+
+
+def test_dry_run_does_every_step() -> None:
+    out = dry_run("--prefix", "/opt/pb", "--user", "pearl")
+    steps = [line[2:] for line in out.splitlines() if line.startswith("+ ")]
+    assert "python3 -m venv /opt/pb/venv" in " ".join(steps)
+    assert any(s.endswith("pip install --quiet " + f"{ROOT}[pi]") for s in steps)
+    user_exists = subprocess.run(["id", "pearl"], capture_output=True).returncode == 0
+    made = any(s.startswith("useradd --system") and s.endswith(" pearl") for s in steps)
+    assert made != user_exists
+    assert "install -d -o pearl -g pearl -m 0750 /var/lib/pyramid-board" in steps
+    assert "systemctl enable --now pyramid-board.service" in steps
+    assert "write /etc/systemd/system/pyramid-board.service" in steps
+    for group in ("gpio", "spi", "dialout"):
+        assert f"usermod -aG {group} pearl" in steps or f"no group {group}" in out
+
+
+def test_script_refuses_unknown_options() -> None:
+    result = subprocess.run(
+        ["bash", str(SCRIPT), "--frobnicate"], capture_output=True, text=True, timeout=30
+    )
+    assert result.returncode == 2
+    assert "unknown option --frobnicate" in result.stderr
+
+
+def test_unit_runs_the_venv_program_as_the_service_user() -> None:
+    service = unit()["Service"]
+    assert service["ExecStart"] == "/opt/pyramid-board/venv/bin/pyramid run"
+    assert service["User"] == "pyramid"
+    assert set(service["SupplementaryGroups"].split()) == {"gpio", "spi", "dialout"}
+
+
+def test_unit_gives_a_writable_working_directory() -> None:
+    service = unit()["Service"]
+    state = "/var/lib/pyramid-board"
+    assert service["WorkingDirectory"] == state
+    assert service["StateDirectory"] == "pyramid-board"
+    assert state in service["ReadWritePaths"].split()
+    assert service["ProtectSystem"] == "strict"  # so nothing else is writable
+
+
+def test_unit_points_the_program_at_its_config_and_data() -> None:
+    text = UNIT.read_text()
+    assert "Environment=PYRAMID_CONFIG=/etc/pyramid-board/config.toml" in text
+    assert "Environment=PYRAMID_DATA_DIR=/var/lib/pyramid-board" in text
+    assert "Environment=LG_WD=/var/lib/pyramid-board" in text
+
+
+@pytest.mark.skipif(not shutil.which("systemd-analyze"), reason="needs systemd-analyze")
+def test_unit_passes_systemd_analyze(tmp_path: Path) -> None:
+    checked = tmp_path / "pyramid-board.service"
+    checked.write_text(
+        UNIT.read_text().replace("/opt/pyramid-board/venv/bin/pyramid run", "/bin/true")
+    )
+    result = subprocess.run(
+        ["systemd-analyze", "verify", str(checked)], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "pyramid-board.service" not in result.stderr, result.stderr
