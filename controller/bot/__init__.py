@@ -1,0 +1,47 @@
+"""The computer player for Perlen-Pyramide: a seat at any level, hints, and reviews.
+
+>>> from controller.bot import LEVELS, choose_move, hint
+>>> from controller.rules.perlen import new_game, play
+>>> LEVELS
+('gentle', 'easy', 'medium', 'strong', 'strongest')
+>>> state, _ = play(new_game(), "c3")
+>>> choose_move(state, "gentle", seed=1).short in {"b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4"}
+True
+
+The Table calls :func:`choose_move` and :func:`hint` from a worker thread: they only
+read the immutable state, keep no state between calls (but the measured machine speed)
+and return within their budget. See :mod:`controller.bot.player` for the levels, the
+value each colour plays for, and what exactly is deterministic.
+"""
+
+from __future__ import annotations
+
+from controller.bot.player import (
+    LEVEL_SETTINGS,
+    LEVELS,
+    Decision,
+    Level,
+    MoveReview,
+    Speed,
+    choose_move,
+    decide,
+    hint,
+    machine_speed,
+    measure_speed,
+    review,
+)
+
+__all__ = [
+    "LEVELS",
+    "LEVEL_SETTINGS",
+    "Decision",
+    "Level",
+    "MoveReview",
+    "Speed",
+    "choose_move",
+    "decide",
+    "hint",
+    "machine_speed",
+    "measure_speed",
+    "review",
+]
