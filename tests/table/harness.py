@@ -139,8 +139,8 @@ def pyramidos_script(seed: int, seats: int = 3) -> list[Step]:
     steps: list[Step] = []
     while not state.over:
         event = rng.choice(pyramidos.legal_events(state))
-        if isinstance(event, pyramidos.Land) and not event.target.is_top and rng.random() < 0.3:
-            continue  # make the game last a little: fewer landings
+        if isinstance(event, pyramidos.Leave) and rng.random() < 0.75:
+            continue  # balls are knocked off now and then, not every other turn
         if isinstance(event, pyramidos.Land):
             steps.append(Step("land", str(event.target)))
         elif isinstance(event, pyramidos.Leave):
