@@ -231,6 +231,7 @@ class SerialBoard(Board):
         self._last_heard = 0.0
         self._last_resync = 0.0
         self._hello_asked_at = 0.0
+        self._suspect_restart = False
         self._next_n = 0
         self._pending: _Pending | None = None
         self._last_frame_sent = 0.0
@@ -372,7 +373,9 @@ class SerialBoard(Board):
                         continue
                     if type(message) is protocol.Hello:
                         return message, splitter, lines[index + 1 :]
-                    # Anything else before HELLO (S lines of a running board) waits.
+                    if type(message) in (protocol.AskHello, protocol.AskSensors, protocol.Frame):
+                        self._drop(line, "not a device message")
+                    # A device's other lines (S of a board already running) wait for HELLO.
         return None
 
     def _incompatible(self, hello: protocol.Hello) -> str:
@@ -465,6 +468,7 @@ class SerialBoard(Board):
                 if now - self._last_resync > self.timing.handshake:
                     self._last_resync = now
                     with self._link_lock:
+                        self._suspect_restart = True
                         self._ask_hello()
                 return
         if message.bitmap >> device.channels:
@@ -497,7 +501,8 @@ class SerialBoard(Board):
         with self._link_lock:
             self._device = hello
             self._last_seq = None  # its count of S lines starts afresh
-            if answer:
+            restarted, self._suspect_restart = not answer or self._suspect_restart, False
+            if not restarted:
                 return
             # Unasked: the board restarted, so its LEDs went dark and its state is news.
             self._count("board_restarts")

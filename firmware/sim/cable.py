@@ -34,6 +34,7 @@ import tty
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 log = logging.getLogger(__name__)
 
@@ -55,12 +56,16 @@ class Noise:
     """Chance that a good line arrives twice."""
     split: bool = False
     """Deliver every line in 1 to 4 random pieces, a little apart."""
+    toward: Literal["both", "host", "device"] = "both"
+    """Which direction the damage, garbage and duplicates go (splitting goes both ways)."""
 
     def __post_init__(self) -> None:
         for name in ("rate", "garbage", "long_lines", "duplicates"):
             value = getattr(self, name)
             if not 0.0 <= value <= 1.0:
                 raise ValueError(f"Noise.{name} must be 0..1, not {value!r}")
+        if self.toward not in ("both", "host", "device"):
+            raise ValueError(f"Noise.toward must be both, host or device, not {self.toward!r}")
 
 
 QUIET = Noise()
@@ -190,6 +195,8 @@ class Cable:
     def _spoil(self, line: bytes, *, to_device: bool, direction: str) -> list[bytes]:
         noise = self.noise
         chance = self._random.random
+        if noise.toward not in ("both", "device" if to_device else "host"):
+            chance = lambda: 1.0  # noqa: E731 - this direction is left clean
         out: list[bytes] = []
         if chance() < noise.garbage:
             out.append(self._garbage(to_device, self._random.randint(1, 80)) + b"\n")
