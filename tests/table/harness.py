@@ -193,3 +193,60 @@ def lit(h: Harness) -> dict[str, object]:
         for name, index in h.cmap.led_by_name.items()
         if index < len(frame) and frame.leds[index].lit
     }
+
+
+NAMES = {"perlen-pyramide": ("Anna", "Ben", "Cleo"), "pyramidos": ("Anna", "Ben", "Cleo")}
+
+
+def script_for(game: str, seed: int) -> list[Step]:
+    return perlen_script(seed) if game == "perlen-pyramide" else pyramidos_script(seed, 3)
+
+
+def expected_events(game: str, steps: list[Step]) -> list[list[tuple[str, dict]]]:
+    """The events the store must hold for each step of ``steps`` (what the Table commits)."""
+    from controller.table import PerlenGame, PyramidosGame
+
+    out: list[list[tuple[str, dict]]] = []
+    if game == "perlen-pyramide":
+        g = PerlenGame.new(perlen.PerlenOptions())
+        for step in steps:
+            if step.action == "place":
+                mover = g.state.to_move
+                acks = [
+                    ("bonus", {"pos": str(b.position), "colour": b.colour, "by": "pearl"})
+                    for b in g.pending
+                ]
+                out.append([*acks, ("move", {"cell": step.name, "colour": mover})])
+                g = g.acknowledge_all().move(step.name)
+            elif step.action in ("confirm", "page"):
+                b = g.pending[0]
+                by = "button" if step.action == "confirm" else "page"
+                out.append([("bonus", {"pos": str(b.position), "colour": b.colour, "by": by})])
+                g = g.acknowledge()
+            elif step.action == "lift":
+                out.append([("undo", {"by": "lift", "what": step.name})])
+                g = g.undo()
+        return out
+    p = PyramidosGame.new(pyramidos.PyramidosOptions(seats=3))
+    for step in steps:
+        seat = p.state.to_move
+        if step.action == "land":
+            out.append([("land", {"target": step.name, "seat": seat})])
+            p = p.event(f"land {step.name}")
+        elif step.action == "leave":
+            owner = p.state.targets()[step.name]
+            out.append([("leave", {"target": step.name, "seat": owner})])
+            p = p.event(f"leave {step.name}")
+        else:
+            out.append([("end", {"seat": seat, "by": "button"})])
+            p = p.event("end")
+    return out
+
+
+def physical_after(board: set[str], step: Step) -> set[str]:
+    """What lies on the board after a person did ``step`` (buttons are let go again)."""
+    if step.action in ("place", "land"):
+        return board | {step.name}
+    if step.action in ("lift", "leave"):
+        return board - {step.name}
+    return board
