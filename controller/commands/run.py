@@ -1,0 +1,249 @@
+"""``pyramid run``: the whole program — board, store, Table and web page — in one place.
+
+::
+
+    pyramid run [--config FILE] [--host H] [--port P] [--data-dir D] [--log-level L]
+
+This is the composition root (DESIGN.md): the config chooses the board adapter (the
+simulated board when nothing else is configured, so ``make run`` works on any computer),
+and everything is built here and handed to what needs it; no module builds its own.
+
+It logs where the page is served (``http://<hostname>.local:8080/`` and each address of
+the machine) and runs until SIGTERM (systemd) or SIGINT (Ctrl-C), then shuts down in
+order: the page stops, the Table blanks the LEDs, the store closes, the board is let go.
+
+Exit status: 0 after a clean shutdown, 1 when the page could not be served (the port is
+taken), 2 when the config, the board or the store cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import array
+import contextlib
+import dataclasses
+import fcntl
+import logging
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from types import FrameType
+from typing import Any
+
+from controller.config import STORE_FILE, Config, ConfigError, load_config
+
+log = logging.getLogger("pyramid.run")
+
+SIOCGIFADDR = 0x8915
+"""Linux ioctl: the IPv4 address of a network interface."""
+WEB_READY_TIMEOUT_S = 10.0
+SHUTDOWN_TIMEOUT_S = 5.0
+
+
+def register(subparsers: Any) -> None:
+    parser = subparsers.add_parser(
+        "run",
+        help="run the board, the referee and the web page",
+        description="Run the board, the Table (the referee) and the web page until stopped.",
+    )
+    parser.add_argument("--config", type=Path, help="the TOML config file (default: searched)")
+    parser.add_argument("--host", help="address the web page listens on (default: config)")
+    parser.add_argument("--port", type=int, help="port of the web page (0 picks a free one)")
+    parser.add_argument("--data-dir", type=Path, help="folder of the game store")
+    parser.add_argument(
+        "--log-level",
+        default="info",
+        choices=("debug", "info", "warning", "error"),
+        help="how much to log (default: info)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def _configure(args: argparse.Namespace) -> Config:
+    config = load_config(args.config)
+    web = config.web
+    if args.host is not None:
+        if not args.host.strip():
+            raise ConfigError("--host", "must name an address, e.g. 0.0.0.0 or 127.0.0.1")
+        web = dataclasses.replace(web, host=args.host.strip())
+    if args.port is not None:
+        if not 0 <= args.port <= 65535:
+            raise ConfigError("--port", f"must be from 0 to 65535, not {args.port}")
+        web = dataclasses.replace(web, port=args.port)
+    store = config.store
+    if args.data_dir is not None:
+        name = store.path.name or STORE_FILE
+        store = dataclasses.replace(store, path=args.data_dir.expanduser() / name)
+    return dataclasses.replace(config, web=web, store=store)
+
+
+def interface_addresses() -> list[str]:
+    """IPv4 addresses of this machine's network interfaces, loopback last."""
+    found: list[str] = []
+    try:
+        names = [name for _, name in socket.if_nameindex()]
+    except OSError:
+        names = []
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+        for name in names:
+            request = struct.pack("256s", name.encode()[:15])
+            try:
+                reply = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
+            except OSError:
+                continue  # an interface without an IPv4 address (or down)
+            address = socket.inet_ntoa(array.array("B", reply[20:24]).tobytes())
+            if address not in found:
+                found.append(address)
+    if not found:
+        try:
+            found = sorted({info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None,
+                                                                     socket.AF_INET)})  # fmt: skip
+        except OSError:
+            found = []
+    return sorted(found, key=lambda a: (a.startswith("127."), a))
+
+
+def page_urls(host: str, port: int) -> list[str]:
+    """Where people on the home network can open the page.
+
+    >>> page_urls("192.168.1.20", 8080)
+    ['http://192.168.1.20:8080/']
+    """
+    if host not in ("0.0.0.0", "", "::"):
+        return [f"http://{host}:{port}/"]
+    urls = [f"http://{socket.gethostname()}.local:{port}/"]
+    urls += [f"http://{address}:{port}/" for address in interface_addresses()]
+    return urls
+
+
+def _open_store(path: Path) -> Any:
+    from controller.store import Store, StoreError
+
+    try:
+        return Store(path)
+    except StoreError as exc:
+        if exc.set_aside is None:
+            raise
+        # The unusable file is out of the way (renamed, not deleted): start an empty store.
+        log.error("%s", exc)
+        log.error("starting with an empty game store; the old file is kept as %s", exc.set_aside)
+        return Store(path)
+
+
+@dataclasses.dataclass
+class _Stopper:
+    """Turns SIGTERM and SIGINT into one event the main thread waits for."""
+
+    event: threading.Event = dataclasses.field(default_factory=threading.Event)
+    signal_name: str = ""
+
+    def __call__(self, signum: int, frame: FrameType | None) -> None:
+        self.signal_name = signal.Signals(signum).name
+        self.event.set()
+
+
+@contextlib.contextmanager
+def _signals() -> Iterator[_Stopper]:
+    stopper = _Stopper()
+    old = {s: signal.signal(s, stopper) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        yield stopper
+    finally:
+        for s, handler in old.items():
+            signal.signal(s, handler)
+
+
+def run(args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    if not logging.getLogger().handlers:
+        logging.basicConfig(
+            level=args.log_level.upper(),
+            format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+            stream=sys.stderr,
+        )
+    try:
+        config = _configure(args)
+    except ConfigError as exc:
+        print(f"pyramid run: config: {exc}", file=sys.stderr)
+        return 2
+    log.info("config: %s", config.source or "built-in defaults (simulated board)")
+
+    from controller.hardware import build_board
+    from controller.palette import from_rgb
+    from controller.store import StoreError
+    from controller.table import Table, TableSettings
+
+    try:
+        board, channel_map = build_board(config)
+    except (ConfigError, OSError) as exc:
+        print(f"pyramid run: board: {exc}", file=sys.stderr)
+        return 2
+    try:
+        store = _open_store(config.store.path)
+    except StoreError as exc:
+        print(f"pyramid run: {exc}", file=sys.stderr)
+        board.close()
+        return 2
+    log.info("game store: %s", config.store.path)
+    colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
+    table = Table(board, channel_map, store, TableSettings(seat_colours=colours))
+    with _signals() as stopper:
+        try:
+            return _serve(config, board, store, table, stopper, started)
+        finally:
+            table.stop()
+            store.close()
+            board.close()
+            log.info("stopped")
+
+
+def _serve(
+    config: Config, board: Any, store: Any, table: Any, stopper: _Stopper, started: float
+) -> int:
+    """Start the Table and the page; wait for a signal; stop the page. The exit status."""
+    import web_ui
+
+    table.start()
+    log.info("board: %s", board.status().detail)
+    app = web_ui.create_app(table=table, store=store, board=board, config=config)
+    ready = threading.Event()
+    failure: list[BaseException] = []
+
+    def serve() -> None:
+        try:
+            web_ui.serve(app, config.web.host, config.web.port, ready=ready)
+        except BaseException as exc:  # reported by the main thread
+            failure.append(exc)
+        finally:
+            stopper.event.set()
+
+    web_thread = threading.Thread(target=serve, name="pyramid-web", daemon=True)
+    web_thread.start()
+    try:
+        ready.wait(WEB_READY_TIMEOUT_S)
+        if failure or not ready.is_set():
+            reason = failure[0] if failure else "it did not start in time"
+            print(
+                f"pyramid run: the web page cannot be served on "
+                f"{config.web.host}:{config.web.port}: {reason}",
+                file=sys.stderr,
+            )
+            return 1
+        port = int(app.config.get("SERVER_PORT", config.web.port))
+        log.info("ready in %.2f s; open the page at:", time.monotonic() - started)
+        for url in page_urls(config.web.host, port):
+            log.info("    %s", url)
+        stopper.event.wait()
+        if failure:
+            print(f"pyramid run: the web page stopped: {failure[0]}", file=sys.stderr)
+            return 1
+        log.info("%s: shutting down", stopper.signal_name or "stop")
+        return 0
+    finally:
+        web_ui.stop(app)
+        web_thread.join(SHUTDOWN_TIMEOUT_S)
