@@ -225,7 +225,9 @@ def _serve(
     web_thread = threading.Thread(target=serve, name="pyramid-web", daemon=True)
     web_thread.start()
     try:
-        ready.wait(WEB_READY_TIMEOUT_S)
+        deadline = time.monotonic() + WEB_READY_TIMEOUT_S
+        while not ready.wait(0.05) and web_thread.is_alive() and time.monotonic() < deadline:
+            pass  # serving, failing (a taken port) or too slow: whichever comes first
         if failure or not ready.is_set():
             reason = failure[0] if failure else "it did not start in time"
             print(
