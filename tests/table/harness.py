@@ -10,6 +10,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
@@ -24,6 +25,8 @@ FAST = TableSettings(settle_s=0.05, together_s=0.0, sweep_s=0.3, sweep_step_s=0.
 class Harness:
     """A SimBoard, a store at ``path`` and a Table over them."""
 
+    board: Any
+
     def __init__(
         self,
         path: Path,
@@ -31,10 +34,13 @@ class Harness:
         channel_map: ChannelMap | None = None,
     ) -> None:
         self.cmap = channel_map or ChannelMap.default()
-        self.board = SimBoard(self.cmap.channel_count, self.cmap.led_count)
+        self.board = self._make_board()
         self.path = path
         self.store = Store(path)
         self.table = Table(self.board, self.cmap, self.store, settings)
+
+    def _make_board(self) -> Any:
+        return SimBoard(self.cmap.channel_count, self.cmap.led_count)
 
     def start(self) -> Harness:
         self.table.start()
@@ -250,3 +256,56 @@ def physical_after(board: set[str], step: Step) -> set[str]:
     if step.action in ("lift", "leave"):
         return board - {step.name}
     return board
+
+
+class GpioHarness(Harness):
+    """The same, on the gpio adapter: a diode matrix of reed switches on gpiozero mock pins
+    (the default 6×6 wiring) and an APA102 chain on SPI that decodes what the Pi sends.
+
+    Sensors change by closing switches; the board's own scan thread debounces them.
+    """
+
+    def __init__(self, path: Path, settings: TableSettings = FAST, contacts: Any = None) -> None:
+        self._contacts = contacts
+        super().__init__(path, settings)
+
+    def _make_board(self) -> Any:
+        from gpiozero import Device
+        from gpiozero.pins.mock import MockFactory
+
+        from controller.config import GpioConfig, LedConfig
+        from controller.hardware.gpio import GpioBoard
+        from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
+
+        gpio = GpioConfig()
+        self.factory = MockFactory()
+        # gpiozero's SPI (software, on mock pins) asks Device.pin_factory; put it back later.
+        self._saved_factory = Device.pin_factory
+        Device.pin_factory = self.factory
+        self.matrix = DiodeMatrix(self.factory, gpio.rows, gpio.cols, contacts=self._contacts)
+        self.strip = Apa102Strip(self.factory, self.cmap.led_count)
+        leds = LedConfig(brightness=1.0)
+        return GpioBoard(gpio, leds, self.cmap.led_count, pin_factory=self.factory)
+
+    def stop(self) -> None:
+        from gpiozero import Device
+
+        try:
+            super().stop()
+            self.board.close()
+        finally:
+            self.factory.reset()
+            Device.pin_factory = self._saved_factory
+
+    def set_names(self, names: Iterable[str]) -> Snapshot:
+        want = tuple(sorted(set(names)))
+        self.matrix.switches.set_closed(self.cmap.channel(n) for n in want)
+        return self.wait(lambda s: s.sensors == want)
+
+    def active(self) -> set[str]:
+        return set(self.cmap.names_of(self.matrix.contacts.closed_set()))
+
+    def strip_lit(self) -> dict[str, tuple[int, int, int]]:
+        """What the LED chain shows now (steady LEDs; blinking ones may be dark), by name."""
+        colours = self.strip.colours()
+        return {n: colours[i] for n, i in self.cmap.led_by_name.items() if any(colours[i])}
