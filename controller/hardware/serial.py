@@ -230,8 +230,7 @@ class SerialBoard(Board):
         self._last_seq: int | None = None
         self._last_heard = 0.0
         self._last_resync = 0.0
-        self._hello_asked_at = 0.0
-        self._suspect_restart = False
+        self._hello_seen = False
         self._next_n = 0
         self._pending: _Pending | None = None
         self._last_frame_sent = 0.0
@@ -328,6 +327,7 @@ class SerialBoard(Board):
             self._device = hello
             self._splitter = splitter
             self._last_seq = None
+            self._hello_seen = False
             self._last_heard = time.monotonic()
             self._pending = None
             self._refused = None
@@ -361,7 +361,6 @@ class SerialBoard(Board):
         ask = protocol.encode(protocol.AskHello())
         for _ in range(self.timing.handshake_tries):
             port.write(ask)
-            self._hello_asked_at = time.monotonic()
             deadline = time.monotonic() + self.timing.handshake
             while time.monotonic() < deadline and not self._stopping.is_set():
                 lines = splitter.feed(port.read(max(1, port.in_waiting)))
@@ -448,7 +447,7 @@ class SerialBoard(Board):
             self._on_refusal(message)
         elif kind is protocol.Hello:
             self._last_heard = now
-            self._on_hello(message, now)
+            self._on_hello(message)
         else:  # our own HELLO?, S? or F come back (a loopback, or a board echoing)
             self._drop(line, "not a device message")
 
@@ -458,18 +457,24 @@ class SerialBoard(Board):
             return
         if self._last_seq is not None:
             step = (message.seq - self._last_seq) % protocol.SEQ_MODULO
-            if step == 0:
+            behind = step == 0 or step >= protocol.SEQ_MODULO // 2
+            if self._hello_seen:
+                # The firmware counts S lines from 0 at boot and never repeats one while
+                # it runs: a count that went back since its HELLO means it restarted.
+                self._hello_seen = False
+                if behind:
+                    self._on_restart()
+            elif step == 0:
                 self._count("duplicate_lines")
                 return
-            if step >= protocol.SEQ_MODULO // 2:
-                # Older than the last: a replay, or a board that restarted and whose
-                # HELLO was lost. Ask who it is; its HELLO starts the count afresh.
+            elif behind:
+                # Older than the last: a replay, or a board that restarted and whose HELLO
+                # was lost. Ask who it is; the S after its HELLO settles which.
                 self._count("stale_lines")
                 if now - self._last_resync > self.timing.handshake:
                     self._last_resync = now
                     with self._link_lock:
-                        self._suspect_restart = True
-                        self._ask_hello()
+                        self._write(protocol.encode(protocol.AskHello()))
                 return
         if message.bitmap >> device.channels:
             self._drop(protocol.encode(message), "channel beyond the board's count")
@@ -484,13 +489,11 @@ class SerialBoard(Board):
         except Exception:  # the listener's fault; the link goes on
             log.exception("serial board: the frame listener failed")
 
-    def _ask_hello(self) -> None:
-        self._hello_asked_at = time.monotonic()
-        self._write(protocol.encode(protocol.AskHello()))
+    def _on_hello(self, hello: protocol.Hello) -> None:
+        """A HELLO while connected: an answer to HELLO?, or a board that restarted.
 
-    def _on_hello(self, hello: protocol.Hello, now: float) -> None:
-        """A HELLO while connected: an answer to HELLO?, or a board that restarted."""
-        answer = now - self._hello_asked_at <= self.timing.handshake
+        Which of the two shows in the next S line (see :meth:`_on_sensors`).
+        """
         problem = self._incompatible(hello)
         if problem:
             with self._link_lock:
@@ -500,15 +503,14 @@ class SerialBoard(Board):
             return
         with self._link_lock:
             self._device = hello
-            self._last_seq = None  # its count of S lines starts afresh
-            restarted, self._suspect_restart = not answer or self._suspect_restart, False
-            if not restarted:
-                return
-            # Unasked: the board restarted, so its LEDs went dark and its state is news.
-            self._count("board_restarts")
-            log.info("serial board: the Pico restarted; sending the LED frame again")
+            self._hello_seen = True
+
+    def _on_restart(self) -> None:
+        """The board restarted: its LEDs went dark, so they get the current frame again."""
+        self._count("board_restarts")
+        log.info("serial board: the Pico restarted; sending the LED frame again")
+        with self._link_lock:
             self._refused = None
-            self._write(protocol.encode(protocol.AskSensors()))
             self._send_frame_locked()
 
     def _on_refusal(self, message: protocol.Err) -> None:

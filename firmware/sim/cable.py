@@ -47,7 +47,8 @@ class Noise:
     """What the cable does to the lines passing through it."""
 
     rate: float = 0.0
-    """Share of lines damaged (each of :data:`DAMAGE` equally often)."""
+    """Share of lines damaged (each of :data:`DAMAGE` equally often). Which lines is random,
+    but never fewer than ``rate * lines - 1`` of them: a test can count on its share."""
     garbage: float = 0.0
     """Chance of an extra line of random bytes before a line."""
     long_lines: float = 0.0
@@ -82,6 +83,7 @@ class Cable:
         self.noise = noise
         self.stats: Counter[str] = Counter()
         self._random = random.Random(seed)
+        self._debt: Counter[str] = Counter()  # damage owed, per direction
         self._lock = threading.Lock()
         self._device = os.open(device_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         tty.setraw(self._device)
@@ -194,27 +196,10 @@ class Cable:
 
     def _spoil(self, line: bytes, *, to_device: bool, direction: str) -> list[bytes]:
         noise = self.noise
-        chance = self._random.random
-        if noise.toward not in ("both", "device" if to_device else "host"):
-            chance = lambda: 1.0  # noqa: E731 - this direction is left clean
-        out: list[bytes] = []
-        if chance() < noise.garbage:
-            out.append(self._garbage(to_device, self._random.randint(1, 80)) + b"\n")
-            self.stats[f"garbage_{direction}"] += 1
-        if chance() < noise.long_lines:
-            length = self._random.randint(513, 2000)
-            out.append(bytes(self._random.randint(0x20, 0x7E) for _ in range(length)) + b"\n")
-            self.stats[f"long_{direction}"] += 1
-        if chance() < noise.rate:
-            damaged = self._damage(line, to_device)
-            self.stats[f"damaged_{direction}"] += 1
-            if damaged:
-                out.append(damaged)
+        if noise.toward in ("both", "device" if to_device else "host"):
+            out = self._noisy(line, to_device=to_device, direction=direction)
         else:
-            out.append(line)
-            if chance() < noise.duplicates:
-                out.append(line)
-                self.stats[f"duplicates_{direction}"] += 1
+            out = [line]  # this direction is left clean
         if not noise.split:
             return [b"".join(out)]
         pieces = []
@@ -224,6 +209,33 @@ class Cable:
             edges = [0, *cuts, len(chunk)]
             pieces.extend(chunk[a:b] for a, b in itertools.pairwise(edges))
         return pieces
+
+    def _noisy(self, line: bytes, *, to_device: bool, direction: str) -> list[bytes]:
+        """The line as it arrives: damaged or not, with garbage, long lines or a twin."""
+        noise = self.noise
+        chance = self._random.random
+        out: list[bytes] = []
+        if chance() < noise.garbage:
+            out.append(self._garbage(to_device, self._random.randint(1, 80)) + b"\n")
+            self.stats[f"garbage_{direction}"] += 1
+        if chance() < noise.long_lines:
+            length = self._random.randint(513, 2000)
+            out.append(bytes(self._random.randint(0x20, 0x7E) for _ in range(length)) + b"\n")
+            self.stats[f"long_{direction}"] += 1
+        self._debt[direction] += noise.rate
+        owed = self._debt[direction]
+        if owed >= 1.0 or (owed > 0.0 and chance() < noise.rate):
+            self._debt[direction] -= 1.0
+            damaged = self._damage(line, to_device)
+            self.stats[f"damaged_{direction}"] += 1
+            if damaged:
+                out.append(damaged)
+        else:
+            out.append(line)
+            if chance() < noise.duplicates:
+                out.append(line)
+                self.stats[f"duplicates_{direction}"] += 1
+        return out
 
     def _damage(self, line: bytes, to_device: bool) -> bytes:
         kind = self._random.choice(DAMAGE)

@@ -37,6 +37,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import termios
 import threading
 import time
 import tty
@@ -218,6 +219,7 @@ class SimPico:
         self._last_feed = 0.0
         self._reset_requested = False
         self._halted = False
+        self._switches: dict[tuple[int, int], bool] = {}
         self.boots = 0
         self.watchdog_resets = 0
 
@@ -298,6 +300,14 @@ class SimPico:
         self._reset_requested = False
         self._halted = False
         self.boots += 1
+        # The switches are wires, not chip state: a reset chip finds them as they were.
+        # Control lines meant for the chip before the reset (a hang, say) are gone with it.
+        termios.tcflush(self._control_slave, termios.TCIFLUSH)
+        closed = [
+            f"switch {row} {column} 1 0" for (row, column), on in self._switches.items() if on
+        ]
+        if closed:
+            self._control("\n".join(closed))
         env = {**os.environ, "PYRAMID_SIM_TTY": self._control_path}
         self._proc = subprocess.Popen(
             [*self.command, str(self.flash_dir)],
@@ -320,6 +330,7 @@ class SimPico:
         if bounce_ms < 0:
             raise ValueError("bounce_ms cannot be negative")
         row, column = self.config.pins_of(channel)
+        self._switches[row, column] = closed
         self._control(f"switch {row} {column} {int(closed)} {bounce_ms}")
 
     def press(self, channel: int, bounce_ms: int = 0) -> None:
@@ -334,6 +345,7 @@ class SimPico:
         lines = []
         for channel in range(self.config.channels):
             row, column = self.config.pins_of(channel)
+            self._switches[row, column] = channel in wanted
             lines.append(f"switch {row} {column} {int(channel in wanted)} 0")
         self._control("\n".join(lines))
 

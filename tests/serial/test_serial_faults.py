@@ -1,0 +1,232 @@
+"""Faults between the Pico and the host: a noisy line, a pulled cable, a reset, a hang.
+
+The promise (DESIGN.md, "What must never happen"): no frame that did not happen ever
+reaches the listener, nothing is shown that the host did not send, and the link is back
+within 5 s of the fault ending.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from serial_helpers import BOARD, CHANNELS, LEDS, TIMING, Recorder, picture, wait_until
+
+from controller.hardware.port import LedFrame, LinkState, SensorFrame
+from controller.hardware.serial import LinkTiming, SerialBoard
+from firmware.sim.cable import Cable, Noise
+from firmware.sim.harness import SimPico
+
+BACK_WITHIN_S = 5.0
+
+
+@pytest.fixture
+def cable(pico: SimPico, tmp_path: Path) -> Iterator[Cable]:
+    with Cable(pico.port, tmp_path / "pico-by-id", seed=7) as made:
+        yield made
+
+
+def start(port: str, timing: LinkTiming = TIMING) -> tuple[SerialBoard, Recorder]:
+    board = SerialBoard(port, CHANNELS, LEDS, timing=timing)
+    recorder = Recorder()
+    board.start(recorder.on_frame, recorder.on_status)
+    recorder.wait_for_link(LinkState.CONNECTED)
+    return board, recorder
+
+
+def assert_only_real_states(frames: list[SensorFrame], history: list[frozenset[int]]) -> None:
+    """Every frame is a state the switches really had, in the order they had them."""
+    position = 0
+    for frame in frames:
+        while position < len(history) and history[position] != frame.active:
+            position += 1
+        assert position < len(history), (
+            f"frame {sorted(frame.active)} is no state the board had (after {position})"
+        )
+
+
+def colours_of(frame: LedFrame, brightness: float = 1.0) -> tuple[int, ...]:
+    out = []
+    for led in frame.leds:
+        red, green, blue = (round(c * brightness) for c in led.colour)
+        out.append((red << 16) | (green << 8) | blue)
+    return tuple(out)
+
+
+def play(
+    pico: SimPico, board: SerialBoard, rng: random.Random, steps: int
+) -> tuple[list[frozenset[int]], set[tuple[int, ...]]]:
+    """Random moves and LED frames; the true sensor history and every picture shown."""
+    history = [frozenset()]
+    shown = {(0,) * LEDS}
+    for step in range(steps):
+        active = set(history[-1])
+        channel = rng.choice([*range(CHANNELS), 35])  # 35 is wired but not in the map
+        active ^= {channel}
+        pico.set_active(active)
+        history.append(frozenset(active) & frozenset(range(CHANNELS)))
+        frame = picture((step % LEDS, (rng.randrange(256), rng.randrange(256), 255)))
+        board.show(frame)
+        shown.add(colours_of(frame))
+        time.sleep(rng.uniform(0.06, 0.14))  # long enough for a debounced change
+    return history, shown
+
+
+def test_noise_on_the_line_never_makes_a_move_or_a_picture(pico: SimPico, cable: Cable) -> None:
+    board, recorder = start(cable.port)
+    try:
+        cable.noise = Noise(rate=0.15, garbage=0.05, long_lines=0.1, duplicates=0.05, split=True)
+        history, shown = play(pico, board, random.Random(5), steps=30)
+        final = history[-1]
+        recorder.wait_for_active(set(final))
+        cable.noise = Noise()
+        assert_only_real_states(recorder.frames, history)
+        for write in pico.leds:
+            assert write.colours in shown, "the LEDs showed a picture the host never sent"
+        stats = cable.stats
+        assert stats["damaged_to_host"] >= 0.10 * stats["lines_to_host"]
+        assert stats["damaged_to_device"] >= 0.10 * stats["lines_to_device"]
+        assert stats["long_to_host"] >= 1 and stats["long_to_device"] >= 1
+        counters = board.status().counters
+        assert counters["dropped_lines"] >= stats["damaged_to_host"] // 2
+        assert counters["dropped_too_long"] >= 1
+        assert counters["dropped_bad_CRC"] >= 1
+        # The last picture arrives in the end (retries and refreshes heal lost frames).
+        last = colours_of(board.led_frame)
+        pico.wait_for_led(lambda write: write.colours == last)
+        assert board.status().link is LinkState.CONNECTED
+    finally:
+        board.close()
+
+
+def test_lines_cut_into_pieces_lose_nothing(pico: SimPico, cable: Cable) -> None:
+    cable.noise = Noise(split=True)
+    board, recorder = start(cable.port)
+    try:
+        history, _ = play(pico, board, random.Random(9), steps=12)
+        recorder.wait_for_active(set(history[-1]))
+        assert_only_real_states(recorder.frames, history)
+        counters = board.status().counters
+        assert counters["dropped_lines"] == 0
+        assert counters["frame_retries"] == 0
+    finally:
+        board.close()
+
+
+def test_a_pulled_cable_heals_with_the_real_timings(pico: SimPico, cable: Cable) -> None:
+    board, recorder = start(cable.port, LinkTiming())  # the shipped timings
+    try:
+        pico.press(3)
+        recorder.wait_for_active({3})
+        board.show(picture((0, (255, 0, 0))))
+        pico.wait_for_led(lambda w: w.colours[0] == 0xFF0000)
+
+        pulled = time.monotonic()
+        cable.unplug()
+        lost = recorder.wait_for_link(LinkState.LOST, timeout=BACK_WITHIN_S, after=pulled)
+        assert lost.since - pulled < 1.0  # the port fails at once
+        assert "reconnecting" in lost.detail
+        pico.press(4)  # moves while unplugged...
+        board.show(picture((1, (0, 0, 255))))  # ...and a new picture
+        time.sleep(1.5)
+
+        plugged = time.monotonic()
+        cable.plug()
+        back = recorder.wait_for_link(LinkState.CONNECTED, timeout=BACK_WITHIN_S, after=plugged)
+        assert back.since - plugged < BACK_WITHIN_S
+        recorder.wait_for_active({3, 4}, timeout=1.0)  # ...arrive once it is back
+        pico.wait_for_led(lambda w: w.colours[1] == 0x0000FF and w.colours[0] == 0, timeout=1.0)
+        counters = board.status().counters
+        assert counters["reconnects"] == 1 and counters["link_losses"] == 1
+        assert [sorted(f.active) for f in recorder.frames] == [[3], [3, 4]]
+    finally:
+        board.close()
+
+
+def test_a_reset_pico_gets_its_picture_back_and_moves_nothing(
+    pico: SimPico, board: SerialBoard, recorder: Recorder
+) -> None:
+    pico.set_active({1, 2})
+    recorder.wait_for_active({1, 2})
+    board.show(picture((2, (0, 255, 0))))
+    pico.wait_for_led(lambda w: w.colours[2] == 0x00FF00)
+
+    reset = time.monotonic()
+    pico.reset()
+    dark = pico.wait_for_led(lambda w: w.at > reset and not w.lit)  # the new boot's blank
+    relit = pico.wait_for_led(lambda w: w.at > dark.at and w.colours[2] == 0x00FF00)
+    assert relit.at - reset < BACK_WITHIN_S
+    assert board.status().counters["board_restarts"] == 1
+    time.sleep(0.3)
+    # The board came back with the same pearls on it: no frame at all, least of all "empty".
+    assert [sorted(f.active) for f in recorder.frames] == [[1, 2]]
+    assert board.status().link is LinkState.CONNECTED
+
+
+def test_a_reset_whose_hello_is_lost_is_still_noticed(pico: SimPico, cable: Cable) -> None:
+    board, _ = start(cable.port, replace(TIMING, refresh=9.0))
+    try:
+        board.show(picture((6, (255, 255, 0))))
+        pico.wait_for_led(lambda w: w.colours[6] == 0xFFFF00)
+        assert wait_until(lambda: board.status().counters["sensor_lines"] >= 6)
+        cable.noise = Noise(rate=1.0, toward="host")  # the boot HELLO and first S are spoilt
+        reset = time.monotonic()
+        pico.reset()
+        pico.wait_for_led(lambda w: w.at > reset and not w.lit)
+        time.sleep(0.15)
+        cable.noise = Noise()
+        # The next S lines count from 0 again, "older" than the last: the host asks who it
+        # is and, finding a restarted board, sends the picture again (no refresh for 9 s).
+        relit = pico.wait_for_led(lambda w: w.at > reset and w.colours[6] == 0xFFFF00)
+        assert relit.at - reset < 2.0
+        assert board.status().counters["stale_lines"] >= 1
+    finally:
+        board.close()
+
+
+def test_a_reset_that_also_drops_usb(pico: SimPico, cable: Cable) -> None:
+    board, recorder = start(cable.port)
+    try:
+        board.show(picture((9, (9, 9, 9))))
+        pico.wait_for_led(lambda w: w.colours[9] == 0x090909)
+        cable.unplug()
+        pico.reset()
+        time.sleep(0.3)
+        plugged = time.monotonic()
+        cable.plug()
+        back = recorder.wait_for_link(LinkState.CONNECTED, timeout=BACK_WITHIN_S, after=plugged)
+        assert back.since - plugged < BACK_WITHIN_S
+        pico.wait_for_led(lambda w: w.at > plugged and w.colours[9] == 0x090909, timeout=1.0)
+    finally:
+        board.close()
+
+
+def test_a_silent_pico_is_lost_then_found(
+    pico: SimPico, board: SerialBoard, recorder: Recorder
+) -> None:
+    stalled = time.monotonic()
+    stall = TIMING.silence + 0.5  # longer than the silence, shorter than the watchdog
+    pico.hang(int(stall * 1000))
+    lost = recorder.wait_for_link(LinkState.LOST, after=stalled)
+    assert "no valid line for 1 s" in lost.detail
+    assert lost.since - stalled >= TIMING.silence
+    back = recorder.wait_for_link(LinkState.CONNECTED, after=lost.since)
+    assert back.since - (stalled + stall) < BACK_WITHIN_S
+    assert pico.boots == 1  # no reset was needed
+
+
+def test_a_hung_pico_is_reset_by_its_watchdog_and_found_again(
+    pico: SimPico, board: SerialBoard, recorder: Recorder
+) -> None:
+    board.show(picture((0, (1, 2, 3))))
+    pico.wait_for_led(lambda w: w.colours[0] == 0x010203)
+    hung = time.monotonic()
+    pico.hang(60_000)
+    reset = pico.wait_for_event("watchdog", timeout=BOARD.watchdog_ms / 1000 + 2, after=hung)
+    back = recorder.wait_for_link(LinkState.CONNECTED, after=reset.at)
+    assert back.since - reset.at < BACK_WITHIN_S
+    pico.wait_for_led(lambda w: w.at > reset.at and w.colours[0] == 0x010203)
