@@ -190,7 +190,8 @@ def copy(device: str, files: Sequence[DeviceFile], *, mpremote: Sequence[str], o
     total = sum(f.size for f in files) or 1
     done = 0
     for number, file in enumerate(files, 1):
-        _mpremote(mpremote, device, ["fs", "cp", str(file.source), f":{file.target}"], file.target)
+        command = ["fs", "cp", str(file.source), f":{file.target}"]
+        _mpremote(mpremote, device, command, f"copy {file.target}")
         done += file.size
         filled = round(20 * done / total)
         print(

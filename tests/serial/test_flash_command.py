@@ -1,0 +1,160 @@
+"""``pyramid flash`` against a simulated Pico: copy with (simulated) mpremote, reset, and
+the real firmware, booted from the copied files, answering HELLO."""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from controller.cli import main
+from controller.commands import flash
+from controller.hardware import serial as serial_adapter
+from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, SimConfig, SimPico
+
+FAKE_MPREMOTE = shlex.join([sys.executable, str(SIM_DIR / "fake_mpremote.py")])
+OLD = SimConfig(version="0.9.0", report_ms=250)
+SHIPPED_VERSION = SimConfig.from_file(FIRMWARE_DIR / "config.py").version
+
+
+@pytest.fixture
+def old_pico(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimPico]:
+    """A Pico running firmware 0.9.0, its flash where the simulated mpremote writes."""
+    flash_dir = tmp_path / "pico-flash"
+    flash_dir.mkdir()
+    with SimPico(OLD) as factory_fresh:
+        for name in ("main.py", "protocol.py", "debounce.py", "config.py"):
+            shutil.copyfile(factory_fresh.flash_dir / name, flash_dir / name)
+    monkeypatch.setenv("PYRAMID_SIM_FLASH", str(flash_dir))
+    with SimPico(OLD, flash_dir=flash_dir) as pico:
+        yield pico
+
+
+def test_flash_copies_resets_and_checks_the_hello(
+    old_pico: SimPico, capsys: pytest.CaptureFixture[str]
+) -> None:
+    status = main(["flash", "--port", old_pico.port, "--mpremote", FAKE_MPREMOTE])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert f"Flashing pyramid firmware {SHIPPED_VERSION} onto {old_pico.port} (4 files" in out
+    bars = [line for line in out.splitlines() if line.startswith("  [")]
+    assert [bar.split()[4] for bar in bars] == list(flash.DEVICE_FILES)
+    assert bars[-1].startswith("  [####################] 100 %")
+    assert f"firmware {SHIPPED_VERSION}, protocol 1, 36 channels, 37 LEDs." in out
+    assert out.rstrip().endswith("Done: the board is ready.")
+    for name in flash.DEVICE_FILES:
+        assert (old_pico.flash_dir / name).read_bytes() == (FIRMWARE_DIR / name).read_bytes()
+    asked = (old_pico.flash_dir / ".mpremote.log").read_text().splitlines()
+    assert asked == [
+        *(
+            f"connect {old_pico.port} resume fs cp {FIRMWARE_DIR / name} :{name}"
+            for name in flash.DEVICE_FILES
+        ),
+        f"connect {old_pico.port} resume reset",
+    ]
+    # Ctrl-C put the old firmware into maintenance (its watchdog kept fed), the reset
+    # started the new one, and nothing was reset by the watchdog in between.
+    names = [event.name for event in old_pico.events]
+    assert names.index("timer") < names.index("boot", 1)
+    assert old_pico.watchdog_resets == 0 and old_pico.boots == 2
+
+
+def test_flash_with_a_config_of_ones_own(
+    old_pico: SimPico, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    mine = tmp_path / "my_board.py"
+    mine.write_text(replace(OLD, version="2.1.0-mine", led_count=10).source())
+    status = main(
+        ["flash", "--port", old_pico.port, "--config", str(mine), "--mpremote", FAKE_MPREMOTE]
+    )
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert "firmware 2.1.0-mine, protocol 1, 36 channels, 10 LEDs." in out
+    assert (old_pico.flash_dir / "config.py").read_text() == mine.read_text()
+
+
+def test_a_copy_that_did_not_land_is_noticed(
+    old_pico: SimPico, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # An mpremote that reports success but does nothing: the old firmware answers.
+    status = main(["flash", "--port", old_pico.port, "--mpremote", "true", "--timeout", "3"])
+    _, err = capsys.readouterr()
+    assert status == 1
+    assert f"the Pico answers with firmware 0.9.0, not the {SHIPPED_VERSION} just copied" in err
+
+
+def test_a_pico_that_cannot_boot_says_why(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with SimPico(replace(OLD, columns=(3, 9))) as pico:  # GPIO 3 is also a row
+        status = main(["flash", "--port", pico.port, "--mpremote", "true", "--timeout", "2.5"])
+    _, err = capsys.readouterr()
+    assert status == 1
+    assert "no HELLO from the Pico within 2.5 s; it printed: pyramid: config.py: COLUMN_PINS" in err
+
+
+def test_mpremote_failing_is_explained(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("PYRAMID_SIM_FLASH", str(tmp_path))
+    missing = str(tmp_path / "ttyACM9")
+    status = main(["flash", "--port", missing, "--mpremote", FAKE_MPREMOTE])
+    _, err = capsys.readouterr()
+    assert status == 1
+    assert f"mpremote could not copy protocol.py: mpremote: failed to access {missing}" in err
+    status = main(["flash", "--port", missing, "--mpremote", str(tmp_path / "no-such-program")])
+    assert status == 1
+    assert "is mpremote installed?" in capsys.readouterr().err
+
+
+def test_no_pico_plugged_in(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(
+        serial_adapter.list_ports,
+        "comports",
+        lambda: [SimpleNamespace(device="/dev/ttyUSB0", vid=0x0403, pid=0x6001)],
+    )
+    assert main(["flash"]) == 1
+    assert "no Pico (USB 2E8A:0005) is plugged in" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("VERSION = '1.0'\nROW_PINS = (2,\n", "line 2"),
+        ("VERSION = '1.0 beta'\n", "VERSION: firmware version '1.0 beta'"),
+        ("ROW_PINS = (2, 3)\n", "VERSION: "),
+        ("VERSION = 1 / 0\n", "does not run: division by zero"),
+    ],
+)
+def test_a_config_that_cannot_work_is_refused_before_copying(
+    tmp_path: Path, text: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "config.py"
+    config.write_text(text)
+    status = main(["flash", "--port", "/dev/null", "--config", str(config), "--mpremote", "false"])
+    assert status == 1
+    assert message in capsys.readouterr().err
+
+
+def test_the_installed_mpremote_knows_the_commands_used() -> None:
+    done = subprocess.run(
+        [*flash.MPREMOTE, "--help"], capture_output=True, text=True, timeout=60, check=True
+    )
+    listed = {line.split()[0] for line in done.stdout.splitlines() if line.startswith("  ")}
+    assert {"connect", "resume", "fs", "reset"} <= listed
+
+
+def test_flash_is_a_pyramid_command(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as done:
+        main(["flash", "--help"])
+    assert done.value.code == 0
+    assert "--port" in capsys.readouterr().out
