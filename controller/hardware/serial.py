@@ -242,13 +242,13 @@ class SerialBoard(Board):
     def from_config(
         cls, serial_cfg: SerialConfig, channel_map: ChannelMap, brightness: float
     ) -> SerialBoard:
-        """Build from ``[board.serial]`` (``port``, maybe ``baudrate``) and the channel map."""
+        """Build from ``[board.serial]`` (``port``, ``baudrate``) and the channel map."""
         return cls(
             serial_cfg.port,
             channel_map.channel_count,
             channel_map.led_count,
             brightness=brightness,
-            baudrate=getattr(serial_cfg, "baudrate", BAUDRATE),
+            baudrate=serial_cfg.baudrate,
         )
 
     # -- lifecycle -----------------------------------------------------------------------

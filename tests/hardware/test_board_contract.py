@@ -49,7 +49,9 @@ from controller.hardware.port import (
     LinkState,
     SensorFrame,
 )
+from controller.hardware.serial import LinkTiming, SerialBoard
 from controller.hardware.sim import SimBoard
+from firmware.sim.harness import SimConfig, SimPico
 
 LED_COUNT = 6
 TIMEOUT = 2.0
@@ -146,11 +148,47 @@ def direct_rig() -> AbstractContextManager[Rig]:
     )
 
 
+@contextmanager
+def serial_rig() -> Iterator[Rig]:
+    """The serial adapter and the firmware's own files on a simulated Pico behind a pty.
+
+    The firmware runs in the MicroPython unix port (CPython where that cannot run); its
+    LEDs are what the fake ``neopixel`` was last told to write. The Pico reports four
+    times a second, so the adapter may call a second of silence a lost link.
+    """
+    config = SimConfig(
+        rows=(2, 3),
+        columns=(8, 9, 10, 11),
+        led_count=LED_COUNT,
+        blink_ms=round(BLINK_HALF_PERIOD_S * 1000),
+        report_ms=250,
+    )
+    timing = LinkTiming(silence=1.0, handshake=0.3, backoff_max=0.5, refresh=1.0)
+    brightness = 0.5
+    with SimPico(config) as pico:
+        board = SerialBoard(pico.port, 8, LED_COUNT, brightness=brightness, timing=timing)
+
+        def seen() -> list[Colour]:
+            writes = pico.leds
+            colours = writes[-1].colours if writes else (0,) * LED_COUNT
+            return [((c >> 16) & 0xFF, (c >> 8) & 0xFF, c & 0xFF) for c in colours]
+
+        def looks_like(colour: Colour) -> Colour:
+            red, green, blue = (round(component * brightness) for component in colour)
+            return (red, green, blue)
+
+        try:
+            yield Rig(board, pico.set_switch, seen, looks_like=looks_like)
+        finally:
+            board.close()
+
+
 RIGS: dict[str, Callable[[], AbstractContextManager[Rig]]] = {
     "sim": sim_rig,
     "gpio-matrix": matrix_rig,
     "gpio-mux": mux_rig,
     "gpio-direct": direct_rig,
+    "serial": serial_rig,
 }
 
 
