@@ -1731,6 +1731,29 @@ class Table:
                 parts.append(f"put the {thing} back on {m.cell}")
         return "; ".join(parts)
 
+    def _hold_sentence(self, session: Session) -> str:
+        """What the board is waiting to decide, while a lifted pearl or ball stays off."""
+        hold = self._hold
+        game = session.game
+        if hold is None or not game.steps:
+            return ""
+        if isinstance(game, PerlenGame):
+            last = game.steps[-1]
+            name = session.players[last.colour].name
+            if hold.action == "takeback":
+                return (
+                    f"Keep the pearl off {last.cell} to take back {name}'s move, "
+                    "or put it back to keep it."
+                )
+            if hold.action == "shift":
+                return f"Moving {name}'s pearl from {last.cell} to {hold.cell}…"
+            return ""
+        gone = _join(sorted(hold.key, key=TARGETS.index))
+        return (
+            f"No ball on {gone} any more: it counts as knocked off in a moment "
+            "(put it back if it only wobbled)."
+        )
+
     def _status(self) -> str:
         session = self._session
         if session is None:
@@ -1799,10 +1822,14 @@ class Table:
         status = self._status()
         message = self._message
         if status == "mismatch" and session is not None:
-            sentence = self._mismatch_sentence(session)
-            message = (self._refusal + " " if self._refusal else "") + (
-                sentence[:1].upper() + sentence[1:] + "." if sentence else ""
-            )
+            held = self._hold_sentence(session)
+            if held:
+                message = held
+            else:
+                sentence = self._mismatch_sentence(session)
+                message = (self._refusal + " " if self._refusal else "") + (
+                    sentence[:1].upper() + sentence[1:] + "." if sentence else ""
+                )
         base = idle_snapshot(self._version, message)
         common: dict[str, Any] = {
             "sensors": tuple(sorted(self._names)),

@@ -201,6 +201,9 @@ def test_lifting_the_last_pearl_takes_the_move_back(h: Harness):
     h.put("d4")
     snap = h.lift("d4")
     assert snap.status == "mismatch" and snap.moves == 2  # waits settle_s first
+    assert snap.message == (
+        "Keep the pearl off d4 to take back Ben's move, or put it back to keep it."
+    )
     assert lit(h)["d4"] == Led(BLUE, LedMode.BLINK)
     snap = h.wait(lambda s: s.moves == 1)
     assert snap.status == "playing" and snap.to_move == 1

@@ -77,6 +77,7 @@ def test_a_ball_knocked_off_counts_once_it_stays_off(tmp_path: Path):
         h.put("t3")
         snap = h.lift("t1")
         assert snap.targets["t1"] == 0 and snap.status == "mismatch"
+        assert snap.message.startswith("No ball on t1 any more")
         assert lit(h)["t1"] == Led(RED, LedMode.BLINK)
         snap = h.wait(lambda s: s.targets["t1"] is None)
         assert snap.status == "playing" and snap.to_move == 2  # a knock-off keeps the turn
