@@ -14,6 +14,11 @@ Mock pins cost what Python attribute calls cost, not what lgpio's calls into the
 cost on a Pi, so read the CPU figures as the adapter's own overhead plus the mock's.
 
     .venv/bin/python bench/gpio_scan.py [--edges 400] [--idle-seconds 10] [--bounce]
+                                        [--busy-thread] [--switch-interval 0.005]
+
+``--busy-thread`` adds a thread that spins in pure Python (as a busy web request would),
+to show what sharing the GIL does to latency; ``--switch-interval`` sets
+``sys.setswitchinterval`` (Python's default is 0.005 s).
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from __future__ import annotations
 import argparse
 import random
 import statistics
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -61,7 +67,29 @@ def percentile(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
-def latency(edges: int, bounce: bool, seed: int) -> None:
+@contextmanager
+def busy_thread(enabled: bool) -> Iterator[None]:
+    """A thread that keeps the GIL busy with pure Python, like a slow web request."""
+    stop = threading.Event()
+
+    def spin() -> None:
+        total = 0
+        while not stop.is_set():
+            for i in range(10_000):
+                total += i * i
+
+    thread = threading.Thread(target=spin, daemon=True)
+    if enabled:
+        thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        if enabled:
+            thread.join()
+
+
+def latency(edges: int, bounce: bool, seed: int, busy: bool = False) -> None:
     rng = random.Random(seed)
     with mock_pins() as factory:
         contacts = BouncingContacts(36, time.monotonic, seed=seed) if bounce else None
@@ -77,7 +105,7 @@ def latency(edges: int, bounce: bool, seed: int) -> None:
 
         results: list[float] = []
         missed = 0
-        with GpioBoard(MATRIX, NO_LEDS, 0) as board:
+        with busy_thread(busy), GpioBoard(MATRIX, NO_LEDS, 0) as board:
             board.start(on_frame)
             time.sleep(0.1)
             for _ in range(edges):
@@ -106,6 +134,7 @@ def latency(edges: int, bounce: bool, seed: int) -> None:
                     results.append(arrivals[-1][0] - moved)
             counters = board.status().counters
     label = "matrix 6×6" + (", bouncing 0.5–4 ms" if bounce else "")
+    label += ", busy thread" if busy else ""
     ms = [r * 1000 for r in results]
     print(
         f"edge→frame  {label:<28} n={len(ms):4d}  p50 {percentile(ms, 50):5.2f} ms  "
@@ -156,7 +185,12 @@ def main() -> None:
     parser.add_argument("--idle-seconds", type=float, default=10.0)
     parser.add_argument("--bounce", action="store_true", help="also run with bouncing contacts")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--busy-thread", action="store_true", help="also run beside a busy thread")
+    parser.add_argument("--switch-interval", type=float, help="sys.setswitchinterval (seconds)")
     args = parser.parse_args()
+    if args.switch_interval is not None:
+        sys.setswitchinterval(args.switch_interval)
+    print(f"python switch interval {sys.getswitchinterval() * 1000:g} ms")
 
     print(
         f"timing: idle {MATRIX.scan.idle_ms:g} ms, fast {MATRIX.scan.fast_ms:g} ms, "
@@ -166,6 +200,8 @@ def main() -> None:
     latency(args.edges, bounce=False, seed=args.seed)
     if args.bounce:
         latency(args.edges, bounce=True, seed=args.seed)
+    if args.busy_thread:
+        latency(args.edges, bounce=False, seed=args.seed, busy=True)
     for name, config, circuit in (
         (
             "matrix 6×6 (circuit model)",

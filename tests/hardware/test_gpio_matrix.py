@@ -178,3 +178,18 @@ def test_glitch_window_follows_the_timing(mock_factory: MockFactory) -> None:
         assert board.read().active == frozenset()
         board.scan_once(now=0.001)
         assert board.read().active == {0}
+
+
+def test_a_running_board_shortens_the_gil_switch_interval(mock_factory: MockFactory) -> None:
+    """So a busy thread elsewhere in the process cannot hold the scan thread off for 5 ms."""
+    import sys
+
+    from controller.hardware.gpio import SWITCH_INTERVAL_S
+
+    DiodeMatrix(mock_factory, ROWS, COLS)
+    before = sys.getswitchinterval()
+    board = make_board()
+    board.start()
+    assert sys.getswitchinterval() == min(before, SWITCH_INTERVAL_S)
+    board.close()
+    assert sys.getswitchinterval() == before
