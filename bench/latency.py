@@ -102,6 +102,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
             while len(to_wire) < moves and snap.legal:
                 cell = rng.choice(snap.legal)
                 n_frames, n_shows, played = len(frames_at), len(shows), snap.moves
+                n_pictures = len(strip.pictures)
                 edge = time.perf_counter()
                 matrix.switches.press(cmap.channel(cell))
                 while True:
@@ -115,14 +116,14 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
                 handed, sent, frame = shows[n_shows]
                 to_show.append(handed - edge)
                 to_wire.append(sent - edge)
-                # The chain shows what the Table asked for (in one blink phase or the other).
-                shown = strip.colours()
-                if not any(
-                    shown
-                    == [apparent(frame.colour_at(i, on), brightness) for i in range(len(frame))]
+                # The chain received what the Table asked for (in one blink phase or other).
+                wanted = [
+                    [apparent(frame.colour_at(i, on), brightness) for i in range(len(frame))]
                     for on in (True, False)
-                ):
-                    raise RuntimeError(f"the LED chain does not show the frame for {cell}")
+                ]
+                pictures = list(strip.pictures)[n_pictures:]
+                if not any([p.apparent for p in picture] in wanted for picture in pictures):
+                    raise RuntimeError(f"the LED chain did not show the frame for {cell}")
                 time.sleep(0.26 + rng.uniform(0.0, 0.04))
             while table.snapshot.pending:
                 assert table.submit(ConfirmBonus()).ok
