@@ -21,6 +21,8 @@ be used.
 from __future__ import annotations
 
 import argparse
+import contextlib
+import os
 import queue
 import sys
 import threading
@@ -443,4 +445,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 watch_board(board, cmap, out, tty=tty)
         except KeyboardInterrupt:
             out.write("\n")
+        except BrokenPipeError:
+            # `pyramid diag | head` closed the pipe: stop quietly, as other tools do.
+            with contextlib.suppress(OSError):
+                sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - outlives this call
     return status

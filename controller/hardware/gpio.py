@@ -38,6 +38,7 @@ import logging
 import sys
 import threading
 import time
+import warnings
 import weakref
 from collections import Counter
 from collections.abc import Callable, Iterable
@@ -357,9 +358,14 @@ class AdaptiveScan:
 def default_pin_factory() -> Any:
     """gpiozero's pin factory (lgpio on a Pi; ``GPIOZERO_PIN_FACTORY=mock`` for a dry run)."""
     from gpiozero import Device
+    from gpiozero.exc import PinFactoryFallback
 
     try:
-        Device.ensure_pin_factory()
+        with warnings.catch_warnings():
+            # gpiozero warns once per factory it cannot load on its way down the list;
+            # the error below (or the factory named in the board's status) says it better.
+            warnings.simplefilter("ignore", PinFactoryFallback)
+            Device.ensure_pin_factory()
     except Exception as exc:
         raise GpioUnavailable(
             "no GPIO pin factory: this is not a Raspberry Pi, or lgpio is missing "
@@ -577,7 +583,8 @@ class GpioBoard(Board):
                 "SPI0 (hardware)" if spi.hardware else f"GPIO {spi.clock}/{spi.mosi} (bit-banged)"
             )
             lights = f"APA102 ×{self.leds} on {where}, brightness {leds.brightness:g}"
-        detail = f"{self.gpio.describe()}; {lights}"
+        pins = type(self._factory).__name__.removesuffix("Factory") or "?"
+        detail = f"{self.gpio.describe()} via {pins}; {lights}"
         if self._failure:
             detail += f"; last error: {self._failure}"
         return BoardStatus(

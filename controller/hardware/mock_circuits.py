@@ -37,7 +37,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 from gpiozero.pins.mock import (
     MockFactory,
@@ -59,7 +59,8 @@ class _BoundedHistory(MockPin):  # type: ignore[misc]
 
     def clear_states(self) -> None:
         super().clear_states()
-        self.states = deque(self.states, maxlen=HISTORY)
+        history: deque[Any] = deque(cast(Any, self).states, maxlen=HISTORY)
+        self.states = history
 
 
 class QuietPin(_BoundedHistory):
