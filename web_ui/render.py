@@ -92,7 +92,7 @@ def swatch_text(swatch: drawing.Swatch) -> str:
 
 def place_label(place: drawing.Place) -> str:
     """What a screen reader says for one place of the pyramid."""
-    parts = [place.pos]
+    parts = []
     if place.pearl is not None:
         parts.append(gettext("%(colour)s pearl", colour=swatch_text(place.pearl)))
     else:
@@ -100,7 +100,7 @@ def place_label(place: drawing.Place) -> str:
     parts.append(gettext("visible, scores") if place.visible else gettext("hidden inside"))
     if place.pending is not None:
         due = swatch_text(place.pending)
-        parts.append(gettext("a %(colour)s bonus pearl goes here", colour=due))
+        parts.append(gettext("bonus pearl due here: %(colour)s", colour=due))
     if place.footprint is not None:
         parts.append(gettext("under the next bonus pearl"))
     if place.missing is not None:
@@ -115,18 +115,18 @@ def place_label(place: drawing.Place) -> str:
         parts.append(gettext("just placed"))
     if place.computer:
         parts.append(gettext("the computer plays here"))
-    return ", ".join(parts)
+    return f"{place.pos}: " + ", ".join(parts)
 
 
 def target_label(target: drawing.TargetMark) -> str:
-    parts = [target.name]
+    parts = []
     if target.owner is not None:
         parts.append(gettext("ball of %(colour)s", colour=swatch_text(target.owner)))
     else:
         parts.append(gettext("empty"))
     if target.name == "top":
         parts.append(gettext("open") if target.open else gettext("closed until t1–t4 hold balls"))
-    return ", ".join(parts)
+    return f"{target.name}: " + ", ".join(parts)
 
 
 def bonus_reason(reason: object) -> str:

@@ -59,10 +59,10 @@ def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None
         asyncore_use_poll=True,
     )
     web.server = server
-    address = server.getsockname() if hasattr(server, "getsockname") else (host, port)
-    app.config["SERVER_PORT"] = address[1]
+    bound = int(getattr(server, "effective_port", port))
+    app.config["SERVER_PORT"] = bound
     shown = "localhost" if host in ("0.0.0.0", "::", "") else host
-    log.info("web page on http://%s:%d/", shown, address[1])
+    log.info("web page on http://%s:%d/", shown, bound)
     if ready is not None:
         ready.set()
     try:

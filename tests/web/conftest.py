@@ -1,0 +1,142 @@
+"""A real board rig for the web tests: SimBoard -> Table -> Store -> the Flask app.
+
+Nothing is faked: the Table is controller.table.Table on its own thread, the board is
+the sim adapter the virtual board drives, the store an SQLite file in a temporary folder.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+
+from controller.hardware.channels import ChannelMap
+from controller.hardware.sim import SimBoard
+from controller.store import Store
+from controller.table import NewGame, Table, TableSettings
+from web_ui.app import WebSettings, close_app, create_app
+from web_ui.security import set_pin
+
+PIN = "2468"
+CSRF_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
+
+
+@dataclass
+class Rig:
+    app: Flask
+    table: Table
+    board: SimBoard
+    store: Store
+    cmap: ChannelMap
+
+    def snapshot(self) -> dict[str, Any]:
+        return self.table.snapshot.to_dict()
+
+    def wait(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 3.0
+    ) -> dict[str, Any]:
+        """Poll the snapshot until ``predicate`` holds (the Table runs on its own thread)."""
+        end = time.monotonic() + timeout
+        while True:
+            snap = self.snapshot()
+            if predicate(snap):
+                return snap
+            if time.monotonic() > end:
+                raise AssertionError(f"snapshot never matched; last: {snap}")
+            time.sleep(0.005)
+
+    def place(self, cell: str, on: bool = True) -> None:
+        self.board.set_channel(self.cmap.channel(cell), on)
+
+    def play_perlen_to_end(self) -> dict[str, Any]:
+        """Place pearls on the first legal cell until the base is full; confirm the last
+        bonus pearls; the game is then over."""
+        from controller.table import ConfirmBonus
+
+        while True:
+            snap = self.snapshot()
+            if snap["status"] == "over":
+                return snap
+            if snap["legal"]:
+                moves = snap["moves"]
+                self.place(snap["legal"][0])
+                self.wait(lambda s, m=moves: s["moves"] > m)
+            else:
+                assert snap["pending"], snap
+                assert self.table.submit(ConfirmBonus()).ok
+
+    def new_perlen(self, names: tuple[str, ...] = ("Anna", "Ben", "Cleo"), **kw: Any) -> None:
+        reply = self.table.submit(NewGame("perlen-pyramide", names, **kw))
+        assert reply.ok, reply.message
+
+    def new_pyramidos(self, names: tuple[str, ...] = ("Anna", "Ben")) -> None:
+        reply = self.table.submit(NewGame("pyramidos", names))
+        assert reply.ok, reply.message
+
+
+def build_rig(folder: Path, *, web: WebSettings | None = None) -> Rig:
+    cmap = ChannelMap.default()
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    store = Store(folder / "games.sqlite3")
+    set_pin(store, PIN)
+    # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
+    table = Table(board, cmap, store, TableSettings(together_s=0.0, settle_s=0.05))
+    table.start()
+    app = create_app(
+        table=table,
+        store=store,
+        board=board,
+        testing=True,
+        web=web or WebSettings(heartbeat=0.3, throttle_free=3, throttle_base=1.0),
+    )
+    return Rig(app, table, board, store, cmap)
+
+
+def close_rig(rig: Rig) -> None:
+    close_app(rig.app)
+    rig.table.stop()
+    rig.board.close()
+    rig.store.close()
+
+
+@pytest.fixture
+def rig(tmp_path: Path) -> Iterator[Rig]:
+    built = build_rig(tmp_path)
+    yield built
+    close_rig(built)
+
+
+def csrf(client: FlaskClient, path: str = "/rules") -> str:
+    """The CSRF token of this client's session, read from a page as a browser would."""
+    page = client.get(path)
+    match = CSRF_RE.search(page.get_data(as_text=True))
+    assert match, "no csrf meta tag"
+    return match.group(1)
+
+
+def unlocked(client: FlaskClient, pin: str = PIN) -> str:
+    """Unlock ``client`` with the PIN through the API; returns the fresh CSRF token."""
+    token = csrf(client)
+    response = client.post("/api/unlock", json={"pin": pin}, headers={"X-CSRFToken": token})
+    assert response.status_code == 200, response.get_json()
+    return response.get_json()["csrf_token"]
+
+
+@pytest.fixture
+def client(rig: Rig) -> FlaskClient:
+    return rig.app.test_client()
+
+
+@pytest.fixture
+def admin(rig: Rig) -> tuple[FlaskClient, dict[str, str]]:
+    """An unlocked client and the headers its JSON writes need."""
+    c = rig.app.test_client()
+    token = unlocked(c)
+    return c, {"X-CSRFToken": token}

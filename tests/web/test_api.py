@@ -1,0 +1,154 @@
+"""The JSON API against the real Table: reads are open, writes change the real game."""
+
+from __future__ import annotations
+
+from tests.web.conftest import Rig
+
+
+def test_state_is_the_tables_snapshot(rig: Rig, client) -> None:
+    response = client.get("/api/state")
+    assert response.status_code == 200
+    body = response.get_json()
+    assert body["status"] == "idle" and body["version"] == rig.snapshot()["version"]
+    assert response.headers["Cache-Control"] == "no-store"
+
+
+def test_new_game_moves_commands_and_history_through_the_api(rig: Rig, admin) -> None:
+    client, headers = admin
+    setup = {
+        "game": "perlen-pyramide",
+        "players": [
+            {"name": "Anna", "colour": "green"},
+            {"name": "Ben", "colour": "blue"},
+            {"name": "Cleo", "colour": "orange"},
+        ],
+        "first_seat": 1,
+        "options": {"pools": "unlimited", "start": "centre"},
+        "children_help": True,
+    }
+    response = client.post("/api/game", json=setup, headers=headers)
+    assert response.status_code == 200, response.get_json()
+    snap = rig.wait(lambda s: s["game"] == "perlen-pyramide")
+    assert [p["name"] for p in snap["players"]] == ["Ben", "Cleo", "Anna"]  # seat 1 starts
+    assert snap["players"][0]["colour_name"] == "blue"
+    assert snap["options"]["pools"] == "unlimited" and snap["children_help"] is True
+    assert snap["legal"] == ["c3"]  # centre start
+
+    # The virtual board: a tap on c3 places Ben's pearl, the Table sees it as a sensor would.
+    tap = client.post("/api/virtual", json={"name": "c3", "action": "toggle"}, headers=headers)
+    assert tap.get_json() == {"ok": True, "name": "c3", "active": True}
+    snap = rig.wait(lambda s: s["moves"] == 1)
+    assert snap["pearls"] == [{"pos": "1:c3", "colour": 0}]
+
+    # Undo through the API, then lift the pearl on the virtual board to match again.
+    undo = client.post("/api/command/undo", json={}, headers=headers)
+    assert undo.status_code == 200 and "Took back" in undo.get_json()["message"]
+    rig.wait(lambda s: s["moves"] == 0 and s["status"] == "mismatch")
+    client.post("/api/virtual", json={"name": "c3", "action": "off"}, headers=headers)
+    rig.wait(lambda s: s["status"] == "playing")
+
+    # A refused command is 409 with the Table's own reason.
+    refused = client.post("/api/command/confirm", json={}, headers=headers)
+    assert refused.status_code == 409
+    assert refused.get_json() == {"ok": False, "error": "No bonus pearl is waiting."}
+
+    games = client.get("/api/games").get_json()
+    assert games["total"] == 1 and games["games"][0]["status"] == "playing"
+    game_id = games["games"][0]["id"]
+    one = client.get(f"/api/games/{game_id}").get_json()
+    assert [e["kind"] for e in one["events"]] == ["move", "undo"]
+    steps = client.get(f"/api/games/{game_id}/replay").get_json()["steps"]
+    assert len(steps) == 1 and steps[0]["snapshot"]["pearls"] == []
+
+    abort = client.post("/api/command/abort", json={}, headers=headers)
+    assert abort.status_code == 200
+    assert rig.wait(lambda s: s["status"] == "idle")["game"] is None
+    assert client.get("/api/games").get_json()["games"][0]["status"] == "aborted"
+
+
+def test_buttons_of_the_virtual_board_drive_pyramidos(rig: Rig, admin) -> None:
+    client, headers = admin
+    rig.new_pyramidos(("Anna", "Ben"))
+    for target in ("t1", "t2", "t3", "t4"):
+        client.post("/api/virtual", json={"name": target}, headers=headers)
+        rig.wait(lambda s, t=target: s["targets"][t] is not None)
+    assert rig.snapshot()["top_open"] is True
+    press = client.post("/api/virtual", json={"name": "button:end_turn"}, headers=headers)
+    assert press.get_json()["active"] is False
+    mover = rig.wait(lambda s: s["to_move"] == 1)["to_move"]
+    assert mover == 1
+    client.post("/api/virtual", json={"name": "top", "action": "on"}, headers=headers)
+    final = rig.wait(lambda s: s["status"] == "over")
+    # t1 Anna, t2 Ben, t3 Anna, t4 Ben; Anna's turn ends on earth; Ben reaches the top.
+    assert final["scores"]["points"] == [2, 4] and final["winners"] == [1]
+    board = client.get("/api/leaderboard").get_json()["rows"]
+    assert {row["name"] for row in board} == {"Anna", "Ben"}
+    assert client.get("/api/leaderboard?game=pyramidos").get_json()["rows"] == board
+
+
+def test_led_test_and_settings(rig: Rig, admin) -> None:
+    client, headers = admin
+    response = client.post("/api/led-test", json={"led": "c3", "colour": "blue"}, headers=headers)
+    assert response.status_code == 200
+    rig.wait(lambda s: s["led_test"] is not None)
+    frame = rig.board.wait_for_frame(1)
+    assert frame.leds[rig.cmap.led("c3")].colour == (0x1F, 0x77, 0xB4)
+    stop = client.post("/api/led-test", json={"stop": True}, headers=headers)
+    assert stop.status_code == 200
+    rig.wait(lambda s: s["led_test"] is None)
+    bad = client.post("/api/led-test", json={"led": "z9"}, headers=headers)
+    assert bad.status_code == 400 and "led" in bad.get_json()["error"]
+
+    assert client.post("/api/settings", json={"language": "da"}, headers=headers).status_code == 200
+    assert rig.store.get_setting("web.language") == "da"
+    page = client.get("/rules", headers={"Accept-Language": "fr"})
+    assert '<html lang="da">' in page.get_data(as_text=True)
+    wrong = client.post("/api/settings", json={"language": "fr"}, headers=headers)
+    assert wrong.status_code == 400
+
+
+def test_bad_input_gets_a_sentence_not_a_500(rig: Rig, admin) -> None:
+    client, headers = admin
+    cases = [
+        ({"game": "chess", "players": []}, "game"),
+        ({"game": "perlen-pyramide", "players": [{"name": "A", "colour": "red"}]}, "3 players"),
+        (
+            {
+                "game": "perlen-pyramide",
+                "players": [
+                    {"name": "A", "colour": "red"},
+                    {"name": "a", "colour": "blue"},
+                    {"name": "C", "colour": "yellow"},
+                ],
+            },
+            "same name",
+        ),
+        (
+            {
+                "game": "perlen-pyramide",
+                "players": [
+                    {"name": "A", "colour": "red"},
+                    {"name": "B", "colour": "red"},
+                    {"name": "C", "colour": "yellow"},
+                ],
+            },
+            "red",
+        ),
+        (
+            {
+                "game": "pyramidos",
+                "players": [{"name": "A", "colour": "red"}, {"name": "B", "colour": "teal"}],
+            },
+            "teal",
+        ),
+    ]
+    for body, words in cases:
+        response = client.post("/api/game", json=body, headers=headers)
+        assert response.status_code == 400, body
+        assert words in response.get_json()["error"]
+    not_json = client.post("/api/game", data="x", headers=headers)
+    assert not_json.status_code == 415
+    assert client.post("/api/command/dance", json={}, headers=headers).status_code == 404
+    assert client.get("/api/games?limit=0").status_code == 400
+    assert client.get("/api/games/12345").status_code == 404
+    assert rig.snapshot()["game"] is None

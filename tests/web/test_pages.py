@@ -1,0 +1,128 @@
+"""Every page, in every state, rendered by the Flask test client from the real Table."""
+
+from __future__ import annotations
+
+import re
+
+from tests.web.conftest import Rig
+
+PAGES = (
+    "/",
+    "/setup",
+    "/setup?game=pyramidos",
+    "/history",
+    "/leaderboard",
+    "/leaderboard?game=pyramidos",
+    "/rules",
+    "/diagnostics",
+    "/settings",
+    "/unlock",
+)
+
+
+def text(response) -> str:
+    return response.get_data(as_text=True)
+
+
+def test_every_page_renders_with_no_game(rig: Rig, client) -> None:
+    for path in PAGES:
+        response = client.get(path)
+        assert response.status_code == 200, path
+        assert response.mimetype == "text/html"
+        assert "<!doctype html>" in text(response)
+    assert "No game is being played" in text(client.get("/"))
+
+
+def test_live_page_draws_the_pyramid_with_pearls_turn_and_scores(rig: Rig, client) -> None:
+    rig.new_perlen()
+    for cell in ("c3", "d4", "d3", "c4"):
+        moves = rig.snapshot()["moves"]
+        rig.place(cell)
+        rig.wait(lambda s, m=moves: s["moves"] > m)
+    page = text(client.get("/"))
+    # The bonus pearl of the worked example (RULES.md) is waiting on 2:c3 in red.
+    assert "2:c3" in page
+    assert 'aria-label="c3: Anna (red, R) pearl, hidden inside, under the next bonus pearl"' in page
+    assert "c4: Anna (red, R) pearl, hidden inside, under the next bonus pearl, just placed" in page
+    assert "2:c3: empty, hidden inside, bonus pearl due here: Anna (red, R)" in page
+    assert 'data-virtual="c3"' in page  # the sim board makes base cells clickable
+    assert "Ben (blue, B) to move" in page
+    assert "Visible pearls" in page and "/41" in page
+    assert 'class="pyramid-side"' in page and 'class="pyramid-layers"' in page
+
+
+def test_live_page_shows_pyramidos_targets_and_points(rig: Rig, client) -> None:
+    rig.new_pyramidos(("Anna", "Ben", "Cleo"))
+    rig.place("t2")
+    rig.wait(lambda s: s["targets"].get("t2") == 0)
+    page = text(client.get("/"))
+    assert 'class="pyramidos"' in page
+    assert 'data-virtual="t2"' in page and 'data-virtual="top"' in page
+    assert "t2: ball of Anna (red, R)" in page
+    assert "Points" in page and "/6" in page
+    assert "The top opens once all four base targets hold a ball." in page
+
+
+def test_mismatch_and_link_are_explained(rig: Rig, client) -> None:
+    rig.new_perlen()
+    rig.place("c3")
+    rig.wait(lambda s: s["moves"] == 1)
+    rig.place("a1")  # does not touch c3: not a legal move, so a mismatch
+    rig.wait(lambda s: s["status"] == "mismatch")
+    page = text(client.get("/"))
+    assert "The board does not match the game" in page
+    assert "a1: take away the pearl that should not be there." in page
+
+
+def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client) -> None:
+    rig.new_perlen(("Anna", "Ben", "Cleo"))
+    final = rig.play_perlen_to_end()
+    game_id = final["game_id"]
+    history = text(client.get("/history"))
+    assert f'href="/history/{game_id}"' in history
+    replay = client.get(f"/history/{game_id}")
+    assert replay.status_code == 200
+    body = text(replay)
+    assert "data-replay" in body and "25 / 25" in body
+    first = client.get(f"/history/{game_id}?step=0")
+    assert "Before the first move" in text(first)
+    fragment = client.get(f"/history/{game_id}/step/4")
+    assert fragment.status_code == 200 and "<html" not in text(fragment)
+    assert "Step 4" in text(fragment)
+    assert client.get(f"/history/{game_id}/step/26").status_code == 404
+    assert client.get(f"/history/{game_id}?step=x").status_code == 400
+    board = text(client.get("/leaderboard"))
+    for name in ("Anna", "Ben", "Cleo"):
+        assert f"<td>{name}</td>" in board
+
+
+def test_missing_things_are_404_not_500(client) -> None:
+    assert client.get("/history/999").status_code == 404
+    assert client.get("/history/99999999999999999999999").status_code == 404
+    assert client.get("/history?page=0").status_code == 400
+    assert client.get("/history?page=5").status_code == 404
+    assert client.get("/nowhere").status_code == 404
+    assert client.get("/leaderboard?game=chess").status_code == 400
+    assert client.post("/rules").status_code in (400, 405)
+
+
+def test_diagnostics_lists_every_sensor_by_name_live(rig: Rig, client) -> None:
+    rig.place("b4")
+    rig.wait(lambda s: "b4" in s["sensors"])
+    page = text(client.get("/diagnostics"))
+    for name in ("a1", "e5", "t1", "top", "button:confirm", "button:undo"):
+        assert f'id="sensor-{name.replace(":", "-")}"' in page
+    assert re.search(r'<li class="on" id="sensor-b4">', page)
+    assert "Dropped serial lines" in page
+    assert "sim" in page
+
+
+def test_language_follows_the_browser_and_the_cookie(rig: Rig, client) -> None:
+    german = client.get("/rules", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"})
+    assert '<html lang="de">' in text(german)
+    danish = client.get("/rules", headers={"Accept-Language": "da"})
+    assert '<html lang="da">' in text(danish)
+    other = client.get("/rules", headers={"Accept-Language": "fr"})
+    assert '<html lang="en">' in text(other)
+    client.set_cookie("lang", "da")
+    assert '<html lang="da">' in text(client.get("/", headers={"Accept-Language": "de"}))

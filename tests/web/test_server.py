@@ -1,0 +1,74 @@
+"""The app under waitress on a free loopback port: pages, many live streams, clean stop."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+
+from tests.web.conftest import build_rig, close_rig
+from web_ui import serve, stop
+
+
+def open_stream(port: int) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+    conn.request("GET", "/events?view=none")
+    response = conn.getresponse()
+    assert response.status == 200
+    return conn, response
+
+
+def next_snapshot(response: http.client.HTTPResponse) -> dict:
+    """Read SSE lines until one ``data:`` line; return its JSON."""
+    while True:
+        line = response.readline()
+        if not line:
+            raise EOFError("stream ended")
+        if line.startswith(b"data: "):
+            return json.loads(line[6:])
+
+
+def test_waitress_serves_streams_to_many_viewers_and_stops_cleanly(tmp_path: Path) -> None:
+    rig = build_rig(tmp_path)
+    ready = threading.Event()
+    server = threading.Thread(target=serve, args=(rig.app, "127.0.0.1", 0, ready), daemon=True)
+    server.start()
+    try:
+        assert ready.wait(5)
+        port = rig.app.config["SERVER_PORT"]
+        page = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        page.request("GET", "/", headers={"Accept-Language": "de"})
+        answer = page.getresponse()
+        body = answer.read().decode()
+        assert answer.status == 200 and '<html lang="de">' in body
+        assert answer.getheader("Server") == "pyramid-board"
+
+        viewers = [open_stream(port) for _ in range(12)]
+        firsts = [next_snapshot(response) for _conn, response in viewers]
+        version = firsts[0]["version"]
+        assert all(f["version"] == version for f in firsts)
+        rig.place("b2")
+        for _conn, response in viewers:
+            update = next_snapshot(response)
+            while "b2" not in update["snapshot"]["sensors"]:
+                update = next_snapshot(response)
+            assert update["version"] > version
+        assert rig.app.extensions["pyramid"].hub.viewers == 12
+
+        started = time.monotonic()
+        stop(rig.app)
+        server.join(5)
+        assert not server.is_alive()
+        assert time.monotonic() - started < 3.0  # the streams ended at once
+        for _conn, response in viewers:
+            rest = response.read()  # EOF: the server ended the stream
+            assert b"data:" not in rest or rest.endswith(b"\n\n")
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0  # no longer listening
+    finally:
+        stop(rig.app)
+        server.join(5)
+        close_rig(rig)
