@@ -12,7 +12,7 @@ import sys
 from collections.abc import Sequence
 
 # Subcommand modules, in the order ``pyramid --help`` lists them.
-COMMANDS: tuple[str, ...] = ("run", "replay", "diag", "flash")
+COMMANDS: tuple[str, ...] = ("run", "replay", "diag", "flash", "pin")
 
 
 def build_parser() -> argparse.ArgumentParser:
