@@ -598,7 +598,8 @@ class TableSettings:
     led_walk_step_s: float = 0.3
     led_test_s: float = 300.0
     """An LED test stops by itself after this long."""
-    computer_budget_s: float = 1.0
+    computer_budget_s: float | None = None
+    """Seconds a computer seat may think; None: its level's own budget."""
     hint_budget_s: float = 1.0
     chooser: Chooser | None = None
     """The computer seat's chooser; None uses ``controller.bot.choose_move``."""
@@ -611,7 +612,8 @@ class TableSettings:
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
         for name in ("sweep_step_s", "led_walk_step_s", "computer_budget_s", "hint_budget_s"):
-            if getattr(self, name) <= 0:
+            value = getattr(self, name)
+            if value is not None and value <= 0:
                 raise ValueError(f"{name} must be positive")
         if len(self.seat_colours) < 4:
             raise ValueError("seat_colours needs a colour for each of the four seats")
@@ -736,6 +738,7 @@ class Table:
         self._version = 0
         self._link: BoardStatus | None = None
         self._position = 0
+        self._cancel = threading.Event()
         """Counts positions the game has been in; tags computer answers and hints."""
         self._computer_token: tuple[int, int] | None = None
         self._computer_move: str | None = None
@@ -782,6 +785,7 @@ class Table:
         if thread is None:
             return
         self._running = False
+        self._cancel.set()
         self._queue.put(_STOP)
         if thread is not threading.current_thread():
             thread.join(timeout)
@@ -1236,6 +1240,8 @@ class Table:
         self._hint = None
         self._hint_token = None
         self._position += 1  # answers computed for earlier positions are now stale
+        self._cancel.set()  # and a search still running for one may stop early
+        self._cancel = threading.Event()
         self._consider_computer()
 
     def _play_perlen(self, session: Session, game: PerlenGame, cell: str) -> bool:
@@ -1362,9 +1368,12 @@ class Table:
         if bot is None:
             return None
         budget = self.settings.computer_budget_s
+        cancel = self._cancel
 
         def choose(state: perlen.PerlenState, level: str, seed: int | None) -> Position | str:
-            cell: Position | str = bot.choose_move(state, level, seed=seed, budget=budget)
+            cell: Position | str = bot.choose_move(
+                state, level, seed=seed, budget=budget, cancel=cancel
+            )
             return cell
 
         return choose
@@ -1376,9 +1385,10 @@ class Table:
         if bot is None:
             return None
         budget = self.settings.hint_budget_s
+        cancel = self._cancel
 
         def hint(state: perlen.PerlenState) -> Position | str:
-            cell: Position | str = bot.hint(state, budget=budget)
+            cell: Position | str = bot.hint(state, budget=budget, cancel=cancel)
             return cell
 
         return hint

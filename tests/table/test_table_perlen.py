@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import sqlite3
 import threading
 import time
 from pathlib import Path
@@ -13,6 +15,7 @@ from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
 from controller.rules import perlen
 from controller.rules.records import parse_record, replay_perlen
+from controller.store import StoredEvent, standing_moves
 from controller.table import (
     Abort,
     ConfirmBonus,
@@ -587,8 +590,6 @@ def test_snapshots_are_immutable_json_and_latest_wins(h: Harness):
     with pytest.raises(dataclasses.FrozenInstanceError):
         latest.status = "over"  # type: ignore[misc]
     data = latest.to_dict()
-    import json
-
     assert json.loads(latest.json) == json.loads(json.dumps(data))
     assert set(data) >= {
         "version", "game", "game_id", "status", "players", "to_move", "pearls", "pending",
@@ -618,3 +619,71 @@ def test_settings_are_checked():
         TableSettings(settle_s=-1)
     with pytest.raises(ValueError):
         TableSettings(sweep_step_s=0)
+
+
+def test_the_real_computer_player_and_hints(tmp_path: Path):
+    settings = dataclasses.replace(FAST, computer_budget_s=0.05, hint_budget_s=0.05)
+    with Harness(tmp_path / "g.sqlite3", settings) as h:
+        new_game(h, computer={1: "gentle", 2: "strong"})
+        while h.snap.status != "over":
+            snap = h.snap
+            while snap.pending:
+                assert h.submit(ConfirmBonus()).ok
+                snap = h.snap
+            if snap.status == "over":
+                break
+            if snap.players[snap.to_move].computer:
+                snap = h.wait(lambda s: s.computer_move is not None, timeout=10)
+                h.put(snap.computer_move)
+            else:
+                assert h.submit(Hint()).ok
+                snap = h.wait(lambda s: s.hint is not None, timeout=10)
+                assert snap.hint in snap.legal
+                h.put(snap.hint)
+        stored = h.store.game(h.snap.game_id)
+        assert stored.summary.status == "over" and len(stored.record["moves"]) == 25
+        assert [p.computer for p in stored.players] == [None, "gentle", "strong"]
+
+
+def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_path: Path):
+    path = tmp_path / "g.sqlite3"
+    with Harness(path) as h:
+        other = sqlite3.connect(path, check_same_thread=False)  # another reader, like a page
+
+        def stored_moves() -> int:
+            rows = other.execute("SELECT seq, kind, data FROM events WHERE game_id = ("
+                                 "SELECT max(id) FROM games) ORDER BY seq").fetchall()  # fmt: skip
+            events = [StoredEvent(seq, 0, kind, json.loads(data)) for seq, kind, data in rows]
+            return len(standing_moves("perlen-pyramide", events))
+
+        checked: list[tuple[int, int]] = []
+        show = h.board.show
+
+        def checking_show(frame):
+            session = h.table._session  # the owner thread is the caller: safe to look
+            if session is not None:
+                checked.append((len(session.game.steps), stored_moves()))
+            show(frame)
+
+        h.board.show = checking_show
+        new_game(h)
+        sub = h.table.subscribe()
+        pages: list[tuple[int, int]] = []
+        done = threading.Event()
+
+        def page() -> None:
+            while not done.is_set():
+                snap = sub.get(timeout=0.05)
+                if snap is not None and snap.game_id is not None:
+                    pages.append((snap.moves, stored_moves()))
+
+        reader = threading.Thread(target=page)
+        reader.start()
+        for step in perlen_script(12)[:30]:
+            play(h, step)
+        done.set()
+        reader.join()
+        sub.close()
+        assert len(checked) > 20 and len(pages) > 5
+        assert all(stored >= shown for shown, stored in checked)
+        assert all(stored >= shown for shown, stored in pages)
