@@ -6,7 +6,8 @@
 #
 # What it does (each step is safe to repeat):
 #   1. installs python3-venv (and python3-lgpio where the distribution has it);
-#   2. creates a venv in $PREFIX/venv and installs this checkout with the `pi` extra;
+#   2. creates a venv in $PREFIX/venv, installs this checkout with the `pi` extra, and
+#      links the `pyramid` command into /usr/local/bin;
 #   3. creates the system user `pyramid` in the groups gpio, spi and dialout;
 #   4. gives it a writable working directory, /var/lib/pyramid-board;
 #   5. puts a config in /etc/pyramid-board/config.toml (never overwrites one);
@@ -87,6 +88,9 @@ run mkdir -p "$PREFIX"
 run python3 -m venv ${SYSTEM_SITE:+"$SYSTEM_SITE"} "$VENV"
 run "$VENV/bin/python" -m pip install --quiet --upgrade pip
 run "$VENV/bin/python" -m pip install --quiet "${SOURCE_DIR}[pi]"
+# `pyramid diag` for the maker, as themselves (Raspberry Pi OS puts the first user in the
+# gpio and spi groups), from any directory they can write to (lgpio needs one).
+run ln -sf "$VENV/bin/pyramid" /usr/local/bin/pyramid
 
 echo "== 3. the service user $SERVICE_USER"
 if ! id "$SERVICE_USER" >/dev/null 2>&1; then
@@ -137,4 +141,4 @@ run systemctl enable --now pyramid-board.service
 
 echo
 echo "Installed. The web page: http://$(hostname).local:8080/  Log: journalctl -u pyramid-board -f"
-echo "Check the board: sudo systemctl stop pyramid-board; sudo -u $SERVICE_USER $VENV/bin/pyramid diag"
+echo "Check the board: sudo systemctl stop pyramid-board; pyramid diag; sudo systemctl start pyramid-board"

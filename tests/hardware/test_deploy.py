@@ -48,6 +48,7 @@ def test_dry_run_does_every_step() -> None:
     assert made != user_exists
     assert "install -d -o pearl -g pearl -m 0750 /var/lib/pyramid-board" in steps
     assert "systemctl enable --now pyramid-board.service" in steps
+    assert "ln -sf /opt/pb/venv/bin/pyramid /usr/local/bin/pyramid" in steps
     assert "write /etc/systemd/system/pyramid-board.service" in steps
     for group in ("gpio", "spi", "dialout"):
         assert f"usermod -aG {group} pearl" in steps or f"no group {group}" in out
