@@ -36,7 +36,7 @@ from typing import Any, TextIO
 from controller.config import HEADER_PIN, Config, ConfigError, load_config
 from controller.hardware import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
-from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, SensorFrame
+from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, LinkState, SensorFrame
 
 WALK: tuple[tuple[str, Colour], ...] = (
     ("red", (255, 0, 0)),
@@ -256,12 +256,22 @@ def watch_board(
     duration: float | None = None,
     stop: threading.Event | None = None,
     settle: float = SETTLE_S,
+    connect_timeout: float = 5.0,
     clock: Callable[[], float] = time.monotonic,
 ) -> Watch:
     """Start ``board`` and watch it until ``duration`` passes or ``stop`` is set."""
     frames: queue.SimpleQueue[SensorFrame] = queue.SimpleQueue()
     board.start(frames.put)
     stop = stop or threading.Event()
+    # A board on a link (the Pico) first has to be found; its first frame is then the
+    # state it was found in, not a toggle.
+    deadline = clock() + connect_timeout
+    if board.status().link is not LinkState.CONNECTED:
+        out.write(f"waiting for the board: {board.status().detail}\n")
+        out.flush()
+        while board.status().link is not LinkState.CONNECTED and clock() < deadline:
+            if stop.wait(0.05):
+                break
     stop.wait(settle)
     while not frames.empty():
         frames.get_nowait()  # the state the board was found in

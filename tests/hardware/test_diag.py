@@ -8,6 +8,7 @@ import re
 import threading
 import time
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from controller.config import Config, load_config
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
 from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
-from controller.hardware.port import SensorFrame
+from controller.hardware.port import BoardStatus, LinkState, SensorFrame
 from controller.hardware.sim import SimBoard
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -315,3 +316,31 @@ class _Holder:
 def test_docstring_examples() -> None:
     result = doctest.testmod(controller.commands.diag)
     assert result.attempted > 0 and result.failed == 0
+
+
+class _LateBoard(SimBoard):
+    """A board found only after a while, as the Pico is: searching, then connected."""
+
+    def __init__(self, channels: int, leds: int, found_after: float) -> None:
+        super().__init__(channels, leds)
+        self._found_at = time.monotonic() + found_after
+
+    def status(self) -> BoardStatus:
+        found = time.monotonic() >= self._found_at
+        return replace(
+            super().status(),
+            link=LinkState.CONNECTED if found else LinkState.SEARCHING,
+            detail="found" if found else "looking for it",
+        )
+
+
+def test_a_board_found_late_is_waited_for(cmap: ChannelMap) -> None:
+    """Pearls already on the board when it is found are its state, not toggles."""
+    board = _LateBoard(cmap.channel_count, cmap.led_count, found_after=0.3)
+    a1 = cmap.channel("a1")
+    threading.Timer(0.2, board.set_channel, (a1, True)).start()  # its first frame
+    out = io.StringIO()
+    watch = watch_board(board, cmap, out, tty=False, duration=0.1, settle=0.05)
+    assert out.getvalue().startswith("waiting for the board: looking for it\n")
+    assert watch.baseline == {a1}
+    assert watch.stats[a1].toggles == 0
