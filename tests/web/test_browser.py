@@ -1,0 +1,236 @@
+"""Whole games in real headless Chromium, on the virtual board, served by waitress.
+
+One browser context sets up and plays (tapping cells, targets and the board's buttons);
+a second one only watches and must follow every move live. Screenshots of both go to
+test-artifacts/screenshots/ (a few are copied to docs/screenshots/ for the README).
+
+Chromium is Debian's (/usr/bin/chromium), driven by Playwright; the browser Playwright
+would download is never used. Without Chromium these tests skip, except under CI=true,
+where they fail.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.web.conftest import PIN, Rig, build_rig, close_rig
+from web_ui import create_app, serve, stop
+from web_ui.app import WebSettings
+
+pytestmark = pytest.mark.browser
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
+SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+PHONE = {"width": 390, "height": 844}
+WAIT_MS = 5000
+
+
+def _unavailable(reason: str) -> None:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests need Chromium under CI: {reason}")
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - the test extra installs it
+        _unavailable(f"playwright is not installed ({exc})")
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        _unavailable("Debian's chromium is not installed (apt install chromium)")
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Served:
+    """The rig's app on a free loopback port, in a thread, until stopped."""
+
+    def __init__(self, rig: Rig, app: Any | None = None, port: int = 0) -> None:
+        self.app = app or rig.app
+        ready = threading.Event()
+        self.thread = threading.Thread(
+            target=serve, args=(self.app, "127.0.0.1", port, ready), daemon=True
+        )
+        self.thread.start()
+        assert ready.wait(5)
+        self.port = int(self.app.config["SERVER_PORT"])
+        self.url = f"http://127.0.0.1:{self.port}"
+
+    def stop(self) -> None:
+        stop(self.app)
+        self.thread.join(5)
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
+    rig = build_rig(tmp_path)
+    running = Served(rig)
+    yield rig, running
+    running.stop()
+    close_rig(rig)
+
+
+def shot(page: Any, name: str) -> None:
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+
+
+def start_game(page: Any, url: str, game: str, names: list[str], colours: list[str]) -> None:
+    """Fill in the setup page as a person would and start the game with the PIN."""
+    page.goto(f"{url}/setup")
+    page.check(f'input[name="game"][value="{game}"]')
+    if game == "pyramidos":
+        page.select_option("#seats", str(len(names)))
+    for seat, (name, colour) in enumerate(zip(names, colours, strict=True)):
+        page.fill(f"#name_{seat}", name)
+        page.select_option(f"#colour_{seat}", colour)
+    assert page.is_hidden("#name_3") or game == "pyramidos" and len(names) == 4
+    page.fill("#form-pin", PIN)
+    shot(page, f"{game}-setup")
+    page.click("form[data-setup] button[type=submit]")
+    page.wait_for_url(f"{url}/")
+    assert page.locator(".banner.ok").count() == 1, page.inner_text("main")
+
+
+def tap(page: Any, selector: str) -> None:
+    """Tap, then wait until the page's request is answered (taps meanwhile are ignored)."""
+    page.locator(selector).click()
+    page.wait_for_function(
+        "(s) => document.querySelector(s).dataset.busy !== '1'", arg=selector, timeout=WAIT_MS
+    )
+
+
+def test_a_whole_perlen_pyramide_game_in_the_browser(browser: Any, served: Any) -> None:
+    rig, server = served
+    watcher = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    watcher.goto(f"{server.url}/")
+    watcher.wait_for_selector("text=No game is being played")
+    player = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB").new_page()
+    start_game(player, server.url, "perlen-pyramide", ["Anna", "Ben", "Cleo"],
+               ["green", "purple", "orange"])  # fmt: skip
+
+    # The watcher's page was opened before the game: it updates by itself.
+    watcher.wait_for_selector("#live-status >> text=Anna (green, G) to move", timeout=WAIT_MS)
+    moves = 0
+    shown_bonus = False
+    while True:
+        snap = rig.snapshot()
+        if snap["status"] == "over":
+            break
+        if snap["legal"]:
+            cell = snap["legal"][len(snap["legal"]) // 2]
+            tap(player, f"#cell-{cell}")
+            moves += 1
+            rig.wait(lambda s, m=moves: s["moves"] == m)
+            # Every move reaches the watcher's drawing of the board.
+            watcher.wait_for_selector(f'#cell-{cell}[aria-label*=" pearl,"]', timeout=WAIT_MS)
+            if rig.snapshot()["pending"] and not shown_bonus:
+                watcher.wait_for_selector("#live-status >> text=Place", timeout=WAIT_MS)
+                shot(watcher, "perlen-bonus-phone")
+                shot(player, "perlen-bonus-desktop")
+                shown_bonus = True
+        else:
+            # The base is full: the last bonus pearls are confirmed with the board's button.
+            assert snap["pending"]
+            waiting = len(snap["pending"])
+            tap(player, 'button[data-virtual="button:confirm"]')
+            rig.wait(lambda s, w=waiting: len(s["pending"]) < w or s["status"] == "over")
+    assert moves == 25 and shown_bonus
+    final = rig.snapshot()
+    winners = [final["players"][w]["name"] for w in final["winners"]]
+    watcher.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
+    text = watcher.inner_text("#live-status")
+    assert all(name in text for name in winners)
+    assert watcher.locator("#live-board .place.layer5 .pearl").count() == 1  # the apex
+    shot(watcher, "perlen-over-phone")
+    shot(player, "perlen-over-desktop")
+
+    # The game is in the history, and its replay steps back to the first move.
+    player.goto(f"{server.url}/history")
+    player.click("table a >> nth=0")
+    player.wait_for_selector("[data-replay]")
+    player.click('[data-step-by="first"]')
+    player.wait_for_selector("text=Before the first move")
+    player.click('[data-step-by="1"]')
+    player.wait_for_selector("text=Step 1:")
+    assert player.url.endswith("?step=1")
+    shot(player, "perlen-replay")
+    player.goto(f"{server.url}/leaderboard")
+    for name in ("Anna", "Ben", "Cleo"):
+        assert player.locator(f"td:text-is('{name}')").count() == 1
+    player.goto(f"{server.url}/rules")
+    shot(player, "rules")
+
+
+def test_a_whole_pyramidos_game_and_a_lost_connection(
+    browser: Any, served: Any, tmp_path: Path
+) -> None:
+    rig, server = served
+    player = browser.new_context(viewport=PHONE, locale="de-DE").new_page()
+    watcher = browser.new_context(viewport=PHONE, locale="da-DK").new_page()
+    watcher.goto(f"{server.url}/")
+    start_game(player, server.url, "pyramidos", ["Ida", "Jonas"], ["red", "blue"])
+    watcher.wait_for_selector("svg.pyramidos", timeout=WAIT_MS)
+
+    landings = 0
+    for target in ("t1", "t2", "t3", "t4"):
+        tap(player, f"#target-{target}")
+        landings += 1
+        rig.wait(lambda s, t=target: s["targets"][t] is not None)
+        watcher.wait_for_selector(f'#target-{target} circle.pearl', timeout=WAIT_MS)
+    assert rig.snapshot()["top_open"] is True
+    shot(watcher, "pyramidos-top-open")
+
+    # A watcher has no PIN: pressing a button asks for it in a dialog, then acts.
+    watcher.click('button[data-virtual="button:end_turn"]')
+    watcher.wait_for_selector("#pin-dialog[open]")
+    watcher.fill("#pin-input", "0000")
+    watcher.click("#pin-form button[type=submit]")
+    watcher.wait_for_selector("#pin-error:not([hidden])")
+    watcher.fill("#pin-input", PIN)
+    watcher.click("#pin-form button[type=submit]")
+    rig.wait(lambda s: s["to_move"] == 1)
+
+    tap(player, "#target-top")
+    final = rig.wait(lambda s: s["status"] == "over")
+    assert final["scores"]["points"] == [2, 4] and final["winners"] == [1]
+    player.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
+    assert "Jonas" in player.inner_text("#live-status")
+    shot(player, "pyramidos-over-de")
+
+    # The server goes away: the page says so, and comes back by itself when it returns.
+    server.stop()
+    watcher.wait_for_selector("#connection:not([hidden])", timeout=WAIT_MS)
+    assert "Reconnecting" in watcher.inner_text("#connection") or watcher.inner_text("#connection")
+    shot(watcher, "connection-lost")
+    again = create_app(table=rig.table, store=rig.store, board=rig.board,
+                       web=WebSettings(heartbeat=0.3))  # fmt: skip
+    revived = Served(rig, again, port=server.port)
+    try:
+        watcher.wait_for_function(
+            "() => document.querySelector('.live').dataset.connected === '1'", timeout=10_000
+        )
+        rig.new_pyramidos(("Ida", "Jonas"))
+        watcher.wait_for_selector("#live-status >> text=Ida", timeout=WAIT_MS)
+    finally:
+        revived.stop()
