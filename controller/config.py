@@ -207,8 +207,19 @@ class BoardConfig:
 
     adapter: Adapter = "sim"
     channel_map: ChannelMap = field(default_factory=ChannelMap.default)
+    """``[board.channels]`` and ``[board.leds]``, checked and built into one map."""
     gpio: GpioConfig = field(default_factory=GpioConfig)
     serial: SerialConfig = field(default_factory=SerialConfig)
+
+    @property
+    def channels(self) -> Mapping[str, int]:
+        """``[board.channels]``: channel number by name."""
+        return self.channel_map.channel_by_name
+
+    @property
+    def leds(self) -> Mapping[str, int]:
+        """``[board.leds]``: LED number (position in the chain) by name."""
+        return self.channel_map.led_by_name
 
 
 @dataclass(frozen=True, slots=True)

@@ -148,6 +148,7 @@ def test_shipped_configs_load(path: Path) -> None:
 def test_matrix_example_puts_ranks_on_rows() -> None:
     config = load_config(ROOT / "configs" / "matrix.toml")
     cmap = config.board.channel_map
+    assert config.board.channels["t1"] == 5 and config.board.leds["e2"] == 5
     assert config.board.gpio == GpioConfig()  # the shipped default wiring
     assert [cmap.channel(f"{f}1") for f in "abcde"] == [0, 1, 2, 3, 4]
     assert cmap.channel("c3") == 2 * 6 + 2
