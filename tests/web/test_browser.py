@@ -104,7 +104,7 @@ def start_game(page: Any, url: str, game: str, names: list[str], colours: list[s
     for seat, (name, colour) in enumerate(zip(names, colours, strict=True)):
         page.fill(f"#name_{seat}", name)
         page.select_option(f"#colour_{seat}", colour)
-    assert page.is_hidden("#name_3") or game == "pyramidos" and len(names) == 4
+    assert page.is_hidden("#name_3") or (game == "pyramidos" and len(names) == 4)
     page.fill("#form-pin", PIN)
     shot(page, f"{game}-setup")
     page.click("form[data-setup] button[type=submit]")
@@ -192,12 +192,10 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
     start_game(player, server.url, "pyramidos", ["Ida", "Jonas"], ["red", "blue"])
     watcher.wait_for_selector("svg.pyramidos", timeout=WAIT_MS)
 
-    landings = 0
     for target in ("t1", "t2", "t3", "t4"):
         tap(player, f"#target-{target}")
-        landings += 1
         rig.wait(lambda s, t=target: s["targets"][t] is not None)
-        watcher.wait_for_selector(f'#target-{target} circle.pearl', timeout=WAIT_MS)
+        watcher.wait_for_selector(f"#target-{target} circle.pearl", timeout=WAIT_MS)
     assert rig.snapshot()["top_open"] is True
     shot(watcher, "pyramidos-top-open")
 
