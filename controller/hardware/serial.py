@@ -127,7 +127,7 @@ def resolve_port(spec: str, ports: Iterable[Any] | None = None) -> str:
     return picos[0]
 
 
-def open_port(spec: str, baudrate: int = BAUDRATE, timeout: float = 0.02) -> SerialLike:
+def open_port(spec: str, baudrate: int = BAUDRATE, timeout: float = 0.1) -> SerialLike:
     """Open ``spec`` (``auto``, a path or a pyserial URL) with a short read timeout."""
     target = resolve_port(spec)
     if "://" in target:
@@ -159,8 +159,9 @@ class LinkTiming:
     """Seconds to wait for OK before a frame is sent again."""
     refresh: float = 2.0
     """The current frame is sent again this often (the firmware blanks after 10 s)."""
-    poll: float = 0.02
-    """Read timeout: how often the reader thread looks at its clocks."""
+    poll: float = 0.1
+    """Read timeout: how often the reader thread looks at its clocks when nothing arrives
+    (a line wakes it at once; each idle wake-up costs CPU, so not too often)."""
 
     def __post_init__(self) -> None:
         for name in ("silence", "handshake", "backoff_first", "backoff_max", "frame_retry", "poll"):

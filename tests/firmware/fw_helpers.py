@@ -51,14 +51,17 @@ class RawHost:
             except protocol.ProtocolError:
                 self.refused.append(line)
 
-    def wait_for(self, predicate: Callable[[Any], bool], timeout: float = 3.0) -> tuple[float, Any]:
-        """The first new message (since the last wait) that ``predicate`` accepts."""
+    def wait_for(
+        self, predicate: Callable[[Any], bool], timeout: float = 3.0, after: float = 0.0
+    ) -> tuple[float, Any]:
+        """The first new message (since the last wait, received after ``after``) that
+        ``predicate`` accepts."""
         deadline = time.monotonic() + timeout
         while True:
             while self._read < len(self.messages):
                 at, message = self.messages[self._read]
                 self._read += 1
-                if predicate(message):
+                if at >= after and predicate(message):
                     return at, message
             if time.monotonic() > deadline:
                 raise TimeoutError(f"no matching line in {timeout} s; got {self.messages[-5:]}")

@@ -211,7 +211,7 @@ def test_a_stuck_loop_is_reset_by_the_watchdog() -> None:
         reset = pico.wait_for_event("watchdog", timeout=5.0, after=stuck)
         assert reset.at - stuck >= config.watchdog_ms / 1000 - 0.05
         pico.wait_for_event("boot", after=reset.at)
-        host.wait_for(of(Hello), timeout=3.0)  # the new firmware says HELLO...
+        host.wait_for(of(Hello), timeout=3.0, after=reset.at)  # a new HELLO...
         assert not pico.wait_for_led(lambda w: w.at > reset.at).lit  # ...with dark LEDs
 
 
@@ -231,7 +231,7 @@ def test_a_failing_chip_is_reset(pico: SimPico) -> None:
         pico.fault()
         reset = pico.wait_for_event("reset", timeout=3.0)
         pico.wait_for_event("boot", after=reset.at)
-        host.wait_for(of(Hello), timeout=3.0)
+        host.wait_for(of(Hello), timeout=3.0, after=reset.at)
     assert pico.boots == 2
     assert b"OSError" in bytes(host.received)
     assert 0x03 not in host.received
