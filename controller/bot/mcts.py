@@ -27,13 +27,14 @@ import math
 import random as _random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.bot.bits import OVER, BitState, Rules, playout
 
 EXPLORATION = 0.25
-"""UCT's exploration weight for results in [0, 1] (a share of the pyramid); tuned by
-``bench/bot.py --tune`` against greedy players (RESULTS in docs/performance.md)."""
+"""UCT's exploration weight for results in [0, 1] (a share of the pyramid); chosen with
+``bench/bot.py --exploration`` against greedy players (docs/performance.md)."""
 CHECK_EVERY = 32
 """Playouts between looks at the clock."""
 
@@ -99,6 +100,7 @@ def search(
     cancel: threading.Event | None = None,
     focus: int | None = None,
     exploration: float = EXPLORATION,
+    rollout: Callable[[BitState, Rules, Callable[[], float]], tuple[int, int, int]] = playout,
 ) -> SearchResult:
     """Grow a tree from ``bits`` with ``playouts`` random games (fewer if stopped).
 
@@ -151,7 +153,7 @@ def search(
         if node.untried:
             node = _expand(node, node.untried.pop(), rules, rng)
             path.append(node)
-        scores = playout(node.bits, rules, random)
+        scores = rollout(node.bits, rules, random)
         for visited in path:
             visited.visits += 1
             colour = visited.colour

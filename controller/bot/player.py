@@ -77,6 +77,8 @@ class Level:
     """Play perfectly once at most this many base cells are empty (if it fits the budget)."""
     wander: float = 0.0
     """Chance of playing a random sensible cell instead."""
+    exploration: float = mcts.EXPLORATION
+    """UCT's exploration weight."""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.budget) and self.budget > 0):
@@ -87,6 +89,8 @@ class Level:
             raise ValueError(f"level {self.name!r}: exact_empty must be 0 to {len(BASE)}")
         if not 0.0 <= self.wander <= 1.0:
             raise ValueError(f"level {self.name!r}: wander is a chance between 0 and 1")
+        if not (math.isfinite(self.exploration) and self.exploration >= 0):
+            raise ValueError(f"level {self.name!r}: exploration must not be negative")
 
 
 LEVEL_SETTINGS: Mapping[str, Level] = {
@@ -121,8 +125,11 @@ EXACT_WORK: tuple[float, ...] = (
 SAFE_SHARE = 0.6
 """Share of the budget the planned work should take at the measured speed; the rest is
 headroom for a busy machine."""
-STOP_SHARE = 0.9
-"""Share of the budget after which every search stops, whatever it planned."""
+STOP_SHARE = 0.8
+"""Share of the budget after which every search stops, whatever it planned (the rest
+covers the last look at the clock and a busy machine taking the processor away)."""
+EXACT_SHARE = 0.6
+"""Share of the budget after which an exact search gives up, leaving time to sample."""
 ROUND_PLAYOUTS = 250
 """``strongest`` plays a power of two times this many playouts, so that a slightly
 different speed measurement seldom changes the work (and so the move)."""
@@ -173,12 +180,33 @@ def _calibration_positions() -> tuple[BitState, BitState]:
 
 
 def machine_speed(seconds: float = 0.3) -> Speed:
-    """:func:`measure_speed` once per process (the first caller pays ``seconds``)."""
+    """:func:`measure_speed` once per process (the first caller pays ``seconds``).
+
+    The Table calls it once at start, so that no move pays for it.
+    """
     global _speed
     with _speed_lock:
         if _speed is None:
             _speed = measure_speed(seconds)
         return _speed
+
+
+MIN_MEASURE = 0.1
+"""Seconds below which a speed measurement says too little to keep for the process."""
+SLOW_SPEED = Speed(playouts_per_second=2_000, placements_per_second=30_000)
+"""What a move plans with when its budget is too short to measure the speed and nobody
+has measured it yet: about a Raspberry Pi 3, so the plan fits any Pi."""
+
+
+def _speed_for(seconds: float) -> Speed:
+    """The measured speed, measuring it now with a fifth of ``seconds`` (at most 0.3 s)
+    unless that is too short to be worth keeping."""
+    share = min(0.3, seconds * 0.2)
+    with _speed_lock:
+        known = _speed
+    if known is not None:
+        return known
+    return machine_speed(share) if share >= MIN_MEASURE else SLOW_SPEED
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,14 +333,14 @@ def decide(
     if spec.playouts == 0:
         return done(greedy_move(bits, rules, rng), "quick", None)
 
-    speed = machine_speed(min(0.3, seconds * 0.2))
+    speed = _speed_for(seconds)
     # Plan from the whole budget, not from what the first call's speed measurement left
     # of it, so that the first call plans the same work as every later one.
     planned = seconds * STOP_SHARE
     empty = len(BASE) - state.base_pearls
     placements = 0
     if empty <= spec.exact_empty and _exact_fits(empty, planned, speed):
-        exact = ExactSearch(rules, deadline=started + seconds * 0.75, cancel=cancel)
+        exact = ExactSearch(rules, deadline=started + seconds * EXACT_SHARE, cancel=cancel)
         try:
             values = exact.move_values(bits)
         except OutOfBudget:
@@ -321,7 +349,15 @@ def decide(
             cell = _exact_choice(values, mover, rng)
             return done(cell, "exact", float(values[cell][mover]), placements=exact.edges)
     playouts = _playouts_for(spec, planned, speed)
-    result = mcts.search(bits, rules, playouts=playouts, rng=rng, deadline=stop_at, cancel=cancel)
+    result = mcts.search(
+        bits,
+        rules,
+        playouts=playouts,
+        rng=rng,
+        deadline=stop_at,
+        cancel=cancel,
+        exploration=spec.exploration,
+    )
     if result.playouts == 0:
         # Cancelled or out of time before the first playout: the greedy cell is instant.
         return done(greedy_move(bits, rules, rng), "quick", None, complete=False)
@@ -450,7 +486,7 @@ def _review_move(
         return MoveReview(number, mover, played, played, 0.0, True)
     bits = from_state(state)
     empty = len(BASE) - state.base_pearls
-    speed = machine_speed(min(0.3, seconds * 0.2))
+    speed = _speed_for(seconds)
     # Solving the endgame once answers every later move too, so it may take the time
     # of all the moves still to review.
     if _exact_fits(empty, seconds * moves_left / 2, speed):

@@ -1,0 +1,241 @@
+"""How strong and how quick the computer player is, at every level.
+
+    .venv/bin/python bench/bot.py [--games 24] [--processes 2] [--levels medium,strong]
+
+Prints, for each level:
+
+- its win rate against two random players, against two greedy players, and against two
+  players of the level below, seats rotated so that each seat (the first has an edge) is
+  played equally often; a shared win counts as 1/k of a win, and the 95 % interval is
+  Wilson's. A seat wins a third of its games when it is no better than its opponents.
+- its mean score margin (its visible pearls minus the mean of its rivals'),
+- the time per move (mean and longest) and the share of moves cut short by the clock;
+
+and, for the searches: playouts and exact-search placements per second, and how many
+empty base cells the exact search solves within 1 s and 5 s.
+
+Quick levels play ten times as many games as ``--games``. The default run takes about
+eight minutes on two shared cores.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import platform
+import random
+import statistics
+import sys
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from controller.bot import LEVEL_SETTINGS, LEVELS, Level, decide, machine_speed
+from controller.bot.bits import Rules, from_state
+from controller.bot.exact import ExactSearch, OutOfBudget
+from controller.bot.policies import greedy_move, random_move
+from controller.rules.notation import BASE
+from controller.rules.perlen import PerlenOptions, legal_moves, new_game, outcome, play
+
+OPPONENTS = ("random", "greedy")
+
+
+@dataclass(frozen=True)
+class Game:
+    """One game: ``level`` in seat ``seat``, ``opponent`` in the two other seats."""
+
+    level: str
+    opponent: str
+    seat: int
+    seed: int
+    budget: float | None
+    exploration: float | None
+
+
+@dataclass(frozen=True)
+class Played:
+    game: Game
+    scores: tuple[int, int, int]
+    winners: tuple[int, ...]
+    move_seconds: tuple[float, ...]
+    """The seconds each move of ``level`` took."""
+    cut_short: int
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    """Wilson's score interval for a proportion (95 % by default)."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def _level(name: str, budget: float | None, exploration: float | None) -> Level:
+    level = LEVEL_SETTINGS[name]
+    if exploration is not None:
+        level = replace(level, exploration=exploration)
+    if budget is not None:
+        level = replace(level, budget=budget)
+    return level
+
+
+def play_game(game: Game) -> Played:
+    options = PerlenOptions()
+    rules = Rules.of(options)
+    state = new_game(options)
+    rng = random.Random(game.seed)
+    own = _level(game.level, game.budget, game.exploration)
+    other: Level | None = None
+    if game.opponent not in OPPONENTS:
+        other = _level(game.opponent, game.budget, game.exploration)
+    seconds: list[float] = []
+    cut = 0
+    while state.to_move is not None:
+        colour = state.to_move
+        seed = rng.randrange(2**32)
+        if colour == game.seat or other is not None:
+            level = own if colour == game.seat else other
+            assert level is not None
+            decision = decide(state, level, seed=seed)
+            move = decision.move
+            if colour == game.seat:
+                seconds.append(decision.seconds)
+                cut += not decision.complete
+        else:
+            bits = from_state(state)
+            pick: Callable[..., int] = random_move if game.opponent == "random" else greedy_move
+            move = BASE[pick(bits, rules, random.Random(seed))]
+        assert move in legal_moves(state)
+        state, _ = play(state, move)
+    result = outcome(state)
+    return Played(game, result.scores, result.winners, tuple(seconds), cut)
+
+
+def exact_reach(limit: float, positions: int = 3) -> tuple[int, float]:
+    """The most empty cells whose every position (of ``positions`` random ones) the exact
+    search solves within ``limit`` seconds, and the placements per second it made."""
+    solved = 0
+    edges = 0
+    took = 0.0
+    for empty in range(4, 26):
+        for seed in range(positions):
+            rng = random.Random(1000 * empty + seed)
+            state = new_game()
+            while 25 - state.base_pearls > empty:
+                state, _ = play(state, rng.choice(legal_moves(state)))
+            started = time.perf_counter()
+            search = ExactSearch(Rules.of(state.options), deadline=started + limit)
+            try:
+                search.move_values(from_state(state))
+            except OutOfBudget:
+                return solved, edges / took if took else 0.0
+            finally:
+                edges += search.edges
+                took += time.perf_counter() - started
+        solved = empty
+    return solved, edges / took if took else 0.0
+
+
+def schedule(args: argparse.Namespace) -> list[Game]:
+    games: list[Game] = []
+    for index, name in enumerate(args.levels):
+        quick = LEVEL_SETTINGS[name].playouts == 0
+        count = args.games * (10 if quick else 1)
+        count -= count % 3  # every seat equally often
+        lower = LEVELS[LEVELS.index(name) - 1] if LEVELS.index(name) > 0 else None
+        opponents = [*OPPONENTS, *([lower] if lower else [])]
+        for opponent in opponents:
+            for number in range(count):
+                games.append(
+                    Game(
+                        name,
+                        opponent,
+                        seat=number % 3,
+                        seed=args.seed + 7919 * number + 104729 * index,
+                        budget=args.budget,
+                        exploration=args.exploration,
+                    )
+                )
+    # The slowest first, so that two processes end together.
+    weight = {name: i for i, name in enumerate(LEVELS)}
+    games.sort(key=lambda g: -(weight[g.level] + weight.get(g.opponent, -1)))
+    return games
+
+
+def report(results: list[Played]) -> None:
+    by_match: dict[tuple[str, str], list[Played]] = defaultdict(list)
+    for played in results:
+        by_match[(played.game.level, played.game.opponent)].append(played)
+    print()
+    print(
+        f"{'level':<10} {'against':<10} {'games':>5} {'win rate':>9} {'95% interval':>14} "
+        f"{'margin':>7} {'s/move':>7} {'max s':>6} {'cut':>4}"
+    )
+    for level in LEVELS:
+        for opponent in (*OPPONENTS, *LEVELS):
+            rows = by_match.get((level, opponent))
+            if not rows:
+                continue
+            wins = sum(1 / len(p.winners) for p in rows if p.game.seat in p.winners)
+            low, high = wilson(wins, len(rows))
+            margin = statistics.mean(
+                p.scores[p.game.seat] - (sum(p.scores) - p.scores[p.game.seat]) / 2 for p in rows
+            )
+            seconds = [s for p in rows for s in p.move_seconds]
+            cut = sum(p.cut_short for p in rows)
+            print(
+                f"{level:<10} {opponent:<10} {len(rows):>5} {wins / len(rows):>8.0%} "
+                f"  {low:>5.0%} – {high:<4.0%} {margin:>+7.2f} {statistics.mean(seconds):>7.3f} "
+                f"{max(seconds):>6.2f} {cut:>4}"
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=24, help="games per match (default 24)")
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated levels")
+    parser.add_argument("--budget", type=float, default=None, help="seconds per move, all levels")
+    parser.add_argument("--exploration", type=float, default=None, help="MCTS exploration weight")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
+    args = parser.parse_args()
+    args.levels = [name.strip() for name in args.levels.split(",") if name.strip()]
+    for name in args.levels:
+        if name not in LEVELS:
+            parser.error(f"unknown level {name!r}; the levels are {', '.join(LEVELS)}")
+    if args.games < 3:
+        parser.error("--games must be at least 3 (one game per seat)")
+
+    print(
+        f"python {platform.python_version()} on {platform.machine()}, "
+        f"{multiprocessing.cpu_count()} cores, {args.processes} processes"
+    )
+    started = time.perf_counter()
+    if not args.no_speed:
+        speed = machine_speed(1.0)
+        print(f"MCTS playouts per second (tree included):  {speed.playouts_per_second:10,.0f}")
+        print(f"exact search placements per second:        {speed.placements_per_second:10,.0f}")
+        for limit in (1.0, 5.0):
+            solved, rate = exact_reach(limit)
+            print(
+                f"exact search solves within {limit:.0f} s:            {solved:>4} empty cells "
+                f"({rate:,.0f} placements/s)"
+            )
+    games = schedule(args)
+    print(f"{len(games)} games …", flush=True)
+    with multiprocessing.Pool(args.processes) as pool:
+        results = pool.map(play_game, games, chunksize=1)
+    report(results)
+    print(f"\n{time.perf_counter() - started:.0f} s in all")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,375 @@
+"""The computer player: legal, in time, deterministic, ordered in strength; hints, reviews."""
+
+from __future__ import annotations
+
+import itertools
+import random
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import replace
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from controller.bot import (
+    LEVEL_SETTINGS,
+    LEVELS,
+    Level,
+    MoveReview,
+    choose_move,
+    decide,
+    hint,
+    machine_speed,
+    review,
+)
+from controller.bot import player as player_module
+from controller.bot.bits import Rules, from_state
+from controller.bot.exact import ExactSearch
+from controller.rules.notation import BASE
+from controller.rules.perlen import (
+    PerlenOptions,
+    PerlenState,
+    Placement,
+    Pools,
+    Score,
+    Start,
+    legal_moves,
+    new_game,
+    outcome,
+    play,
+)
+from controller.rules.records import PerlenRecord, ReplayError
+
+
+@pytest.fixture(scope="module", autouse=True)
+def measured_speed():
+    # As the Table does at start: measure once, so that no test's budget pays for it.
+    return machine_speed()
+
+
+def position(seed: int, placed: int, options: PerlenOptions | None = None) -> PerlenState:
+    rng = random.Random(seed)
+    state = new_game(options)
+    while state.base_pearls < placed:
+        state, _ = play(state, rng.choice(legal_moves(state)))
+    return state
+
+
+# -- legality ----------------------------------------------------------------------------
+
+ANY_OPTIONS = st.builds(
+    PerlenOptions,
+    pools=st.sampled_from(Pools),
+    start=st.sampled_from(Start),
+    placement=st.sampled_from(Placement),
+    score=st.sampled_from(Score),
+)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    options=ANY_OPTIONS,
+    seed=st.integers(0, 2**32 - 1),
+    placed=st.integers(0, 24),
+    level=st.sampled_from(LEVELS),
+)
+def test_never_an_illegal_move(options, seed, placed, level):
+    state = position(seed, placed, options)
+    budget = 0.05
+    started = time.perf_counter()
+    move = choose_move(state, level, seed=seed, budget=budget)
+    assert time.perf_counter() - started < budget
+    assert move in legal_moves(state)
+
+
+def test_plays_whole_games_under_every_option_without_an_illegal_move():
+    for number, (pools, start, placement, score) in enumerate(
+        itertools.product(Pools, Start, Placement, Score)
+    ):
+        options = PerlenOptions(pools=pools, start=start, placement=placement, score=score)
+        state = new_game(options)
+        level = LEVELS[number % len(LEVELS)]
+        while state.to_move is not None:
+            move = choose_move(state, level, seed=number, budget=0.02)
+            state, _ = play(state, move)  # raises IllegalMoveError on an illegal move
+        assert outcome(state).over
+
+
+# -- time --------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("placed", "level", "budget"),
+    [
+        (1, "strongest", 0.3),  # Monte Carlo from the opening
+        (13, "strongest", 0.25),  # 12 empty cells: exact would not fit, sampling does
+        (15, "strongest", 0.4),  # 10 empty: the exact search may or may not fit
+        (16, "strong", 0.1),  # strong's 3000 playouts do not fit: halved, and in time
+    ],
+)
+def test_a_move_arrives_within_its_budget(placed, level, budget):
+    for seed in range(3):
+        state = position(seed, placed)
+        started = time.perf_counter()
+        decision = decide(state, level, seed=seed, budget=budget)
+        assert time.perf_counter() - started < budget
+        assert decision.seconds < budget
+        assert decision.move in legal_moves(state)
+
+
+def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(monkeypatch):
+    # Pretend the exact search is cheap, so that it starts on 13 empty cells and meets
+    # its deadline; the move still comes from Monte Carlo within the budget.
+    monkeypatch.setattr(player_module, "EXACT_WORK", (0,) * 26)
+    state = position(4, 12)
+    started = time.perf_counter()
+    decision = decide(state, "strongest", seed=1, budget=0.3)
+    assert time.perf_counter() - started < 0.3
+    assert decision.method == "search"
+    assert decision.placements > 0  # the exact search did run first
+    assert decision.move in legal_moves(state)
+
+
+def test_a_cancel_ends_the_search_at_once_with_a_legal_move():
+    cancel = threading.Event()
+    cancel.set()
+    state = position(2, 3)
+    started = time.perf_counter()
+    decision = decide(state, "strongest", seed=1, budget=5.0, cancel=cancel)
+    assert time.perf_counter() - started < 0.2
+    assert not decision.complete
+    assert decision.move in legal_moves(state)
+
+
+def test_a_cancel_from_another_thread_stops_a_long_search():
+    cancel = threading.Event()
+    state = position(2, 3)
+    timer = threading.Timer(0.1, cancel.set)
+    timer.start()
+    started = time.perf_counter()
+    decision = decide(state, "strongest", seed=1, budget=10.0, cancel=cancel)
+    timer.join()
+    assert time.perf_counter() - started < 0.5
+    assert decision.move in legal_moves(state)
+
+
+# -- determinism -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_the_same_seed_gives_the_same_move(level):
+    for seed, placed in ((1, 2), (2, 9), (3, 16)):
+        state = position(seed, placed)
+        first = decide(state, level, seed=seed, budget=0.5)
+        again = decide(state, level, seed=seed, budget=0.5)
+        assert first.complete and again.complete
+        assert first.move == again.move
+        assert first.expected == again.expected
+
+
+def test_different_seeds_vary_the_gentle_players_game():
+    state = position(5, 4)
+    moves = {choose_move(state, "gentle", seed=seed) for seed in range(40)}
+    assert len(moves) >= 3
+
+
+# -- strength ----------------------------------------------------------------------------
+
+
+def table_game(levels: tuple[str | Level, ...], seed: int) -> tuple[int, int, int]:
+    """A whole game with ``levels[c]`` playing colour c; the final scores."""
+    rng = random.Random(seed)
+    state = new_game()
+    while state.to_move is not None:
+        state, _ = play(state, choose_move(state, levels[state.to_move], seed=rng.randrange(2**32)))
+    s0, s1, s2 = outcome(state).scores
+    return (s0, s1, s2)
+
+
+def mean_scores(names: tuple[str, ...], seeds: range) -> dict[str, float]:
+    """Each level's mean score over every seating of ``names`` at the table, per seed."""
+    totals = dict.fromkeys(names, 0)
+    games = 0
+    for seed in seeds:
+        for seating in itertools.permutations(names):
+            scores = table_game(seating, seed)
+            for colour, name in enumerate(seating):
+                totals[name] += scores[colour]
+            games += 1
+    return {name: total / games for name, total in totals.items()}
+
+
+def test_gentle_easy_and_medium_are_ordered_in_strength():
+    # One of each at the table, every seating, three seeds: 18 games.
+    mean = mean_scores(("gentle", "easy", "medium"), range(3))
+    assert mean["gentle"] < mean["easy"] < mean["medium"], mean
+
+
+def test_levels_lose_less_in_solved_endgames_as_they_get_stronger():
+    # Ten endgames with 8 empty cells, solved exactly: what each level's move gives away.
+    loss = dict.fromkeys(LEVELS, 0)
+    for seed in range(10):
+        state = position(100 + seed, 17)
+        bits = from_state(state)
+        values = ExactSearch(Rules.of(state.options)).move_values(bits)
+        mover = bits[4]
+        best = max(v[mover] for v in values.values())
+        for name in LEVELS:
+            move = choose_move(state, name, seed=seed)
+            loss[name] += best - values[move.index][mover]
+    assert loss["gentle"] > loss["easy"] > loss["medium"] > loss["strong"] == 0, loss
+    assert loss["strongest"] == 0
+
+
+# -- hints -------------------------------------------------------------------------------
+
+
+def test_a_hint_in_a_solved_endgame_is_a_best_cell():
+    for seed in range(4):
+        state = position(200 + seed, 18)
+        bits = from_state(state)
+        values = ExactSearch(Rules.of(state.options)).move_values(bits)
+        mover = bits[4]
+        cell = hint(state, budget=1.0)
+        assert values[cell.index][mover] == max(v[mover] for v in values.values())
+        assert hint(state, budget=1.0) == cell
+
+
+def test_a_hint_in_the_opening_is_legal_in_time_and_repeatable():
+    state = position(9, 2)
+    started = time.perf_counter()
+    cell = hint(state, budget=0.4)
+    assert time.perf_counter() - started < 0.4
+    assert cell in legal_moves(state)
+    assert hint(state, budget=0.4) == cell
+
+
+# -- reviews -----------------------------------------------------------------------------
+
+
+def random_record(seed: int) -> PerlenRecord:
+    rng = random.Random(seed)
+    state = new_game()
+    moves = []
+    while state.to_move is not None:
+        move = rng.choice(legal_moves(state))
+        moves.append(move.short)
+        state, _ = play(state, move)
+    return PerlenRecord(tuple(moves))
+
+
+def test_a_review_values_every_move_and_solves_the_endgame_exactly():
+    record = random_record(3)
+    started = time.perf_counter()
+    reviews = review(record, budget_per_move=0.04)
+    assert time.perf_counter() - started < 0.04 * 25 + 0.5
+    assert [r.number for r in reviews] == list(range(1, 26))
+    assert [r.played.short for r in reviews] == list(record.moves)
+    state = new_game()
+    exact_seen = 0
+    for r in reviews:
+        assert isinstance(r, MoveReview)
+        assert r.colour == state.to_move
+        assert r.loss >= 0
+        assert r.best in legal_moves(state)
+        if r.best == r.played:
+            assert r.loss == 0
+        if r.exact and len(legal_moves(state)) > 1:
+            bits = from_state(state)
+            values = ExactSearch(Rules.of(state.options)).move_values(bits)
+            best = max(v[r.colour] for v in values.values())
+            assert r.loss == best - values[r.played.index][r.colour]
+            assert values[r.best.index][r.colour] == best
+            exact_seen += 1
+        state, _ = play(state, r.played)
+    # Random moves lose pearls, and the last placements are solved exactly.
+    assert sum(r.loss for r in reviews) > 3
+    assert exact_seen >= 5
+    assert reviews[-1].exact
+    assert reviews[0].to_dict() == {
+        "number": 1,
+        "colour": 0,
+        "played": record.moves[0],
+        "best": reviews[0].best.short,
+        "loss": reviews[0].loss,
+        "exact": reviews[0].exact,
+    }
+
+
+def test_a_perfect_endgame_loses_nothing():
+    # Play the last 6 placements of a game as the exact search does: no loss.
+    state = position(21, 19)
+    moves = []
+    rng = random.Random(21)
+    replay = new_game()
+    while replay.base_pearls < 19:
+        move = rng.choice(legal_moves(replay))
+        moves.append(move.short)
+        replay, _ = play(replay, move)
+    assert replay == state
+    while state.to_move is not None:
+        move = choose_move(state, "strongest", seed=0)
+        moves.append(move.short)
+        state, _ = play(state, move)
+    reviews = review(PerlenRecord(tuple(moves)), budget_per_move=0.03)
+    assert all(r.loss == 0 and r.best == r.played for r in reviews[19:])
+
+
+def test_a_review_names_the_first_illegal_move():
+    with pytest.raises(ReplayError) as caught:
+        review(PerlenRecord(("c3", "c3")), budget_per_move=0.02)
+    assert caught.value.number == 2
+    with pytest.raises(ReplayError):
+        review(PerlenRecord(("c3", "z9")), budget_per_move=0.02)
+
+
+# -- outside input -----------------------------------------------------------------------
+
+
+def test_bad_arguments_are_refused_with_a_clear_message():
+    state = position(1, 3)
+    with pytest.raises(ValueError, match=r"unknown level 'hard'.*gentle"):
+        choose_move(state, "hard")
+    for budget in (0, -1, float("nan"), float("inf"), True, "1"):
+        with pytest.raises(ValueError, match="budget"):
+            choose_move(state, "easy", budget=budget)
+    with pytest.raises(ValueError, match="seed"):
+        choose_move(state, "easy", seed="x")
+    with pytest.raises(ValueError, match="complete"):
+        choose_move(position(1, 25), "easy")
+    with pytest.raises(TypeError, match="state"):
+        choose_move("c3", "easy")
+    with pytest.raises(TypeError, match="record"):
+        review("c3 d4")
+    with pytest.raises(ValueError, match="budget_per_move"):
+        review(PerlenRecord(("c3",)), budget_per_move=0)
+    with pytest.raises(ValueError, match="exact_empty"):
+        Level("odd", budget=1.0, playouts=10, exact_empty=30)
+    with pytest.raises(ValueError, match="wander"):
+        replace(LEVEL_SETTINGS["easy"], wander=2.0)
+
+
+def test_a_single_legal_cell_is_played_at_once():
+    state = position(8, 24)
+    decision = decide(state, "strongest", seed=0)
+    assert decision.method == "forced"
+    assert decision.move == legal_moves(state)[0]
+
+
+def test_levels_are_the_contracts_names_in_order():
+    assert LEVELS == ("gentle", "easy", "medium", "strong", "strongest")
+    assert tuple(LEVEL_SETTINGS) == LEVELS
+    assert all(BASE[0] in BASE for _ in LEVELS)
+
+
+def test_importing_the_bot_loads_no_hardware_or_web_library():
+    code = (
+        "import sys, controller.bot; "
+        "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
+        "{'gpiozero', 'serial', 'flask', 'waitress', 'sqlite3', 'werkzeug'}); print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
