@@ -235,6 +235,8 @@ def main() -> int:
         platform.machine(),
     )  # fmt: skip
     print(f"machine: {cpu}, {os.cpu_count()} cores; Python {platform.python_version()}")
+    # Other work on the machine shows in the tails: say how busy it was.
+    print("load average before: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     if not args.skip_latency:
         with tempfile.TemporaryDirectory(dir=args.store_dir) as folder:
             latency(args.moves, args.seed, Path(folder))
@@ -243,6 +245,7 @@ def main() -> int:
         idle("sim board", None, {}, args.idle_seconds)
         idle("gpio adapter, mock pins, matrix", GPIO_CONFIG, {"GPIOZERO_PIN_FACTORY": "mock"},
              args.idle_seconds)  # fmt: skip
+    print("load average after: {:.2f} {:.2f} {:.2f}".format(*os.getloadavg()))
     return 0
 
 
