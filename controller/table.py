@@ -789,6 +789,14 @@ class Table:
         self._queue.put(_STOP)
         if thread is not threading.current_thread():
             thread.join(timeout)
+        # Commands that arrived too late get an answer rather than a wait for the timeout.
+        while True:
+            try:
+                item = self._queue.get_nowait()
+            except queue.Empty:
+                break
+            if isinstance(item, _Request) and item.future.set_running_or_notify_cancel():
+                item.future.set_result(Reply(False, "The table is not running."))
         if self._worker is not None:
             self._worker.shutdown(wait=False, cancel_futures=True)
         try:
