@@ -86,7 +86,7 @@ def test_a_ball_knocked_off_counts_once_it_stays_off(tmp_path: Path):
 
 
 def test_a_ball_that_wobbles_off_and_back_is_not_knocked_off(tmp_path: Path):
-    settings = dataclasses.replace(FAST, settle_s=0.3)
+    settings = dataclasses.replace(FAST, settle_s=0.6)
     with Harness(tmp_path / "g.sqlite3", settings) as h:
         new_game(h)
         h.put("t1")
@@ -95,7 +95,7 @@ def test_a_ball_that_wobbles_off_and_back_is_not_knocked_off(tmp_path: Path):
             time.sleep(0.03)
             h.put("t1")
             time.sleep(0.03)
-        time.sleep(0.4)
+        time.sleep(0.7)
         assert h.snap.targets["t1"] == 0 and kinds(h) == ["land t1"]
 
 
