@@ -254,10 +254,13 @@ class SerialBoard(Board):
 
     # -- lifecycle -----------------------------------------------------------------------
     def _start(self) -> None:
-        if self._thread is not None:
-            raise RuntimeError("this board has already been started")
+        # Also called by the first show() (LEDs need the link as much as sensors do), so
+        # a second call only finds the link already running; it picks up the listener.
+        with self._link_lock:
+            if self._thread is not None or self._stopping.is_set():
+                return
+            self._thread = threading.Thread(target=self._run, name="serial-board", daemon=True)
         self._set_link(LinkState.SEARCHING, f"looking for the Pico at {self.port_spec}")
-        self._thread = threading.Thread(target=self._run, name="serial-board", daemon=True)
         self._thread.start()
 
     def _stop(self) -> None:
@@ -544,6 +547,7 @@ class SerialBoard(Board):
     # -- LEDs ----------------------------------------------------------------------------
     def _show(self, frame: LedFrame) -> None:
         self._frame_line(frame, 0)  # a colour out of range fails here, in the caller
+        self._start()  # showing without start() (an LED test) still brings the link up
         with self._link_lock:
             if self._port is None or self._device is None:
                 return  # sent when the link is up

@@ -327,3 +327,20 @@ def test_text_from_the_pico_is_logged(tmp_path: Path, caplog: pytest.LogCaptureF
                 board.close()
         assert "the Pico printed: pyramid: config.py: COLUMN_PINS: GP3" in caplog.text
         assert board.status().counters["dropped_no_CRC"] >= 1
+
+
+def test_showing_without_start_brings_the_link_up_for_an_led_test(pico: SimPico) -> None:
+    board = SerialBoard(pico.port, CHANNELS, LEDS, timing=TIMING)
+    try:
+        board.show(picture((8, BLUE)))  # as `pyramid diag --leds` does: no start()
+        assert pico.wait_for_led(lambda w: w.lit).colours[8] == 0x0000FF
+        recorder = Recorder()
+        board.start(recorder.on_frame, recorder.on_status)  # later start() joins in
+        pico.press(8)
+        recorder.wait_for_active({8})
+    finally:
+        board.close()
+    board.show(picture((9, BLUE)))  # after close: nothing starts again
+    time.sleep(0.3)
+    assert not any(w.colours[9] for w in pico.leds)
+    assert board.status().link is LinkState.LOST
