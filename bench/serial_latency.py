@@ -79,7 +79,10 @@ SCAN_RATE = """
 import sys, json
 sys.path[:0] = [{firmware!r}, {sim!r}]
 import machine, main
-from time import ticks_us, ticks_diff
+try:
+    from time import ticks_us, ticks_diff
+except ImportError:  # CPython
+    from ticks import ticks_us, ticks_diff
 results = []
 for settle in ({settle}, 0):
     rows = [machine.Pin(g, machine.Pin.OUT, value=0) for g in {rows!r}]
