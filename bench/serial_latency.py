@@ -142,7 +142,7 @@ def adapter_latency(pico: SimPico, samples: int, seed: int) -> None:
             edge = time.monotonic()
             pico.set_switch(channel, channel not in closed)
             closed ^= {channel}
-            wait(lambda count=count: len(frames) > count)
+            wait(lambda: len(frames) > count)  # noqa: B023 - called before the loop moves on
             to_frame.append(frames[count].at - edge)
         for step in range(samples):
             colour = (rng.randrange(1, 256), rng.randrange(256), step % 256)
@@ -151,7 +151,10 @@ def adapter_latency(pico: SimPico, samples: int, seed: int) -> None:
             count = len(pico.leds)
             handed = time.monotonic()
             board.show(frame)
-            write = pico.wait_for_led(lambda w, wanted=wanted: w.colours[0] == wanted, after=count)
+            write = pico.wait_for_led(
+                lambda w: w.colours[0] == wanted,  # noqa: B023 - used at once
+                after=count,
+            )
             to_leds.append(write.at - handed)
             time.sleep(rng.uniform(0.0, 0.005))
     finally:
@@ -197,7 +200,9 @@ def full_path(pico: SimPico, moves: int, seed: int, store_dir: Path) -> None:
                 # from the picture before it.
                 before = pico.leds[count - 1].colours if count else None
                 write = pico.wait_for_led(
-                    lambda w, before=before: w.colours != before, after=count, timeout=3.0
+                    lambda w: w.colours != before,  # noqa: B023 - used at once
+                    after=count,
+                    timeout=3.0,
                 )
                 edge_to_leds.append(write.at - edge)
                 time.sleep(0.26 + rng.uniform(0.0, 0.04))

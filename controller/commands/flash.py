@@ -177,11 +177,12 @@ def firmware_version(config: Path) -> str:
         version = runpy.run_path(str(config)).get("VERSION")
     except Exception as error:  # it is the user's file: any failure is theirs to see
         raise FlashError(f"{config} does not run: {error}") from None
+    if not isinstance(version, str):
+        raise FlashError(f"{config}: VERSION must be a version string such as '1.0.0'")
     try:
         protocol.check_firmware_version(version)
-    except (ValueError, TypeError) as error:
+    except ValueError as error:
         raise FlashError(f"{config}: VERSION: {error}") from None
-    assert isinstance(version, str)
     return version
 
 

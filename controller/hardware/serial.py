@@ -136,9 +136,10 @@ def open_port(spec: str, baudrate: int = BAUDRATE, timeout: float = 0.1) -> Seri
         )
         return port
     # exclusive: a second program (mpremote, another `pyramid run`) must not share the Pico.
-    return serial.Serial(
+    device: SerialLike = serial.Serial(
         target, baudrate=baudrate, timeout=timeout, write_timeout=0.5, exclusive=True
     )
+    return device
 
 
 @dataclass(frozen=True)

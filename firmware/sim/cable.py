@@ -83,7 +83,7 @@ class Cable:
         self.noise = noise
         self.stats: Counter[str] = Counter()
         self._random = random.Random(seed)
-        self._debt: Counter[str] = Counter()  # damage owed, per direction
+        self._debt = {"to_host": 0.0, "to_device": 0.0}  # damage owed, per direction
         self._lock = threading.Lock()
         self._device = os.open(device_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         tty.setraw(self._device)
@@ -202,7 +202,7 @@ class Cable:
             out = [line]  # this direction is left clean
         if not noise.split:
             return [b"".join(out)]
-        pieces = []
+        pieces: list[bytes] = []
         for chunk in out:
             cuts = sorted(self._random.sample(range(1, len(chunk)), min(len(chunk) - 1, 3)))
             cuts = cuts[: self._random.randint(0, len(cuts))]

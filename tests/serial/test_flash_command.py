@@ -131,7 +131,7 @@ def test_no_pico_plugged_in(
     [
         ("VERSION = '1.0'\nROW_PINS = (2,\n", "line 2"),
         ("VERSION = '1.0 beta'\n", "VERSION: firmware version '1.0 beta'"),
-        ("ROW_PINS = (2, 3)\n", "VERSION: "),
+        ("ROW_PINS = (2, 3)\n", "VERSION must be a version string such as '1.0.0'"),
         ("VERSION = 1 / 0\n", "does not run: division by zero"),
     ],
 )
