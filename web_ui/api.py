@@ -63,7 +63,12 @@ def _checked(exc: forms.InputError) -> Any:
 
 @bp.get("/state")
 def state() -> Response:
-    return jsonify(web_state().table.snapshot.to_dict())
+    snapshot = web_state().table.snapshot
+    # The Table makes each snapshot's JSON once (Snapshot.json); every caller shares it.
+    text = getattr(snapshot, "json", None)
+    if not isinstance(text, str):
+        return jsonify(snapshot.to_dict())
+    return Response(text, mimetype="application/json")
 
 
 @bp.get("/games")

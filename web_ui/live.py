@@ -108,6 +108,7 @@ class LiveHub:
         self._cache: OrderedDict[tuple[int, Hashable], bytes] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
+        self._building: dict[tuple[int, Hashable], threading.Event] = {}
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
@@ -199,16 +200,32 @@ class LiveHub:
             self._viewers -= 1
 
     def payload(self, version: int, key: Hashable, build: Callable[[], bytes]) -> bytes:
-        """The bytes for snapshot ``version`` and ``key`` (view, language): built once."""
+        """The bytes for snapshot ``version`` and ``key`` (view, language): built once.
+
+        Every stream wakes for the same update at the same moment; the first one builds
+        the bytes and the others wait for them, rather than fifty threads rendering the
+        same page regions side by side.
+        """
         cache_key = (version, key)
-        with self._cache_lock:
-            cached = self._cache.get(cache_key)
-            if cached is not None:
-                self._cache.move_to_end(cache_key)
-                return cached
-        built = build()  # outside the lock: two viewers may both build; the bytes are equal
-        with self._cache_lock:
-            self._cache[cache_key] = built
-            while len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        return built
+        while True:
+            with self._cache_lock:
+                cached = self._cache.get(cache_key)
+                if cached is not None:
+                    self._cache.move_to_end(cache_key)
+                    return cached
+                pending = self._building.get(cache_key)
+                if pending is None:
+                    pending = self._building[cache_key] = threading.Event()
+                    break
+            pending.wait(5.0)  # the builder's bytes are cached when this is set
+        try:
+            built = build()
+            with self._cache_lock:
+                self._cache[cache_key] = built
+                while len(self._cache) > self._cache_size:
+                    self._cache.popitem(last=False)
+            return built
+        finally:
+            with self._cache_lock:
+                del self._building[cache_key]
+            pending.set()

@@ -223,7 +223,7 @@ def test_forms_with_the_pin_never_answer_500(
 @given(path=st.text(max_size=30), query=st.text(max_size=30))
 def test_reading_any_address_never_answers_500(fuzz_rig: Rig, path: str, query: str) -> None:
     client = fuzz_rig.app.test_client()
-    target = "/" + path.lstrip("/")
+    target = "/" + path.lstrip("/").replace("?", "").replace("#", "")
     if target.startswith("/events"):
         return  # an endless stream; covered by test_events
     response = client.get(target, query_string={"q": query, "page": query, "step": query})
