@@ -79,6 +79,17 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
 
     board.show = timed_show  # type: ignore[method-assign]
     store = Store(store_dir / "latency.sqlite3")
+    commits: list[float] = []
+    append = store.append
+
+    def timed_append(*args: object, **kwargs: object) -> object:
+        start = time.perf_counter()
+        try:
+            return append(*args, **kwargs)  # type: ignore[arg-type]
+        finally:
+            commits.append(time.perf_counter() - start)
+
+    store.append = timed_append  # type: ignore[method-assign]
     table = Table(board, cmap, store, TableSettings())
     deliver = table._on_board_frame
 
@@ -149,6 +160,9 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
     table_part = [s - f for s, f in zip(to_show, to_frame, strict=True)]
     p50, p99, worst = percentiles(table_part)
     print(f"  {'debounced frame -> LED frame handed over (Table alone)':58s} p50 {p50:6.2f} ms"
+          f"  p99 {p99:6.2f} ms  max {worst:6.2f} ms")  # fmt: skip
+    p50, p99, worst = percentiles(commits)
+    print(f"  {'of which: store commit (WAL, synchronous=FULL)':58s} p50 {p50:6.2f} ms"
           f"  p99 {p99:6.2f} ms  max {worst:6.2f} ms")  # fmt: skip
     print(f"  adapter counters: {dict(sorted(counters.items()))}")
 
