@@ -256,3 +256,23 @@ def test_standing_moves_ignores_bonus_acknowledgements():
         StoredEvent(4, 0, "leave", {"target": "t1"}),
     ]
     assert standing_moves("pyramidos", events) == ("land t1", "leave t1")
+
+
+def test_an_older_store_is_migrated_keeping_its_games(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    import controller.store as store_module
+
+    path = tmp_path / "games.sqlite3"
+    with Store(path) as old:
+        game = old.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+        old.append(game, [("move", {"cell": "c3", "colour": 0})])
+    # A later version adds a column: the file written by version 1 is brought up to date.
+    migrations = {**store_module.MIGRATIONS, 2: ("ALTER TABLE games ADD COLUMN note TEXT",)}
+    monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
+    with Store(path) as new:
+        assert new.game(game).record["moves"] == ["c3"]
+        columns = [r[1] for r in new._conn.execute("PRAGMA table_info(games)")]
+        assert "note" in columns
+        assert new._conn.execute("PRAGMA user_version").fetchone()[0] == 2
