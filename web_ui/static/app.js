@@ -67,7 +67,6 @@
       toast(data.error || messages.error);
       return null;
     }
-    if (data.message) toast(data.message);
     return data;
   }
 
