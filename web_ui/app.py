@@ -56,6 +56,8 @@ class WebSettings:
     throttle_cap: float = 900.0
     command_timeout: float = 5.0
     """How long a request waits for the Table to handle a command."""
+    review_budget: float = 0.25
+    """Seconds the computer thinks about each move when reviewing a finished game."""
 
     @property
     def threads(self) -> int:
@@ -75,7 +77,7 @@ class WebState:
     hub: LiveHub
     throttle: security.Throttle
     secret: str
-    reviewer: Reviewer = field(default_factory=lambda: Reviewer())
+    reviewer: Reviewer = field(default_factory=Reviewer)
     default_language: str = i18n.DEFAULT_LANGUAGE
     started: float = field(default_factory=time.time)
     static_versions: dict[str, str] = field(default_factory=dict)
@@ -178,6 +180,7 @@ def create_app(
             free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
         ),
         secret=secret,
+        reviewer=Reviewer(settings.review_budget),
         default_language=language if i18n.is_language(language) else i18n.DEFAULT_LANGUAGE,
         static_versions=_static_versions(),
     )
@@ -212,6 +215,7 @@ def close_app(app: Flask) -> None:
     web = app.extensions.get("pyramid")
     if isinstance(web, WebState):
         web.hub.stop()
+        web.reviewer.stop()
 
 
 def _select_language() -> str:

@@ -60,11 +60,17 @@ def _review_function() -> Any:
 class Reviewer:
     """One worker thread and a small cache of finished reviews, by game id."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget_per_move: float = BUDGET_PER_MOVE) -> None:
+        self.budget_per_move = budget_per_move
+        self.cancel = threading.Event()
+        """Set when the app closes: a review in progress gives up."""
         self._lock = threading.Lock()
         self._done: dict[int, Review] = {}
         self._queue: queue.Queue[tuple[int, dict[str, Any]]] = queue.Queue(QUEUE)
         self._thread: threading.Thread | None = None
+
+    def stop(self) -> None:
+        self.cancel.set()
 
     def get(self, game_id: int, record: dict[str, Any]) -> Review:
         with self._lock:
@@ -82,8 +88,11 @@ class Reviewer:
             return self._done[game_id]
 
     def _run(self) -> None:
-        while True:
-            game_id, raw = self._queue.get()
+        while not self.cancel.is_set():
+            try:
+                game_id, raw = self._queue.get(timeout=1.0)
+            except queue.Empty:
+                continue
             review_fn = _review_function()
             try:
                 record = parse_record(raw)
@@ -95,12 +104,16 @@ class Reviewer:
                         str(getattr(m.best, "short", m.best)),
                         float(m.loss),
                     )
-                    for m in review_fn(record, budget_per_move=BUDGET_PER_MOVE)
+                    for m in review_fn(
+                        record, budget_per_move=self.budget_per_move, cancel=self.cancel
+                    )
                 )
                 result = Review("ready", moves)
             except (RecordError, ValueError, TypeError, AttributeError):
                 log.exception("review of game %d failed", game_id)
                 result = Review("failed")
+            if self.cancel.is_set():
+                return
             with self._lock:
                 self._done[game_id] = result
                 while len(self._done) > KEEP:

@@ -1,0 +1,62 @@
+"""The computer's review on the replay page, the lost-link banner, and the docstring examples."""
+
+from __future__ import annotations
+
+import doctest
+import importlib
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.web.conftest import build_rig, close_rig
+from web_ui import render
+from web_ui.app import WebSettings
+
+
+def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
+    rig = build_rig(tmp_path, web=WebSettings(heartbeat=0.3, review_budget=0.01))
+    try:
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        game_id = rig.play_perlen_to_end()["game_id"]
+        client = rig.app.test_client()
+        first = client.get(f"/history/{game_id}").get_data(as_text=True)
+        assert "The computer is reviewing the moves" in first
+        reviewer = rig.app.extensions["pyramid"].reviewer
+        end = time.monotonic() + 60
+        while reviewer.get(game_id, {}).state == "working" and time.monotonic() < end:
+            time.sleep(0.05)
+        review = reviewer.get(game_id, {})
+        assert review.state == "ready" and len(review.moves) == 25
+        assert all(m.loss >= 0 for m in review.moves)
+        page = client.get(f"/history/{game_id}").get_data(as_text=True)
+        marks = page.count('class="loss best"') + page.count('class="loss"')
+        assert marks == 25
+    finally:
+        close_rig(rig)
+
+
+def test_a_lost_board_link_is_said_on_the_live_page(rig) -> None:
+    snapshot = rig.snapshot()
+    snapshot["link"] = {
+        "adapter": "serial",
+        "state": "lost",
+        "since": 0.0,
+        "detail": "no line from /dev/ttyACM0 for 3 s",
+        "counters": {"dropped_lines": 7},
+    }
+    with rig.app.test_request_context("/", headers={"Accept-Language": "en"}):
+        status = render.live_fragments(snapshot)["live-status"]
+        diag = render.diagnostics_fragments(snapshot)["diag-link"]
+    assert "The board's link is lost. no line from /dev/ttyACM0 for 3 s" in status
+    assert "<dd>7</dd>" in diag and "link-lost" in diag
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["security", "i18n", "live", "drawing", "forms", "replay", "pictures"],
+)
+def test_docstring_examples_run(name: str) -> None:
+    module = importlib.import_module(f"web_ui.{name}")
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.attempted > 0 and result.failed == 0
