@@ -148,9 +148,8 @@ def lock() -> Response:
 @bp.post("/pin")
 def change_pin() -> Response:
     body = require_json_object()
-    new = body.get("new")
     try:
-        security.validate_pin(new)
+        new = security.validate_pin(body.get("new"))
     except security.PinError as exc:
         abort(400, str(exc))
     try:

@@ -15,7 +15,6 @@ import hashlib
 import logging
 import threading
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -257,7 +256,7 @@ def _format_time(value: object, form: str = "medium") -> str:
     return format_datetime(moment, format=form, locale=str(get_locale() or "en"))
 
 
-def _template_context() -> Mapping[str, Any]:
+def _template_context() -> dict[str, Any]:
     from web_ui.auth import is_admin
 
     web = web_state()

@@ -183,8 +183,8 @@ def parse_setup(raw: Mapping[str, Any], *, levels: Sequence[str] = ()) -> GameSe
     allowed = PERLEN_OPTIONS if game == PERLEN else PYRAMIDOS_OPTIONS
     for key in options_raw:
         if key not in allowed:
-            known = ", ".join(allowed)
-            raise InputError(f"options.{str(key)[:40]}", f"unknown option (known: {known})")
+            names = ", ".join(allowed)
+            raise InputError(f"options.{str(key)[:40]}", f"unknown option (known: {names})")
     options = {**dict(options_raw), "first_seat": first_seat}
     try:
         if game == PERLEN:

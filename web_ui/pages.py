@@ -9,7 +9,6 @@ from typing import Any
 
 from flask import (
     Blueprint,
-    Response,
     abort,
     flash,
     make_response,
@@ -340,7 +339,7 @@ def lock() -> Any:
 
 
 @bp.post("/language")
-def language() -> Response:
+def language() -> Any:
     """This browser's own language (a cookie): changes nothing for anyone else."""
     code = request.form.get("language", "")
     if not i18n.is_language(code):

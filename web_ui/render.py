@@ -73,7 +73,7 @@ def colour_name(name: object) -> str:
     if isinstance(name, str) and name in COLOUR_NAMES:
         return str(COLOUR_NAMES[name])
     if isinstance(name, str) and name.startswith("seat ") and name.endswith(" colour"):
-        return gettext("seat %(n)s colour", n=name[5:-7])
+        return str(gettext("seat %(n)s colour", n=name[5:-7]))
     return str(name or COLOUR_NAMES["unknown"])
 
 
@@ -85,9 +85,14 @@ def swatch_text(swatch: drawing.Swatch) -> str:
     """``Anna (red, R)`` or ``red (R)``."""
     colour = colour_name(swatch.name)
     if swatch.player:
-        return gettext("%(player)s (%(colour)s, %(letter)s)", player=swatch.player,
-                       colour=colour, letter=swatch.letter)  # fmt: skip
-    return gettext("%(colour)s (%(letter)s)", colour=colour, letter=swatch.letter)
+        text = gettext(
+            "%(player)s (%(colour)s, %(letter)s)",
+            player=swatch.player,
+            colour=colour,
+            letter=swatch.letter,
+        )
+        return str(text)
+    return str(gettext("%(colour)s (%(letter)s)", colour=colour, letter=swatch.letter))
 
 
 def place_label(place: drawing.Place) -> str:

@@ -292,12 +292,20 @@
         el.hidden = !on;
         $$("input, select", el).forEach((input) => { input.disabled = !on; });
       });
+      const count = game === "perlen-pyramide" ? 3 : seats;
       $$("[data-seat]", form).forEach((row) => {
-        const seat = Number(row.dataset.seat);
-        const on = game === "perlen-pyramide" ? seat < 3 : seat < seats;
+        const on = Number(row.dataset.seat) < count;
         row.hidden = !on;
         $$("input, select", row).forEach((input) => { input.disabled = !on; });
       });
+      // Only seats that play can start.
+      const starter = $("#first_seat", form);
+      if (starter) {
+        $$("option", starter).forEach((option) => {
+          option.hidden = option.disabled = Number(option.value) >= count;
+        });
+        if (Number(starter.value) >= count) starter.value = "0";
+      }
     };
     form.addEventListener("change", update);
     update();
