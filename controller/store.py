@@ -63,6 +63,8 @@ EVENT_KINDS: Final = ("move", "bonus", "undo", "land", "leave", "end")
 the last move or event taken back, ``land``/``leave``/``end`` Pyramidos events."""
 STATUSES: Final = ("playing", "over", "aborted")
 MAX_SETTING_BYTES: Final = 64 * 1024
+WAL_SAFETY_PAGES: Final = 20_000
+"""Pages (80 MB) after which SQLite checkpoints by itself; games checkpoint far sooner."""
 
 _SCHEMA_1: Final = (
     """CREATE TABLE games (
@@ -357,6 +359,10 @@ class Store:
         # FULL: a commit returns only once the WAL is synced, so nothing shown is ever lost.
         conn.execute("PRAGMA synchronous=FULL")
         conn.execute("PRAGMA foreign_keys=ON")
+        # The WAL is copied into the file when a game starts (see create_game), not in the
+        # middle of a move: a checkpoint syncs the main file too, and moves must be quick.
+        # This limit is only the safety net for one endless game.
+        conn.execute(f"PRAGMA wal_autocheckpoint={WAL_SAFETY_PAGES}")
 
     def _migrate(self, conn: sqlite3.Connection, version: int) -> None:
         for target in range(version + 1, SCHEMA_VERSION + 1):
@@ -467,7 +473,14 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
                 [(game_id, p.number, p.seat, p.name, p.colour, p.hex, p.computer) for p in players],
             )
+        self.checkpoint()
         return game_id
+
+    def checkpoint(self) -> None:
+        """Copy the write-ahead log into the database file (between games, not mid-move)."""
+        with self._write_lock:
+            if not self._closed:
+                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def append(
         self,

@@ -276,3 +276,20 @@ def test_an_older_store_is_migrated_keeping_its_games(
         columns = [r[1] for r in new._conn.execute("PRAGMA table_info(games)")]
         assert "note" in columns
         assert new._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_the_log_is_checkpointed_between_games_not_during_moves(store: Store, tmp_path: Path):
+    def events_in_the_main_file() -> int:
+        # The database file alone, without its write-ahead log: what checkpoints copied.
+        copy = tmp_path / "copy.sqlite3"
+        copy.write_bytes(store.path.read_bytes())
+        with sqlite3.connect(copy) as conn:
+            return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+
+    assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] >= 10_000
+    game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
+    for n in range(40):
+        store.append(game, [("move", {"cell": "c3", "colour": n % 3})])
+    assert events_in_the_main_file() == 0  # the moves sit in the log, synced there
+    store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
+    assert events_in_the_main_file() == 40  # copied into the file at the new game
