@@ -5,6 +5,7 @@ diagnostics, settings, and the PIN form. Every form posts here and works without
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 from flask import (
@@ -100,25 +101,41 @@ def setup() -> str:
     )
 
 
+def _field_label(field: str) -> str:
+    """``players[1].name`` -> ``Seat 2, Name`` for people reading the setup page."""
+    match = re.fullmatch(r"players\[(\d)\]\.(name|colour|computer)", field)
+    if match is None:
+        return field
+    what = {"name": gettext("Name"), "colour": gettext("Colour"), "computer": gettext("Played by")}
+    return f"{gettext('Seat %(n)d', n=int(match.group(1)) + 1)}, {what[match.group(2)]}"
+
+
+def _setup_again(problem: str, status: int) -> Any:
+    """The setup page again, with what was entered and what is wrong."""
+    game = request.form.get("game")
+    page = render_template(
+        "setup.html",
+        game=game if game in forms.GAMES else "perlen-pyramide",
+        values=request.form,
+        seats=_seat_defaults(),
+        palette=palette.PALETTE,
+        levels=levels(),
+        error=problem,
+    )
+    return make_response(page, status)
+
+
 @bp.post("/setup", endpoint="setup_submit")
 def setup_post() -> Any:
     try:
         chosen = forms.setup_from_form(request.form, levels=levels())
     except forms.InputError as exc:
-        game = request.form.get("game")
-        response = make_response(
-            render_template(
-                "setup.html",
-                game=game if game in forms.GAMES else "perlen-pyramide",
-                values=request.form,
-                seats=_seat_defaults(),
-                palette=palette.PALETTE,
-                levels=levels(),
-                error=exc,
-            ),
-            400,
-        )
-        return response
+        return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
+    if not auth.is_admin() and request.form.get("pin"):
+        try:
+            auth.unlock(request.form["pin"])
+        except PermissionError as exc:
+            return _setup_again(str(exc), 403)
     _form_admin()
     control.new_game(chosen)
     # The Table's own sentence is English; the page says it in the reader's language.

@@ -126,3 +126,29 @@ def test_language_follows_the_browser_and_the_cookie(rig: Rig, client) -> None:
     assert '<html lang="en">' in text(other)
     client.set_cookie("lang", "da")
     assert '<html lang="da">' in text(client.get("/", headers={"Accept-Language": "de"}))
+
+
+def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(rig: Rig, client) -> None:
+    from tests.web.conftest import PIN, csrf
+
+    token = csrf(client, "/setup")
+    form = {
+        "csrf_token": token,
+        "game": "perlen-pyramide",
+        "name_0": "Anna",
+        "name_1": "   ",
+        "name_2": "Cleo",
+        "colour_0": "red",
+        "colour_1": "blue",
+        "colour_2": "yellow",
+        "pin": PIN,
+    }
+    response = client.post("/setup", data=form)
+    assert response.status_code == 400
+    page = text(response)
+    assert "Please check: Seat 2, Name: is empty" in page
+    assert 'value="Anna"' in page and 'value="Cleo"' in page
+    wrong_pin = client.post("/setup", data={**form, "name_1": "Ben", "pin": "0000"})
+    assert wrong_pin.status_code == 403 and "Wrong PIN." in text(wrong_pin)
+    assert 'value="Ben"' in text(wrong_pin)
+    assert rig.snapshot()["game"] is None
