@@ -152,3 +152,29 @@ def test_bad_input_gets_a_sentence_not_a_500(rig: Rig, admin) -> None:
     assert client.get("/api/games?limit=0").status_code == 400
     assert client.get("/api/games/12345").status_code == 404
     assert rig.snapshot()["game"] is None
+
+
+def test_a_computer_seat_shows_its_move_for_a_person_to_place(rig: Rig, admin) -> None:
+    client, headers = admin
+    setup = {
+        "game": "perlen-pyramide",
+        "players": [
+            {"name": "Robo", "colour": "red", "computer": "gentle"},
+            {"name": "Ben", "colour": "blue"},
+            {"name": "Cleo", "colour": "yellow"},
+        ],
+    }
+    assert client.post("/api/game", json=setup, headers=headers).status_code == 200
+    snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
+    cell = snap["computer_move"]
+    page = client.get("/").get_data(as_text=True)
+    assert "computer, gentle" in page
+    assert f"The computer plays {cell}: place its pearl there." in page
+    # A person places the computer's pearl on the virtual board: it becomes Robo's move.
+    client.post("/api/virtual", json={"name": cell, "action": "on"}, headers=headers)
+    after = rig.wait(lambda s: s["moves"] == 1)
+    assert after["pearls"] == [{"pos": f"1:{cell}", "colour": 0}]
+    hint = client.post("/api/command/hint", json={}, headers=headers)
+    assert hint.status_code == 200
+    hinted = rig.wait(lambda s: s["hint"] is not None, timeout=10)["hint"]
+    assert f"Hint: {hinted} looks good." in client.get("/").get_data(as_text=True)
