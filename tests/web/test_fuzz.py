@@ -228,3 +228,22 @@ def test_reading_any_address_never_answers_500(fuzz_rig: Rig, path: str, query: 
         return  # an endless stream; covered by test_events
     response = client.get(target, query_string={"q": query, "page": query, "step": query})
     assert response.status_code < 500, target
+
+
+@FUZZ
+@given(path=st.sampled_from(["/lock", "/language", "/api/lock"]), form=form_values)
+def test_session_only_writes_change_nothing_on_the_server(
+    fuzz_rig: Rig, locked: tuple[Any, str], path: str, form: dict[str, str]
+) -> None:
+    """Locking a browser or choosing its language touches only that browser's cookies."""
+    client, token = locked
+    before = state_of(fuzz_rig)
+    if path.startswith("/api/"):
+        response = client.post(path, json=form, headers={"X-CSRFToken": token})
+    else:
+        response = client.post(path, data={**form, "csrf_token": token})
+    assert response.status_code < 500, (path, form)
+    if response.status_code == 302:
+        location = response.headers["Location"]
+        assert location.startswith("/") and not location.startswith("//"), location
+    assert state_of(fuzz_rig) == before
