@@ -150,6 +150,11 @@ class LiveHub:
                 self._stopping = True
                 snapshot = None
             if snapshot is None:
+                if getattr(self._subscription, "closed", False):
+                    # The Table stopped (it closes its subscriptions): end the streams
+                    # rather than spin on a subscription that answers None at once.
+                    log.info("live updates: the Table stopped")
+                    self._stopping = True
                 continue
             self.publish(snapshot)
         with self._cond:

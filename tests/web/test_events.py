@@ -109,3 +109,13 @@ def test_unknown_view_is_a_clear_400(client) -> None:
     response = client.get("/events?view=<x>")
     assert response.status_code == 400
     assert response.get_json()["error"].startswith("Unknown view")
+
+
+def test_streams_end_when_the_table_stops(rig: Rig, client) -> None:
+    response = client.get("/events?view=none")
+    stream = events(response)
+    next(stream), next(stream)
+    hub = rig.app.extensions["pyramid"].hub
+    rig.table.stop()
+    assert list(stream)[-1:] in ([], [("comment", "keep-alive")])  # the stream ended
+    assert hub.stopping and hub.viewers == 0
