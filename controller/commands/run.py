@@ -19,7 +19,6 @@ taken), 2 when the config, the board or the store cannot be used.
 from __future__ import annotations
 
 import argparse
-import array
 import contextlib
 import dataclasses
 import fcntl
@@ -96,15 +95,15 @@ def interface_addresses() -> list[str]:
                 reply = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
             except OSError:
                 continue  # an interface without an IPv4 address (or down)
-            address = socket.inet_ntoa(array.array("B", reply[20:24]).tobytes())
+            address = socket.inet_ntoa(reply[20:24])
             if address not in found:
                 found.append(address)
     if not found:
         try:
-            found = sorted({info[4][0] for info in socket.getaddrinfo(socket.gethostname(), None,
-                                                                     socket.AF_INET)})  # fmt: skip
+            infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
         except OSError:
-            found = []
+            infos = []
+        found = sorted({str(info[4][0]) for info in infos})
     return sorted(found, key=lambda a: (a.startswith("127."), a))
 
 
