@@ -131,7 +131,9 @@ def exact_reach(limit: float, positions: int = 3) -> tuple[int, float]:
             while 25 - state.base_pearls > empty:
                 state, _ = play(state, rng.choice(legal_moves(state)))
             started = time.perf_counter()
-            search = ExactSearch(Rules.of(state.options), deadline=started + limit)
+            search = ExactSearch(
+                Rules.of(state.options), viewpoint=state.to_move, deadline=started + limit
+            )
             try:
                 search.move_values(from_state(state))
             except OutOfBudget:

@@ -27,7 +27,7 @@ import math
 import random as _random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from controller.bot.bits import OVER, BitState, Rules, playout
@@ -55,7 +55,7 @@ class MoveStats:
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     moves: tuple[MoveStats, ...]
-    """One per legal move, in reading order."""
+    """One per move searched (every legal one, or ``only``), in reading order."""
     playouts: int
     complete: bool
     """False when the deadline or a cancel stopped it before ``playouts``."""
@@ -99,19 +99,25 @@ def search(
     deadline: float | None = None,
     cancel: threading.Event | None = None,
     focus: int | None = None,
+    only: Collection[int] | None = None,
     exploration: float = EXPLORATION,
     rollout: Callable[[BitState, Rules, Callable[[], float]], tuple[int, int, int]] = playout,
 ) -> SearchResult:
     """Grow a tree from ``bits`` with ``playouts`` random games (fewer if stopped).
 
     ``focus``, a legal cell, gets at least a quarter of the playouts, so that its mean is
-    as well founded as the best move's (a review compares the two).
+    as well founded as the best move's (a review compares the two). ``only`` limits the
+    moves at the root to some of the legal cells.
     """
     if bits[4] == OVER:
         raise ValueError("the pyramid is complete: there is no move to search")
     if playouts < 1:
         raise ValueError(f"playouts must be at least 1, not {playouts}")
     untried = list(rules.legal_cells(bits))
+    if only is not None:
+        if not only or not set(only) <= set(untried):
+            raise ValueError(f"only {sorted(only)} must be some of the legal cells {untried}")
+        untried = [cell for cell in untried if cell in only]
     if focus is not None and focus not in untried:
         raise ValueError(f"the focus cell {focus} is not a legal move")
     rng.shuffle(untried)

@@ -27,14 +27,18 @@ better rival lowest. Hints and reviews measure in the same unit: pearls of the m
 own final score.
 
 **Time.** A move always arrives within its budget: every search looks at the clock as it
-goes and stops at 90 % of it. **Determinism.** Work is counted, not timed: a level's
-playouts (or, for ``strongest``, the budget times this machine's speed, measured once
-per process by :func:`machine_speed` and rounded down to a power of two) and the largest
-number of empty cells the exact search may take are fixed before searching, and all
-randomness comes from ``random.Random(seed)``. So the same position, level, seed and
-budget give the same move on the same machine; only a search cut short by the clock (a
-machine much busier than when it was measured) can differ, and :attr:`Decision.complete`
-then says so. ``seed=None`` draws a fresh seed, so that games differ.
+goes and stops at 80 % of it (an exact search that overruns its share gives up at 60 %
+and the rest goes to sampling).
+
+**Determinism.** Work is counted, not timed. A level's playouts (for ``strongest``: the
+budget times this machine's speed, rounded down to 250 × a power of two) and whether the
+exact search may run are fixed before searching, from a speed measured once per process
+(:func:`machine_speed`; best called once at start), and all randomness comes from
+``random.Random(seed)``. So on one machine the same position, level, seed and budget give
+the same move. Two things can change that: a search cut short by the clock or a cancel
+(:attr:`Decision.complete` is then False), and a move asked for before the speed was
+measured, with a budget under half a second (it plans with :data:`SLOW_SPEED`).
+``seed=None`` draws a fresh seed, so that games differ.
 """
 
 from __future__ import annotations
@@ -102,7 +106,7 @@ LEVEL_SETTINGS: Mapping[str, Level] = {
 }
 
 # Placements the exact search makes for a position with n empty base cells (median of
-# random positions, bench/bot.py --exact; about fourfold per cell): how long it will take.
+# random positions; about fourfold per cell), to tell beforehand how long it will take.
 EXACT_WORK: tuple[float, ...] = (
     0,
     1,
@@ -159,7 +163,7 @@ def measure_speed(seconds: float = 0.3) -> Speed:
         opening, rules, playouts=10**9, rng=random.Random(0), deadline=started + half
     )
     playout_rate = result.playouts / (time.perf_counter() - started)
-    exact = ExactSearch(rules, deadline=time.perf_counter() + half)
+    exact = ExactSearch(rules, viewpoint=endgame[4], deadline=time.perf_counter() + half)
     started = time.perf_counter()
     with contextlib.suppress(OutOfBudget):  # it need not finish: its pace is the measure
         exact.move_values(endgame)
@@ -182,7 +186,7 @@ def _calibration_positions() -> tuple[BitState, BitState]:
 def machine_speed(seconds: float = 0.3) -> Speed:
     """:func:`measure_speed` once per process (the first caller pays ``seconds``).
 
-    The Table calls it once at start, so that no move pays for it.
+    Call it once at start (``pyramid run``, a worker thread) so that no move pays for it.
     """
     global _speed
     with _speed_lock:
@@ -340,14 +344,34 @@ def decide(
     empty = len(BASE) - state.base_pearls
     placements = 0
     if empty <= spec.exact_empty and _exact_fits(empty, planned, speed):
-        exact = ExactSearch(rules, deadline=started + seconds * EXACT_SHARE, cancel=cancel)
+        exact = ExactSearch(
+            rules, viewpoint=mover, deadline=started + seconds * EXACT_SHARE, cancel=cancel
+        )
         try:
             values = exact.move_values(bits)
         except OutOfBudget:
             placements = exact.edges  # fall back to sampling with the time left
         else:
-            cell = _exact_choice(values, mover, rng)
-            return done(cell, "exact", float(values[cell][mover]), placements=exact.edges)
+            top = max(scores[mover] for scores in values.values())
+            perfect = [cell for cell, scores in values.items() if scores[mover] == top]
+            if len(perfect) == 1:
+                return done(perfect[0], "exact", float(top), placements=exact.edges)
+            # Several cells are perfect if the rivals play perfectly too, and people do
+            # not: sampling, which expects rivals of every kind, picks among them. (It
+            # gains bench/bot.py's players more than breaking the tie by the search's
+            # guess of how the rivals break theirs.)
+            result = mcts.search(
+                bits,
+                rules,
+                playouts=_playouts_for(spec, planned * (1 - EXACT_SHARE), speed),
+                rng=rng,
+                deadline=stop_at,
+                cancel=cancel,
+                only=perfect,
+                exploration=spec.exploration,
+            )
+            cell = result.best.cell if result.playouts else _exact_choice(values, mover, rng)
+            return done(cell, "exact", float(top), result.playouts, exact.edges, result.complete)
     playouts = _playouts_for(spec, planned, speed)
     result = mcts.search(
         bits,
@@ -439,7 +463,8 @@ def review(
         raise TypeError(f"expected a Perlen-Pyramide record, not {type(record).__name__}")
     seconds = _check_budget(budget_per_move, "budget_per_move")
     rules = Rules.of(record.options)
-    exact = ExactSearch(rules, cancel=cancel)
+    # One table per colour: each mover is the viewpoint of its own moves' values.
+    exact = [ExactSearch(rules, viewpoint=colour, cancel=cancel) for colour in range(3)]
     reviews: list[MoveReview] = []
     state = new_game(record.options)
     for number, text in enumerate(record.moves, start=1):
@@ -457,7 +482,7 @@ def review(
                 mover,
                 played,
                 rules,
-                exact,
+                exact[mover],
                 seconds,
                 seed,
                 cancel,

@@ -214,7 +214,7 @@ def test_levels_lose_less_in_solved_endgames_as_they_get_stronger():
     for seed in range(10):
         state = position(100 + seed, 17)
         bits = from_state(state)
-        values = ExactSearch(Rules.of(state.options)).move_values(bits)
+        values = ExactSearch(Rules.of(state.options), viewpoint=bits[4]).move_values(bits)
         mover = bits[4]
         best = max(v[mover] for v in values.values())
         for name in LEVELS:
@@ -231,7 +231,7 @@ def test_a_hint_in_a_solved_endgame_is_a_best_cell():
     for seed in range(4):
         state = position(200 + seed, 18)
         bits = from_state(state)
-        values = ExactSearch(Rules.of(state.options)).move_values(bits)
+        values = ExactSearch(Rules.of(state.options), viewpoint=bits[4]).move_values(bits)
         mover = bits[4]
         cell = hint(state, budget=1.0)
         assert values[cell.index][mover] == max(v[mover] for v in values.values())
@@ -279,7 +279,7 @@ def test_a_review_values_every_move_and_solves_the_endgame_exactly():
             assert r.loss == 0
         if r.exact and len(legal_moves(state)) > 1:
             bits = from_state(state)
-            values = ExactSearch(Rules.of(state.options)).move_values(bits)
+            values = ExactSearch(Rules.of(state.options), viewpoint=bits[4]).move_values(bits)
             best = max(v[r.colour] for v in values.values())
             assert r.loss == best - values[r.played.index][r.colour]
             assert values[r.best.index][r.colour] == best
