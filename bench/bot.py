@@ -12,10 +12,11 @@ Prints, for each level:
 - the time per move (mean and longest) and the share of moves cut short by the clock;
 
 and, for the searches: playouts and exact-search placements per second, and how many
-empty base cells the exact search solves within 1 s and 5 s.
+empty base cells the exact search solves within 1 s and 5 s, and how long the review
+of a whole game takes at the history page's 0.25 s per move.
 
-Quick levels play ten times as many games as ``--games``. The default run takes about
-eight minutes on two shared cores.
+Quick levels play ten times as many games as ``--games``. The default run takes six to
+seven minutes on two shared cores.
 """
 
 from __future__ import annotations
@@ -35,12 +36,13 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.bot import LEVEL_SETTINGS, LEVELS, Level, decide, machine_speed
+from controller.bot import LEVEL_SETTINGS, LEVELS, Level, decide, machine_speed, review
 from controller.bot.bits import Rules, from_state
 from controller.bot.exact import ExactSearch, OutOfBudget
 from controller.bot.policies import greedy_move, random_move
 from controller.rules.notation import BASE
 from controller.rules.perlen import PerlenOptions, legal_moves, new_game, outcome, play
+from controller.rules.records import PerlenRecord
 
 OPPONENTS = ("random", "greedy")
 
@@ -145,6 +147,20 @@ def exact_reach(limit: float, positions: int = 3) -> tuple[int, float]:
     return solved, edges / took if took else 0.0
 
 
+def review_seconds(budget_per_move: float) -> tuple[float, int]:
+    """Seconds to review a random 25-move game, and how many of its moves were exact."""
+    rng = random.Random(5)
+    state = new_game()
+    moves: list[str] = []
+    while state.to_move is not None:
+        move = rng.choice(legal_moves(state))
+        moves.append(move.short)
+        state, _ = play(state, move)
+    started = time.perf_counter()
+    reviews = review(PerlenRecord(tuple(moves)), budget_per_move=budget_per_move)
+    return time.perf_counter() - started, sum(r.exact for r in reviews)
+
+
 def schedule(args: argparse.Namespace) -> list[Game]:
     games: list[Game] = []
     for index, name in enumerate(args.levels):
@@ -231,6 +247,8 @@ def main() -> None:
                 f"exact search solves within {limit:.0f} s:            {solved:>4} empty cells "
                 f"({rate:,.0f} placements/s)"
             )
+        took, exact = review_seconds(0.25)
+        print(f"review of a 25-move game, 0.25 s per move: {took:10.1f} s ({exact} moves exact)")
     games = schedule(args)
     print(f"{len(games)} games …", flush=True)
     with multiprocessing.Pool(args.processes) as pool:

@@ -31,7 +31,7 @@ goes and stops at 80 % of it (an exact search that overruns its share gives up a
 and the rest goes to sampling).
 
 **Determinism.** Work is counted, not timed. A level's playouts (for ``strongest``: the
-budget times this machine's speed, rounded down to 250 × a power of two) and whether the
+budget times this machine's speed, rounded down to 50 × a power of two) and whether the
 exact search may run are fixed before searching, from a speed measured once per process
 (:func:`machine_speed`; best called once at start), and all randomness comes from
 ``random.Random(seed)``. So on one machine the same position, level, seed and budget give
@@ -134,9 +134,8 @@ STOP_SHARE = 0.8
 covers the last look at the clock and a busy machine taking the processor away)."""
 EXACT_SHARE = 0.6
 """Share of the budget after which an exact search gives up, leaving time to sample."""
-ROUND_PLAYOUTS = 250
-"""``strongest`` plays a power of two times this many playouts, so that a slightly
-different speed measurement seldom changes the work (and so the move)."""
+ROUND_PLAYOUTS = 50
+"""``strongest`` and reviews play this many playouts times a power of two."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -271,16 +270,22 @@ def _exact_choice(
     return best[int(rng.random() * len(best))]
 
 
-def _playouts_for(level: Level, seconds: float, speed: Speed) -> int:
-    """The playouts to plan: the level's, or the budget's worth rounded down to 250 × 2^k."""
+def _affordable_playouts(seconds: float, speed: Speed) -> int:
+    """As many playouts as fit in ``seconds`` with headroom, rounded down to 50 × 2^k so
+    that a slightly different speed measurement seldom changes the work (and the move)."""
     affordable = seconds * SAFE_SHARE * speed.playouts_per_second
+    playouts = ROUND_PLAYOUTS
+    while playouts * 2 <= affordable:
+        playouts *= 2
+    return playouts
+
+
+def _playouts_for(level: Level, seconds: float, speed: Speed) -> int:
+    """The playouts to plan in ``seconds``: the level's, or as many as fit."""
     if level.playouts is None:
-        playouts = ROUND_PLAYOUTS
-        while playouts * 2 <= affordable:
-            playouts *= 2
-        return playouts
+        return _affordable_playouts(seconds, speed)
     playouts = level.playouts
-    while playouts > affordable and playouts > 50:
+    while playouts > seconds * SAFE_SHARE * speed.playouts_per_second and playouts > 50:
         playouts //= 2  # a slow machine: the same level, half the work, still in time
     return playouts
 
@@ -511,7 +516,7 @@ def _review_move(
         return MoveReview(number, mover, played, played, 0.0, True)
     bits = from_state(state)
     empty = len(BASE) - state.base_pearls
-    speed = _speed_for(seconds)
+    speed = machine_speed()  # a review takes seconds: measuring first is worth it
     # Solving the endgame once answers every later move too, so it may take the time
     # of all the moves still to review.
     if _exact_fits(empty, seconds * moves_left / 2, speed):
@@ -524,13 +529,12 @@ def _review_move(
             best = _exact_choice(values, mover, random.Random(seed))
             if values[played.index][mover] == values[best][mover]:
                 best = played.index
-            loss = values[best][mover] - values[played.index][mover]
-            return MoveReview(number, mover, played, BASE[best], float(loss), True)
-    speed_playouts = seconds * STOP_SHARE * speed.playouts_per_second
+            lost = values[best][mover] - values[played.index][mover]
+            return MoveReview(number, mover, played, BASE[best], float(lost), True)
     result = mcts.search(
         bits,
         rules,
-        playouts=max(int(speed_playouts * SAFE_SHARE / STOP_SHARE), 50),
+        playouts=_affordable_playouts(seconds * STOP_SHARE, speed),
         rng=random.Random(seed * 1000 + number),
         deadline=started + seconds * STOP_SHARE,
         cancel=cancel,
