@@ -11,9 +11,13 @@ Prints, for each level:
 - its mean score margin (its visible pearls minus the mean of its rivals'),
 - the time per move (mean and longest) and the share of moves cut short by the clock;
 
-and, for the searches: playouts and exact-search placements per second, and how many
-empty base cells the exact search solves within 1 s and 5 s, and how long the review
-of a whole game takes at the history page's 0.25 s per move.
+and, for the searches: playouts and exact-search placements per second, how many empty
+base cells the exact search solves within 1 s and 5 s, and how long the review of a
+whole game takes at the history page's 0.25 s per move.
+
+``--endgames N`` instead plays N endgames of 8 empty cells (from greedy games) four ways
+against two greedy players and prints the mover's mean final score: greedily, by 3,000
+playouts, by the exact search's own choice, and as the strongest level does.
 
 Quick levels play ten times as many games as ``--games``, and the strongest level three
 times as many against greedy players. The default run takes about nine minutes on two
@@ -37,9 +41,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.bot import LEVEL_SETTINGS, LEVELS, Level, decide, machine_speed, review
+from controller.bot import LEVEL_SETTINGS, LEVELS, Level, decide, machine_speed, mcts, review
 from controller.bot.bits import Rules, from_state
 from controller.bot.exact import ExactSearch, OutOfBudget
+from controller.bot.player import best_exact_cell
 from controller.bot.policies import greedy_move, random_move
 from controller.rules.notation import BASE
 from controller.rules.perlen import PerlenOptions, legal_moves, new_game, outcome, play
@@ -162,6 +167,38 @@ def review_seconds(budget_per_move: float) -> tuple[float, int]:
     return time.perf_counter() - started, sum(r.exact for r in reviews)
 
 
+def endgames(count: int, empty: int) -> dict[str, float]:
+    """The mover's mean final score when it plays the last ``empty`` cells four ways
+    against two greedy players, from ``count`` positions of greedy games."""
+    options = PerlenOptions()
+    rules = Rules.of(options)
+    ways = ("greedy", "sampling 3000", "max^n cell", "strongest")
+    totals = dict.fromkeys(ways, 0.0)
+    for number in range(count):
+        rng = random.Random(number)
+        start = new_game(options)
+        while 25 - start.base_pearls > empty:
+            start, _ = play(start, BASE[greedy_move(from_state(start), rules, rng)])
+        me = start.to_move
+        assert me is not None
+        for way in ways:
+            state, moves = start, random.Random(number * 7)
+            exact = ExactSearch(rules, viewpoint=me)
+            while state.to_move is not None:
+                bits = from_state(state)
+                if state.to_move != me or way == "greedy":
+                    cell = greedy_move(bits, rules, moves)
+                elif way == "sampling 3000":
+                    cell = mcts.search(bits, rules, playouts=3000, rng=moves).best.cell
+                elif way == "max^n cell":
+                    cell = best_exact_cell(exact.move_values(bits), me, moves)
+                else:
+                    cell = decide(state, "strongest", seed=moves.randrange(2**32)).move.index
+                state, _ = play(state, BASE[cell])
+            totals[way] += outcome(state).scores[me]
+    return {way: total / count for way, total in totals.items()}
+
+
 def schedule(args: argparse.Namespace) -> list[Game]:
     games: list[Game] = []
     for index, name in enumerate(args.levels):
@@ -228,6 +265,13 @@ def main() -> None:
     parser.add_argument("--exploration", type=float, default=None, help="MCTS exploration weight")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
+    parser.add_argument(
+        "--endgames",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead: N endgames of 8 empty cells played four ways against greedy players",
+    )
     args = parser.parse_args()
     args.levels = [name.strip() for name in args.levels.split(",") if name.strip()]
     for name in args.levels:
@@ -241,6 +285,10 @@ def main() -> None:
         f"{multiprocessing.cpu_count()} cores, {args.processes} processes"
     )
     started = time.perf_counter()
+    if args.endgames:
+        for way, score in endgames(args.endgames, 8).items():
+            print(f"last 8 cells by {way:<14} mean final score {score:6.2f}")
+        return
     if not args.no_speed:
         speed = machine_speed(1.0)
         print(f"MCTS playouts per second (tree included):  {speed.playouts_per_second:10,.0f}")

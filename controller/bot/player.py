@@ -19,7 +19,9 @@ Levels, gentlest first (:data:`LEVELS`; :data:`LEVEL_SETTINGS` holds what each d
 - ``medium``, ``strong``: Monte Carlo tree search with a fixed number of random playouts,
   and perfect play (:mod:`controller.bot.exact`) once 7 or 9 base cells are empty.
 - ``strongest``: as many playouts as the time budget allows, and perfect play as soon as
-  the exact search fits the budget (10 empty cells in 2 s on a desktop, fewer on a Pi).
+  the exact search fits the budget (9 empty cells in its 3 s on the development machine,
+  10 with a 5 s budget; fewer on a Pi). Where several cells are perfect, sampling picks
+  among them: people are not the perfect rivals the exact search assumes.
 
 **Value.** Each colour plays for its own final score (visible pearls, or all pearls with
 ``score = all``); among moves worth the same score it prefers the one that leaves the
@@ -262,9 +264,11 @@ def _rank(scores: tuple[int, int, int], mover: int) -> tuple[int, int]:
     return scores[mover], -max(scores[(mover + 1) % 3], scores[(mover + 2) % 3])
 
 
-def _exact_choice(
+def best_exact_cell(
     values: Mapping[int, tuple[int, int, int]], mover: int, rng: random.Random
 ) -> int:
+    """The exact search's choice from :meth:`ExactSearch.move_values`: the highest own
+    score, then the better rival lowest, then ``rng`` among cells worth exactly the same."""
     top = max(_rank(v, mover) for v in values.values())
     best = sorted(cell for cell, v in values.items() if _rank(v, mover) == top)
     return best[int(rng.random() * len(best))]
@@ -375,7 +379,7 @@ def decide(
                 only=perfect,
                 exploration=spec.exploration,
             )
-            cell = result.best.cell if result.playouts else _exact_choice(values, mover, rng)
+            cell = result.best.cell if result.playouts else best_exact_cell(values, mover, rng)
             return done(cell, "exact", float(top), result.playouts, exact.edges, result.complete)
     playouts = _playouts_for(spec, planned, speed)
     result = mcts.search(
@@ -526,7 +530,7 @@ def _review_move(
         except OutOfBudget:
             pass
         else:
-            best = _exact_choice(values, mover, random.Random(seed))
+            best = best_exact_cell(values, mover, random.Random(seed))
             if values[played.index][mover] == values[best][mover]:
                 best = played.index
             lost = values[best][mover] - values[played.index][mover]
