@@ -182,6 +182,16 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, OSError) as exc:
         print(f"pyramid run: board: {exc}", file=sys.stderr)
         return 2
+    except Exception as exc:
+        # The pin factory's own errors (a pin in use, no SPI, no lgpio) are not ours to
+        # enumerate; a maker gets one clear line instead of a traceback.
+        log.debug("board failed to start", exc_info=True)
+        print(
+            f"pyramid run: board: could not start the {config.board.adapter} board: "
+            f"{type(exc).__name__}: {exc}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         store = _open_store(config.store.path)
     except StoreError as exc:

@@ -96,6 +96,22 @@ def test_a_bad_config_exits_2_naming_the_key(tmp_path: Path):
     assert "board.adapter" in run.log and "gpoi" in run.log
 
 
+def test_a_gpio_board_without_gpio_hardware_exits_2_with_one_clear_line(tmp_path: Path):
+    # This machine has no Raspberry Pi header: gpiozero finds no pin factory. The maker
+    # gets a sentence naming the board, not a traceback.
+    run = Running(
+        "--config",
+        str(ROOT / "configs" / "direct.toml"),
+        "--data-dir",
+        str(tmp_path),
+        env={"GPIOZERO_PIN_FACTORY": "lgpio"},
+    )
+    assert run.proc.wait(15) == 2
+    run._reader.join(5)
+    assert "pyramid run: board:" in run.log and "not a Raspberry Pi" in run.log
+    assert "Traceback" not in run.log
+
+
 def test_a_taken_port_exits_1(tmp_path: Path):
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
