@@ -37,6 +37,7 @@ from controller.rules.perlen import (
     Pools,
     Score,
     Start,
+    bonus_rule,
 )
 
 BitState = tuple[int, int, int, int, int, int]
@@ -68,20 +69,10 @@ VISIBLE_MASK = sum(1 << p.index for p in POSITIONS if p.visible)
 ALL_MASK = (1 << len(POSITIONS)) - 1
 
 
-def _bonus_colour(n0: int, n1: int, n2: int) -> int:
-    """RULES.md's colour for a complete 2×2 group holding n0, n1, n2 pearls of each colour."""
-    counts = (n0, n1, n2)
-    most = max(counts)
-    colour = counts.index(most)
-    if most == 4:
-        return (colour + 1) % COLOURS  # four of a kind: the next colour in turn order
-    if most == 3 or sorted(counts) == [1, 1, 2]:
-        return colour  # 3:1 and 2:1:1: the majority
-    return counts.index(0)  # 2:2: the colour absent from the group
-
-
 BONUS_COLOUR: tuple[int, ...] = tuple(
-    _bonus_colour(n0, n1, 4 - n0 - n1) if n0 + n1 <= 4 else -1 for n0 in range(5) for n1 in range(5)
+    bonus_rule((n0, n1, 4 - n0 - n1))[0] if n0 + n1 <= 4 else -1
+    for n0 in range(5)
+    for n1 in range(5)
 )
 """The bonus colour by ``n0 * 5 + n1`` (pearls of colour 0 and 1 in the group)."""
 

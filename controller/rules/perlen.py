@@ -240,8 +240,15 @@ _VISIBLE_MASK = sum(1 << p.index for p in POSITIONS if p.visible)
 _ALL_MASK = (1 << PEARLS) - 1
 
 
-def _rule_for(counts: tuple[int, int, int]) -> tuple[int, BonusRule]:
-    """The colour and rule for a complete group holding ``counts`` pearls of each colour."""
+def bonus_rule(counts: tuple[int, int, int]) -> tuple[int, BonusRule]:
+    """The colour and rule for a complete group holding ``counts`` pearls of each colour.
+
+    The one place the bonus rules of RULES.md are written down; the computer player's
+    search tables are made from it too.
+
+    >>> bonus_rule((2, 0, 2))
+    (1, <BonusRule.TWO_TWO: 'two-two'>)
+    """
     top = max(counts)
     c = counts.index(top)
     if top == 4:
@@ -253,7 +260,7 @@ def _rule_for(counts: tuple[int, int, int]) -> tuple[int, BonusRule]:
 
 
 _RULE_TABLE: dict[tuple[int, int, int], tuple[int, BonusRule]] = {
-    (a, b, 4 - a - b): _rule_for((a, b, 4 - a - b)) for a in range(5) for b in range(5 - a)
+    (a, b, 4 - a - b): bonus_rule((a, b, 4 - a - b)) for a in range(5) for b in range(5 - a)
 }
 _RULE_ORDER = (BonusRule.MAJORITY, BonusRule.TWO_TWO, BonusRule.FOUR_OF_A_KIND)
 # (colour, rule number) by n0 * 5 + n1 for a group with n0, n1 and 4 - n0 - n1 pearls.

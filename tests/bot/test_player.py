@@ -78,10 +78,9 @@ ANY_OPTIONS = st.builds(
 )
 def test_never_an_illegal_move(options, seed, placed, level):
     state = position(seed, placed, options)
-    budget = 0.05
-    started = time.perf_counter()
-    move = choose_move(state, level, seed=seed, budget=budget)
-    assert time.perf_counter() - started < budget
+    # Timing has its own tests below, with budgets a loaded machine cannot upset; here a
+    # 50 ms budget only keeps the many examples quick.
+    move = choose_move(state, level, seed=seed, budget=0.05)
     assert move in legal_moves(state)
 
 
