@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict controller/rules
+	$(BIN)/mypy --strict controller/rules controller/bot
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
