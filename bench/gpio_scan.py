@@ -31,10 +31,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
+from bench.stats import percentile
 from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.mock_circuits import (
@@ -60,11 +64,6 @@ def mock_pins() -> Iterator[MockFactory]:
     finally:
         factory.reset()
         Device.pin_factory = saved
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 @contextmanager

@@ -26,7 +26,6 @@ import os
 import platform
 import random
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -37,17 +36,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.stats import latency_ms  # noqa: E402
 from controller.config import GpioConfig, LedConfig  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, SensorFrame  # noqa: E402
 from controller.store import Store  # noqa: E402
 from controller.table import ConfirmBonus, NewGame, Table, TableSettings  # noqa: E402
-
-
-def percentiles(values: list[float]) -> tuple[float, float, float]:
-    """p50, p99 and the maximum, in milliseconds."""
-    cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return cuts[49] * 1000, cuts[98] * 1000, max(values) * 1000
 
 
 def latency(moves: int, seed: int, store_dir: Path) -> None:
@@ -155,13 +149,13 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
         ("edge -> LED frame handed to adapter (Table + store fsync)", to_show),
         ("edge -> LED frame on the SPI wires (mock, bit-banged)", to_wire),
     ):
-        p50, p99, worst = percentiles(values)
+        p50, p99, worst = latency_ms(values)
         print(f"  {label:58s} p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  max {worst:6.2f} ms")
     table_part = [s - f for s, f in zip(to_show, to_frame, strict=True)]
-    p50, p99, worst = percentiles(table_part)
+    p50, p99, worst = latency_ms(table_part)
     print(f"  {'debounced frame -> LED frame handed over (Table alone)':58s} p50 {p50:6.2f} ms"
           f"  p99 {p99:6.2f} ms  max {worst:6.2f} ms")  # fmt: skip
-    p50, p99, worst = percentiles(commits)
+    p50, p99, worst = latency_ms(commits)
     print(f"  {'of which: store commit (WAL, synchronous=FULL)':58s} p50 {p50:6.2f} ms"
           f"  p99 {p99:6.2f} ms  max {worst:6.2f} ms")  # fmt: skip
     print(f"  adapter counters: {dict(sorted(counters.items()))}")

@@ -29,7 +29,6 @@ import json
 import os
 import platform
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -41,6 +40,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.stats import latency_ms  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import Led, LedFrame, LinkState, SensorFrame  # noqa: E402
 from controller.hardware.serial import SerialBoard  # noqa: E402
@@ -58,11 +58,8 @@ SHIPPED = SimConfig.from_file(FIRMWARE_DIR / "config.py")
 
 
 def percentiles(values: list[float]) -> str:
-    cuts = statistics.quantiles(values, n=100, method="inclusive")
-    return (
-        f"p50 {cuts[49] * 1000:6.2f} ms  p99 {cuts[98] * 1000:6.2f} ms  "
-        f"max {max(values) * 1000:6.2f} ms  (n={len(values)})"
-    )
+    p50, p99, worst = latency_ms(values)
+    return f"p50 {p50:6.2f} ms  p99 {p99:6.2f} ms  max {worst:6.2f} ms  (n={len(values)})"
 
 
 def wait(check: Callable[[], bool], timeout: float = 5.0) -> None:

@@ -41,6 +41,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.stats import percentile  # noqa: E402
+
 ON = b'"sensors":["c3"]'
 OFF = b'"sensors":[]'
 
@@ -179,11 +181,6 @@ class Rig:
         self.store.close()
 
 
-def pct(values: list[float], q: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
-
-
 def run(args: argparse.Namespace) -> None:
     folder = Path(tempfile.mkdtemp(prefix="web-bench-"))
     rig = Rig(args.adapter, folder)
@@ -266,12 +263,13 @@ def run(args: argparse.Namespace) -> None:
         print(f"update payload: {statistics.mean(sizes) / 1024:.1f} KiB per event per viewer")
         print(
             "sensor change -> update at a viewer:  "
-            f"p50 {pct(per_viewer, 0.5) * ms:.1f} ms  p99 {pct(per_viewer, 0.99) * ms:.1f} ms  "
+            f"p50 {percentile(per_viewer, 50) * ms:.1f} ms  "
+            f"p99 {percentile(per_viewer, 99) * ms:.1f} ms  "
             f"max {max(per_viewer) * ms:.1f} ms"
         )
         print(
-            "sensor change -> update at every viewer (slowest of 50):  "
-            f"p50 {pct(slowest, 0.5) * ms:.1f} ms  p99 {pct(slowest, 0.99) * ms:.1f} ms"
+            f"sensor change -> update at every viewer (slowest of {args.viewers}):  "
+            f"p50 {percentile(slowest, 50) * ms:.1f} ms  p99 {percentile(slowest, 99) * ms:.1f} ms"
         )
         print(f"updates missed (none in 2 s): {missed}")
         if idle_rate is not None:
