@@ -15,6 +15,29 @@ MODULES = [
     "controller.hardware.sim",
     "controller.hardware.channels",
     "firmware.debounce",
+    "controller.table",
+    "controller.store",
+    "controller.guidance",
+    "controller.palette",
+    "controller.commands.run",
+    "controller.bot",
+    "controller.bot.bits",
+    "controller.bot.exact",
+    "controller.bot.mcts",
+    "controller.bot.policies",
+    "controller.bot.player",
+    "bench.stats",
+    "controller.config",
+    "controller.commands.diag",
+    "controller.hardware.apa102",
+    "controller.hardware.gpio",
+    "controller.hardware.mock_circuits",
+    "firmware.protocol",
+    "firmware.sim.ticks",
+    *(
+        f"web_ui.{name}"
+        for name in ("security", "i18n", "live", "drawing", "forms", "replay", "pictures")
+    ),
 ]
 
 

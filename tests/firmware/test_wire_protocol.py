@@ -6,7 +6,6 @@ MicroPython unix port and check that it decides exactly as CPython does.
 
 from __future__ import annotations
 
-import doctest
 import json
 import random
 import subprocess
@@ -55,10 +54,6 @@ messages = st.one_of(
     st.builds(Ok, numbers),
     st.builds(Err, numbers, reasons.filter(lambda r: r.strip() == r)),
 )
-
-
-def test_doctests() -> None:
-    assert doctest.testmod(protocol).failed == 0
 
 
 def test_crc_is_ccitt_false() -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import itertools
 import math
 import time
@@ -12,7 +11,6 @@ from gpiozero.pins.mock import MockFactory
 from hypothesis import given
 from hypothesis import strategies as st
 
-import controller.hardware.apa102
 from controller.config import GpioConfig, LedConfig, SpiConfig
 from controller.hardware.apa102 import Apa102Chain, apparent, brightness_split, encode
 from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
@@ -76,11 +74,6 @@ def test_dim_colours_keep_their_resolution(limit: float) -> None:
     level, scale = brightness_split(limit)
     assert level == math.ceil(limit * 31)
     assert (level - 1) / level < scale <= 1.0
-
-
-def test_docstring_examples() -> None:
-    result = doctest.testmod(controller.hardware.apa102)
-    assert result.attempted > 0 and result.failed == 0
 
 
 # -- through gpiozero's SPI to the mock strip --------------------------------------------------

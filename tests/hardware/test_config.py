@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 from pathlib import Path
 
 import pytest
@@ -366,8 +365,3 @@ def test_config_is_frozen() -> None:
     config = Config()
     with pytest.raises(AttributeError):
         config.board = config.board  # type: ignore[misc]
-
-
-def test_docstring_examples() -> None:
-    result = doctest.testmod(controller.config)
-    assert result.attempted > 0 and result.failed == 0

@@ -7,15 +7,12 @@ under one fast scan period while resting. A virtual clock runs the adapter's own
 
 from __future__ import annotations
 
-import doctest
 import random
 from dataclasses import dataclass
 
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-import controller.hardware.gpio
-import controller.hardware.mock_circuits
 from controller.config import GpioConfig, LedConfig, ScanTiming
 from controller.hardware.gpio import AdaptiveScan, GpioBoard
 from controller.hardware.mock_circuits import (
@@ -201,9 +198,3 @@ def test_scan_period_is_fast_only_while_something_changes() -> None:
     delays = [policy.feed(0b10)[1] for _ in range(4)]
     assert delays == [0.001, 0.001, 0.001, 0.008]
     assert policy.state == 0b10
-
-
-def test_docstring_examples() -> None:
-    for module in (controller.hardware.gpio, controller.hardware.mock_circuits):
-        result = doctest.testmod(module)
-        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import doctest
 import io
 import re
 import threading
@@ -14,7 +13,6 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-import controller.commands.diag
 from controller.cli import main
 from controller.commands.diag import WALK, Watch, header_map, render, walk_leds, watch_board
 from controller.config import Config, load_config
@@ -311,11 +309,6 @@ class _Holder:
 
     def close(self) -> None:
         pass
-
-
-def test_docstring_examples() -> None:
-    result = doctest.testmod(controller.commands.diag)
-    assert result.attempted > 0 and result.failed == 0
 
 
 class _LateBoard(SimBoard):

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import doctest
-import importlib
 import time
 from pathlib import Path
-
-import pytest
 
 from tests.web.conftest import build_rig, close_rig
 from web_ui import render
@@ -50,13 +46,3 @@ def test_a_lost_board_link_is_said_on_the_live_page(rig) -> None:
         diag = render.diagnostics_fragments(snapshot)["diag-link"]
     assert "The board's link is lost. no line from /dev/ttyACM0 for 3 s" in status
     assert "<dd>7</dd>" in diag and "link-lost" in diag
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["security", "i18n", "live", "drawing", "forms", "replay", "pictures"],
-)
-def test_docstring_examples_run(name: str) -> None:
-    module = importlib.import_module(f"web_ui.{name}")
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
-    assert result.attempted > 0 and result.failed == 0
