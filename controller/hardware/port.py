@@ -108,6 +108,42 @@ class BoardStatus:
     """How often each channel has changed its debounced state (chatter shows here)."""
 
 
+class Sound(enum.Enum):
+    """A cue for the players' ears: a board with a buzzer plays its tune, the page too."""
+
+    TURN = "turn"
+    """It is the next player's turn."""
+    BONUS = "bonus"
+    """A bonus pearl is owed and must be placed."""
+    WRONG = "wrong"
+    """A pearl or ball sits where none belongs."""
+    WINNER = "winner"
+    """The game is over and has a winner."""
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """One note of a tune: a pitch held for a time (``hz`` 0 is a rest)."""
+
+    hz: int
+    ms: int
+
+
+TUNES: Mapping[Sound, tuple[Note, ...]] = {
+    Sound.TURN: (Note(880, 60),),
+    Sound.BONUS: (Note(660, 70), Note(0, 30), Note(990, 110)),
+    Sound.WRONG: (Note(220, 180),),
+    Sound.WINNER: (
+        Note(523, 120),
+        Note(659, 120),
+        Note(784, 120),
+        Note(1047, 300),
+    ),
+}
+"""The one statement of every tune: the Pi's buzzer, the Pico's and the page's Web Audio
+all play these notes."""
+
+
 FrameListener = Callable[[SensorFrame], None]
 StatusListener = Callable[[BoardStatus], None]
 
@@ -199,6 +235,19 @@ class Board(abc.ABC):
 
     @abc.abstractmethod
     def _show(self, frame: LedFrame) -> None: ...
+
+    # -- sound ---------------------------------------------------------------------------
+    @property
+    def has_buzzer(self) -> bool:
+        """True when this board can play :data:`TUNES` (a buzzer is configured)."""
+        return False
+
+    def sound(self, sound: Sound, volume: float = 1.0) -> None:
+        """Play ``sound``'s tune at ``volume`` (0.0–1.0) without waiting for it to end.
+
+        A board without a buzzer has nothing to play: this default does nothing.
+        """
+        return None  # most boards have no buzzer
 
     # -- diagnostics ---------------------------------------------------------------------
     @abc.abstractmethod
