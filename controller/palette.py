@@ -12,10 +12,13 @@ the usual seat colours (and the defaults of ``[seats] colours`` in the config):
 'green'
 >>> from_rgb((1, 2, 3), seat=0).name      # a colour from the config that has no name
 'seat 1 colour'
+>>> parse_hex("#D62728"), to_hex((214, 39, 40))
+((214, 39, 40), '#d62728')
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
@@ -41,8 +44,7 @@ class PaletteColour:
     @property
     def hex(self) -> str:
         """``#rrggbb`` for the web page."""
-        r, g, b = self.rgb
-        return f"#{r:02x}{g:02x}{b:02x}"
+        return to_hex(self.rgb)
 
     @property
     def pattern_id(self) -> str:
@@ -76,6 +78,25 @@ _BY_RGB: Mapping[Colour, PaletteColour] = {c.rgb: c for c in PALETTE}
 
 class PaletteError(ValueError):
     """A colour name that is not in the palette, or colours that cannot go together."""
+
+
+_HEX = re.compile(r"#[0-9a-fA-F]{6}")
+
+
+def parse_hex(text: object) -> Colour:
+    """``#rrggbb`` (either case) as an RGB colour: the one parser of written colours.
+
+    :class:`PaletteError` says what a colour must look like.
+    """
+    if not isinstance(text, str) or not _HEX.fullmatch(text):
+        raise PaletteError(f"a colour looks like '#d62728', not {text!r}")
+    return (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+
+
+def to_hex(rgb: Colour) -> str:
+    """``#rrggbb`` (lower case) of an RGB colour."""
+    r, g, b = rgb
+    return f"#{r:02x}{g:02x}{b:02x}"
 
 
 def by_name(name: str) -> PaletteColour:
