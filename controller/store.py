@@ -12,7 +12,8 @@ and the leaderboard and keeps its own settings here.
 ...     PlayerRecord(0, 0, "Anna", "red", "#d62728"),
 ...     PlayerRecord(1, 1, "Ben", "blue", "#1f77b4"),
 ...     PlayerRecord(2, 2, "Cleo", "yellow", "#f2c500")], {}, children_help=False)
->>> [e.seq for e in store.append(game_id, [("move", {"cell": "c3", "colour": 0})])]
+>>> from controller.referee.events import BasePearl
+>>> [e.seq for e in store.append(game_id, [BasePearl("c3", 0)])]
 [1]
 >>> store.unfinished().events[0].data
 {'cell': 'c3', 'colour': 0}
@@ -30,6 +31,7 @@ file written by a newer version is refused and left alone.
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import sqlite3
@@ -41,6 +43,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from controller.referee.events import (
+    Aborted,
+    Event,
+    EventError,
+    Result,
+    fold,
+    from_stored,
+    standing,
+)
+from controller.referee.games import new_game, read_options
 from controller.rules import perlen, pyramidos
 from controller.rules.records import (
     PERLEN,
@@ -58,9 +70,6 @@ SCHEMA_VERSION: Final = 1
 """``PRAGMA user_version`` this code writes; older files are migrated, newer refused."""
 
 GAMES: Final = (PERLEN, PYRAMIDOS)
-EVENT_KINDS: Final = ("move", "bonus", "undo", "land", "leave", "end")
-"""``move`` a base pearl (Perlen-Pyramide), ``bonus`` a bonus pearl acknowledged, ``undo``
-the last move or event taken back, ``land``/``leave``/``end`` Pyramidos events."""
 STATUSES: Final = ("playing", "over", "aborted")
 MAX_SETTING_BYTES: Final = 64 * 1024
 WAL_SAFETY_PAGES: Final = 20_000
@@ -120,6 +129,34 @@ class StoreError(RuntimeError):
         self.problem = problem
         self.set_aside = set_aside
         """Where the unusable file went, or None when it was left in place."""
+
+
+class StoreWriteError(StoreError):
+    """The file cannot be written now; ``fault`` says why: ``full`` (the disk or card is
+    full, or the store reached its size limit), ``read-only`` (a card that turned
+    read-only, a file without write permission) or ``other``. Nothing of the transaction
+    was kept, and everything stored before stays."""
+
+    def __init__(self, path: Path, fault: str, problem: str) -> None:
+        super().__init__(path, problem)
+        self.fault = fault
+
+
+def write_fault(exc: BaseException) -> str:
+    """``full``, ``read-only`` or ``other``: what kind of write failure ``exc`` is."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code == sqlite3.SQLITE_FULL or getattr(exc, "errno", None) == errno.ENOSPC:
+        return "full"
+    if code is not None and code & 0xFF == sqlite3.SQLITE_READONLY:
+        return "read-only"
+    if getattr(exc, "errno", None) == errno.EROFS:
+        return "read-only"
+    text = str(exc).lower()
+    if "full" in text:
+        return "full"
+    if "readonly" in text or "read-only" in text:
+        return "read-only"
+    return "other"
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,28 +288,6 @@ class LeaderRow:
             "points": self.points,
             "computer": self.computer,
         }
-
-
-def standing_moves(game: str, events: Sequence[StoredEvent]) -> tuple[str, ...]:
-    """The moves (or Pyramidos events) that stand once every ``undo`` is applied.
-
-    >>> e = [StoredEvent(1, 0, "move", {"cell": "c3"}), StoredEvent(2, 0, "move", {"cell": "d4"}),
-    ...      StoredEvent(3, 0, "undo", {}), StoredEvent(4, 0, "move", {"cell": "c4"})]
-    >>> standing_moves("perlen-pyramide", e)
-    ('c3', 'c4')
-    """
-    moves: list[str] = []
-    for event in events:
-        if event.kind == "undo":
-            if moves:
-                moves.pop()
-        elif game == PERLEN and event.kind == "move":
-            moves.append(str(event.data["cell"]))
-        elif game == PYRAMIDOS and event.kind in ("land", "leave"):
-            moves.append(f"{event.kind} {event.data['target']}")
-        elif game == PYRAMIDOS and event.kind == "end":
-            moves.append("end")
-    return tuple(moves)
 
 
 def _dumps(value: Any) -> str:
@@ -420,17 +435,24 @@ class Store:
     # -- connections -------------------------------------------------------------------------
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a file that cannot be written is :class:`StoreWriteError`."""
         with self._write_lock:
             if self._closed:
                 raise StoreError(self.path, "is closed")
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                        conn.execute("ROLLBACK")
+                    raise
+            except (sqlite3.OperationalError, OSError) as exc:
+                raise StoreWriteError(
+                    self.path, write_fault(exc), f"cannot be written: {exc}"
+                ) from exc
 
     def _read(self) -> sqlite3.Connection:
         if self._closed:
@@ -457,10 +479,19 @@ class Store:
         if game not in GAMES:
             raise ValueError(f"game must be one of {GAMES}, not {game!r}")
         now = self._clock()
+        replaced = Aborted("a new game was started")
         with self._write() as conn:
+            for (old,) in conn.execute("SELECT id FROM games WHERE status='playing'").fetchall():
+                seq = conn.execute(
+                    "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (old,)
+                ).fetchone()[0]
+                conn.execute(
+                    "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
+                    (old, seq + 1, now, replaced.kind, _dumps(replaced.data())),
+                )
             conn.execute(
                 "UPDATE games SET status='aborted', finished=?, result=? WHERE status='playing'",
-                (now, _dumps({"reason": "a new game was started"})),
+                (now, _dumps(replaced.data())),
             )
             cursor = conn.execute(
                 "INSERT INTO games (game, options, children_help, started) VALUES (?, ?, ?, ?)",
@@ -485,20 +516,17 @@ class Store:
     def append(
         self,
         game_id: int,
-        events: Sequence[tuple[str, Mapping[str, Any]]],
+        events: Sequence[Event],
         *,
-        result: Mapping[str, Any] | None = None,
-        points: Sequence[int] = (),
-        winners: Sequence[int] = (),
+        result: Result | None = None,
     ) -> tuple[StoredEvent, ...]:
-        """Commit ``events`` (kind, data) in one transaction; durable when this returns.
+        """Commit ``events`` in one transaction; durable when this returns.
 
-        With ``result``, the game is finished in the same transaction: ``points`` and
-        ``winners`` (player numbers) go to the players for the leaderboard.
+        With ``result`` the game is finished in the same transaction (its points and
+        winners go to the players, for the leaderboard); an :class:`Aborted` event ends
+        it without one. Raises :class:`StoreWriteError` when the file cannot be written
+        (a full or read-only card): nothing of the transaction is kept.
         """
-        for kind, _data in events:
-            if kind not in EVENT_KINDS:
-                raise ValueError(f"event kind must be one of {EVENT_KINDS}, not {kind!r}")
         now = self._clock()
         stored: list[StoredEvent] = []
         with self._write() as conn:
@@ -508,33 +536,30 @@ class Store:
             seq = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (game_id,)
             ).fetchone()[0]
-            for kind, data in events:
+            for event in events:
                 seq += 1
+                data = event.data()
                 conn.execute(
                     "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, seq, now, kind, _dumps(dict(data))),
+                    (game_id, seq, now, event.kind, _dumps(data)),
                 )
-                stored.append(StoredEvent(seq, now, kind, dict(data)))
+                stored.append(StoredEvent(seq, now, event.kind, data))
+                if isinstance(event, Aborted):
+                    conn.execute(
+                        "UPDATE games SET status='aborted', finished=?, result=? WHERE id=?",
+                        (now, _dumps({"reason": event.reason}), game_id),
+                    )
             if result is not None:
                 conn.execute(
                     "UPDATE games SET status='over', finished=?, result=? WHERE id=?",
-                    (now, _dumps(dict(result)), game_id),
+                    (now, _dumps(dict(result.details)), game_id),
                 )
-                for number, score in enumerate(points):
+                for number, score in enumerate(result.points):
                     conn.execute(
                         "UPDATE players SET points=?, won=? WHERE game_id=? AND number=?",
-                        (score, int(number in winners), game_id, number),
+                        (score, int(number in result.winners), game_id, number),
                     )
         return tuple(stored)
-
-    def abort(self, game_id: int, reason: str) -> None:
-        """Mark an unfinished game aborted (kept in the history, never resumed)."""
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE games SET status='aborted', finished=?, result=? "
-                "WHERE id=? AND status='playing'",
-                (self._clock(), _dumps({"reason": reason}), game_id),
-            )
 
     def unfinished(self) -> StoredGame | None:
         """The game being played when the program stopped, if any (the newest)."""
@@ -676,17 +701,15 @@ def _check_key(key: str) -> None:
 def _record(
     summary: GameSummary, options: Mapping[str, Any], events: Sequence[StoredEvent]
 ) -> dict[str, Any]:
+    """The game record of the moves that stand: the stored events folded onto the game."""
     names = tuple(p.name for p in summary.players)
-    moves = standing_moves(summary.game, events)
     try:
-        if summary.game == PERLEN:
-            return record_to_dict(
-                PerlenRecord(moves, perlen.PerlenOptions.from_dict(options), names)
-            )
-        return record_to_dict(
-            PyramidosRecord(moves, pyramidos.PyramidosOptions.from_dict(len(names), options), names)
-        )
-    except (perlen.OptionError, pyramidos.SetupError) as exc:
-        # Options this version cannot read: keep the game visible, without a record.
+        opts = read_options(summary.game, len(names), dict(options))
+        moves = standing(fold(new_game(opts), (from_stored(e.kind, e.data) for e in events)))
+    except (perlen.OptionError, pyramidos.SetupError, EventError) as exc:
+        # Options or events this version cannot read: keep the game visible, without a record.
         log.warning("game %d: no record (%s)", summary.id, exc)
         return {}
+    if isinstance(opts, perlen.PerlenOptions):
+        return record_to_dict(PerlenRecord(moves, opts, names))
+    return record_to_dict(PyramidosRecord(moves, opts, names))
