@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
+import dataclasses
 import logging
 import queue
 import threading
@@ -285,6 +286,14 @@ class Table:
         """Look at the clock again now (a virtual clock moved on)."""
         self._queue.put(_WAKE)
 
+    def flush(self, timeout: float = 5.0) -> bool:
+        """Wait until everything queued so far has been handled (False: not in time)."""
+        if not self._running or threading.current_thread() is self._thread:
+            return False
+        done = threading.Event()
+        self._queue.put(done)
+        return done.wait(timeout)
+
     # -- the board's thread: only queue --------------------------------------------------------
     def _on_frame(self, frame: SensorFrame) -> None:
         if self._running:
@@ -305,6 +314,9 @@ class Table:
                 item = _WAKE
             if item is _STOP:
                 return
+            if isinstance(item, threading.Event):  # flush(): everything before it is done
+                item.set()
+                continue
             before = self._state
             try:
                 self._handle(item)
@@ -404,8 +416,11 @@ class Table:
             self._shown = frame
 
     def _publish(self) -> None:
+        snap = snapshot.of(self._state, version=self._version + 1, at=time.time())
+        old = self._snapshot
+        if dataclasses.replace(snap, version=old.version, at=old.at) == old:
+            return  # an animation stepped (the sweep, the LED walk): nothing a page shows
         self._version += 1
-        snap = snapshot.of(self._state, version=self._version, at=time.time())
         with self._published:
             self._snapshot = snap
             subs = list(self._subs)

@@ -32,7 +32,7 @@ GAMES: Final = (PERLEN, PYRAMIDOS)
 NAME_MAX: Final = 24
 PERLEN_OPTIONS: Final = ("ties", "pools", "start", "placement", "score")
 PYRAMIDOS_OPTIONS: Final = ("variant",)
-VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press")
+VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press", "clear")
 
 
 class InputError(ValueError):
@@ -244,10 +244,15 @@ class VirtualPress:
 
 
 def parse_virtual(raw: Mapping[str, Any], channels: Sequence[str]) -> VirtualPress:
-    """``{"name": "c3", "action": "toggle"}``; ``channels`` are this board's names."""
+    """``{"name": "c3", "action": "toggle"}`` (or ``{"name": "board", "action": "clear"}``:
+    every pearl and ball off); ``channels`` are this board's names."""
     if not isinstance(raw, Mapping):
         raise InputError("body", "must be an object")
     name = raw.get("name")
+    if name == "board":
+        if raw.get("action") != "clear":
+            raise InputError("action", "the whole board can only be cleared")
+        return VirtualPress("board", "clear")
     if not isinstance(name, str) or name not in CELLS + TARGETS + BUTTONS:
         raise InputError("name", "must be a base cell (a1–e5), a target (t1–t4, top) or a button")
     if name not in channels:
@@ -259,6 +264,8 @@ def parse_virtual(raw: Mapping[str, Any], channels: Sequence[str]) -> VirtualPre
         raise InputError("action", "a button can only be pressed")
     if name not in BUTTONS and action == "press":
         raise InputError("action", "cells and targets are toggled, set on or set off")
+    if action == "clear":
+        raise InputError("action", "only the whole board is cleared (name: board)")
     return VirtualPress(name, action)
 
 

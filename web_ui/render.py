@@ -63,7 +63,7 @@ def term(kind: str, value: object) -> str:
     words = TERMS.get(kind, {})
     if value not in words:
         return value
-    return value if kind == "game" else str(gettext(words[value]))
+    return words[value] if kind == "game" else str(gettext(words[value]))
 
 
 def colour_name(name: object) -> str:

@@ -179,8 +179,8 @@ def run(args: argparse.Namespace) -> int:
 
     from controller.hardware import build_board
     from controller.palette import from_rgb
-    from controller.store import StoreError
     from controller.referee.state import Rules
+    from controller.store import StoreError
     from controller.table import Table, TableSettings
 
     try:

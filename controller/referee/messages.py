@@ -11,8 +11,9 @@ translate (``N_`` and ``NP_`` mark them for ``pybabel extract``; see ``web_ui/ba
 'Anna played b3.'
 >>> english(Message.of("resumed", number=4, num=1))
 'Game 4 resumed after 1 move.'
->>> english(Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls")))
-'take the pearls off b3 and c4'
+>>> fix = Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls"))
+>>> english(Message.of("fix_board", fixes=Items((fix,))))
+'Take the pearls off b3 and c4.'
 >>> english(Message.of("played", player="Anna"))
 Traceback (most recent call last):
 ...
@@ -256,6 +257,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "pyramidos_only": N_("Ending a turn is for Pyramidos; in Perlen-Pyramide place a pearl."),
         "game_over": N_("The game is over."),
         "game_over_new": N_("The game is over; start a new one."),
+        "not_over": N_("Play again once this game is over (or abort it first)."),
         "nothing_to_take_back": N_("There is nothing to take back."),
         "fix_first": N_("Fix the board first: %(fixes)s."),
         "hints_perlen_only": N_("Hints are for Perlen-Pyramide."),
@@ -338,13 +340,13 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "pearls_one": N_("pearl"),
         "points_one": N_("point"),
     },
-    "illegal": {
-        "off-board": N_("there is no such cell on the base"),
-        "not-base": N_("pearls are placed on the base only"),
+    "illegal": {  # by perlen.IllegalReason's value
+        "off the board": N_("there is no such cell on the base"),
+        "not a base cell": N_("pearls are placed on the base only"),
         "occupied": N_("a pearl is already there"),
-        "not-touching": N_("a pearl must touch one already on the board"),
-        "not-centre": N_("the first pearl goes on c3 (centre start)"),
-        "game-over": N_("the pyramid is complete"),
+        "not touching": N_("a pearl must touch one already on the board"),
+        "not the centre": N_("the first pearl goes on c3 (centre start)"),
+        "game over": N_("the pyramid is complete"),
     },
     "save_fault": {
         "full": N_("the memory card is full"),
@@ -382,6 +384,11 @@ class Translations(Protocol):
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
 
 
+CAPITALISED: Final = frozenset({"fix_board"})
+"""Sentences that begin with a part written in lower case (``take the pearl off b3``);
+other sentences begin as their template does (a cell name stays ``c3``)."""
+
+
 def render(message: Message, translations: Translations) -> str:
     """``message`` as text in the language of ``translations``."""
     template = CATALOGUE[message.key].text
@@ -392,7 +399,8 @@ def render(message: Message, translations: Translations) -> str:
         text = translations.ngettext(template[0], template[1], count)
     else:
         text = translations.gettext(template)
-    return text % values
+    text %= values
+    return capitalised(text) if message.key in CAPITALISED else text
 
 
 def _render_param(value: Param, translations: Translations) -> str | int:
@@ -423,12 +431,12 @@ ENGLISH: Final[Translations] = _English()
 
 def english(message: Message) -> str:
     """The English text (for the log, and for tests that read sentences)."""
-    return capitalised(render(message, ENGLISH))
+    return render(message, ENGLISH)
 
 
 def sentences(messages: Iterable[Message], translations: Translations) -> str:
-    """Several messages shown as one paragraph, each sentence with a capital letter."""
-    return " ".join(capitalised(render(m, translations)) for m in messages)
+    """Several messages shown as one paragraph."""
+    return " ".join(render(m, translations) for m in messages)
 
 
 def capitalised(text: str) -> str:

@@ -135,7 +135,9 @@ def then(first: Step, second: Step) -> Step:
 
 
 def _looked(step: Step, now: float) -> Step:
-    """A command's step, then a look at the board with its result."""
+    """A command's step, then (if it was taken) a look at the board with its result."""
+    if step.reply is not None and not step.reply.ok:
+        return step
     return then(step, look(step.state, now))
 
 
@@ -154,7 +156,10 @@ def sensed(
     """A new sensor frame: what is active, by name."""
     before = state
     rising = names - state.reading.names
-    pieces_moved = (names - _BUTTON_SET) != (state.reading.names - _BUTTON_SET)
+    # The first frame is how the board was found, not something that happened on it.
+    pieces_moved = state.reading.seq >= 0 and (
+        (names - _BUTTON_SET) != (state.reading.names - _BUTTON_SET)
+    )
     reading = Reading(
         names,
         seq,
@@ -202,14 +207,15 @@ def _command(state: Referee, order: Command, now: float) -> Step:
     if isinstance(order, PlayAgain):
         if state.session is None:
             raise Refused(Message.of("no_game"))
+        if not state.session.game.over:
+            raise Refused(Message.of("not_over"))
         return Step(state, create=setup.check(setup.again(state.session), state.rules))
     if isinstance(order, ConfirmBonus):
         return _looked(bonuses.confirm(state, order.by, now), now)
     if isinstance(order, EndTurn):
         return _looked(pyramidos_board.end_turn(state, order.by, now), now)
     if isinstance(order, Undo):
-        undone = takeback.undo(state, order.by, now)
-        return _looked(undone, now) if undone.reply and undone.reply.ok else undone
+        return _looked(takeback.undo(state, order.by, now), now)
     if isinstance(order, Abort):
         return _abort(state)
     if isinstance(order, Hint):
@@ -373,23 +379,24 @@ def failed(before: Referee, attempted: Step, fault: str, now: float) -> Step:
     :data:`~controller.referee.state.RETRY_S` until the store writes again.
     """
     why = Message.of("cannot_save", why=Term("save_fault", fault))
-    state = before.but(
-        reading=attempted.state.reading,
-        fault=fault,
-        retry_at=now + RETRY_S,
-        note=Note((why,), fault=True),
-    )
+    state = before.but(reading=attempted.state.reading, fault=fault, retry_at=now + RETRY_S)
     session = state.session
+    extra: frozenset[str] = frozenset()
+    missing: frozenset[str] = frozenset()
     if session is not None:
         game = session.game
-        sensed_now = state.reading.names
-        extra = (sensed_now & _pieces(game)) - game.expected
-        missing = game.expected - sensed_now
-        if extra or missing:
-            state = progress.mismatch(
-                state, game, extra, missing, armed=True, refusal=Refusal(why), hold=None
-            )
-    reply = Reply(False, why) if attempted.reply is not None else None
+        extra = (state.reading.names & _pieces(game)) - game.expected
+        missing = game.expected - state.reading.names
+    if session is not None and (extra or missing):
+        # The new pearl stays where it is: it is played once the store can keep it.
+        refusal = Refusal(why, covers=extra)
+        state = progress.mismatch(state, session.game, extra, missing, armed=True,
+                                  refusal=refusal)  # fmt: skip
+        state = state.but(note=Note())
+    else:
+        state = state.but(note=Note((why,), fault=True))
+    asked = attempted.reply is not None or attempted.create is not None
+    reply = Reply(False, why) if asked else None
     return Step(state, reply=reply)
 
 

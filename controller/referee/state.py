@@ -74,8 +74,8 @@ class Reading:
     """What the board's sensors say, by name (cells, targets, buttons)."""
 
     names: frozenset[str] = frozenset()
-    seq: int = 0
-    """The ``seq`` of the last sensor frame handled."""
+    seq: int = -1
+    """The ``seq`` of the last sensor frame handled (-1: none yet)."""
     link: BoardStatus | None = None
     toggles: Mapping[str, int] = field(default_factory=dict)
     """How often each sensor has changed (by name): chatter shows here."""

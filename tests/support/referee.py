@@ -97,6 +97,8 @@ class Play:
         self.seq = 0
         self.asked: list[AskComputer] = []
         self.sounds: list[Sound] = []
+        # As the Table does at its start: the board as it is found, an empty one here.
+        self.carry(referee.sensed(self.state, frozenset(), seq=0, now=self.now))
 
     # -- carrying steps as the Table does ----------------------------------------------------
     def carry(self, step: referee.Step) -> Reply | None:
@@ -163,6 +165,14 @@ class Play:
             self.carry(referee.timer(self.state, self.now))
         self.now = end
         return self.snap
+
+    @property
+    def rules(self) -> Rules:
+        return self.state.rules
+
+    def settle(self, seconds: float) -> Snapshot:
+        """The board stays as it is for ``seconds`` (the scripts' word for :meth:`wait`)."""
+        return self.wait(seconds)
 
     # -- the computer ------------------------------------------------------------------------
     def answer(

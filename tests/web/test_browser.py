@@ -109,7 +109,7 @@ def start_game(page: Any, url: str, game: str, names: list[str], colours: list[s
     shot(page, f"{game}-setup")
     page.click("form[data-setup] button[type=submit]")
     page.wait_for_url(f"{url}/")
-    assert page.locator(".banner.ok").count() == 1, page.inner_text("main")
+    page.wait_for_selector("#live-status >> text=has started", timeout=WAIT_MS)
 
 
 def tap(page: Any, selector: str) -> None:
@@ -150,11 +150,10 @@ def test_a_whole_perlen_pyramide_game_in_the_browser(browser: Any, served: Any) 
                 shot(player, "perlen-bonus-desktop")
                 shown_bonus = True
         else:
-            # The base is full: the last bonus pearls are confirmed with the board's button.
+            # Bonus pearls wait: one press of the board's Confirm button places them all.
             assert snap["pending"]
-            waiting = len(snap["pending"])
             tap(player, 'button[data-virtual="button:confirm"]')
-            rig.wait(lambda s, w=waiting: len(s["pending"]) < w or s["status"] == "over")
+            rig.wait(lambda s: not s["pending"])
     assert moves == 25 and shown_bonus
     final = rig.snapshot()
     winners = [final["players"][w]["name"] for w in final["winners"]]
@@ -207,6 +206,11 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
     watcher.wait_for_selector("#pin-error:not([hidden])")
     watcher.fill("#pin-input", PIN)
     watcher.click("#pin-form button[type=submit]")
+    watcher.wait_for_selector("#pin-dialog:not([open])", state="hidden")
+    # The press that asked for the PIN is dropped (the board may have changed meanwhile);
+    # once unlocked, a press acts.
+    assert rig.snapshot()["to_move"] == 0
+    watcher.click('button[data-virtual="button:end_turn"]')
     rig.wait(lambda s: s["to_move"] == 1)
 
     tap(player, "#target-top")
