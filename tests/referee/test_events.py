@@ -66,8 +66,9 @@ def test_every_kind_has_a_type_and_round_trips_through_json() -> None:
         ("move", ["c3", 0], "needs cell, colour"),
     ],
 )
-def test_a_stored_event_that_is_not_ours_is_a_clear_error(kind: str, data: object,
-                                                          said: str) -> None:  # fmt: skip
+def test_a_stored_event_that_is_not_ours_is_a_clear_error(
+    kind: str, data: object, said: str
+) -> None:
     with pytest.raises(EventError, match=said):
         from_stored(kind, data)  # type: ignore[arg-type]
 
@@ -81,8 +82,10 @@ def test_the_fold_names_the_event_that_does_not_fit() -> None:
 
 
 def test_folding_a_game_gives_its_record() -> None:
-    game = fold(new_game(perlen.PerlenOptions()), [BasePearl("c3", 0), BasePearl("d4", 1),
-                                                    TakeBack(By.PAGE, "d4"), BasePearl("b2", 1)])  # fmt: skip
+    game = fold(
+        new_game(perlen.PerlenOptions()),
+        [BasePearl("c3", 0), BasePearl("d4", 1), TakeBack(By.PAGE, "d4"), BasePearl("b2", 1)],
+    )
     assert isinstance(game, PerlenGame) and standing(game) == ("c3", "b2")
 
 
@@ -102,16 +105,20 @@ def test_the_files_of_release_0_1_0_still_load(old_store: Store) -> None:
         events = [from_stored(e.kind, e.data) for e in stored.events]
         options = read_options(stored.game, len(stored.players), dict(stored.options))
         game = fold(new_game(options), events)
-        assert list(standing(game)) == list(stored.record.get("moves") or
-                                            stored.record.get("events"))  # fmt: skip
+        assert list(standing(game)) == list(
+            stored.record.get("moves") or stored.record.get("events")
+        )
     # The finished games replay to the results release 0.1.0 stored with them.
     perlen_game = replay_perlen(parse_record(dict(games[1].record)))
     assert list(perlen.outcome(perlen_game.state).scores) == games[1].result["scores"]
     pyramidos_state = replay_pyramidos(parse_record(dict(games[2].record)))
     assert list(pyramidos.outcome(pyramidos_state).points) == games[2].result["points"]
     assert games[3].summary.status == "aborted" and games[3].record["moves"] == [
-        "c3", "d4", "d3", "c4",
-    ]  # fmt: skip
+        "c3",
+        "d4",
+        "d3",
+        "c4",
+    ]
     # Every way of acknowledging and taking back of that release is in it.
     bys = {e.data.get("by") for g in games.values() for e in g.events}
     assert bys >= {"pearl", "button", "page", "lift"}
@@ -121,6 +128,11 @@ def test_the_unfinished_game_of_release_0_1_0_resumes(old_store: Store) -> None:
     step = resume(Referee(), old_store.unfinished(), 0.0)
     session = step.state.session
     assert session is not None and session.game_id == 4 and session.game.moves == 4
-    assert dict(session.game.state.targets()) == {"t1": None, "t2": 0, "t3": None, "t4": None,
-                                                  "top": None}  # fmt: skip
+    assert dict(session.game.state.targets()) == {
+        "t1": None,
+        "t2": 0,
+        "t3": None,
+        "t4": None,
+        "top": None,
+    }
     assert [p.name for p in session.players] == ["Dora", "Emil"]

@@ -32,8 +32,9 @@ def test_a_resumed_game_stops_saying_it_waits_once_the_board_matches(tmp_path) -
     first = Play().new()
     first.play("c3", "d4")
     store = Store(tmp_path / "g.sqlite3")
-    number = store.create_game("perlen-pyramide", first.ledger.games[1]["players"], {},
-                               children_help=False)  # fmt: skip
+    number = store.create_game(
+        "perlen-pyramide", first.ledger.games[1]["players"], {}, children_help=False
+    )
     store.append(number, first.ledger.games[1]["events"])
     p = Play()
     p.state = resume(p.state, store.unfinished(), p.now).state

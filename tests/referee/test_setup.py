@@ -33,23 +33,31 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
         (NewGame("perlen-pyramide", ("a", "b", "c"), options={"pools": "many"}), "pools"),
         (NewGame("perlen-pyramide", ("a", "b", "c"), options={"sides": 4}), "sides"),
         (NewGame("pyramidos", ("a", "b"), options={"variant": "blindfold"}), "variant"),
-        (NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "red", "blue")),
-         "cannot both have red"),
-        (NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "mauve", "blue")),
-         "mauve is not a colour"),
+        (
+            NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "red", "blue")),
+            "cannot both have red",
+        ),
+        (
+            NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "mauve", "blue")),
+            "mauve is not a colour",
+        ),
         (NewGame("pyramidos", ("a",)), "2 to 4 players, not 1"),
         (NewGame("pyramidos", ("a", "b"), computer={1: "easy"}), "Perlen-Pyramide only"),
-        (NewGame("perlen-pyramide", ("A", "", "C"), computer={1: "grandmaster"}),
-         "level must be one of gentle, easy, medium, strong and strongest"),
+        (
+            NewGame("perlen-pyramide", ("A", "", "C"), computer={1: "grandmaster"}),
+            "level must be one of gentle, easy, medium, strong and strongest",
+        ),
         (NewGame("perlen-pyramide", ("A", "", "C"), computer={5: "easy"}), "not a seat"),
-        (NewGame("perlen-pyramide", ("A", "B", "C"),
-                 computer={0: "easy", 1: "easy", 2: "easy"}), "must be a person"),
+        (
+            NewGame("perlen-pyramide", ("A", "B", "C"), computer={0: "easy", 1: "easy", 2: "easy"}),
+            "must be a person",
+        ),
         (EndTurn(), "Ending a turn is for Pyramidos"),
         (LedTest("z9", (1, 2, 3)), "no LED named z9"),
         (LedTest("c3", (1, 2, 300)), "0 to 255"),
         (PlayAgain(), "Play again once this game is over"),
     ],
-)  # fmt: skip
+)
 def test_bad_commands_are_refused_with_a_reason(p: Play, command: Command, said: str) -> None:
     before = p.snap.game_id
     reply = p.do(command)
@@ -83,8 +91,12 @@ def test_abort_returns_to_idle_and_dark(p: Play) -> None:
 
 
 def test_play_again_keeps_players_colours_and_computer_seats_and_the_next_seat_starts() -> None:
-    p = Play().new(players=("Anna", "", "Cleo"), computer={1: "easy"},
-                   colours=("green", "orange", "cyan"), children_help=True)  # fmt: skip
+    p = Play().new(
+        players=("Anna", "", "Cleo"),
+        computer={1: "easy"},
+        colours=("green", "orange", "cyan"),
+        children_help=True,
+    )
     from controller.referee.commands import ConfirmBonus
     from controller.rules.notation import BASE
 

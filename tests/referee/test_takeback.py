@@ -72,10 +72,12 @@ def test_a_game_of_0_1_0_that_confirmed_one_by_one_lists_only_the_placed(tmp_pat
     first.play(*CASCADE)
     played = list(first.ledger.games[1]["events"])
     store = Store(tmp_path / "g.sqlite3")
-    number = store.create_game("perlen-pyramide", first.ledger.games[1]["players"], {},
-                               children_help=False)  # fmt: skip
-    store.append(number, [*played, BonusPlaced("2:b2", 0, By.PAGE),
-                          BonusPlaced("2:b3", 0, By.BUTTON)])  # fmt: skip
+    number = store.create_game(
+        "perlen-pyramide", first.ledger.games[1]["players"], {}, children_help=False
+    )
+    store.append(
+        number, [*played, BonusPlaced("2:b2", 0, By.PAGE), BonusPlaced("2:b3", 0, By.BUTTON)]
+    )
     p = Play()
     p.ledger.games = {number: {**first.ledger.games[1], "events": []}}
     p.state = resume(p.state, store.unfinished(), p.now).state

@@ -33,8 +33,9 @@ def test_whole_games_end_as_the_rules_say_and_the_store_keeps_them(seed: int) ->
     replayed = perlen.outcome(game.state)
     assert list(snap.winners) == list(replayed.winners) == list(record["result"].winners)
     # Every event the script made, in order (the final bonus pearls are not stored).
-    wanted = [e for events_of_step in expected_events("perlen-pyramide", script)
-              for e in events_of_step]  # fmt: skip
+    wanted = [
+        e for events_of_step in expected_events("perlen-pyramide", script) for e in events_of_step
+    ]
     assert [(e.kind, e.data()) for e in events] == wanted
     assert len(standing(game)) == 25
 

@@ -88,15 +88,21 @@ def expected_events(game: str, steps: list[Step]) -> list[list[tuple[str, dict[s
         for step in steps:
             if step.action == "place":
                 mover = state.to_move
-                acks = [("bonus", {"pos": str(b.position), "colour": b.colour, "by": "pearl"})
-                        for b in pending]  # fmt: skip
+                acks = [
+                    ("bonus", {"pos": str(b.position), "colour": b.colour, "by": "pearl"})
+                    for b in pending
+                ]
                 out.append([*acks, ("move", {"cell": step.name, "colour": mover})])
                 history.append(state)
                 state, pending = perlen.play(state, step.name)
             elif step.action in ("confirm", "page"):
                 by = "button" if step.action == "confirm" else "page"
-                out.append([("bonus", {"pos": str(b.position), "colour": b.colour, "by": by})
-                            for b in pending])  # fmt: skip
+                out.append(
+                    [
+                        ("bonus", {"pos": str(b.position), "colour": b.colour, "by": by})
+                        for b in pending
+                    ]
+                )
                 pending = ()
             elif step.action == "lift":
                 out.append([("undo", {"by": "lift", "what": step.name})])

@@ -169,8 +169,9 @@ class GpioHarness(Harness):
     real time (the scan thread reads the real clock), so the Table runs on real time too.
     """
 
-    def __init__(self, path: Path, settings: TableSettings | None = None,
-                 contacts: object = None) -> None:  # fmt: skip
+    def __init__(
+        self, path: Path, settings: TableSettings | None = None, contacts: object = None
+    ) -> None:
         self._contacts = contacts
         super().__init__(path, settings or fast_rules(), clock=SystemClock())
 

@@ -213,7 +213,7 @@ def test_a_damaged_store_is_set_aside_with_its_wal(tmp_path: Path):
     path = tmp_path / "games.sqlite3"
     with Store(path) as store:
         game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
-        for n in range(200):
+        for _ in range(200):
             store.append(game, [TakeBack(By.PAGE, "x" * 200)])
     data = bytearray(path.read_bytes())
     assert len(data) > 8192

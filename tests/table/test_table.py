@@ -63,8 +63,10 @@ def test_the_virtual_clock_drives_the_holds(h: Harness) -> None:
 
 
 def test_whole_games_through_the_table(tmp_path: Path) -> None:
-    for game, script in (("perlen-pyramide", perlen_script(7)),
-                         ("pyramidos", pyramidos_script(5, 3))):  # fmt: skip
+    for game, script in (
+        ("perlen-pyramide", perlen_script(7)),
+        ("pyramidos", pyramidos_script(5, 3)),
+    ):
         with Harness(tmp_path / f"{game}.sqlite3") as h:
             assert h.do(NewGame(game, ("Anna", "Ben", "Cleo"))).ok
             for step in script:
@@ -86,8 +88,9 @@ def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_pat
                 "SELECT kind, data FROM events WHERE game_id = (SELECT max(id) FROM games) "
                 "ORDER BY seq"
             ).fetchall()
-            game = fold(new_game(perlen.PerlenOptions()),
-                        [from_stored(k, json.loads(d)) for k, d in rows])  # fmt: skip
+            game = fold(
+                new_game(perlen.PerlenOptions()), [from_stored(k, json.loads(d)) for k, d in rows]
+            )
             return len(standing(game))
 
         checked: list[tuple[int, int]] = []
@@ -229,8 +232,9 @@ def test_stop_blanks_the_leds_and_refuses_commands(tmp_path: Path) -> None:
 def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
     settings = TableSettings(computer_budget_s=0.05, hint_budget_s=0.05)
     with Harness(tmp_path / "g.sqlite3", settings) as h:
-        assert h.do(NewGame("perlen-pyramide", ("Anna", "", ""),
-                            computer={1: "gentle", 2: "strong"})).ok  # fmt: skip
+        assert h.do(
+            NewGame("perlen-pyramide", ("Anna", "", ""), computer={1: "gentle", 2: "strong"})
+        ).ok
         while h.snap.status != "over":
             snap = h.snap
             if snap.pending:

@@ -52,8 +52,9 @@ class Rig:
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 3.0
     ) -> dict[str, Any]:
         """The snapshot once ``predicate`` holds (the Table runs on its own thread)."""
-        return wait_until(lambda: s if predicate(s := self.snapshot()) else None, timeout,
-                          what=self.snapshot)  # fmt: skip
+        return wait_until(
+            lambda: s if predicate(s := self.snapshot()) else None, timeout, what=self.snapshot
+        )
 
     def place(self, cell: str, on: bool = True) -> None:
         self.board.set_channel(self.cmap.channel(cell), on)

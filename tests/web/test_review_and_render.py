@@ -35,8 +35,9 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
 
 
 def test_a_lost_board_link_is_said_on_the_live_page(rig) -> None:
-    link = LinkView("serial", "lost", 0.0, "no line from /dev/ttyACM0 for 3 s",
-                    {"dropped_lines": 7})  # fmt: skip
+    link = LinkView(
+        "serial", "lost", 0.0, "no line from /dev/ttyACM0 for 3 s", {"dropped_lines": 7}
+    )
     snapshot = dataclasses.replace(rig.table.snapshot, link=link)
     with rig.app.test_request_context("/", headers={"Accept-Language": "en"}):
         status = render.live_fragments(snapshot)["live-status"]
