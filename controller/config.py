@@ -16,10 +16,11 @@ No file at all gives the defaults: the ``sim`` board with the default channel ma
 Every value from the file is checked; a :class:`ConfigError` names the dotted key and the
 problem, so a maker can find the line to fix:
 
->>> config_from_toml('[board]\\nadapter = "gpoi"')
-Traceback (most recent call last):
-...
-controller.hardware.wiring.ConfigError: board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'
+>>> try:
+...     config_from_toml('[board]\\nadapter = "gpoi"')
+... except ConfigError as exc:
+...     print(exc)
+board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'
 >>> cfg = config_from_toml('[board]\\nadapter = "gpio"\\n[board.gpio]\\ntopology = "direct"\\n'
 ...                        'pins = [5, 6, 13, 19, 26]\\n[board.channels]\\n'
 ...                        't1 = 0\\nt2 = 1\\nt3 = 2\\nt4 = 3\\ntop = 4')

@@ -204,6 +204,8 @@ class LgpioModel(types.ModuleType):
         self.requests = 0
         self.pwm: dict[int, list[tuple[float, float, float]]] = {}
         """Per GPIO, every ``tx_pwm`` setting as ``(time.monotonic(), hz, duty %)``."""
+        self.pwm_threads: set[str] = set()
+        """Names of the threads that called ``tx_pwm`` (a tune must not play on the scan's)."""
         self.debounce: dict[int, int] = {}
         self._lines = [_Line() for _ in range(lines)]
         for gpio in kernel_lines:
@@ -551,6 +553,7 @@ class LgpioModel(types.ModuleType):
                 self._singleton(gpio, True, 0, 0)
             setting = (time.monotonic(), float(pwm_frequency), float(pwm_duty_cycle))
             self.pwm.setdefault(gpio, []).append(setting)
+            self.pwm_threads.add(threading.current_thread().name)
         return 4999
 
     # -- SPI ---------------------------------------------------------------------------------
