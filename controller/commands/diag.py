@@ -311,11 +311,11 @@ def watch_board(
     stop = stop or threading.Event()
     # A board on a link (the Pico) first has to be found; its first frame is then the
     # state it was found in, not a toggle.
-    deadline = clock() + connect_timeout
+    found_by = clock() + connect_timeout
     if board.status().link is not LinkState.CONNECTED:
         out.write(f"waiting for the board: {board.status().detail}\n")
         out.flush()
-        while board.status().link is not LinkState.CONNECTED and clock() < deadline:
+        while board.status().link is not LinkState.CONNECTED and clock() < found_by:
             if stop.wait(0.05):
                 break
     stop.wait(settle)

@@ -633,7 +633,7 @@ def lgpio_factory(model: LgpioModel) -> Any:
     if _FACTORY_CLASS is None:
         from gpiozero.pins.lgpio import LGPIOFactory
 
-        class ModelLGPIOFactory(LGPIOFactory):  # type: ignore[misc]
+        class ModelLGPIOFactory(LGPIOFactory):
             """``LGPIOFactory`` reporting a Pi 4B instead of reading the device tree."""
 
             def _get_revision(self) -> int:

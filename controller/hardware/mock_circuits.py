@@ -58,7 +58,7 @@ HISTORY = 256
 """State changes each mock pin remembers: enough to assert on, bounded for long runs."""
 
 
-class _BoundedHistory(MockPin):  # type: ignore[misc]
+class _BoundedHistory(MockPin):
     """A MockPin that keeps only its last :data:`HISTORY` state changes."""
 
     def clear_states(self) -> None:
@@ -557,15 +557,15 @@ class Pixel:
         )
 
 
-class _QuietClockPin(_BoundedHistory, MockSPIClockPin):  # type: ignore[misc]
+class _QuietClockPin(_BoundedHistory, MockSPIClockPin):
     pass
 
 
-class _QuietSelectPin(_BoundedHistory, MockSPISelectPin):  # type: ignore[misc]
+class _QuietSelectPin(_BoundedHistory, MockSPISelectPin):
     pass
 
 
-class Apa102Strip(MockSPIDevice):  # type: ignore[misc]
+class Apa102Strip(MockSPIDevice):
     """A chain of ``count`` APA102 LEDs on the SPI pins, decoding what the Pi sends.
 
     It reads the byte stream as the chips do: 32 zero bits start a frame; then each LED
