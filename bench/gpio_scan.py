@@ -124,8 +124,7 @@ def calls_per_scan() -> None:
                     board.scan_once()
                 calls, requests = Counter(model.calls), model.requests
         print(
-            f"per scan    {name:<28} {describe(calls, scans)}; "
-            f"{requests / scans:g} line requests"
+            f"per scan    {name:<28} {describe(calls, scans)}; {requests / scans:g} line requests"
         )
     with pi() as (model, factory):
         DiodeMatrix(model, DEFAULT_ROWS, DEFAULT_COLS)

@@ -33,6 +33,7 @@ from controller.hardware import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
+from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
 from controller.hardware.mock_circuits import (
     Apa102Strip,
     DiodeMatrix,
@@ -148,6 +149,65 @@ def direct_rig() -> AbstractContextManager[Rig]:
     )
 
 
+def lgpio_rig(
+    config: GpioConfig, circuit: Callable[[LgpioModel], Switches]
+) -> AbstractContextManager[Rig]:
+    """The gpio board under gpiozero's real LGPIOFactory over the lgpio model, SPI0 on."""
+
+    @contextmanager
+    def rig() -> Iterator[Rig]:
+        saved_module = sys.modules.get("lgpio")
+        model = LgpioModel(spi_devices={"/dev/spidev0.0"})
+        factory = lgpio_factory(model)
+        saved, Device.pin_factory = Device.pin_factory, factory
+        switches = circuit(model)
+        strip = Apa102Strip(model, LED_COUNT)
+        leds = LedConfig(brightness=0.5)
+        board = GpioBoard(config, leds, LED_COUNT, pin_factory=factory)
+
+        def set_sensor(channel: int, active: bool) -> None:
+            (switches.press if active else switches.release)(channel)
+
+        try:
+            yield Rig(
+                board,
+                set_sensor,
+                strip.colours,
+                looks_like=lambda colour: apparent(colour, leds.brightness),
+            )
+        finally:
+            board.close()
+            Device.pin_factory = saved
+            close_factory(factory)
+            if saved_module is not None:
+                sys.modules["lgpio"] = saved_module
+
+    return rig()
+
+
+def lgpio_matrix_rig() -> AbstractContextManager[Rig]:
+    rows, cols = (4, 17, 27), (13, 19, 26)
+    return lgpio_rig(
+        GpioConfig(rows=rows, cols=cols), lambda model: DiodeMatrix(model, rows, cols).switches
+    )
+
+
+def lgpio_mux_rig() -> AbstractContextManager[Rig]:
+    select, signals = (5, 6, 13, 19), (26,)
+    return lgpio_rig(
+        GpioConfig("mux", rows=(), cols=(), select=select, signals=signals),
+        lambda model: MuxBank(model, select, signals).sensors,
+    )
+
+
+def lgpio_direct_rig() -> AbstractContextManager[Rig]:
+    pins = (4, 17, 27, 22, 5, 6)
+    return lgpio_rig(
+        GpioConfig("direct", rows=(), cols=(), pins=pins),
+        lambda model: DirectWiring(model, pins).switches,
+    )
+
+
 @contextmanager
 def serial_rig() -> Iterator[Rig]:
     """The serial adapter and the firmware's own files on a simulated Pico behind a pty.
@@ -188,6 +248,9 @@ RIGS: dict[str, Callable[[], AbstractContextManager[Rig]]] = {
     "gpio-matrix": matrix_rig,
     "gpio-mux": mux_rig,
     "gpio-direct": direct_rig,
+    "lgpio-matrix": lgpio_matrix_rig,
+    "lgpio-mux": lgpio_mux_rig,
+    "lgpio-direct": lgpio_direct_rig,
     "serial": serial_rig,
 }
 
