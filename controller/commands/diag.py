@@ -450,6 +450,8 @@ def header_map(config: Config) -> str:
             if spi.hardware:
                 uses.setdefault(9, "SPI0 MISO (kernel; not wired)")
                 uses.setdefault(7 if spi.select == 8 else 8, "SPI0 CE (kernel; not wired)")
+    if config.board.adapter == "gpio" and config.buzzer is not None:
+        uses[config.buzzer.pin] = "buzzer: 220 Ω to the piezo (its other lead to GND)"
     power = {1: "3V3", 2: "5V", 4: "5V", 17: "3V3", 27: "ID_SD", 28: "ID_SC"}
     power.update({p: "GND" for p in (6, 9, 14, 20, 25, 30, 34, 39)})
     gpio_at = {pin: bcm for bcm, pin in HEADER_PIN.items()}

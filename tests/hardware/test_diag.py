@@ -377,3 +377,11 @@ def test_a_board_found_late_is_waited_for(cmap: ChannelMap) -> None:
     assert out.getvalue().startswith("waiting for the board: looking for it\n")
     assert watch.baseline == {a1}
     assert watch.stats[a1].toggles == 0
+
+
+def test_pins_show_the_buzzer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "buzzer.toml"
+    path.write_text(MATRIX.read_text() + "\n[buzzer]\npin = 18\n")
+    assert main(["diag", "--config", str(path), "--pins"]) == 0
+    out = capsys.readouterr().out
+    assert "[12] GPIO18 buzzer: 220 Ω to the piezo (its other lead to GND)" in out

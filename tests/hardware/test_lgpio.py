@@ -283,3 +283,14 @@ def test_apparent_colours_match_on_spi(lgpio_pi: LgpioRig) -> None:
     with GpioBoard(GpioConfig(), LedConfig(brightness=0.25), 2, pin_factory=lgpio_pi.factory) as b:
         b.show(LedFrame((Led((255, 255, 255)), Led((200, 100, 0)))))
         assert strip.colours() == [apparent((255, 255, 255), 0.25), apparent((200, 100, 0), 0.25)]
+
+
+def test_diag_shows_the_spi_really_in_use(lgpio_pi: LgpioRig) -> None:
+    from controller.commands.diag import _Cpu, status_line
+
+    DiodeMatrix(lgpio_pi.model, ROWS, COLS)
+    Apa102Strip(lgpio_pi.model, 3)
+    with GpioBoard(GpioConfig(), LedConfig(), 3, pin_factory=lgpio_pi.factory) as board:
+        line = status_line(board, _Cpu())
+    assert "APA102 ×3 on SPI0 (hardware, /dev/spidev0.0, 2 MHz)" in line
+    assert board.spi_in_use == "SPI0 (hardware, /dev/spidev0.0, 2 MHz)"
