@@ -83,6 +83,7 @@ __all__ = [
     "LgpioMuxScanner",
     "MatrixScanner",
     "MuxScanner",
+    "PinClaim",
     "Scanner",
     "SpiUnavailable",
     "bits_of",
@@ -445,6 +446,10 @@ class GpioBoard(Board):
     @property
     def has_buzzer(self) -> bool:
         return self._buzzer is not None
+
+    def buzzer_idle(self, timeout: float = 2.0) -> bool:
+        """Wait until no tune plays or waits to (tests, diag); False on timeout."""
+        return self._buzzer is None or self._buzzer.idle(timeout)
 
     def sound(self, sound: Sound, volume: float = 1.0) -> None:
         """Play ``sound``'s tune on the piezo at ``volume`` (0–1); returns at once."""

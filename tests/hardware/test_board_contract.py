@@ -63,7 +63,7 @@ class Rig:
     """An adapter under test and the world around it."""
 
     board: Board
-    set_sensor: Callable[[int, bool], None]
+    set_sensor: Callable[[int, bool], object]
     """Make channel n's sensor read active (a pearl on it) or not."""
     seen: Callable[[], list[Colour]]
     """What the LEDs look like to a person right now."""

@@ -37,7 +37,7 @@ def test_each_tune_plays_its_notes_at_full_volume(lgpio_pi: LgpioRig) -> None:
         for sound in Sound:
             lgpio_pi.model.pwm.clear()
             board.sound(sound, 1.0)
-            assert board._buzzer is not None and board._buzzer.idle(3.0)
+            assert board.buzzer_idle(3.0)
             wanted = [(float(n.hz), 50.0) for n in TUNES[sound] if n.hz]
             settings = lgpio_pi.model.pwm[18]
             assert notes_played(settings) == wanted, sound
@@ -50,7 +50,7 @@ def test_volume_is_the_duty_cycle(lgpio_pi: LgpioRig) -> None:
     DiodeMatrix(lgpio_pi.model, DEFAULT_ROWS, DEFAULT_COLS)
     with GpioBoard(GpioConfig(), NO_LEDS, 0, pin_factory=lgpio_pi.factory, buzzer=BUZZER) as board:
         board.sound(Sound.WRONG, 0.25)
-        assert board._buzzer is not None and board._buzzer.idle(3.0)
+        assert board.buzzer_idle(3.0)
         # gpiozero's lgpio pins give lgpio whole per cent: int(0.0804 * 100) = 8
         assert notes_played(lgpio_pi.model.pwm[18]) == [(220.0, 8.0)]
         with pytest.raises(ValueError):
@@ -62,7 +62,7 @@ def test_a_new_cue_cuts_the_playing_one_short(lgpio_pi: LgpioRig) -> None:
     with GpioBoard(GpioConfig(), NO_LEDS, 0, pin_factory=lgpio_pi.factory, buzzer=BUZZER) as board:
         board.sound(Sound.WINNER, 1.0)  # 660 ms
         board.sound(Sound.TURN, 1.0)
-        assert board._buzzer is not None and board._buzzer.idle(3.0)
+        assert board.buzzer_idle(3.0)
         played = notes_played(lgpio_pi.model.pwm[18])
     assert played[-1] == (880.0, 50.0)
     assert (1047.0, 50.0) not in played  # the winner's last note never came
@@ -77,7 +77,7 @@ def test_the_buzzer_on_mock_pins_records_its_duty(mock_factory: MockFactory) -> 
         pin = mock_factory.pin(18)
         pin.clear_states()
         board.sound(Sound.BONUS, 0.5)
-        assert board._buzzer is not None and board._buzzer.idle(3.0)
+        assert board.buzzer_idle(3.0)
         duties = [round(state.state, 3) for state in pin.states]
         assert pin.frequency is None  # PWM stopped
     assert round(duty_for(0.5), 3) in duties

@@ -7,6 +7,7 @@ strip on the kernel's SPI) are attached to its lines, so a wiring fault fails he
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import threading
 
@@ -204,18 +205,14 @@ def test_mux_scan_is_one_write_and_one_read_per_address(lgpio_pi: LgpioRig) -> N
 
 def test_active_high_mux_sensors_on_lgpio(lgpio_pi: LgpioRig) -> None:
     bank = MuxBank(lgpio_pi.model, MUX.select, MUX.signals, enable=20, active="high")
-    config = GpioConfig(**{**_fields(MUX), "active": "high"})
+    config = dataclasses.replace(MUX, active="high")
     with GpioBoard(config, NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
         assert read_with(bank, board, {3, 19}) == {3, 19}
 
 
-def _fields(config: GpioConfig) -> dict[str, object]:
-    return {name: getattr(config, name) for name in GpioConfig.__slots__}
-
-
 def test_direct_sensors_wake_the_scan_thread_through_lgpio_alerts(lgpio_pi: LgpioRig) -> None:
     wiring = DirectWiring(lgpio_pi.model, DIRECT.pins)
-    slow = GpioConfig(**{**_fields(DIRECT), "scan": ScanTiming(idle_ms=100, fast_ms=1, agree=3)})
+    slow = dataclasses.replace(DIRECT, scan=ScanTiming(idle_ms=100, fast_ms=1, agree=3))
     arrived = threading.Event()
     with GpioBoard(slow, NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
         board.start(lambda frame: arrived.set())
