@@ -1,5 +1,8 @@
 """``pyramid diag``: see every sensor and LED work before the first game.
 
+(Longer than most modules: the live view, the LED walk, the guided check and the header
+map share the watching and the drawing, and are one command.)
+
 ::
 
     pyramid diag [--config FILE]            live view until Ctrl-C

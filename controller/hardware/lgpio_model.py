@@ -1,5 +1,8 @@
 """A model of the ``lgpio`` module, for running gpiozero's real ``LGPIOFactory`` off a Pi.
 
+(Longer than most modules: one method per lgpio function it models, each written from
+lgpio's documentation; split, the model of one module would be spread over several.)
+
 gpiozero's ``MockFactory`` never runs its lgpio pin code, and its SPI is always
 bit-banged, so what a Pi really does (a line re-requested on every direction change, a
 hardware SPI that cannot be opened) is invisible to it. This module stands in for the

@@ -11,6 +11,8 @@ MODULES = [
     "controller.hardware",
     "controller.hardware.wiring",
     "controller.hardware.buzzer",
+    "controller.hardware.mock_contacts",
+    "controller.commands.pin",
 ]
 
 
