@@ -14,8 +14,9 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from gpiozero import Device
@@ -38,6 +39,7 @@ from controller.hardware.mock_circuits import (
     Apa102Strip,
     DiodeMatrix,
     DirectWiring,
+    Header,
     MuxBank,
     Switches,
 )
@@ -98,113 +100,81 @@ def mock_pins() -> Iterator[MockFactory]:
         Device.pin_factory = saved
 
 
+@contextmanager
+def lgpio_pins() -> Iterator[tuple[LgpioModel, Any]]:
+    """gpiozero's real LGPIOFactory over the lgpio model (SPI0 on), as a Pi's default."""
+    saved_module = sys.modules.get("lgpio")
+    model = LgpioModel(spi_devices={"/dev/spidev0.0"})
+    factory = lgpio_factory(model)
+    saved, Device.pin_factory = Device.pin_factory, factory
+    try:
+        yield model, factory
+    finally:
+        Device.pin_factory = saved
+        close_factory(factory)
+        if saved_module is not None:
+            sys.modules["lgpio"] = saved_module
+
+
 def gpio_rig(
-    config: GpioConfig, circuit: Callable[[MockFactory], Switches]
+    config: GpioConfig, circuit: Callable[[Header], Switches], on_lgpio: bool = False
 ) -> AbstractContextManager[Rig]:
+    """The gpio board on MockFactory pins, or (``on_lgpio``) on the lgpio model."""
+
     @contextmanager
     def rig() -> Iterator[Rig]:
-        with mock_pins() as factory:
-            switches = circuit(factory)
-            strip = Apa102Strip(factory, LED_COUNT)
+        with ExitStack() as stack:
+            header: Header
+            factory: Any
+            if on_lgpio:
+                header, factory = stack.enter_context(lgpio_pins())
+            else:
+                factory = header = stack.enter_context(mock_pins())
+            switches = circuit(header)
+            strip = Apa102Strip(header, LED_COUNT)
             leds = LedConfig(brightness=0.5)
-            board = GpioBoard(config, leds, LED_COUNT)
+            board = GpioBoard(config, leds, LED_COUNT, pin_factory=factory)
+            stack.callback(board.close)
 
             def set_sensor(channel: int, active: bool) -> None:
                 (switches.press if active else switches.release)(channel)
 
-            try:
-                yield Rig(
-                    board,
-                    set_sensor,
-                    strip.colours,
-                    looks_like=lambda colour: apparent(colour, leds.brightness),
-                )
-            finally:
-                board.close()
-
-    return rig()
-
-
-def matrix_rig() -> AbstractContextManager[Rig]:
-    rows, cols = (4, 17, 27), (13, 19, 26)
-    return gpio_rig(
-        GpioConfig(rows=rows, cols=cols),
-        lambda factory: DiodeMatrix(factory, rows, cols).switches,
-    )
-
-
-def mux_rig() -> AbstractContextManager[Rig]:
-    select, signals = (5, 6, 13, 19), (26,)
-    return gpio_rig(
-        GpioConfig("mux", rows=(), cols=(), select=select, signals=signals),
-        lambda factory: MuxBank(factory, select, signals).sensors,
-    )
-
-
-def direct_rig() -> AbstractContextManager[Rig]:
-    pins = (4, 17, 27, 22, 5, 6)
-    return gpio_rig(
-        GpioConfig("direct", rows=(), cols=(), pins=pins),
-        lambda factory: DirectWiring(factory, pins).switches,
-    )
-
-
-def lgpio_rig(
-    config: GpioConfig, circuit: Callable[[LgpioModel], Switches]
-) -> AbstractContextManager[Rig]:
-    """The gpio board under gpiozero's real LGPIOFactory over the lgpio model, SPI0 on."""
-
-    @contextmanager
-    def rig() -> Iterator[Rig]:
-        saved_module = sys.modules.get("lgpio")
-        model = LgpioModel(spi_devices={"/dev/spidev0.0"})
-        factory = lgpio_factory(model)
-        saved, Device.pin_factory = Device.pin_factory, factory
-        switches = circuit(model)
-        strip = Apa102Strip(model, LED_COUNT)
-        leds = LedConfig(brightness=0.5)
-        board = GpioBoard(config, leds, LED_COUNT, pin_factory=factory)
-
-        def set_sensor(channel: int, active: bool) -> None:
-            (switches.press if active else switches.release)(channel)
-
-        try:
             yield Rig(
                 board,
                 set_sensor,
                 strip.colours,
                 looks_like=lambda colour: apparent(colour, leds.brightness),
             )
-        finally:
-            board.close()
-            Device.pin_factory = saved
-            close_factory(factory)
-            if saved_module is not None:
-                sys.modules["lgpio"] = saved_module
 
     return rig()
 
 
-def lgpio_matrix_rig() -> AbstractContextManager[Rig]:
-    rows, cols = (4, 17, 27), (13, 19, 26)
-    return lgpio_rig(
-        GpioConfig(rows=rows, cols=cols), lambda model: DiodeMatrix(model, rows, cols).switches
+ROWS, COLS = (4, 17, 27), (13, 19, 26)
+SELECT, SIGNALS = (5, 6, 13, 19), (26,)
+PINS = (4, 17, 27, 22, 5, 6)
+
+
+def matrix_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
+    return gpio_rig(
+        GpioConfig(rows=ROWS, cols=COLS),
+        lambda header: DiodeMatrix(header, ROWS, COLS).switches,
+        on_lgpio,
     )
 
 
-def lgpio_mux_rig() -> AbstractContextManager[Rig]:
-    select, signals = (5, 6, 13, 19), (26,)
-    return lgpio_rig(
-        GpioConfig("mux", rows=(), cols=(), select=select, signals=signals),
-        lambda model: MuxBank(model, select, signals).sensors,
+def mux_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
+    return gpio_rig(
+        GpioConfig("mux", rows=(), cols=(), select=SELECT, signals=SIGNALS),
+        lambda header: MuxBank(header, SELECT, SIGNALS).sensors,
+        on_lgpio,
     )
 
 
-def lgpio_direct_rig() -> AbstractContextManager[Rig]:
-    pins = (4, 17, 27, 22, 5, 6)
-    return lgpio_rig(
-        GpioConfig("direct", rows=(), cols=(), pins=pins),
-        lambda model: DirectWiring(model, pins).switches,
+def direct_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
+    return gpio_rig(
+        GpioConfig("direct", rows=(), cols=(), pins=PINS),
+        lambda header: DirectWiring(header, PINS).switches,
+        on_lgpio,
     )
 
 
@@ -248,9 +218,9 @@ RIGS: dict[str, Callable[[], AbstractContextManager[Rig]]] = {
     "gpio-matrix": matrix_rig,
     "gpio-mux": mux_rig,
     "gpio-direct": direct_rig,
-    "lgpio-matrix": lgpio_matrix_rig,
-    "lgpio-mux": lgpio_mux_rig,
-    "lgpio-direct": lgpio_direct_rig,
+    "lgpio-matrix": lambda: matrix_rig(on_lgpio=True),
+    "lgpio-mux": lambda: mux_rig(on_lgpio=True),
+    "lgpio-direct": lambda: direct_rig(on_lgpio=True),
     "serial": serial_rig,
 }
 
