@@ -2,12 +2,12 @@
 
 Three layers, as the port describes them:
 
-1. **Electrical** — a scanner reads every sensor once and returns a raw bitmask
-   (bit n = channel n): :class:`DirectScanner` (one GPIO per sensor), :class:`MatrixScanner`
-   (reed switches with a diode each; rows pulled low one at a time, columns read with
-   pull-ups) or :class:`MuxScanner` (CD74HC4067 multiplexers with shared select lines).
-   Scanners only ask a gpiozero pin factory for pins, so lgpio on a Pi (any model, Pi 5
-   too) and gpiozero's ``MockFactory`` in tests run the same code.
+1. **Electrical** — a scanner (:mod:`~controller.hardware.scanners`) reads every sensor
+   once and returns a raw bitmask (bit n = channel n): one GPIO per sensor, a reed/diode
+   matrix (rows pulled low one at a time, columns read with pull-ups) or CD74HC4067
+   multiplexers. On a Pi (gpiozero's ``LGPIOFactory``, any model, Pi 5 too) the matrix
+   and mux scanners claim lgpio line groups once and then only write and read them;
+   on other factories (``MockFactory`` in tests) they use gpiozero pins.
 2. **Debounced channels** — :class:`AdaptiveScan` feeds each raw scan into the firmware's
    :class:`~firmware.debounce.Debouncer` and picks the time of the next scan: every
    ``idle_ms`` while nothing moves, every ``fast_ms`` while any raw bit differs from the
@@ -16,10 +16,13 @@ Three layers, as the port describes them:
 3. **Meaning** — not here: the channel map names channels, the Table plays moves.
 
 One scan thread per board also does the blinking (2 Hz, re-sent only when the picture
-changes). LEDs are an APA102/SK9822 chain on SPI (:mod:`controller.hardware.apa102`).
+changes). LEDs are an APA102/SK9822 chain on the kernel's SPI0
+(:mod:`controller.hardware.apa102`; gpiozero's silent fallback to bit-banging SPI0's
+pins is refused with :class:`SpiUnavailable`). A passive piezo plays the board's tunes
+(:mod:`controller.hardware.buzzer`), off the scan thread.
 
 Use (in tests, with pins that model the circuit from :mod:`~controller.hardware.
-mock_circuits`)::
+mock_circuits`; the same on the lgpio model, see :mod:`~controller.hardware.lgpio_model`)::
 
     factory = MockFactory()
     circuit = DiodeMatrix(factory, rows=(4, 17), cols=(13, 19))

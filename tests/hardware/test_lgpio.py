@@ -291,3 +291,17 @@ def test_diag_shows_the_spi_really_in_use(lgpio_pi: LgpioRig) -> None:
         line = status_line(board, _Cpu())
     assert "APA102 ×3 on SPI0 (hardware, /dev/spidev0.0, 2 MHz)" in line
     assert board.spi_in_use == "SPI0 (hardware, /dev/spidev0.0, 2 MHz)"
+
+
+def test_settle_time_is_honoured_on_lgpio(lgpio_pi: LgpioRig) -> None:
+    import time
+
+    matrix = DiodeMatrix(lgpio_pi.model, ROWS, COLS)
+    matrix.switches.press(3)
+    config = dataclasses.replace(GpioConfig(), scan=ScanTiming(settle_us=500))
+    with GpioBoard(config, NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
+        start = time.perf_counter()
+        board.scan_once()
+        assert time.perf_counter() - start >= 6 * 500e-6  # a wait after each row's pull
+        board.scan_until_settled()
+        assert board.read().active == {3}
