@@ -46,7 +46,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any, Final
 
-from gpiozero.exc import SPIFixedRate, SPISoftwareFallback
+from gpiozero.exc import PinPWMUnsupported, SPIFixedRate, SPISoftwareFallback
 from gpiozero.pins.mock import MockFactory
 from gpiozero.pins.spi import SPISoftware
 
@@ -79,6 +79,7 @@ __all__ = [
     "GRAY_CODES",
     "SWITCH_INTERVAL_S",
     "AdaptiveScan",
+    "BuzzerUnavailable",
     "DirectScanner",
     "GpioBoard",
     "GpioUnavailable",
@@ -125,6 +126,12 @@ class SpiUnavailable(GpioUnavailable):
     """``[leds] spi`` names SPI0, but the kernel's SPI cannot be opened."""
 
     key = "leds.spi"
+
+
+class BuzzerUnavailable(GpioUnavailable):
+    """``[buzzer] pin`` cannot play PWM with this pin factory."""
+
+    key = "buzzer.pin"
 
 
 SPI_FIX: Final = (
@@ -241,7 +248,13 @@ class GpioBoard(Board):
             if leds.spi is not None and led_count > 0:
                 self._chain = self._open_chain(leds, led_count)
             if buzzer is not None:
-                self._buzzer = open_buzzer(self._factory, buzzer.pin)
+                try:
+                    self._buzzer = open_buzzer(self._factory, buzzer.pin)
+                except PinPWMUnsupported as exc:
+                    raise BuzzerUnavailable(
+                        f"GPIO {buzzer.pin} cannot play tones with "
+                        f"{type(self._factory).__name__} ({exc or 'no PWM'}); lgpio on a Pi can"
+                    ) from exc
         except Exception:
             if self._chain is not None:
                 self._chain.close()

@@ -148,3 +148,14 @@ def test_buzzer_errors_name_the_key(text: str, key: str, problem: str) -> None:
         config_from_toml(text)
     assert caught.value.key == key
     assert problem in caught.value.problem
+
+
+def test_a_factory_without_pwm_names_the_buzzer_key(mock_factory: MockFactory) -> None:
+    """MockFactory's plain pins have no PWM (as GPIOZERO_PIN_FACTORY=mock gives)."""
+    DiodeMatrix(mock_factory, DEFAULT_ROWS, DEFAULT_COLS)
+    config = config_from_toml(GPIO + "[buzzer]\npin = 18\n")
+    with pytest.raises(ConfigError) as caught:
+        build_board(config, pin_factory=mock_factory)
+    assert caught.value.key == "buzzer.pin"
+    assert "GPIO 18 cannot play tones with MockFactory" in caught.value.problem
+    build_board(config_from_toml(GPIO), pin_factory=mock_factory)[0].close()  # pins let go
