@@ -6,7 +6,8 @@ consecutive raw scans all read the new level. A one-scan glitch never passes (``
 is at least 2), and contact bounce, which flips the level faster than ``agree`` scans,
 never passes either; the final level after the bounce does.
 
-Cost is a few integer operations per scan however many channels there are.
+Cost is a few integer operations per scan however many channels there are. The type
+hints are for mypy on the host; MicroPython parses and ignores them.
 
 >>> d = Debouncer(agree=3)
 >>> [d.feed(0b01) for _ in range(3)]
@@ -21,15 +22,15 @@ Cost is a few integer operations per scan however many channels there are.
 class Debouncer:
     """Consecutive-agreement debouncer over integer bitmasks (bit n = channel n)."""
 
-    def __init__(self, agree=3, initial=0):
+    def __init__(self, agree: int = 3, initial: int = 0) -> None:
         if agree < 2:
             raise ValueError("agree must be at least 2 so that a one-scan glitch never passes")
         self.agree = agree
-        self.state = initial
-        self._history = [initial] * agree
+        self.state: int = initial
+        self._history: list[int] = [initial] * agree
         self._i = 0
 
-    def feed(self, raw):
+    def feed(self, raw: int) -> int | None:
         """Add one raw scan; return the new debounced bitmask if it changed, else None."""
         history = self._history
         history[self._i] = raw
@@ -45,14 +46,14 @@ class Debouncer:
             return new
         return None
 
-    def settled(self):
+    def settled(self) -> bool:
         """True when every remembered scan agrees with the debounced state."""
         for sample in self._history:
             if sample != self.state:
                 return False
         return True
 
-    def reset(self, state=0):
+    def reset(self, state: int = 0) -> None:
         self.state = state
         self._history = [state] * self.agree
         self._i = 0

@@ -14,26 +14,24 @@ without loading gpiozero or pyserial.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board
-
-if TYPE_CHECKING:
-    from controller.config import Config
+from controller.hardware.wiring import ConfigError, HardwareConfig
 
 __all__ = ["build_board"]
 
 
-def build_board(config: Config, *, pin_factory: Any = None) -> tuple[Board, ChannelMap]:
+def build_board(config: HardwareConfig, *, pin_factory: Any = None) -> tuple[Board, ChannelMap]:
     """Build the board ``config.board.adapter`` names; it is not started yet.
 
     ``pin_factory`` overrides gpiozero's for the gpio adapter (tests pass a
-    ``MockFactory``; otherwise ``Device.pin_factory``, i.e. lgpio on a Pi). Raises
-    :class:`~controller.config.ConfigError` when the adapter cannot be had here.
+    ``MockFactory`` or an ``LGPIOFactory`` over :mod:`~controller.hardware.lgpio_model`;
+    otherwise ``Device.pin_factory``, i.e. lgpio on a Pi). Raises
+    :class:`~controller.config.ConfigError` naming the key when the adapter, or what
+    the config asks of it (SPI0 for the LEDs, a pin), cannot be had here.
     """
-    from controller.config import ConfigError
-
     channel_map = config.board.channel_map
     adapter = config.board.adapter
     if adapter == "sim":
@@ -45,10 +43,14 @@ def build_board(config: Config, *, pin_factory: Any = None) -> tuple[Board, Chan
 
         try:
             board: Board = GpioBoard(
-                config.board.gpio, config.leds, channel_map.led_count, pin_factory=pin_factory
+                config.board.gpio,
+                config.leds,
+                channel_map.led_count,
+                pin_factory=pin_factory,
+                buzzer=config.buzzer,
             )
         except GpioUnavailable as exc:
-            raise ConfigError("board.adapter", f"'gpio' cannot be used here: {exc}") from exc
+            raise ConfigError(exc.key, str(exc)) from exc
         return board, channel_map
     if adapter == "serial":
         try:

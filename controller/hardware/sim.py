@@ -9,6 +9,8 @@ shown, the way gpiozero's ``MockPin`` records its state history.
 frozenset({2})
 >>> board.set_channel(2, True) is None  # no change, no frame
 True
+>>> board.sound(Sound.BONUS, volume=0.5); board.sounds, board.has_buzzer
+([(<Sound.BONUS: 'bonus'>, 0.5)], False)
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Iterable
 
-from controller.hardware.port import Board, BoardStatus, LedFrame, LinkState, SensorFrame
+from controller.hardware.port import Board, BoardStatus, LedFrame, LinkState, SensorFrame, Sound
 
 
 class SimBoard(Board):
@@ -35,6 +37,9 @@ class SimBoard(Board):
         self._started = time.monotonic()
         self._running = False
         self._shown_changed = threading.Condition()
+        self.sounds: list[tuple[Sound, float]] = []
+        """Every cue asked of the board with its volume, oldest first (it has no buzzer:
+        tests assert on this which cue the Table played)."""
 
     def _start(self) -> None:
         self._running = True
@@ -56,6 +61,22 @@ class SimBoard(Board):
             if not self._shown_changed.wait_for(lambda: len(self.shown) >= count, timeout):
                 raise TimeoutError(f"only {len(self.shown)} of {count} LED frames shown")
             return self.shown[-1]
+
+    def sound(self, sound: Sound, volume: float = 1.0) -> None:
+        """Record the cue (nothing to play it on: ``has_buzzer`` stays False)."""
+        if not 0.0 <= volume <= 1.0:
+            raise ValueError(f"volume must be from 0 to 1, not {volume!r}")
+        with self._shown_changed:
+            self.sounds.append((sound, volume))
+            del self.sounds[: max(0, len(self.sounds) - self._history)]
+            self._shown_changed.notify_all()
+
+    def wait_for_sound(self, count: int, timeout: float = 2.0) -> tuple[Sound, float]:
+        """Wait until at least ``count`` cues were asked for; return the newest."""
+        with self._shown_changed:
+            if not self._shown_changed.wait_for(lambda: len(self.sounds) >= count, timeout):
+                raise TimeoutError(f"only {len(self.sounds)} of {count} sounds asked for")
+            return self.sounds[-1]
 
     # -- sensors, as the virtual board or a test sets them ------------------------------
     def set_active(self, channels: Iterable[int]) -> SensorFrame | None:
