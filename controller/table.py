@@ -29,7 +29,6 @@ True
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import dataclasses
 import logging
 import queue
@@ -37,10 +36,11 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Final
 
 from controller import guidance
-from controller.computer_player import ComputerPlayer, bot_player
+from controller.clock import Clock, SystemClock
+from controller.computer_player import ComputerPlayer, Thinker, bot_player
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame
 from controller.referee import lights, referee, snapshot
@@ -70,31 +70,10 @@ from controller.referee.state import (
     Step,
 )
 from controller.referee.store_first import carry
-from controller.rules import perlen
-from controller.rules.notation import Position, parse_cell
 from controller.store import Store
-from controller.subscription import Subscription
+from controller.subscription import Publisher, Subscription
 
 log = logging.getLogger(__name__)
-
-
-class Clock(Protocol):
-    """Where the Table reads the time and how long it may sleep."""
-
-    def now(self) -> float: ...
-
-    def timeout(self, deadline: float | None) -> float | None:
-        """Seconds to wait for the next item at most (None: until one comes)."""
-
-
-class SystemClock:
-    """The monotonic clock: wall-clock jumps (NTP on a Pi without a battery) move no timer."""
-
-    def now(self) -> float:
-        return time.monotonic()
-
-    def timeout(self, deadline: float | None) -> float | None:
-        return None if deadline is None else max(0.0, deadline - time.monotonic())
 
 
 @dataclass(frozen=True)
@@ -165,29 +144,27 @@ class Table:
             self.settings.computer_budget_s, self.settings.hint_budget_s
         )
         leds = sorted(channel_map.led_by_name, key=channel_map.led_by_name.__getitem__)
-        rules = _with_board(
+        rules = dataclasses.replace(
             self.settings.rules,
-            channel_map,
-            tuple(leds),
-            self._computer.levels if self._computer else (),
+            has_cells=channel_map.has_cells,
+            has_targets=channel_map.has_targets,
+            leds=tuple(leds),
+            levels=self._computer.levels if self._computer else (),
         )
         self._state = Referee(rules=rules)
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._running = False
-        self._published = threading.Condition()
-        self._subs: list[Subscription] = []
         self._version = 0
-        self._snapshot = snapshot.of(self._state, version=0, at=time.time())
+        self._published = Publisher(snapshot.of(self._state, version=0, at=time.time()))
         self._shown: LedFrame | None = None
-        self._worker: concurrent.futures.ThreadPoolExecutor | None = None
-        self._cancel = threading.Event()
+        self._thinker = Thinker(self._computer, self._on_answer)
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
 
     # -- any thread ------------------------------------------------------------------------
     @property
     def snapshot(self) -> Snapshot:
-        return self._snapshot
+        return self._published.latest
 
     @property
     def running(self) -> bool:
@@ -206,7 +183,7 @@ class Table:
         for message in self._state.note.messages:
             log.info("%s", english(message))
         self._running = True
-        self._worker = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="pyramid-bot")
+        self._thinker.start()
         self._thread = threading.Thread(target=self._run, name="pyramid-table", daemon=True)
         self._thread.start()
         self.board.start(self._on_frame, self._on_status)
@@ -220,7 +197,7 @@ class Table:
         if thread is None:
             return
         self._running = False
-        self._cancel.set()
+        self._thinker.stop()
         self._queue.put(_STOP)
         if thread is not threading.current_thread():
             thread.join(timeout)
@@ -231,17 +208,11 @@ class Table:
                 break
             if isinstance(item, _Request) and item.future.set_running_or_notify_cancel():
                 item.future.set_result(Reply(False, Message.of("not_running")))
-        if self._worker is not None:
-            self._worker.shutdown(wait=False, cancel_futures=True)
         try:
             self.board.show(LedFrame.blank(self.board.leds))
         except Exception:  # a closed board cannot be blanked; nothing more to do
             log.exception("could not blank the LEDs")
-        with self._published:
-            subs, self._subs = list(self._subs), []
-            self._published.notify_all()
-        for sub in subs:
-            sub.close()
+        self._published.close()
 
     def submit(self, command: Command, timeout: float = 5.0) -> Reply:
         """Hand ``command`` to the owner thread and wait for its reply (thread-safe).
@@ -263,24 +234,12 @@ class Table:
 
     def subscribe(self) -> Subscription:
         """A subscription whose first :meth:`~Subscription.get` returns the current snapshot."""
-        with self._published:
-            sub = Subscription(self._snapshot, self._unsubscribe)
-            self._subs.append(sub)
-        return sub
-
-    def _unsubscribe(self, sub: Subscription) -> None:
-        with self._published:
-            if sub in self._subs:
-                self._subs.remove(sub)
+        return self._published.subscribe()
 
     def handled(self, seq: int, timeout: float) -> Snapshot | None:
         """The first snapshot that shows sensor frame ``seq`` handled, or None after
         ``timeout`` seconds (the virtual board answers only once its touch counted)."""
-        with self._published:
-            ready = self._published.wait_for(
-                lambda: self._snapshot.sensor_seq >= seq or not self._running, timeout
-            )
-            return self._snapshot if ready and self._snapshot.sensor_seq >= seq else None
+        return self._published.wait(lambda snap: snap.sensor_seq >= seq, timeout)
 
     def wake(self) -> None:
         """Look at the clock again now (a virtual clock moved on)."""
@@ -302,6 +261,10 @@ class Table:
     def _on_status(self, status: BoardStatus) -> None:
         if self._running:
             self._queue.put(_Status(status))
+
+    def _on_answer(self, purpose: str, token: tuple[int, int], cell: str | None) -> None:
+        if self._running:
+            self._queue.put(_Answer(purpose, token, cell))
 
     # -- the owner thread ------------------------------------------------------------------
     def _run(self) -> None:
@@ -375,39 +338,17 @@ class Table:
 
     def _effect(self, effect: object) -> None:
         if isinstance(effect, CancelSearches):
-            self._cancel.set()  # a search still running for an old position may stop early
-            self._cancel = threading.Event()
+            self._thinker.cancel()  # a search still running for an old position may stop early
         elif isinstance(effect, AskComputer):
-            self._ask(effect)
+            self._thinker.ask(effect)
         elif isinstance(effect, PlaySound):
+            volume = self.settings.volume()
+            if volume <= 0:
+                return  # muted in Settings
             try:
-                self.board.sound(effect.sound, self.settings.volume())
+                self.board.sound(effect.sound, min(volume, 1.0))
             except Exception:  # a buzzer fault must not stop the game
                 log.exception("could not play %s", effect.sound.value)
-
-    def _ask(self, ask: AskComputer) -> None:
-        worker, player, cancel = self._worker, self._computer, self._cancel
-        if worker is None or player is None:
-            return
-
-        def work() -> None:
-            cell: str | None = None
-            try:
-                if ask.purpose == "move":
-                    answer = player.choose(ask.state, ask.level, ask.seed, cancel)
-                else:
-                    answer = player.hint(ask.state, cancel)
-                cell = answer.short if isinstance(answer, Position) else parse_cell(answer).short
-                if cell not in {p.short for p in perlen.legal_moves(ask.state)}:
-                    log.error("the computer chose %s, which is not a legal cell", cell)
-                    cell = None
-            except Exception:  # the computer's failure is reported, not fatal
-                log.exception("computer player (%s) failed", ask.purpose)
-            if self._running:
-                self._queue.put(_Answer(ask.purpose, ask.token, cell))
-
-        with contextlib.suppress(RuntimeError):  # shut down while stopping
-            worker.submit(work)
 
     def _render(self) -> None:
         frame = guidance.to_frame(lights.picture(self._state), self.channel_map, self.board.leds)
@@ -417,26 +358,11 @@ class Table:
 
     def _publish(self) -> None:
         snap = snapshot.of(self._state, version=self._version + 1, at=time.time())
-        old = self._snapshot
+        old = self._published.latest
         if dataclasses.replace(snap, version=old.version, at=old.at) == old:
             return  # an animation stepped (the sweep, the LED walk): nothing a page shows
         self._version += 1
-        with self._published:
-            self._snapshot = snap
-            subs = list(self._subs)
-            self._published.notify_all()
-        for sub in subs:
-            sub.offer(snap)
-
-
-def _with_board(
-    rules: Rules, cmap: ChannelMap, leds: tuple[str, ...], levels: tuple[str, ...]
-) -> Rules:
-    from dataclasses import replace
-
-    return replace(
-        rules, has_cells=cmap.has_cells, has_targets=cmap.has_targets, leds=leds, levels=levels
-    )
+        self._published.publish(snap)
 
 
 __all__ = [

@@ -334,10 +334,10 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
     },
     "unit": {
         "visible": N_("visible pearls"),
-        "pearls": N_("pearls"),
+        "pearls": N_("pearls in the pyramid"),
         "points": N_("points"),
         "visible_one": N_("visible pearl"),
-        "pearls_one": N_("pearl"),
+        "pearls_one": N_("pearl in the pyramid"),
         "points_one": N_("point"),
     },
     "illegal": {  # by perlen.IllegalReason's value

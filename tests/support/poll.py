@@ -14,7 +14,7 @@ T = TypeVar("T")
 
 
 def wait_until(
-    probe: Callable[[], T],
+    probe: Callable[[], T | None],
     timeout: float = 5.0,
     *,
     interval: float = 0.002,

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from controller.hardware.channels import ChannelMap
+from controller.hardware.mock_contacts import ContactBank
 from controller.hardware.port import Led
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import Command
@@ -155,10 +156,10 @@ class Harness:
         return self.snap
 
 
-def fast_rules(**changes: float) -> TableSettings:
+def fast_rules(settle_s: float = 0.05, together_s: float = 0.0) -> TableSettings:
     """Settings for a Table on real time with short holds (the logic is the same)."""
-    rules = Rules(settle_s=0.05, together_s=0.0, sweep_s=0.3, sweep_step_s=0.05)
-    return TableSettings(rules=dataclasses.replace(rules, **changes), clock=SystemClock())
+    rules = Rules(settle_s=settle_s, together_s=together_s, sweep_s=0.3, sweep_step_s=0.05)
+    return TableSettings(rules=rules, clock=SystemClock())
 
 
 class GpioHarness(Harness):
@@ -170,7 +171,7 @@ class GpioHarness(Harness):
     """
 
     def __init__(
-        self, path: Path, settings: TableSettings | None = None, contacts: object = None
+        self, path: Path, settings: TableSettings | None = None, contacts: ContactBank | None = None
     ) -> None:
         self._contacts = contacts
         super().__init__(path, settings or fast_rules(), clock=SystemClock())

@@ -109,7 +109,7 @@ def start_game(page: Any, url: str, game: str, names: list[str], colours: list[s
     shot(page, f"{game}-setup")
     page.click("form[data-setup] button[type=submit]")
     page.wait_for_url(f"{url}/")
-    page.wait_for_selector("#live-status >> text=has started", timeout=WAIT_MS)
+    page.wait_for_selector("#live-status .message .said", timeout=WAIT_MS)  # "… has started"
 
 
 def tap(page: Any, selector: str) -> None:
