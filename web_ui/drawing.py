@@ -29,6 +29,9 @@ Perlen-Pyramide is drawn twice:
 ['2:b2']
 >>> side_view(snap).faces[0].places[2].pos   # the front face, seen from player 1's seat
 'c1'
+
+(Over 500 lines on purpose: the four pictures share the swatches, the marks and the
+places, and a reader checks the geometry of the page in one file.)
 """
 
 from __future__ import annotations
