@@ -27,10 +27,10 @@ Answers are ``{"ok": true, …}`` or ``{"ok": false, "error": "sentence"}`` with
 from __future__ import annotations
 
 import json
-from typing import Any, NoReturn
+from typing import Any
 
 from flask import Blueprint, Response, abort, jsonify, request
-from flask_babel import gettext
+from flask_babel import get_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
 from controller.referee.state import Reply
@@ -62,10 +62,6 @@ def _query_int(name: str, default: int, low: int, high: int) -> int:
             ),
         )
     return int(raw)
-
-
-def _checked(exc: forms.InputError) -> NoReturn:
-    abort(400, str(exc))
 
 
 def replied(reply: Reply, **extra: Any) -> Response:
@@ -141,14 +137,29 @@ def leaderboard() -> Response:
     return jsonify({"rows": [r.to_dict() for r in web_state().store.leaderboard(game)]})
 
 
-# -- the PIN ---------------------------------------------------------------------------------
+# -- the session and the PIN -------------------------------------------------------------
+
+
+@bp.get("/session")
+def session_state() -> Response:
+    """This browser's CSRF token and whether it is unlocked, for programs and scripts.
+
+    The token belongs to the session cookie this answer sets (or keeps): send both back.
+    """
+    return ok(
+        csrf_token=generate_csrf(),
+        unlocked=auth.is_admin(),
+        unlocked_until=auth.unlocked_until(),
+        language=str(get_locale() or i18n.DEFAULT_LANGUAGE),
+        virtual=web_state().virtual,
+    )
 
 
 @bp.post("/unlock")
 def unlock() -> Response:
-    body = require_json_object()
+    body = require_json_object(forms.UNLOCK)
     try:
-        auth.unlock(body.get("pin"))
+        auth.unlock(body["pin"])
     except PermissionError as exc:
         abort(403, str(exc))
     return ok(csrf_token=generate_csrf())
@@ -156,22 +167,23 @@ def unlock() -> Response:
 
 @bp.post("/lock")
 def lock() -> Response:
+    require_json_object(forms.EMPTY)
     auth.lock()
     return ok()
 
 
 @bp.post("/pin")
 def change_pin() -> Response:
-    body = require_json_object()
+    body = require_json_object(forms.PIN_CHANGE)
     try:
-        new = security.validate_pin(body.get("new"))
+        new = security.validate_pin(body["new"])
     except security.PinError as exc:
-        abort(400, str(exc))
+        raise forms.InputError("new", str(exc)) from None
     try:
-        auth.unlock(body.get("current"))
+        auth.verify(body["current"])
     except PermissionError as exc:
         abort(403, str(exc))
-    security.set_pin(web_state().store, new)
+    security.set_pin(web_state().store, new)  # a full card: 503, and the session is as it was
     auth.unlock(new)
     return ok(csrf_token=generate_csrf(), message=gettext("The PIN was changed."))
 
@@ -182,11 +194,7 @@ def change_pin() -> Response:
 @bp.post("/game")
 @admin_required
 def new_game() -> Response:
-    body = require_json_object()
-    try:
-        chosen = forms.parse_setup(body, levels=web_state().levels)
-    except forms.InputError as exc:
-        _checked(exc)
+    chosen = forms.parse_setup(require_json_object(forms.SETUP), levels=web_state().levels)
     return replied(control.new_game(chosen))
 
 
@@ -195,17 +203,15 @@ def new_game() -> Response:
 def command(name: str) -> Response:
     if name not in control.ACTIONS:
         abort(404, gettext("There is no such command."))
+    require_json_object(forms.EMPTY)
     return replied(control.action(name))
 
 
 @bp.post("/led-test")
 @admin_required
 def led_test() -> Response:
-    body = require_json_object()
-    try:
-        wanted = forms.parse_led_test(body, web_state().led_names)
-    except forms.InputError as exc:
-        _checked(exc)
+    body = require_json_object(forms.LED_TEST)
+    wanted = forms.parse_led_test(body, web_state().led_names)
     return replied(control.led_test(wanted))
 
 
@@ -213,11 +219,8 @@ def led_test() -> Response:
 @admin_required
 def virtual() -> Response:
     web = web_state()
-    body = require_json_object()
-    try:
-        press = forms.parse_virtual(body, list(web.channel_map.channel_by_name))
-    except forms.InputError as exc:
-        _checked(exc)
+    body = require_json_object(forms.VIRTUAL)
+    press = forms.parse_virtual(body, list(web.channel_map.channel_by_name))
     touched = control.virtual(press)
     snap = touched.snapshot
     return ok(
@@ -227,6 +230,7 @@ def virtual() -> Response:
         sensor_seq=snap.sensor_seq,
         moves=snap.moves,
         status=snap.status,
+        fault=snap.fault,
         note=say(snap.note),
         prompt=say(snap.prompt),
     )
@@ -236,13 +240,9 @@ def virtual() -> Response:
 @admin_required
 def settings() -> Response:
     web = web_state()
-    body = require_json_object()
-    unknown = sorted(k for k in body if k != "language")
-    if unknown or "language" not in body:
-        abort(400, gettext('Send the default language: {"language": "en"|"de"|"da"}.'))
-    language = body["language"]
+    language = require_json_object(forms.SETTINGS)["language"]
     if not i18n.is_language(language):
-        abort(400, gettext("Choose English, Deutsch or Dansk."))
+        raise forms.InputError("language", "must be en, de or da")
     web.store.set_setting(i18n.LANGUAGE_KEY, language)
     web.default_language = language
     return ok()

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from flask import abort, redirect, request, session, url_for
 from flask_babel import gettext
 
-from web_ui import security
+from web_ui import forms, security
 from web_ui.state import web_state
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -41,18 +41,23 @@ def client_id() -> str:
 
 
 def is_admin() -> bool:
+    """Whether this browser's session is unlocked (right PIN, same PIN hash, not expired)."""
     web = web_state()
     fingerprint = session.get("admin")
     until = session.get("admin_until")
     if not isinstance(fingerprint, str) or not isinstance(until, int | float):
         return False
-    if until < time.time():
+    now = time.time()
+    # The wall clock may jump (a Pi without a clock battery, then NTP): forward, a session
+    # merely ends early; backward, an expiry would lie years ahead, so one further ahead
+    # than a whole session is not trusted either.
+    if not now <= until <= now + web.settings.session_hours * 3600 + 60:
         return False
     return fingerprint == security.pin_fingerprint(web.store, web.secret)
 
 
-def unlock(pin: object) -> None:
-    """Check ``pin`` for this client; unlock the session or raise.
+def verify(pin: object) -> None:
+    """Check ``pin`` for this client, changing nothing in the session; or raise.
 
     Raises :class:`TooManyTries` (while the client must wait; the PIN is not even
     checked) or :class:`PermissionError` (a wrong PIN, counted).
@@ -68,10 +73,21 @@ def unlock(pin: object) -> None:
             raise TooManyTries(after.retry_after)
         raise PermissionError(gettext("Wrong PIN."))
     web.throttle.success(client)
+
+
+def unlock(pin: object) -> None:
+    """Check ``pin`` (:func:`verify`) and unlock this browser's session."""
+    verify(pin)
     session.clear()  # a fresh session (and CSRF secret) once privileges change
     session.permanent = True
-    session["admin"] = security.pin_fingerprint(web.store, web.secret)
-    session["admin_until"] = time.time() + web.settings.session_hours * 3600
+    session["admin"] = security.pin_fingerprint(web_state().store, web_state().secret)
+    session["admin_until"] = time.time() + web_state().settings.session_hours * 3600
+
+
+def unlocked_until() -> float | None:
+    """When this browser's unlocked session ends (Unix seconds), or None when locked."""
+    until = session.get("admin_until")
+    return float(until) if is_admin() and isinstance(until, int | float) else None
 
 
 def lock() -> None:
@@ -113,11 +129,17 @@ def to_unlock() -> Any:
     return redirect(url_for("pages.unlock", next=safe_next(back)))
 
 
-def require_json_object() -> dict[str, Any]:
-    """The request's JSON body as an object, or 400 with a clear message."""
+def require_json_object(shape: forms.Shape) -> dict[str, Any]:
+    """The request's JSON body, checked against ``shape`` (:mod:`web_ui.forms`' one rule).
+
+    The only place a JSON body is read: a body that does not parse, or does not fit, is
+    an :class:`~web_ui.forms.InputError` (400 naming the field, ``errors.py``). An empty
+    body counts as ``{}`` (so ``curl -X POST`` works for a command); any other body must
+    say ``Content-Type: application/json`` (else 415).
+    """
+    raw = request.get_data(cache=True)
+    if not raw:
+        return shape.check({})
     if not request.is_json:
         abort(415, gettext("Send JSON (Content-Type: application/json)."))
-    body = request.get_json(silent=True)
-    if not isinstance(body, dict):
-        abort(400, gettext("The body must be a JSON object."))
-    return body
+    return shape.check(forms.read_json(raw))

@@ -1,9 +1,11 @@
-"""Every failure becomes a clear 4xx answer: JSON for the API, a page for people.
+"""Every failure becomes a clear answer: JSON for the API, a page for people.
 
-Bad input is caught where it is read and answered with 400 and a sentence that says what
-was wrong; a locked session gets 403 (pages: the PIN form); too many wrong PINs get 429
-with ``Retry-After``. A 500 is a bug: it is logged with its traceback and answered with a
-short apology that gives nothing away.
+Bad input is answered with 400 and a sentence that says what was wrong (an
+:class:`~web_ui.forms.InputError` raised anywhere also names its ``field``); a locked
+session gets 403 (pages: the PIN form); too many wrong PINs get 429 with
+``Retry-After``; a store that cannot write (a full or read-only card) gets 503. A 500 is
+a bug: it is logged with its traceback and answered with a short apology that gives
+nothing away.
 """
 
 from __future__ import annotations
@@ -12,11 +14,13 @@ import logging
 from typing import Any
 
 from flask import Flask, Response, jsonify, render_template, request
-from flask_babel import gettext
+from flask_babel import gettext, ngettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
 
+from controller.store import StoreWriteError
 from web_ui.auth import PinRequired, TooManyTries, to_unlock
+from web_ui.forms import InputError
 
 log = logging.getLogger("web_ui")
 
@@ -100,10 +104,34 @@ def _pin_required(exc: PinRequired) -> Any:
 def _too_many(exc: TooManyTries) -> Response:
     response = answer(
         429,
-        gettext("Too many wrong PINs. Try again in %(seconds)d seconds.", seconds=exc.retry_after),
+        ngettext(
+            "Too many wrong PINs. Try again in %(num)d second.",
+            "Too many wrong PINs. Try again in %(num)d seconds.",
+            exc.retry_after,
+        ),
         retry_after=exc.retry_after,
     )
     response.headers["Retry-After"] = str(exc.retry_after)
+    return response
+
+
+def _input_error(exc: InputError) -> Response:
+    """A body that does not parse or fit its route's shape: 400, the field named."""
+    return answer(400, str(exc), field=exc.field)
+
+
+def _store_write(exc: StoreWriteError) -> Response:
+    """The page's own writes (settings, the PIN) on a full or read-only card: 503, a
+    sentence, nothing changed; the game's moves say so on the live page themselves."""
+    log.error("web: %s", exc)
+    if exc.fault == "full":
+        message = gettext("The board's memory card is full: nothing was changed.")
+    elif exc.fault == "read-only":
+        message = gettext("The board's memory card is read-only: nothing was changed.")
+    else:
+        message = gettext("The board could not save this: nothing was changed.")
+    response = answer(503, message, fault=exc.fault)
+    response.headers["Retry-After"] = "10"
     return response
 
 
@@ -118,5 +146,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(CSRFError, _csrf_error)
     app.register_error_handler(PinRequired, _pin_required)
     app.register_error_handler(TooManyTries, _too_many)
+    app.register_error_handler(InputError, _input_error)
+    app.register_error_handler(StoreWriteError, _store_write)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _unexpected)

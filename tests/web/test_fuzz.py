@@ -1,4 +1,5 @@
-"""Fuzzing every write endpoint: never a 500, and nothing changes without the PIN."""
+"""Fuzzing every write endpoint: never a 500, nothing changes without the PIN, and a body
+that does not parse (nested too deeply, NaN, Infinity, junk) is a 400 on every route."""
 
 from __future__ import annotations
 
@@ -21,6 +22,7 @@ JSON_WRITES = (
     "/api/command/undo",
     "/api/command/abort",
     "/api/command/hint",
+    "/api/command/play_again",
     "/api/command/x",
     "/api/led-test",
     "/api/virtual",
@@ -106,6 +108,28 @@ form_values = st.dictionaries(
 raw_bodies = st.binary(max_size=200)
 content_types = st.sampled_from(
     ["application/json", "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"]
+)
+
+
+@st.composite
+def nested_bodies(draw: st.DrawFn) -> bytes:
+    """Arrays and objects nested 9 to 3000 deep (the parser's limit is 8), maybe cut short."""
+    depth = draw(st.integers(min_value=9, max_value=3000))
+    openers = draw(st.lists(st.sampled_from([b"[", b'{"a":', b'{"players":[', b"[1,"]), min_size=1))
+    closers = {b"[": b"]", b'{"a":': b"}", b'{"players":[': b"]}", b"[1,": b"]"}
+    levels = [openers[i % len(openers)] for i in range(depth)]
+    cut = draw(st.integers(min_value=0, max_value=depth))
+    return b"".join(levels) + b"0" + b"".join(closers[o] for o in reversed(levels[cut:]))
+
+
+# Tokens that are not JSON numbers or not text, though Python's json would read them.
+not_json = st.sampled_from(
+    [b"NaN", b"Infinity", b"-Infinity", b"1e999", b"-1e400", b'"\\udc00"', b"9" * 5000]
+)
+junk_bodies = st.builds(
+    lambda key, token: b'{"' + key.encode() + b'": ' + token + b"}",
+    st.sampled_from(KEYS),
+    not_json,
 )
 
 FUZZ = settings(
@@ -246,4 +270,24 @@ def test_session_only_writes_change_nothing_on_the_server(
     if response.status_code == 302:
         location = response.headers["Location"]
         assert location.startswith("/") and not location.startswith("//"), location
+    assert state_of(fuzz_rig) == before
+
+
+@FUZZ
+@given(path=st.sampled_from(JSON_WRITES), body=nested_bodies() | junk_bodies)
+def test_nested_and_junk_bodies_are_a_400_and_change_nothing(
+    fuzz_rig: Rig, admin_client: tuple[Any, str], path: str, body: bytes
+) -> None:
+    """Even unlocked (so the body is read on every route), the answer is 400 with the
+    field ``body``; a route that does not exist says 404 before reading."""
+    client, token = admin_client
+    before = state_of(fuzz_rig)
+    response = client.post(
+        path, data=body, content_type="application/json", headers={"X-CSRFToken": token}
+    )
+    answer = response.get_json()
+    if path.endswith("/x"):
+        assert response.status_code == 404, answer
+    else:
+        assert response.status_code == 400 and answer["field"] == "body", (path, body[:60], answer)
     assert state_of(fuzz_rig) == before
