@@ -64,8 +64,14 @@ def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None
     web.server = server
     bound = int(getattr(server, "effective_port", port))
     app.config["SERVER_PORT"] = bound
-    shown = "localhost" if host in ("0.0.0.0", "::", "") else host
-    log.info("web page on http://%s:%d/", shown, bound)
+    every = host in ("0.0.0.0", "::", "")
+    shown = f"[{host}]" if ":" in host else host or "0.0.0.0"
+    log.info(
+        "web page: listening on %s:%d%s",
+        shown,
+        bound,
+        " (every address of this machine; --host 127.0.0.1 keeps it to this one)" if every else "",
+    )
     if ready is not None:
         ready.set()
     try:

@@ -8,9 +8,18 @@ This is the composition root (DESIGN.md): the config chooses the board adapter (
 simulated board when nothing else is configured, so ``make run`` works on any computer),
 and everything is built here and handed to what needs it; no module builds its own.
 
-It logs where the page is served (``http://<hostname>.local:8080/`` and each address of
-the machine) and runs until SIGTERM (systemd) or SIGINT (Ctrl-C), then shuts down in
-order: the page stops, the Table blanks the LEDs, the store closes, the board is let go.
+The page listens on ``[web] host`` (built in: ``0.0.0.0``, every address, so that phones
+at the table reach it; ``--host 127.0.0.1`` keeps it to this computer). The log (standard
+error) says the address it listens on and every address it can be opened at
+(``http://<hostname>.local:8080/`` and each address of the machine), and, when the store
+already has an admin PIN, the ``pyramid pin`` command that sets a new one. Standard output
+gets exactly one line, once the page is served, for scripts (``--port 0`` picks a free
+port)::
+
+    pyramid: serving on http://127.0.0.1:41233/
+
+It runs until SIGTERM (systemd) or SIGINT (Ctrl-C), then shuts down in order: the page
+stops, the Table blanks the LEDs, the store closes, the board is let go.
 
 Exit status: 0 after a clean shutdown, 1 when the page could not be served (the port is
 taken), 2 when the config, the board or the store cannot be used.
@@ -23,6 +32,7 @@ import contextlib
 import dataclasses
 import fcntl
 import logging
+import shlex
 import signal
 import socket
 import struct
@@ -112,16 +122,50 @@ def interface_addresses() -> list[str]:
     return sorted(found, key=lambda a: (a.startswith("127."), a))
 
 
+WILDCARDS = ("0.0.0.0", "", "::")
+"""Hosts that mean every address of the machine."""
+
+
+def _url(host: str, port: int) -> str:
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
+
+
+def serving_line(host: str, port: int) -> str:
+    """The one line ``pyramid run`` prints on standard output: a URL this machine can open.
+
+    >>> serving_line("0.0.0.0", 8080)
+    'pyramid: serving on http://127.0.0.1:8080/'
+    >>> serving_line("::1", 41233)
+    'pyramid: serving on http://[::1]:41233/'
+    """
+    local = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
+    return f"pyramid: serving on {_url(local, port)}"
+
+
+def pin_command(args: argparse.Namespace) -> str:
+    """The ``pyramid pin`` that reaches the store this ``pyramid run`` uses.
+
+    >>> pin_command(argparse.Namespace(config=None, data_dir=Path("/tmp/my games")))
+    "pyramid pin --data-dir '/tmp/my games'"
+    """
+    words = ["pyramid", "pin"]
+    if args.config is not None:
+        words += ["--config", str(args.config)]
+    if args.data_dir is not None:
+        words += ["--data-dir", str(args.data_dir)]
+    return shlex.join(words)
+
+
 def page_urls(host: str, port: int) -> list[str]:
     """Where people on the home network can open the page.
 
     >>> page_urls("192.168.1.20", 8080)
     ['http://192.168.1.20:8080/']
     """
-    if host not in ("0.0.0.0", "", "::"):
-        return [f"http://{host}:{port}/"]
+    if host not in WILDCARDS:
+        return [_url(host, port)]
     urls = [f"http://{socket.gethostname()}.local:{port}/"]
-    urls += [f"http://{address}:{port}/" for address in interface_addresses()]
+    urls += [_url(address, port) for address in interface_addresses()]
     return urls
 
 
@@ -209,7 +253,7 @@ def run(args: argparse.Namespace) -> int:
     table = Table(board, channel_map, store, TableSettings(rules=Rules(seat_colours=colours)))
     with _signals() as stopper:
         try:
-            return _serve(config, board, store, table, stopper, started)
+            return _serve(config, board, store, table, stopper, started, pin_command(args))
         finally:
             table.stop()
             store.close()
@@ -218,14 +262,24 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(
-    config: Config, board: Board, store: Store, table: Table, stopper: _Stopper, started: float
+    config: Config,
+    board: Board,
+    store: Store,
+    table: Table,
+    stopper: _Stopper,
+    started: float,
+    pin: str,
 ) -> int:
     """Start the Table and the page; wait for a signal; stop the page. The exit status."""
     import web_ui
+    from web_ui.security import has_pin
 
     table.start()
     log.info("board: %s", board.status().detail)
+    had_pin = has_pin(store)
     app = web_ui.create_app(table=table, store=store, board=board, config=config)
+    if had_pin:
+        log.info("admin PIN: set before (not shown again); `%s` sets a new one", pin)
     ready = threading.Event()
     failure: list[BaseException] = []
 
@@ -252,9 +306,11 @@ def _serve(
             )
             return 1
         port = int(app.config.get("SERVER_PORT", config.web.port))
+        host = config.web.host
         log.info("ready in %.2f s; open the page at:", time.monotonic() - started)
-        for url in page_urls(config.web.host, port):
+        for url in page_urls(host, port):
             log.info("    %s", url)
+        print(serving_line(host, port), flush=True)
         stopper.event.wait()
         if failure:
             print(f"pyramid run: the web page stopped: {failure[0]}", file=sys.stderr)

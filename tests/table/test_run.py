@@ -13,6 +13,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import IO
 
 import pytest
 
@@ -22,25 +23,34 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Running:
-    """``pyramid run`` in a subprocess, its log collected as it comes."""
+    """``pyramid run`` in a subprocess: its log (standard error) and its standard output
+    collected as they come."""
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "run", *args],
             cwd=ROOT,
             stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
+            stderr=subprocess.PIPE,
             text=True,
             env={**os.environ, **(env or {})},
         )
         self.lines: list[str] = []
-        self._reader = threading.Thread(target=self._read, daemon=True)
+        self.out: list[str] = []
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        self._reader = threading.Thread(
+            target=self._read, args=(self.proc.stderr, self.lines), daemon=True
+        )
+        self._out_reader = threading.Thread(
+            target=self._read, args=(self.proc.stdout, self.out), daemon=True
+        )
         self._reader.start()
+        self._out_reader.start()
 
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        for line in self.proc.stdout:
-            self.lines.append(line.rstrip("\n"))
+    @staticmethod
+    def _read(stream: IO[str], into: list[str]) -> None:
+        for line in stream:
+            into.append(line.rstrip("\n"))
 
     def wait_for(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
         end = time.monotonic() + timeout
@@ -58,6 +68,7 @@ class Running:
         self.proc.send_signal(sig)
         code = self.proc.wait(15)
         self._reader.join(5)
+        self._out_reader.join(5)
         return code
 
     @property
@@ -142,3 +153,70 @@ def test_page_urls_name_the_host_and_every_address(monkeypatch: pytest.MonkeyPat
     assert set(urls[1:]) == {f"http://{a}:8080/" for a in interface_addresses()}
     assert "127.0.0.1" in interface_addresses()
     assert page_urls("10.0.0.7", 80) == ["http://10.0.0.7:80/"]
+
+
+def test_port_0_prints_the_bound_port_on_one_line_of_standard_output(tmp_path: Path):
+    """Issue 15: a script reads where the page is from standard output, nothing else."""
+    run = Running("--data-dir", str(tmp_path), "--port", "0")
+    try:
+        run.wait_for("open the page at")
+        end = time.monotonic() + 5
+        while not run.out and time.monotonic() < end:
+            time.sleep(0.02)
+        assert len(run.out) == 1, run.out
+        match = re.fullmatch(r"pyramid: serving on (http://127\.0\.0\.1:(\d+)/)", run.out[0])
+        assert match, run.out
+        assert int(match.group(2)) != 0
+        with urllib.request.urlopen(match.group(1) + "api/session", timeout=5) as response:
+            assert json.load(response)["unlocked"] is False
+        # The log says where it listens: every address (the built-in default), and each one.
+        port = match.group(2)
+        assert f"listening on 0.0.0.0:{port} (every address of this machine" in run.log
+        for address in interface_addresses():
+            assert f"    http://{address}:{port}/" in run.log
+    finally:
+        assert run.stop() == 0
+    assert len(run.out) == 1  # nothing more on standard output, shutting down included
+
+
+def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path):
+    first = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")
+    try:
+        pin = first.wait_for(r"Admin PIN for the web page: (\d{6}) \(shown once").group(1)
+        assert "set before" not in first.log
+    finally:
+        assert first.stop() == 0
+    again = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")
+    try:
+        line = again.wait_for(r"admin PIN: set before \(not shown again\); `(.+)` sets a new one")
+        assert line.group(1) == f"pyramid pin --data-dir {tmp_path}"
+        assert pin not in again.log and "Admin PIN for the web page" not in again.log
+        again.wait_for(r"listening on 127\.0\.0\.1:\d+$")
+    finally:
+        assert again.stop() == 0
+    # The command it names reaches the same store: a PIN set with it unlocks the page.
+    from controller.store import Store
+    from web_ui import security
+
+    done = subprocess.run(
+        [sys.executable, "-m", "controller.cli", "pin", "--data-dir", str(tmp_path)],
+        input="97531\n",
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 0, done.stderr
+    with Store(tmp_path / "pyramid.sqlite3") as store:
+        assert security.check_pin(store, "97531") and not security.check_pin(store, pin)
+
+
+def test_configs_sim_toml_is_what_no_config_gives() -> None:
+    """The file says so of itself; the README's web section says the same address."""
+    import dataclasses
+
+    from controller.config import Config, load_config
+
+    sim = load_config(ROOT / "configs" / "sim.toml")
+    assert dataclasses.replace(sim, source=None) == Config()
+    assert sim.web.host == "0.0.0.0"
