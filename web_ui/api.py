@@ -1,27 +1,21 @@
 """The JSON API: reading is open, every write needs an unlocked session and the CSRF token.
 
-Reads::
+``docs/api.md`` is the reference (every route, field and error; a test keeps it true).
+In short::
 
-    GET  /api/state                      the Table's snapshot (the same dict SSE sends)
-    GET  /api/games?limit=20&offset=0    history, newest first
-    GET  /api/games/<id>                 one game: players, options, events, result, record
-    GET  /api/games/<id>/replay          every step of the game, snapshot-shaped
-    GET  /api/leaderboard[?game=…]       players by wins, then points
+    GET  /api/state  /api/session  /api/games[?limit&offset]  /api/games/<id>[/replay]
+         /api/leaderboard[?game=]
+    POST /api/unlock {"pin"}  /api/lock  /api/pin {"current", "new"}
+         /api/game {"game", "players": [{"name", "colour", "computer"}], "first_seat",
+                    "options", "children_help"}
+         /api/command/<confirm|end_turn|undo|hint|abort|play_again>
+         /api/led-test {"led", "colour"} or {"stop": true}
+         /api/virtual {"name", "action"}  /api/settings {"language"}
 
-Writes (``Content-Type: application/json``, header ``X-CSRFToken``; the token is in the
-page's ``<meta name="csrf-token">``)::
-
-    POST /api/unlock     {"pin": "123456"}             -> {"ok": true, "csrf_token": …}
-    POST /api/lock       {}
-    POST /api/game       {"game": "perlen-pyramide", "players": [{"name", "colour",
-                          "computer"}…], "first_seat": 0, "options": {…}, "children_help": false}
-    POST /api/command/<confirm|end_turn|undo|abort|hint|play_again>   {}
-    POST /api/led-test   {"led": "c3"|"all", "colour": "#ff0000"} or {"stop": true}
-    POST /api/virtual    {"name": "c3"|"t2"|"button:confirm", "action": "toggle"|"on"|"off"|"press"}
-    POST /api/settings   {"language": "da"}
-    POST /api/pin        {"current": "123456", "new": "2468"}
-
-Answers are ``{"ok": true, …}`` or ``{"ok": false, "error": "sentence"}`` with a 4xx status.
+Writes send ``X-CSRFToken`` (from ``GET /api/session``) with the session cookie; every
+body goes through :func:`web_ui.auth.require_json_object` and its route's
+:class:`web_ui.forms.Shape`. Answers are ``{"ok": true, …}`` or ``{"ok": false, "error":
+"sentence"}`` with a 4xx (or 503) status.
 """
 
 from __future__ import annotations
