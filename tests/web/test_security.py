@@ -242,3 +242,44 @@ def test_unlock_only_returns_to_local_pages(rig: Rig, client) -> None:
         assert response.status_code == 302
         assert response.headers["Location"] == expected, target
         token = csrf(client)
+
+
+def test_a_wall_clock_jump_never_lengthens_an_unlocked_session(rig: Rig, monkeypatch) -> None:
+    """A Pi without a clock battery: a browser unlocked while the clock was wrong. Forward,
+    the session simply ends; backward, its expiry would lie decades ahead and is not
+    trusted either (Flask's signed cookie refuses a timestamp from the future too, and
+    the PIN check refuses an expiry further ahead than a session). Either way the
+    browser unlocks again, and nothing else breaks."""
+    import time
+
+    real = time.time
+    client = rig.app.test_client()
+    token = unlocked(client)
+    headers = {"X-CSRFToken": token}
+    assert client.get("/api/session").get_json()["unlocked"] is True
+    year = 365.25 * 24 * 3600
+    for jump in (+10 * year, -10 * year):
+        monkeypatch.setattr(time, "time", lambda jump=jump: real() + jump)
+        assert client.get("/api/session").get_json()["unlocked"] is False, jump
+        refused = client.post("/api/command/abort", json={}, headers=headers)
+        assert refused.status_code in (400, 403), refused.get_json()  # no session: no token
+    again = unlocked(client)  # unlocked on the jumped clock: fine from then on
+    assert client.get("/api/session").get_json()["unlocked"] is True
+    assert again
+
+
+def test_an_expiry_further_ahead_than_a_session_is_not_trusted(rig: Rig) -> None:
+    """The check itself, whatever the cookie layer does: unlocked while the clock was
+    decades behind, a session would otherwise stay unlocked for decades."""
+    import time
+
+    from flask import session
+
+    from web_ui import auth
+
+    fingerprint = security.pin_fingerprint(rig.store, rig.app.config["SECRET_KEY"])
+    with rig.app.test_request_context():
+        session["admin"] = fingerprint
+        for ahead, unlocked_now in ((3600.0, True), (13 * 3600.0, False), (-1.0, False)):
+            session["admin_until"] = time.time() + ahead
+            assert auth.is_admin() is unlocked_now, ahead
