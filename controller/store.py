@@ -1,9 +1,11 @@
 """The game store: every game and every event of it, durable before anyone sees it.
 
-One SQLite file (standard :mod:`sqlite3`) in WAL mode with ``synchronous=FULL``: when
-:meth:`Store.append` returns, the events are on disk, so a power cut a moment later loses
-nothing the LEDs or the page showed. The Table appends; the web page reads the history
-and the leaderboard and keeps its own settings here.
+One SQLite file (standard :mod:`sqlite3`) in WAL mode with ``synchronous=FULL`` on every
+connection: when :meth:`Store.append` returns, the events are in the WAL and it is
+fsynced, so a power cut a moment later loses nothing the LEDs or the page showed
+(``docs/architecture.md``, "What a power cut can lose", says what that rests on). The
+Table appends; the web page reads the history and the leaderboard and keeps its own
+settings here.
 
 >>> import tempfile, pathlib
 >>> folder = pathlib.Path(tempfile.mkdtemp())
@@ -258,11 +260,13 @@ class Store:
             if self._closed:
                 return
             self._closed = True
+            # Readers first: the last connection to close checkpoints the WAL into the
+            # file and removes it, and that should be the writer, whose settings are ours.
+            with self._readers_lock:
+                for conn in self._readers:
+                    conn.close()
+                self._readers.clear()
             self._conn.close()
-        with self._readers_lock:
-            for conn in self._readers:
-                conn.close()
-            self._readers.clear()
 
     def __enter__(self) -> Store:
         return self
@@ -299,6 +303,9 @@ class Store:
         if conn is None:
             conn = self._connect()
             conn.execute("PRAGMA query_only=ON")
+            # A reader never commits, but any connection may run a checkpoint (the last
+            # one to close does): it must sync as the writer does.
+            conn.execute("PRAGMA synchronous=FULL")
             self._local.conn = conn
             with self._readers_lock:
                 self._readers.append(conn)
