@@ -36,7 +36,7 @@ MODULES = [
     "firmware.sim.ticks",
     *(
         f"web_ui.{name}"
-        for name in ("security", "i18n", "live", "drawing", "forms", "replay", "pictures")
+        for name in ("security", "i18n", "live", "drawing", "forms", "bodies", "replay", "pictures")
     ),
 ]
 

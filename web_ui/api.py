@@ -14,7 +14,7 @@ In short::
 
 Writes send ``X-CSRFToken`` (from ``GET /api/session``) with the session cookie; every
 body goes through :func:`web_ui.auth.require_json_object` and its route's
-:class:`web_ui.forms.Shape`. Answers are ``{"ok": true, …}`` or ``{"ok": false, "error":
+:class:`web_ui.bodies.Shape`. Answers are ``{"ok": true, …}`` or ``{"ok": false, "error":
 "sentence"}`` with a 4xx (or 503) status.
 """
 
@@ -28,7 +28,7 @@ from flask_babel import get_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
 from controller.referee.state import Reply
-from web_ui import auth, control, forms, i18n, security
+from web_ui import auth, bodies, control, forms, i18n, security
 from web_ui.auth import admin_required, require_json_object
 from web_ui.render import say
 from web_ui.replay import ReplayUnavailable, replay_steps
@@ -151,7 +151,7 @@ def session_state() -> Response:
 
 @bp.post("/unlock")
 def unlock() -> Response:
-    body = require_json_object(forms.UNLOCK)
+    body = require_json_object(bodies.UNLOCK)
     try:
         auth.unlock(body["pin"])
     except PermissionError as exc:
@@ -161,18 +161,18 @@ def unlock() -> Response:
 
 @bp.post("/lock")
 def lock() -> Response:
-    require_json_object(forms.EMPTY)
+    require_json_object(bodies.EMPTY)
     auth.lock()
     return ok()
 
 
 @bp.post("/pin")
 def change_pin() -> Response:
-    body = require_json_object(forms.PIN_CHANGE)
+    body = require_json_object(bodies.PIN_CHANGE)
     try:
         new = security.validate_pin(body["new"])
     except security.PinError as exc:
-        raise forms.InputError("new", str(exc)) from None
+        raise bodies.InputError("new", str(exc)) from None
     try:
         auth.verify(body["current"])
     except PermissionError as exc:
@@ -188,7 +188,7 @@ def change_pin() -> Response:
 @bp.post("/game")
 @admin_required
 def new_game() -> Response:
-    chosen = forms.parse_setup(require_json_object(forms.SETUP), levels=web_state().levels)
+    chosen = forms.parse_setup(require_json_object(bodies.SETUP), levels=web_state().levels)
     return replied(control.new_game(chosen))
 
 
@@ -197,14 +197,14 @@ def new_game() -> Response:
 def command(name: str) -> Response:
     if name not in control.ACTIONS:
         abort(404, gettext("There is no such command."))
-    require_json_object(forms.EMPTY)
+    require_json_object(bodies.EMPTY)
     return replied(control.action(name))
 
 
 @bp.post("/led-test")
 @admin_required
 def led_test() -> Response:
-    body = require_json_object(forms.LED_TEST)
+    body = require_json_object(bodies.LED_TEST)
     wanted = forms.parse_led_test(body, web_state().led_names)
     return replied(control.led_test(wanted))
 
@@ -213,7 +213,7 @@ def led_test() -> Response:
 @admin_required
 def virtual() -> Response:
     web = web_state()
-    body = require_json_object(forms.VIRTUAL)
+    body = require_json_object(bodies.VIRTUAL)
     press = forms.parse_virtual(body, list(web.channel_map.channel_by_name))
     touched = control.virtual(press)
     snap = touched.snapshot
@@ -234,9 +234,9 @@ def virtual() -> Response:
 @admin_required
 def settings() -> Response:
     web = web_state()
-    language = require_json_object(forms.SETTINGS)["language"]
+    language = require_json_object(bodies.SETTINGS)["language"]
     if not i18n.is_language(language):
-        raise forms.InputError("language", "must be en, de or da")
+        raise bodies.InputError("language", "must be en, de or da")
     web.store.set_setting(i18n.LANGUAGE_KEY, language)
     web.default_language = language
     return ok()

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 from flask import abort, redirect, request, session, url_for
 from flask_babel import gettext
 
-from web_ui import forms, security
+from web_ui import bodies, security
 from web_ui.state import web_state
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -129,11 +129,11 @@ def to_unlock() -> Any:
     return redirect(url_for("pages.unlock", next=safe_next(back)))
 
 
-def require_json_object(shape: forms.Shape) -> dict[str, Any]:
-    """The request's JSON body, checked against ``shape`` (:mod:`web_ui.forms`' one rule).
+def require_json_object(shape: bodies.Shape) -> dict[str, Any]:
+    """The request's JSON body, checked against ``shape`` (:mod:`web_ui.bodies`' one rule).
 
     The only place a JSON body is read: a body that does not parse, or does not fit, is
-    an :class:`~web_ui.forms.InputError` (400 naming the field, ``errors.py``). An empty
+    an :class:`~web_ui.bodies.InputError` (400 naming the field, ``errors.py``). An empty
     body counts as ``{}`` (so ``curl -X POST`` works for a command); any other body must
     say ``Content-Type: application/json`` (else 415).
     """
@@ -142,4 +142,4 @@ def require_json_object(shape: forms.Shape) -> dict[str, Any]:
         return shape.check({})
     if not request.is_json:
         abort(415, gettext("Send JSON (Content-Type: application/json)."))
-    return shape.check(forms.read_json(raw))
+    return shape.check(bodies.read_json(raw))

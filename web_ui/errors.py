@@ -1,7 +1,7 @@
 """Every failure becomes a clear answer: JSON for the API, a page for people.
 
 Bad input is answered with 400 and a sentence that says what was wrong (an
-:class:`~web_ui.forms.InputError` raised anywhere also names its ``field``); a locked
+:class:`~web_ui.bodies.InputError` raised anywhere also names its ``field``); a locked
 session gets 403 (pages: the PIN form); too many wrong PINs get 429 with
 ``Retry-After``; a store that cannot write (a full or read-only card) gets 503. A 500 is
 a bug: it is logged with its traceback and answered with a short apology that gives
@@ -20,7 +20,7 @@ from werkzeug.exceptions import HTTPException
 
 from controller.store import StoreWriteError
 from web_ui.auth import PinRequired, TooManyTries, to_unlock
-from web_ui.forms import InputError
+from web_ui.bodies import InputError
 
 log = logging.getLogger("web_ui")
 

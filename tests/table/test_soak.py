@@ -1,0 +1,36 @@
+"""A short soak (bench/soak.py): many whole games, and nothing that grows with them.
+
+Only boundedness is asserted, never a time: the referee's heap and state, and the
+product's threads, file descriptors, WAL and memory, sampled after warm-up and at the
+end. The long run and its figures are ``bench/soak.py`` and docs/performance.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.soak import growth, pure, table
+
+
+def test_the_referee_plays_game_after_game_in_constant_memory() -> None:
+    samples = pure(120, samples=4)
+    assert [s.games for s in samples] == [30, 60, 90, 120]
+    # Python's heap after a collection: a few KiB of noise, not a growth per game.
+    assert growth(samples, "heap_kib") < 64, [s.values for s in samples]
+    sizes = [s.values["state_bytes"] for s in samples]
+    assert max(sizes) < 2 * min(sizes), sizes  # the state holds one game, not the evening
+
+
+def test_the_product_keeps_its_threads_files_wal_and_memory_bounded(tmp_path: Path) -> None:
+    samples = table(16, samples=4, folder=tmp_path)
+    values = [s.values for s in samples]
+    assert len({v["threads"] for v in values}) == 1, values  # no thread left behind per game
+    assert len({v["fds"] for v in values}) == 1, values  # no connection or file left open
+    # The WAL is copied into the file at each new game: it holds one game, whatever the
+    # number played (a game is about 300 KiB of WAL).
+    assert max(v["wal_kib"] for v in values) < 1024, values
+    assert values[-1]["wal_kib"] <= 1.5 * values[1]["wal_kib"], values
+    # The history grows, as it should; the process does not (beyond the allocator's noise).
+    assert values[-1]["db_kib"] > values[0]["db_kib"]
+    assert growth(samples, "rss_kib") < 8 * 1024, values
+    assert values[-1]["stream_events"] > values[0]["stream_events"]  # the page was live
