@@ -74,8 +74,10 @@ class IoMethods(Structure):
     _fields_ = [("iVersion", c_int), *METHOD_TYPES.items()]
 
 
-OPEN = CFUNCTYPE(c_int, P, c_char_p, P, c_int, POINTER(c_int))
-DELETE = CFUNCTYPE(c_int, P, c_char_p, c_int)
+# File names pass as raw pointers: the unix VFS keeps the one xOpen gets (it derives the
+# -shm file's name from it later), so it must be SQLite's own buffer, never a copy.
+OPEN = CFUNCTYPE(c_int, P, P, P, c_int, POINTER(c_int))
+DELETE = CFUNCTYPE(c_int, P, P, c_int)
 
 
 class Vfs(Structure):
@@ -171,14 +173,14 @@ class PowerCut:
 
         return forward
 
-    def _open(self, vfs: int, name: bytes | None, file: int, flags: int, out: Any) -> int:
+    def _open(self, vfs: int, name: int | None, file: int, flags: int, out: Any) -> int:
         try:
             P.from_address(file).value = None
             result: int = self.real.xOpen(self.real_address, name, self.inner(file), flags, out)
             if result == SQLITE_OK and P.from_address(self.inner(file)).value:
                 P.from_address(file).value = ctypes.addressof(self.methods)
                 if name:
-                    self.paths[file] = os.fsdecode(name)
+                    self.paths[file] = os.fsdecode(ctypes.string_at(name))
                     self.opened += 1
                     if flags & SQLITE_OPEN_CREATE and flags & SQLITE_OPEN_JOURNALS:
                         self.dirsync.add(file)
@@ -187,10 +189,10 @@ class PowerCut:
             print(f"powercut: xOpen: {exc!r}", file=sys.stderr)
             return SQLITE_IOERR
 
-    def _delete(self, vfs: int, name: bytes, sync_dir: int) -> int:
+    def _delete(self, vfs: int, name: int, sync_dir: int) -> int:
         result: int = self.real.xDelete(self.real_address, name, sync_dir)
         if result == SQLITE_OK:
-            path = os.fsdecode(name)
+            path = os.fsdecode(ctypes.string_at(name))
             self.deleted.add(path)  # until its folder is synced, it may come back
             if sync_dir:
                 self._folder_synced(Path(path).parent)

@@ -12,6 +12,7 @@ acknowledged: the checks can fail, and the store's ``FULL`` is what keeps them.
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -28,10 +29,14 @@ MOVES = (CELLS[:14], CELLS[:9])
 
 
 def cut_everywhere(out: Path, *extra: str) -> list[dict[str, Any]]:
+    elsewhere = out.parent / "cwd"  # the VFS must make no file but the store's own
+    elsewhere.mkdir()
     done = subprocess.run(
         [sys.executable, "-m", "tests.table.powercut", str(out), *extra],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=elsewhere, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip
+    assert list(elsewhere.iterdir()) == []
     if "not shared" in done.stderr + done.stdout:
         pytest.skip(f"this Python's sqlite3 cannot take a VFS from ctypes: {done.stderr}")
     assert done.returncode == 0, done.stderr
