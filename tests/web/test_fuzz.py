@@ -274,7 +274,7 @@ def test_session_only_writes_change_nothing_on_the_server(
 
 
 @FUZZ
-@given(path=st.sampled_from(JSON_WRITES), body=nested_bodies() | junk_bodies)
+@given(path=st.sampled_from((*JSON_WRITES, "/api/lock")), body=nested_bodies() | junk_bodies)
 def test_nested_and_junk_bodies_are_a_400_and_change_nothing(
     fuzz_rig: Rig, admin_client: tuple[Any, str], path: str, body: bytes
 ) -> None:

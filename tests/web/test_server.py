@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import json
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
-from tests.web.conftest import build_rig, close_rig
+from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui import serve, stop
 
 
@@ -74,37 +76,35 @@ def test_waitress_serves_streams_to_many_viewers_and_stops_cleanly(tmp_path: Pat
         close_rig(rig)
 
 
-def test_nested_json_under_waitress_is_a_400_not_a_500(tmp_path: Path) -> None:
-    """Issue 15's first defect as it was found: under waitress (a deeper stack than the
-    test client's) 980 nested brackets made ``json.loads`` raise RecursionError."""
+@contextlib.contextmanager
+def served(tmp_path: Path) -> Iterator[tuple[Rig, int]]:
+    """A rig served by waitress on a free loopback port, stopped afterwards."""
     rig = build_rig(tmp_path)
     ready = threading.Event()
     server = threading.Thread(target=serve, args=(rig.app, "127.0.0.1", 0, ready), daemon=True)
     server.start()
     try:
         assert ready.wait(5)
-        port = rig.app.config["SERVER_PORT"]
+        yield rig, rig.app.config["SERVER_PORT"]
+    finally:
+        stop(rig.app)
+        server.join(5)
+        close_rig(rig)
+
+
+def test_nested_json_under_waitress_is_a_400_not_a_500(tmp_path: Path) -> None:
+    """Issue 15's first defect as it was found: under waitress (a deeper stack than the
+    test client's) 980 nested brackets made ``json.loads`` raise RecursionError."""
+    with served(tmp_path) as (_rig, port):
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         conn.request("GET", "/api/session")
         session = conn.getresponse()
         token = json.loads(session.read())["csrf_token"]
         cookie = session.getheader("Set-Cookie", "").split(";")[0]
+        headers = {"Content-Type": "application/json", "X-CSRFToken": token, "Cookie": cookie}
         for body in (b"[" * 980 + b"]" * 980, b'{"pin":' * 990 + b"1" + b"}" * 990):
-            conn.request(
-                "POST",
-                "/api/unlock",
-                body=body,
-                headers={
-                    "Content-Type": "application/json",
-                    "X-CSRFToken": token,
-                    "Cookie": cookie,
-                },
-            )
+            conn.request("POST", "/api/unlock", body=body, headers=headers)
             answer = conn.getresponse()
             reply = json.loads(answer.read())
             assert answer.status == 400, reply
             assert reply["field"] == "body" and "nested too deeply" in reply["error"]
-    finally:
-        stop(rig.app)
-        server.join(5)
-        close_rig(rig)
