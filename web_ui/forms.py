@@ -151,7 +151,10 @@ def parse_setup(raw: Mapping[str, Any], *, levels: Sequence[str] = ()) -> GameSe
         unknown = sorted(k for k in item if k not in ("name", "colour", "computer"))
         if unknown:
             raise InputError(f"{where}.{str(unknown[0])[:40]}", "unknown field")
-        name = clean_name(item.get("name"), f"{where}.name")
+        raw_name = item.get("name")
+        named = not (item.get("computer") not in (None, "", "person") and raw_name in (None, ""))
+        # A computer seat may go without a name: the referee names it by its level.
+        name = clean_name(raw_name, f"{where}.name") if named else ""
         colour_name = _text(item.get("colour"), f"{where}.colour", limit=40)
         try:
             colour = palette.by_name(colour_name)
@@ -168,7 +171,7 @@ def parse_setup(raw: Mapping[str, Any], *, levels: Sequence[str] = ()) -> GameSe
         players.append(SeatSetup(seat, name, colour.name, computer))
     lowered = [p.name.casefold() for p in players]
     for i, name in enumerate(lowered):
-        if name in lowered[:i]:
+        if name and name in lowered[:i]:
             raise InputError(f"players[{i}].name", "two players cannot have the same name")
     try:
         palette.check_distinct(palette.by_name(p.colour) for p in players)

@@ -226,8 +226,10 @@ def leaderboard() -> str:
     game = request.args.get("game") or None
     if game is not None and game not in forms.GAMES:
         abort(400, gettext("game must be perlen-pyramide or pyramidos."))
-    rows = web_state().store.leaderboard(game)
-    return render_template("leaderboard.html", rows=rows, game=game)
+    store = web_state().store
+    kinds = [game] if game else list(forms.GAMES)
+    tables = [(kind, store.leaderboard(kind)) for kind in kinds]
+    return render_template("leaderboard.html", tables=tables, game=game)
 
 
 @bp.get("/rules")

@@ -241,7 +241,7 @@ def live_fragments(snapshot: Snapshot, *, with_csrf: bool = False) -> dict[str, 
     context = live_context(snapshot)
     context["with_csrf"] = with_csrf
     return {
-        region: render_template(f"_{region.replace('-', '_')}.html", **context)
+        region: render_template(f"_{region.replace('-', '_')}.html", **context).strip()
         for region in LIVE_REGIONS
     }
 

@@ -184,7 +184,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.table import Table, TableSettings
 
     try:
-        board, channel_map = build_board(config)
+        board, channel_map = build_board(config, data_dir=config.store.path.parent)
     except (ConfigError, OSError) as exc:
         print(f"pyramid run: board: {exc}", file=sys.stderr)
         return 2
