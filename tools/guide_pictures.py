@@ -37,7 +37,7 @@ from controller.hardware.channels import CELLS, ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, LedMode  # noqa: E402
 from controller.palette import PALETTE  # noqa: E402
 from controller.rules import perlen, pyramidos  # noqa: E402
-from controller.rules.notation import parse_position  # noqa: E402
+from controller.rules.notation import FILES, parse_position  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 CMAP = ChannelMap.default()
@@ -55,7 +55,7 @@ BUTTONS = (("button:confirm", "✓ confirm"), ("button:end_turn", "→ end turn"
 
 
 def _cell_xy(cell: str) -> tuple[float, float]:
-    file, rank = "abcde".index(cell[0]), int(cell[1]) - 1
+    file, rank = FILES.index(cell[0]), int(cell[1]) - 1
     return MARGIN + STEP * (file + 0.5), MARGIN + STEP * (4 - rank + 0.5)
 
 
@@ -131,7 +131,7 @@ def svg(frames: Sequence[LedFrame], title: str, kind: str = "perlen") -> str:
         '<g font-family="sans-serif" font-size="11" fill="#4a3419" text-anchor="middle">',
     ]
     if kind == "perlen":
-        for i, file in enumerate("abcde"):
+        for i, file in enumerate(FILES):
             out.append(f'<text x="{MARGIN + STEP * (i + 0.5):.0f}" y="{MARGIN + SIDE + 5}">'
                        f"{file}</text>")  # fmt: skip
         for rank in range(1, 6):
@@ -249,8 +249,14 @@ def pictures() -> dict[str, str]:
             "perlen",
         ),
         "leds-take-off.svg": (
-            [_frame(undone, PLAYERS, mismatches=[Mismatch("b3", MismatchKind.EXTRA)],
-                    options=take_off)],  # fmt: skip
+            [
+                _frame(
+                    undone,
+                    PLAYERS,
+                    mismatches=[Mismatch("b3", MismatchKind.EXTRA)],
+                    options=take_off,
+                )
+            ],
             "A move taken back under bonus pearls: the cells under the top one, 3:b2, flash "
             "white until it is off",
             "perlen",

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask, render_template
 from flask_babel import get_translations, gettext, lazy_gettext
 
+from controller.hardware.channels import CELLS
 from controller.referee.messages import TERMS, Message, colour_term, sentences
 from controller.referee.snapshot import Snapshot
 from web_ui import drawing
@@ -319,7 +320,7 @@ def diagnostics_fragments(snapshot: Snapshot) -> dict[str, str]:
 
 def _channel_order(name: str) -> tuple[int, str]:
     """Cells in reading order (a1, b1 … e5), then targets, then buttons."""
-    if len(name) == 2 and name[0] in "abcde" and name[1] in "12345":
+    if name in CELLS:
         return (0, name[1] + name[0])
     if name.startswith("t") or name == "top":
         return (1, "z" if name == "top" else name)

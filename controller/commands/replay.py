@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from controller.rules import perlen, pyramidos
-from controller.rules.notation import LAYERS, POSITIONS, Target, layer_size
+from controller.rules.notation import FILES, LAYERS, POSITIONS, Target, layer_size
 from controller.rules.records import (
     PerlenRecord,
     PyramidosRecord,
@@ -151,7 +151,7 @@ def draw_perlen(state: perlen.PerlenState, out: TextIO, *, colour: bool = False)
                 if p.layer == layer and p.rank == rank
             ]
             out.write(f"  {rank + 1} " + " ".join(cells) + "\n")
-        out.write("    " + " ".join("abcde"[:n]) + "\n")
+        out.write("    " + " ".join(FILES[:n]) + "\n")
     result = perlen.outcome(state)
     pools = state.pools_left()
     for c in range(perlen.COLOURS):
