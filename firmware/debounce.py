@@ -21,7 +21,7 @@ Cost is a few integer operations per scan however many channels there are.
 class Debouncer:
     """Consecutive-agreement debouncer over integer bitmasks (bit n = channel n)."""
 
-    def __init__(self, agree=3, initial=0):
+    def __init__(self, agree: int = 3, initial: int = 0) -> None:
         if agree < 2:
             raise ValueError("agree must be at least 2 so that a one-scan glitch never passes")
         self.agree = agree
@@ -29,7 +29,7 @@ class Debouncer:
         self._history = [initial] * agree
         self._i = 0
 
-    def feed(self, raw):
+    def feed(self, raw: int) -> int | None:
         """Add one raw scan; return the new debounced bitmask if it changed, else None."""
         history = self._history
         history[self._i] = raw
@@ -45,14 +45,14 @@ class Debouncer:
             return new
         return None
 
-    def settled(self):
+    def settled(self) -> bool:
         """True when every remembered scan agrees with the debounced state."""
         for sample in self._history:
             if sample != self.state:
                 return False
         return True
 
-    def reset(self, state=0):
+    def reset(self, state: int = 0) -> None:
         self.state = state
         self._history = [state] * self.agree
         self._i = 0

@@ -107,6 +107,8 @@ print(json.dumps([
     variant(LED_COUNT=80, SCAN_MS=0, DEBOUNCE_SCANS=1),
     variant(VERSION="1.0 final", REPORT_MS=1500, WATCHDOG_MS=20),
     variant(ROW_PINS=()),
+    variant(BUZZER_PIN=16, MAINTENANCE_CHANNEL=True),
+    variant(BUZZER_PIN=15, MAINTENANCE_CHANNEL=None),
 ]))
 """
 )
@@ -116,14 +118,21 @@ print(json.dumps([
 def test_the_config_is_checked_at_boot(where: str) -> None:
     if where == "micropython" and MICROPYTHON is None:
         pytest.skip("the MicroPython unix port does not run on this machine")
-    shipped, pins, led_pin, counts, words, empty = run_on_device(  # type: ignore[misc]
+    shipped, pins, led_pin, counts, words, empty, extras, fine = run_on_device(  # type: ignore[misc]
         CHECK_CONFIGS, MICROPYTHON if where == "micropython" else None
     )
     assert shipped == []
     assert pins == [
         "ROW_PINS: 25 is not a free Pico GPIO (GP0–GP22, GP26–GP28)",
         "COLUMN_PINS: GP3 is already used by ROW_PINS",
+        # The confirm button (channel 30) is beyond a 3 x 2 matrix.
+        "MAINTENANCE_CHANNEL must be a channel 0..5 or None, not 30",
     ]
+    assert extras == [
+        "BUZZER_PIN: GP16 is already used by LED_PIN",
+        "MAINTENANCE_CHANNEL must be a channel 0..35 or None, not True",
+    ]
+    assert fine == []
     assert led_pin == ["LED_PIN: GP8 is already used by COLUMN_PINS"]
     assert counts == [
         "LED_COUNT must be a whole number 0..79, not 80",
@@ -145,8 +154,8 @@ import json
 import machine
 import neopixel
 
-rows = [machine.Pin(g, machine.Pin.OUT, value=0) for g in (2, 3)]
-pulled = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_DOWN) for g in (8, 9)]
+rows = [machine.Pin(g, machine.Pin.OPEN_DRAIN, value=1) for g in (2, 3)]
+pulled = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_UP) for g in (8, 9)]
 import chip
 board = chip.get()
 for row, column in ((2, 8), (2, 9), (3, 8)):  # three corners of the rectangle
@@ -155,13 +164,25 @@ for row, column in ((2, 8), (2, 9), (3, 8)):  # three corners of the rectangle
 def scan():
     seen = []
     for r, row in enumerate(rows):
-        row.value(1)
+        row.value(0)
         seen.append([column.value() for column in pulled])
+        row.value(1)
+    return seen
+
+def scan_the_old_way():
+    # The Pico build before issue 12: rows driven high, columns pulled down. Behind the
+    # Pi's diode orientation it reads nothing at all.
+    old_rows = [machine.Pin(g, machine.Pin.OUT, value=0) for g in (2, 3)]
+    old_columns = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_DOWN) for g in (8, 9)]
+    seen = []
+    for row in old_rows:
+        row.value(1)
+        seen.append([column.value() for column in old_columns])
         row.value(0)
     return seen
 
 floating = machine.Pin(10, machine.Pin.IN)
-pulled_up = machine.Pin(11, machine.Pin.IN, machine.Pin.PULL_UP)
+pulled_down = machine.Pin(11, machine.Pin.IN, machine.Pin.PULL_DOWN)
 board.set_switch(2, 10, False)
 float_reads = set(floating.value() for _ in range(200))
 errors = []
@@ -176,8 +197,9 @@ for attempt in (lambda: machine.Pin(30), lambda: machine.WDT(timeout=9000), too_
         errors.append(str(error))
 strip[1] = (1, 2, 3)
 strip.write()
-print(json.dumps([scan(), sorted(float_reads), pulled_up.value(), errors,
-                  list(strip.buf), board.last_pixels, board.pixel_writes]))
+released = scan()
+print(json.dumps([released, scan_the_old_way(), sorted(float_reads), pulled_down.value(),
+                  errors, list(strip.buf), board.last_pixels, board.pixel_writes]))
 """
 )
 
@@ -185,12 +207,13 @@ print(json.dumps([scan(), sorted(float_reads), pulled_up.value(), errors,
 @needs_micropython
 @pytest.mark.micropython
 def test_the_simulated_chip_behaves_as_the_wiring_does() -> None:
-    scan, floating, pulled_up, errors, buffer, pixels, writes = run_on_device(  # type: ignore[misc]
+    scan, old_way, floating, pulled_down, errors, buffer, pixels, writes = run_on_device(  # type: ignore[misc]
         CHIP, MICROPYTHON
     )
-    assert scan == [[1, 1], [1, 0]]  # the diodes keep the fourth corner dark
-    assert floating == [0, 1]  # a column without its pull-down reads noise
-    assert pulled_up == 1
+    assert scan == [[0, 0], [0, 1]]  # closed reads low; the diodes keep the fourth corner open
+    assert old_way == [[0, 0], [0, 0]]  # rows driven high: the diodes block, nothing is seen
+    assert floating == [0, 1]  # a column without its pull-up reads noise
+    assert pulled_down == 0
     assert errors == [
         "unknown pin 30",
         "timeout exceeds 8388",

@@ -272,7 +272,7 @@ def test_a_bad_config_is_explained_and_no_watchdog_starts() -> None:
 
 @pytest.mark.parametrize("rows", [(2,), (2, 3, 4, 5, 6, 7, 14, 15)])
 def test_the_matrix_size_is_configurable(rows: tuple[int, ...]) -> None:
-    config = replace(FAST, rows=rows, columns=(8, 9, 10))
+    config = replace(FAST, rows=rows, columns=(8, 9, 10), maintenance_channel=None)
     with SimPico(config) as pico:
         host = RawHost(pico.port)
         try:
