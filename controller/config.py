@@ -616,9 +616,7 @@ def _serial_config(table: dict[str, Any]) -> SerialConfig:
             "board.serial.buzzer", f"must be 'auto', true or false, not {_describe(buzzer_value)}"
         )
     silence = _number(table.get("silence_s", default.silence_s), "board.serial.silence_s", 0.5, 600)
-    refresh = _number(
-        table.get("refresh_s", default.refresh_s), "board.serial.refresh_s", 0.1, 9.5
-    )
+    refresh = _number(table.get("refresh_s", default.refresh_s), "board.serial.refresh_s", 0.1, 9.5)
     retry = _number(
         table.get("frame_retry_s", default.frame_retry_s), "board.serial.frame_retry_s", 0.01, 60
     )

@@ -23,7 +23,9 @@ mpremote (with or without ``resume``) and Thonny work as on a bare Pico.
 The parts take their pins and streams as arguments, as peterhinch's drivers do, so a test
 can build a :class:`Firmware` from fakes; only :func:`main` touches ``machine``.
 
-This file is MicroPython: no ``__future__``, no ``typing``, annotations are plain.
+This file is MicroPython: no ``__future__``, no ``typing``, annotations are plain. It is
+longer than 500 lines because a Pico imports one file fastest and the parts (matrix,
+LEDs, buzzer, host link, loop) share its timing constants; each is a small class.
 """
 
 import select
@@ -265,7 +267,10 @@ class Leds:
         """Turn blinking LEDs on or off when their half-period is over."""
         if not self.blink:
             return
-        phase_on = (ticks_diff(now, self.phase_start) // self.blink_ms) % 2 == 0
+        elapsed = ticks_diff(now, self.phase_start)
+        if elapsed < 0:  # the frame came in later in this very pass
+            return
+        phase_on = (elapsed // self.blink_ms) % 2 == 0
         if phase_on != self.phase_on:
             self.phase_on = phase_on
             self._write()
@@ -530,6 +535,9 @@ class Firmware:
             return
         kind = type(message)
         if kind is protocol.Frame:
+            # Decoding a whole frame takes milliseconds on a Pico: its blink rhythm and its
+            # blanking count from when it is shown, not from the start of the pass.
+            now = ticks_ms()
             count = len(message.colours)
             if count != self.leds.count:
                 self.send(

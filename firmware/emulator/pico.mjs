@@ -7,7 +7,7 @@
 //   USB controller) running the real MicroPython UF2 with the real boot ROM. rp2040js
 //   counts cycles per instruction close to, not exactly as, a real chip; flash reads are
 //   instant (no XIP cache misses), so code runs a little faster than on a Pico.
-// - USB CDC to the host, bridged to a pty whose master is fd 3: bytes from the host reach
+// - USB CDC to the host, bridged to a pty whose master is inherited: bytes from the host reach
 //   the device only when it has an OUT buffer armed (as USB NAKs until then); bytes from
 //   the device go to the pty, and while the pty is full (the host holds the port open and
 //   does not read) the device's IN transfers do not complete, as with a Linux host whose
@@ -43,7 +43,7 @@ import { GPIOPinState, LogLevel, ConsoleLogger, RP2040, USBCDC } from 'rp2040js'
 const config = JSON.parse(process.argv[2]);
 const CYCLE_NS = 8; // 125 MHz
 const FLASH_SIZE = 2 * 1024 * 1024;
-const PTY_FD = 3;
+const PTY_FD = config.pty_fd ?? 3; // the pty's master, inherited
 const OUT_LIMIT = 4096; // bytes the bridge holds for a host that is not reading
 const IN_LIMIT = 4096; // bytes taken from the pty ahead of the device
 
@@ -421,6 +421,7 @@ function attachUsb(rp) {
   const host = new USBCDC(usb);
   host.onDeviceConnected = () => emit({ ev: 'usb' });
   host.onSerialData = (buffer) => {
+    if (config.trace) traceOut(buffer);
     toHost.push(Uint8Array.from(buffer));
     toHostBytes += buffer.length;
     stats.bytesFromDevice += buffer.length;
@@ -443,6 +444,19 @@ function attachUsb(rp) {
   pendingOut = null;
   deferredIn = [];
   return { usb, host, dpramUpdated };
+}
+
+// With `trace`, each line the device sends is also an event with its emulated time, so a
+// test can measure the firmware's own rhythm (REPORT_MS, replies) without wall-clock noise.
+let traced = '';
+function traceOut(buffer) {
+  traced += Buffer.from(buffer).toString('latin1');
+  let newline;
+  while ((newline = traced.indexOf('\n')) >= 0) {
+    emit({ ev: 'out', line: traced.slice(0, newline) });
+    traced = traced.slice(newline + 1);
+  }
+  if (traced.length > 4096) traced = '';
 }
 
 const readBuffer = Buffer.alloc(IN_LIMIT);
@@ -507,7 +521,12 @@ function powerUp(why) {
   toDevice.length = 0;
   toDeviceBytes = 0;
   rp.watchdog.onWatchdogTrigger = () => {
-    resetPending = 'watchdog';
+    // rp2040js 1.4.1 re-arms the watchdog's alarm at the very instant it fired (a full
+    // wrap of its 32-bit count is 0 after `>>> 0`), which would fire it for ever; the
+    // chip resets now anyway, so the alarm is switched off first.
+    rp.watchdog.alarm.enable = false;
+    rp.watchdog.timer.enable = false;
+    resetPending = rp.watchdog.reason === 2 ? 'reset' : 'watchdog';
   };
   rows.forEach((gpio, index) => rp.gpio[gpio].addListener((value) => onRowChange(index, value)));
   if (config.led_pin != null) {

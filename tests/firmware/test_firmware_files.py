@@ -24,6 +24,9 @@ ON_DEVICE = sorted(FIRMWARE_DIR.glob("*.py")) + [
 ]
 # Files for the host (CPython) only.
 ON_HOST = [SIM_DIR / name for name in ("__init__.py", "harness.py", "cable.py", "fake_mpremote.py")]
+ON_HOST += [
+    FIRMWARE_DIR / "emulator" / name for name in ("__init__.py", "flash_image.py", "pico.py")
+]
 
 MICROPYTHON = find_micropython()
 needs_micropython = pytest.mark.skipif(
