@@ -331,3 +331,24 @@ class _raw:
 
     def __exit__(self, *exc: object) -> None:
         self.host.close()
+
+
+def test_pyramid_flash_onto_a_blank_pico() -> None:
+    """MicroPython and nothing else (an erased filesystem, formatted at boot through the
+    emulated flash chip); `pyramid flash` copies the firmware with mpremote, resets the
+    Pico and gets its HELLO."""
+    need_emulator()
+    with EmulatedPico(CONFIG, files={}, rate=0.5) as pico:
+        time.sleep(pico.wall(1.0) / 2)  # MicroPython formats littlefs and reaches the REPL
+        done = subprocess.run(
+            [sys.executable, "-m", "controller.cli", "flash", "--port", pico.port],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "100 %  4/4 main.py" in done.stdout  # progress, file by file
+        assert "firmware 1.1.0, protocol 1, 36 channels, 37 LEDs." in done.stdout
+        assert sorted(pico.flash_files()) == ["config.py", "debounce.py", "main.py", "protocol.py"]
+        assert pico.of("flash_erase")  # written through the flash chip's commands
