@@ -102,7 +102,9 @@ class SimConfig:
     blank_after_ms: int = 10000
     watchdog_ms: int = 2000
     buzzer_pin: int | None = None
-    maintenance_channel: int | None = 30
+    maintenance_channel: int | None = None
+    """Tests set it (the shipped config.py has 30, the confirm button): a matrix of
+    fewer channels would refuse a default of 30."""
 
     @classmethod
     def from_file(cls, path: Path) -> SimConfig:

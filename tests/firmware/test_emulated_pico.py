@@ -35,7 +35,7 @@ from firmware.emulator.pico import EmulatedPico, find_node, find_rp2040
 from firmware.sim.harness import SimConfig
 
 RATE = 0.25
-CONFIG = SimConfig(report_ms=200, blank_after_ms=1500, buzzer_pin=15)
+CONFIG = SimConfig(report_ms=200, blank_after_ms=1500, buzzer_pin=15, maintenance_channel=30)
 LEDS = CONFIG.led_count
 RED, GREEN, BLUE = 0xFF0000, 0x00FF00, 0x0000FF
 
