@@ -276,7 +276,6 @@ def emulated(seconds: float) -> None:
     """The shipped firmware on MicroPython for the Pico in rp2040js: scan time and period
     at the pins, the WS2812 write, and the host bytes it takes per second, on the
     emulated 125 MHz clock."""
-    import termios
 
     from firmware import protocol
     from firmware.emulator.pico import EmulatedPico
@@ -298,7 +297,7 @@ def emulated(seconds: float) -> None:
             f"(SCAN_MS {SHIPPED.scan_ms}); CPU busy {100 * busy:.1f} % idle"
         )
         host = serial.Serial(pico.port, timeout=0.05)
-        termios.tcflush(host.fd, termios.TCIFLUSH)
+        host.reset_input_buffer()
         before = len(pico.of("leds"))
         colours = tuple(0x102030 + i for i in range(SHIPPED.led_count))
         frames = [protocol.encode(protocol.Frame(n, colours, 0)) for n in range(60)]

@@ -459,6 +459,18 @@ function traceOut(buffer) {
   if (traced.length > 4096) traced = '';
 }
 
+// ...and each line from the host as it leaves the pty (`in`), up to 600 bytes of it.
+let tracedIn = '';
+function traceIn(buffer) {
+  tracedIn += Buffer.from(buffer).toString('latin1');
+  let newline;
+  while ((newline = tracedIn.indexOf('\n')) >= 0) {
+    emit({ ev: 'in', line: tracedIn.slice(0, Math.min(newline, 600)) });
+    tracedIn = tracedIn.slice(newline + 1);
+  }
+  if (tracedIn.length > 4096) tracedIn = '';
+}
+
 const readBuffer = Buffer.alloc(IN_LIMIT);
 
 function pumpPty() {
@@ -471,6 +483,7 @@ function pumpPty() {
       if (error.code !== 'EAGAIN' && error.code !== 'EIO') throw error;
     }
     if (n <= 0) break;
+    if (config.trace) traceIn(readBuffer.subarray(0, n));
     toDevice.push(Uint8Array.from(readBuffer.subarray(0, n)));
     toDeviceBytes += n;
   }

@@ -110,8 +110,9 @@ class Event:
     t: float
     """Emulated seconds since the first power-up."""
     name: str
-    """``boot``, ``usb``, ``leds``, ``ws2812_error``, ``tone``, ``out`` (a line the device
-    sent, with ``trace``), ``flash_erase``, ``stats``, ``saved``, ``error``."""
+    """``boot``, ``usb``, ``leds``, ``ws2812_error``, ``tone``, ``out`` and ``in`` (a line
+    the device sent, or the host, with ``trace``), ``flash_erase``, ``stats``, ``saved``,
+    ``error``."""
     data: Mapping[str, Any]
 
     @property
@@ -305,9 +306,9 @@ class EmulatedPico:
         with self._state:
             return [e for e in self._events if e.name == name and e.t >= after]
 
-    def lines(self, after: float = 0.0) -> list[tuple[float, bytes]]:
-        """(emulated time, line) for each line the device sent (``trace``)."""
-        return [(e.t, e.data["line"].encode("latin1") + b"\n") for e in self.of("out", after)]
+    def lines(self, after: float = 0.0, name: str = "out") -> list[tuple[float, bytes]]:
+        """(emulated time, line) for each line the device sent (``in``: the host sent)."""
+        return [(e.t, e.data["line"].encode("latin1") + b"\n") for e in self.of(name, after)]
 
     def wait_for(
         self,

@@ -20,7 +20,6 @@ import itertools
 import os
 import subprocess
 import sys
-import termios
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -62,7 +61,7 @@ def pico() -> Iterator[EmulatedPico]:
 @pytest.fixture
 def host(pico: EmulatedPico) -> Iterator[RawHost]:
     talker = RawHost(pico.port)
-    termios.tcflush(talker.serial.fd, termios.TCIFLUSH)  # what arrived while nobody listened
+    talker.serial.reset_input_buffer()  # what arrived while nobody listened
     yield talker
     talker.close()
     only_protocol(talker)
@@ -228,7 +227,7 @@ def test_the_serial_adapter_on_the_emulated_pico(pico: EmulatedPico) -> None:
 
 def test_a_host_that_floods_and_then_does_not_read(pico: EmulatedPico) -> None:
     port = RawHost(pico.port)
-    termios.tcflush(port.serial.fd, termios.TCIFLUSH)
+    port.serial.reset_input_buffer()
     flood = protocol.encode(protocol.AskHello()) * 600  # 7 KB asking for 36 KB of answers
     try:
         pico.stats(clear=True)
@@ -324,7 +323,7 @@ class _raw:
 
     def __init__(self, pico: EmulatedPico) -> None:
         self.host = RawHost(pico.port)
-        termios.tcflush(self.host.serial.fd, termios.TCIFLUSH)
+        self.host.serial.reset_input_buffer()
 
     def __enter__(self) -> RawHost:
         return self.host

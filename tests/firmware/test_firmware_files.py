@@ -121,9 +121,9 @@ print(json.dumps([
 def test_the_config_is_checked_at_boot(where: str) -> None:
     if where == "micropython" and MICROPYTHON is None:
         pytest.skip("the MicroPython unix port does not run on this machine")
-    shipped, pins, led_pin, counts, words, empty, extras, fine = run_on_device(  # type: ignore[misc]
-        CHECK_CONFIGS, MICROPYTHON if where == "micropython" else None
-    )
+    values = run_on_device(CHECK_CONFIGS, MICROPYTHON if where == "micropython" else None)
+    assert isinstance(values, list)
+    shipped, pins, led_pin, counts, words, empty, extras, fine = values
     assert shipped == []
     assert pins == [
         "ROW_PINS: 25 is not a free Pico GPIO (GP0–GP22, GP26–GP28)",
@@ -210,9 +210,9 @@ print(json.dumps([released, scan_the_old_way(), sorted(float_reads), pulled_down
 @needs_micropython
 @pytest.mark.micropython
 def test_the_simulated_chip_behaves_as_the_wiring_does() -> None:
-    scan, old_way, floating, pulled_down, errors, buffer, pixels, writes = run_on_device(  # type: ignore[misc]
-        CHIP, MICROPYTHON
-    )
+    values = run_on_device(CHIP, MICROPYTHON)
+    assert isinstance(values, list)
+    scan, old_way, floating, pulled_down, errors, buffer, pixels, writes = values
     assert scan == [[0, 0], [0, 1]]  # closed reads low; the diodes keep the fourth corner open
     assert old_way == [[0, 0], [0, 0]]  # rows driven high: the diodes block, nothing is seen
     assert floating == [0, 1]  # a column without its pull-up reads noise

@@ -7,8 +7,8 @@ stops counting on one. Runs the old files on the simulated chip of firmware/sim.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -40,12 +40,10 @@ def old_pico(tmp_path: Path) -> Iterator[SimPico]:
 
 
 def test_the_old_parser_refuses_a_tune_line() -> None:
-    sys.path.insert(0, str(OLD))
-    try:
-        import protocol as old_protocol  # the 1.0.0 file, not firmware.protocol
-    finally:
-        sys.path.remove(str(OLD))
-        sys.modules.pop("protocol", None)
+    spec = importlib.util.spec_from_file_location("protocol_1_0_0", OLD / "protocol.py")
+    assert spec is not None and spec.loader is not None
+    old_protocol = importlib.util.module_from_spec(spec)  # the 1.0.0 file, not firmware's
+    spec.loader.exec_module(old_protocol)
     line = protocol.encode(protocol.Tune(7, 80, ((880, 60),)))
     with pytest.raises(old_protocol.ProtocolError, match="unknown message"):
         old_protocol.decode(line)

@@ -12,9 +12,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from serial.tools import list_ports
 from serial_helpers import CHANNELS, LEDS, TIMING, Recorder
 
-from controller.hardware import serial as serial_adapter
 from controller.hardware.port import LinkState
 from controller.hardware.serial import SerialBoard
 from firmware.sim.cable import Cable
@@ -25,7 +25,7 @@ def test_auto_follows_the_pico_to_its_new_device(
     pico: SimPico, recorder: Recorder, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     plugged: list[SimpleNamespace] = []
-    monkeypatch.setattr(serial_adapter.list_ports, "comports", lambda: list(plugged))
+    monkeypatch.setattr(list_ports, "comports", lambda: list(plugged))
     first = Cable(pico.port, tmp_path / "ttyACM0")
     first.start()
     plugged.append(SimpleNamespace(device=first.port, vid=0x2E8A, pid=0x0005))
