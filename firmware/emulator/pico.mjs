@@ -551,6 +551,13 @@ function powerUp(why) {
     rp.gpio[config.buzzer_pin].addListener(buzzer.onChange);
   }
   for (const col of columns) rp.gpio[col].addListener(() => updateColumns());
+  // Every read of SIO's GPIO_IN sees the wires as they are at that instant: a bouncing
+  // switch or a floating column gives a fresh random level each time it is read.
+  const sioRead = rp.sio.readUint32.bind(rp.sio);
+  rp.sio.readUint32 = (offset) => {
+    if (offset === 0x004) updateColumns();
+    return sioRead(offset);
+  };
   scan.lastStart = -1;
   scan.start = -1;
   boots += 1;

@@ -116,6 +116,10 @@ def test_switches_are_reported_on_change_and_every_report_ms(
     host.wait_for(lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 0, pico.wall(1))
     reports = [(at, m) for at, m in sent(pico, start) if isinstance(m, protocol.Sensors)]
     assert 7 not in {c for _, m in reports for c in range(36) if m.bitmap >> c & 1}
+    changes = [m.bitmap for _, m in reports]
+    changes = [b for i, b in enumerate(changes) if i == 0 or changes[i - 1] != b]
+    # The bounce (3 ms of random contact) never shows: one change in, one out.
+    assert changes[-3:] == [1 << 9, 0b1000011, 0] or changes[-4:] == [0, 1 << 9, 0b1000011, 0]
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(reports)]
     assert len(reports) >= 4
     # Emulated time: at least every REPORT_MS, give or take one pass of the loop.
@@ -351,3 +355,53 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
         assert "firmware 1.1.0, protocol 1, 36 channels, 37 LEDs." in done.stdout
         assert sorted(pico.flash_files()) == ["config.py", "debounce.py", "main.py", "protocol.py"]
         assert pico.of("flash_erase")  # written through the flash chip's commands
+
+
+WIRES = """
+from machine import Pin, bitstream
+import time
+rows = [Pin(g, Pin.OPEN_DRAIN, value=1) for g in (2, 3, 4, 5, 6, 7)]
+floating = Pin(9, Pin.IN)  # column 1 with no pull
+reads = set(floating.value() for _ in range(200))
+up = Pin(10, Pin.IN, Pin.PULL_UP)
+down = Pin(11, Pin.IN, Pin.PULL_DOWN)
+column = Pin(8, Pin.IN, Pin.PULL_UP)  # column 0; the button at row 5 (GP7) is held
+before = column.value()
+rows[5].value(0)
+during = column.value()
+rows[5].value(1)
+after = column.value()
+column.init(Pin.IN, Pin.PULL_DOWN)  # the wiring before 1.1.0: the row driven high
+driven = Pin(7, Pin.OUT, value=1)
+old = column.value()
+driven.init(Pin.OPEN_DRAIN, value=1)
+print("WIRES", sorted(reads), up.value(), down.value(), before, during, after, old)
+led = Pin(16, Pin.OUT, value=0)
+time.sleep_ms(1)
+bitstream(led, 0, (1000, 850, 1300, 450), bytes(1))  # T0H of 1 us: out of tolerance
+time.sleep_ms(1)
+bitstream(led, 0, (400, 20000, 800, 450), bytes(2))  # lows of 20 us: a reset too short
+time.sleep_ms(1)
+bitstream(led, 0, (400, 850, 800, 450), bytes((1, 2, 3)))  # a good one
+time.sleep_ms(1)
+print("DONE")
+"""
+
+
+def test_the_wires_as_the_pads_say_and_the_ws2812_checked_against_its_datasheet() -> None:
+    """The model itself, driven from MicroPython at the REPL (the maintenance button held):
+    pulls from the pad registers, a floating input, the diode's direction, and WS2812
+    timing errors caught."""
+    need_emulator()
+    with EmulatedPico(CONFIG, rate=RATE, closed=(30,)) as pico:
+        pico.wait_for("out", lambda e: "stays at the REPL" in e.data["line"], pico.wall(2))
+        done = mpremote(pico.port, "exec", WIRES)
+        assert done.returncode == 0 and "DONE" in done.stdout, done.stdout + done.stderr
+        words = next(line for line in done.stdout.splitlines() if line.startswith("WIRES"))
+        assert words.split()[1:] == ["[0,", "1]", "1", "0", "1", "0", "1", "0"]
+        time.sleep(pico.wall(0.05))
+        errors = [e.data["why"] for e in pico.of("ws2812_error")]
+        assert any("neither T0H" in why for why in errors), errors
+        assert any("inside a frame" in why for why in errors), errors
+        good = pico.of("leds")[-1]
+        assert bytes.fromhex(good.data["hex"]) == bytes((1, 2, 3))

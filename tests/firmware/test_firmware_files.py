@@ -225,3 +225,43 @@ def test_the_simulated_chip_behaves_as_the_wiring_does() -> None:
     assert buffer == [0, 0, 0, 2, 1, 3]  # GRB on the wire, as the real module does
     assert pixels == [0x000000, 0x010203]
     assert writes == 1
+
+
+def test_without_the_uf2_and_boot_rom_the_emulated_tests_say_what_to_provide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_emulated_pico import need_emulator
+
+    from firmware.emulator.pico import Rp2040Files, find_rp2040
+
+    monkeypatch.setenv("PYRAMID_RP2040_DIR", str(tmp_path))
+    problem = find_rp2040()
+    assert isinstance(problem, str)
+    assert str(tmp_path) in problem and "PYRAMID_RP2040_DIR" in problem
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="cannot run in CI"):
+        need_emulator()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="PYRAMID_RP2040_DIR"):
+        need_emulator()
+    (tmp_path / "micropython-v9-RPI_PICO.uf2").write_bytes(b"")
+    (tmp_path / "rp2040-bootrom-b1.bin").write_bytes(b"")
+    assert find_rp2040() == Rp2040Files(
+        tmp_path / "micropython-v9-RPI_PICO.uf2", tmp_path / "rp2040-bootrom-b1.bin"
+    )
+
+
+def test_the_flash_image_holds_the_uf2_and_the_files() -> None:
+    from firmware.emulator import flash_image
+
+    block = bytearray(512)
+    header = (0x0A324655, 0x9E5D5157, 0, 0x10000100, 256, 0, 1, flash_image.RP2040_FAMILY)
+    for index, word in enumerate(header):
+        block[index * 4 : index * 4 + 4] = word.to_bytes(4, "little")
+    block[32:288] = bytes(range(256))
+    block[508:512] = (0x0AB16F30).to_bytes(4, "little")
+    image = flash_image.build_image(bytes(block), {"main.py": b"print(1)"})
+    assert image[0x100:0x200] == bytes(range(256)) and image[0] == 0xFF
+    assert flash_image.read_files(image) == {"main.py": b"print(1)"}
+    with pytest.raises(flash_image.ImageError, match="UF2 magic"):
+        flash_image.build_image(bytes(512), None)
