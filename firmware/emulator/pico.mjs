@@ -584,6 +584,13 @@ function control(message) {
       updateColumns();
       break;
     }
+    case 'switches':
+      // Many at the same emulated instant: [[row, col, closed], ...].
+      for (const [row, col, closed] of message.set) {
+        switches.set(row + ',' + col, { closed: !!closed, bounceUntil: 0 });
+      }
+      updateColumns();
+      break;
     case 'reset':
       resetPending = 'button';
       break;

@@ -258,9 +258,13 @@ class EmulatedPico:
         self.set_switch(channel, False, bounce_ms)
 
     def set_active(self, channels: Iterable[int]) -> None:
+        """Exactly ``channels`` closed, every switch changed at the same emulated instant."""
         wanted = frozenset(channels)
+        changes = []
         for channel in range(self.config.channels):
-            self.set_switch(channel, channel in wanted)
+            row, column = self.config.pins_of(channel)
+            changes.append([row, column, channel in wanted])
+        self._command({"cmd": "switches", "set": changes})
 
     def stall(self, ms: float) -> None:
         """The core executes nothing for ``ms`` while time and peripherals go on."""
