@@ -1,17 +1,23 @@
-"""Benchmark the gpio adapter: edge-to-frame latency and the scan thread's idle CPU.
+"""Benchmark the gpio adapter on what a Pi runs: lgpio calls, scan time, latency, idle CPU.
 
-Runs the real adapter (its scan thread, adaptive scanning, debouncing) on gpiozero's
-MockFactory with the circuit models from ``controller.hardware.mock_circuits``:
+Runs the real adapter (scan thread, adaptive scanning, debouncing) under gpiozero's real
+``LGPIOFactory`` over the lgpio model (``controller/hardware/lgpio_model.py``) with the
+circuit models of ``controller/hardware/mock_circuits.py`` attached to its lines:
 
-1. latency: switches of the default 6×6 diode matrix close and open at random moments;
-   the time from the switch moving to the listener getting the frame (p50, p99, max);
-   with ``--bounce`` every edge also chatters for 0.5–4 ms first;
-2. idle CPU: nothing moves; the scan thread's CPU time over wall time, measured with
-   ``time.thread_time()`` inside the thread, for each topology;
-3. scan cost: microseconds per full scan of each topology.
+1. lgpio calls per scan, by function, for each topology; and, for comparison, the matrix
+   read through gpiozero's own pins (what the adapter did before it used line groups);
+2. lgpio calls per LED picture: 37 APA102s on the kernel's SPI0, and bit-banged;
+3. edge-to-frame latency: switches of the default 6×6 diode matrix close and open at
+   random moments; the time from the switch moving to the listener getting the frame
+   (p50, p99, max); ``--bounce`` makes every edge chatter for 0.5–4 ms first;
+4. idle CPU: nothing moves; the scan thread's CPU time over wall time
+   (``time.thread_time()`` inside the thread), per topology;
+5. scan cost: microseconds per full scan (scan + debounce).
 
-Mock pins cost what Python attribute calls cost, not what lgpio's calls into the kernel
-cost on a Pi, so read the CPU figures as the adapter's own overhead plus the mock's.
+The model's calls are Python functions: each costs what a Python call costs here, not
+what lgpio's C call and its ioctl cost on a Pi (a few microseconds). Read the CPU and
+scan-time figures as the adapter's own cost plus the model's, and the call counts as
+what a Pi pays.
 
     .venv/bin/python bench/gpio_scan.py [--edges 400] [--idle-seconds 10] [--bounce]
                                         [--busy-thread] [--switch-interval 0.005]
@@ -29,41 +35,52 @@ import statistics
 import sys
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from gpiozero import Device
-from gpiozero.pins.mock import MockFactory
 
 from bench.stats import percentile
-from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig
-from controller.hardware.gpio import GpioBoard
+from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig, SpiConfig
+from controller.hardware.gpio import GpioBoard, MatrixScanner, PinClaim
+from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
 from controller.hardware.mock_circuits import (
+    Apa102Strip,
     BouncingContacts,
     DiodeMatrix,
     DirectWiring,
     MuxBank,
 )
-from controller.hardware.port import SensorFrame
+from controller.hardware.port import Led, LedFrame, SensorFrame
 
 NO_LEDS = LedConfig(spi=None)
 MATRIX = GpioConfig()
 MUX = GpioConfig("mux", rows=(), cols=(), select=(5, 6, 13, 19), signals=(26, 16), enable=20)
 DIRECT = GpioConfig("direct", rows=(), cols=(), pins=(4, 17, 27, 22, 5, 6, 13, 19))
+Circuit = Callable[[LgpioModel], object]
+TOPOLOGIES: tuple[tuple[str, GpioConfig, Circuit], ...] = (
+    ("matrix 6×6", MATRIX, lambda m: DiodeMatrix(m, DEFAULT_ROWS, DEFAULT_COLS)),
+    ("mux 2×16", MUX, lambda m: MuxBank(m, MUX.select, MUX.signals, enable=20)),
+    ("direct 8", DIRECT, lambda m: DirectWiring(m, DIRECT.pins)),
+)
 
 
 @contextmanager
-def mock_pins() -> Iterator[MockFactory]:
-    saved = Device.pin_factory
-    factory = Device.pin_factory = MockFactory()
+def pi(spi: bool = False) -> Iterator[tuple[LgpioModel, Any]]:
+    """A Pi 4B on the lgpio model, gpiozero's real LGPIOFactory as the default factory."""
+    model = LgpioModel(spi_devices={"/dev/spidev0.0"} if spi else ())
+    factory = lgpio_factory(model)
+    saved, Device.pin_factory = Device.pin_factory, factory
     try:
-        yield factory
+        yield model, factory
     finally:
-        factory.reset()
         Device.pin_factory = saved
+        close_factory(factory)
 
 
 @contextmanager
@@ -88,11 +105,75 @@ def busy_thread(enabled: bool) -> Iterator[None]:
             thread.join()
 
 
+def describe(calls: Counter[str], per: int) -> str:
+    total = sum(calls.values()) / per
+    parts = ", ".join(f"{name} {count / per:g}" for name, count in sorted(calls.items()))
+    return f"{total:5.1f} lgpio calls ({parts})"
+
+
+def calls_per_scan() -> None:
+    scans = 100
+    for name, config, circuit in TOPOLOGIES:
+        with pi() as (model, factory):
+            circuit(model)
+            with GpioBoard(config, NO_LEDS, 0, pin_factory=factory) as board:
+                board.scan_once()
+                model.calls.clear()
+                model.requests = 0
+                for _ in range(scans):
+                    board.scan_once()
+                calls, requests = Counter(model.calls), model.requests
+        print(
+            f"per scan    {name:<28} {describe(calls, scans)}; {requests / scans:g} line requests"
+        )
+    with pi() as (model, factory):
+        DiodeMatrix(model, DEFAULT_ROWS, DEFAULT_COLS)
+        scanner = MatrixScanner(factory, PinClaim("bench"), DEFAULT_ROWS, DEFAULT_COLS)
+        scanner.scan()
+        model.calls.clear()
+        model.requests = 0
+        for _ in range(scans):
+            scanner.scan()
+        calls, requests = Counter(model.calls), model.requests
+        scanner.close()
+    print(
+        f"per scan    {'matrix 6×6, gpiozero pins':<28} {describe(calls, scans)}; "
+        f"{requests / scans:g} line requests (before line groups)"
+    )
+
+
+def calls_per_picture() -> None:
+    pictures = 20
+    for label, spi, leds in (
+        ("37 LEDs, SPI0 (kernel)", True, LedConfig(brightness=1.0)),
+        (
+            "37 LEDs, bit-banged GPIO 24/23",
+            False,
+            LedConfig(brightness=1.0, spi=SpiConfig(clock=24, mosi=23, select=25)),
+        ),
+    ):
+        with pi(spi=spi) as (model, factory):
+            DiodeMatrix(model, DEFAULT_ROWS, DEFAULT_COLS)
+            if spi:
+                Apa102Strip(model, 37)
+            with GpioBoard(MATRIX, leds, 37, pin_factory=factory) as board:
+                model.calls.clear()
+                start = time.perf_counter()
+                for i in range(pictures):
+                    board.show(LedFrame(tuple(Led((i + 1, 0, j)) for j in range(37))))
+                seconds = (time.perf_counter() - start) / pictures
+                calls = Counter(model.calls)
+        print(
+            f"per picture {label:<28} {describe(calls, pictures)}; "
+            f"{seconds * 1e3:6.2f} ms of Python each"
+        )
+
+
 def latency(edges: int, bounce: bool, seed: int, busy: bool = False) -> None:
     rng = random.Random(seed)
-    with mock_pins() as factory:
+    with pi() as (model, factory):
         contacts = BouncingContacts(36, time.monotonic, seed=seed) if bounce else None
-        matrix = DiodeMatrix(factory, DEFAULT_ROWS, DEFAULT_COLS, contacts)
+        matrix = DiodeMatrix(model, DEFAULT_ROWS, DEFAULT_COLS, contacts)
         closed: set[int] = set()
         arrivals: list[tuple[float, SensorFrame]] = []
         arrived = threading.Condition()
@@ -104,7 +185,7 @@ def latency(edges: int, bounce: bool, seed: int, busy: bool = False) -> None:
 
         results: list[float] = []
         missed = 0
-        with busy_thread(busy), GpioBoard(MATRIX, NO_LEDS, 0) as board:
+        with busy_thread(busy), GpioBoard(MATRIX, NO_LEDS, 0, pin_factory=factory) as board:
             board.start(on_frame)
             time.sleep(0.1)
             for _ in range(edges):
@@ -143,13 +224,10 @@ def latency(edges: int, bounce: bool, seed: int, busy: bool = False) -> None:
     )
 
 
-def idle_cpu(
-    name: str, config: GpioConfig, circuit: Callable[[MockFactory], object] | None, seconds: float
-) -> None:
-    with mock_pins() as factory:
-        if circuit is not None:
-            circuit(factory)
-        with GpioBoard(config, NO_LEDS, 0) as board:
+def idle_cpu(name: str, config: GpioConfig, circuit: Circuit, seconds: float) -> None:
+    with pi() as (model, factory):
+        circuit(model)
+        with GpioBoard(config, NO_LEDS, 0, pin_factory=factory) as board:
             board.start()
             time.sleep(0.5)
             first = board.status().counters
@@ -164,10 +242,10 @@ def idle_cpu(
     )
 
 
-def scan_cost(name: str, config: GpioConfig, circuit: Callable[[MockFactory], object]) -> None:
-    with mock_pins() as factory:
-        circuit(factory)
-        with GpioBoard(config, NO_LEDS, 0) as board:
+def scan_cost(name: str, config: GpioConfig, circuit: Circuit) -> None:
+    with pi() as (model, factory):
+        circuit(model)
+        with GpioBoard(config, NO_LEDS, 0, pin_factory=factory) as board:
             for _ in range(200):
                 board.scan_once()
             count = 3000
@@ -179,7 +257,7 @@ def scan_cost(name: str, config: GpioConfig, circuit: Callable[[MockFactory], ob
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--edges", type=int, default=400)
     parser.add_argument("--idle-seconds", type=float, default=10.0)
     parser.add_argument("--bounce", action="store_true", help="also run with bouncing contacts")
@@ -190,31 +268,25 @@ def main() -> None:
     if args.switch_interval is not None:
         sys.setswitchinterval(args.switch_interval)
     print(f"python switch interval {sys.getswitchinterval() * 1000:g} ms")
-
     print(
         f"timing: idle {MATRIX.scan.idle_ms:g} ms, fast {MATRIX.scan.fast_ms:g} ms, "
         f"agree {MATRIX.scan.agree}; worst case after settling "
         f"{MATRIX.scan.worst_latency_ms:g} ms + scan time"
     )
+    calls_per_scan()
+    calls_per_picture()
     latency(args.edges, bounce=False, seed=args.seed)
     if args.bounce:
         latency(args.edges, bounce=True, seed=args.seed)
     if args.busy_thread:
         latency(args.edges, bounce=False, seed=args.seed, busy=True)
-    for name, config, circuit in (
-        (
-            "matrix 6×6 (circuit model)",
-            MATRIX,
-            lambda f: DiodeMatrix(f, DEFAULT_ROWS, DEFAULT_COLS),
-        ),
-        ("matrix 6×6 (plain mock pins)", MATRIX, None),
-        ("mux 2×16 (circuit model)", MUX, lambda f: MuxBank(f, MUX.select, MUX.signals, enable=20)),
-        ("direct 8 (circuit model)", DIRECT, lambda f: DirectWiring(f, DIRECT.pins)),
-    ):
+    for name, config, circuit in TOPOLOGIES:
         idle_cpu(name, config, circuit, args.idle_seconds)
-    scan_cost("matrix 6×6", MATRIX, lambda f: DiodeMatrix(f, DEFAULT_ROWS, DEFAULT_COLS))
-    scan_cost("mux 2×16", MUX, lambda f: MuxBank(f, MUX.select, MUX.signals, enable=20))
-    scan_cost("direct 8", DIRECT, lambda f: DirectWiring(f, DIRECT.pins))
+    # Without a circuit the model's lines only answer their pull: what is left is the
+    # adapter's own cost plus the bare model's calls.
+    idle_cpu("matrix 6×6, no circuit model", MATRIX, lambda m: None, args.idle_seconds)
+    for name, config, circuit in TOPOLOGIES:
+        scan_cost(name, config, circuit)
 
 
 if __name__ == "__main__":

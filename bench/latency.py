@@ -85,13 +85,13 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
 
     store.append = timed_append  # type: ignore[method-assign]
     table = Table(board, cmap, store, TableSettings())
-    deliver = table._on_board_frame
+    deliver = table._on_frame
 
     def timed_frame(frame: SensorFrame) -> None:
         frames_at.append(time.perf_counter())
         deliver(frame)
 
-    table._on_board_frame = timed_frame  # type: ignore[method-assign]
+    table._on_frame = timed_frame  # type: ignore[method-assign]
     table.start()
     sub = table.subscribe()
     rng = random.Random(seed)

@@ -1,5 +1,8 @@
 """The one TOML config file: board adapter, wiring, channel and LED maps, seats, web, store.
 
+(Longer than most modules: every key of the file is checked here, one function per
+section, so that each error can name its dotted key.)
+
 Where it is read from (the first that exists wins; see :func:`find_config`):
 
 1. the ``--config FILE`` option (passed to :func:`load_config` as ``path``);
@@ -13,10 +16,11 @@ No file at all gives the defaults: the ``sim`` board with the default channel ma
 Every value from the file is checked; a :class:`ConfigError` names the dotted key and the
 problem, so a maker can find the line to fix:
 
->>> config_from_toml('[board]\\nadapter = "gpoi"')
-Traceback (most recent call last):
-...
-controller.config.ConfigError: board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'
+>>> try:
+...     config_from_toml('[board]\\nadapter = "gpoi"')
+... except ConfigError as exc:
+...     print(exc)
+board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'
 >>> cfg = config_from_toml('[board]\\nadapter = "gpio"\\n[board.gpio]\\ntopology = "direct"\\n'
 ...                        'pins = [5, 6, 13, 19, 26]\\n[board.channels]\\n'
 ...                        't1 = 0\\nt2 = 1\\nt3 = 2\\nt4 = 3\\ntop = 4')
@@ -41,37 +45,69 @@ from typing import Any, Final, Literal, cast
 
 from controller.hardware.channels import SEATS, ChannelMap, ChannelMapError
 from controller.hardware.port import Colour
+from controller.hardware.wiring import (
+    ADAPTERS,
+    DEFAULT_BUZZER_PIN,
+    DEFAULT_COLS,
+    DEFAULT_ROWS,
+    FIRST_GPIO,
+    FIXED_PULL_UP,
+    HEADER_PIN,
+    LAST_GPIO,
+    MUX_CHANNELS,
+    SPI0_PINS,
+    TOPOLOGIES,
+    Adapter,
+    BoardConfig,
+    BuzzerConfig,
+    ConfigError,
+    GpioConfig,
+    LedConfig,
+    ScanTiming,
+    SerialConfig,
+    SpiConfig,
+    Topology,
+    needs_spi0,
+)
+from controller.palette import PaletteError, parse_hex, to_hex
 
-Adapter = Literal["sim", "gpio", "serial"]
-Topology = Literal["direct", "matrix", "mux"]
-
-ADAPTERS: Final[tuple[str, ...]] = ("sim", "gpio", "serial")
-TOPOLOGIES: Final[tuple[str, ...]] = ("direct", "matrix", "mux")
-
-FIRST_GPIO: Final = 2
-LAST_GPIO: Final = 27
-"""BCM GPIO 2–27 are the GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)."""
-
-HEADER_PIN: Final[Mapping[int, int]] = {
-    2: 3, 3: 5, 4: 7, 17: 11, 27: 13, 22: 15, 10: 19, 9: 21, 11: 23, 5: 29, 6: 31, 13: 33,
-    19: 35, 26: 37, 14: 8, 15: 10, 18: 12, 23: 16, 24: 18, 25: 22, 8: 24, 7: 26, 12: 32,
-    16: 36, 20: 38, 21: 40,
-}  # fmt: skip
-"""BCM GPIO number -> physical pin on the 40-pin header (the same on every Pi, Pi 5 too)."""
-
-FIXED_PULL_UP: Final = frozenset({2, 3})
-"""GPIO 2 and 3 carry 1.8 kΩ pull-ups on the Pi itself (I²C); they cannot be pulled down."""
-
-SPI0_PINS: Final = frozenset({7, 8, 9, 10, 11})
-"""With SPI0 enabled (``dtparam=spi=on``) the kernel owns GPIO 7–11 (CE1, CE0, MISO, MOSI,
-SCLK), whether or not the LED chain uses MISO and both chip selects."""
-
-MUX_CHANNELS: Final = 16
-"""Inputs of one CD74HC4067 multiplexer."""
-
-DEFAULT_ROWS: Final[tuple[int, ...]] = (4, 17, 27, 22, 5, 6)
-DEFAULT_COLS: Final[tuple[int, ...]] = (13, 19, 26, 16, 20, 21)
-"""The default 6×6 matrix pins (configs/matrix.toml): clear of SPI0, I²C and the UART."""
+__all__ = [
+    "ADAPTERS",
+    "CONFIG_ENV",
+    "DATA_ENV",
+    "DEFAULT_COLS",
+    "DEFAULT_ROWS",
+    "DEFAULT_SEAT_COLOURS",
+    "FIRST_GPIO",
+    "FIXED_PULL_UP",
+    "HEADER_PIN",
+    "LAST_GPIO",
+    "MUX_CHANNELS",
+    "SPI0_PINS",
+    "STORE_FILE",
+    "TOPOLOGIES",
+    "Adapter",
+    "BoardConfig",
+    "BuzzerConfig",
+    "Config",
+    "ConfigError",
+    "GpioConfig",
+    "LedConfig",
+    "ScanTiming",
+    "SeatConfig",
+    "SerialConfig",
+    "SpiConfig",
+    "StoreConfig",
+    "Topology",
+    "WebConfig",
+    "config_from_mapping",
+    "config_from_toml",
+    "default_config_paths",
+    "default_data_dir",
+    "find_config",
+    "load_config",
+    "needs_spi0",
+]
 
 DEFAULT_SEAT_COLOURS: Final[tuple[str, ...]] = ("#d62728", "#1f77b4", "#f2c500", "#2ca02c")
 
@@ -80,212 +116,20 @@ DATA_ENV: Final = "PYRAMID_DATA_DIR"
 STORE_FILE: Final = "pyramid.sqlite3"
 
 
-class ConfigError(ValueError):
-    """A config value that cannot be used; ``key`` is the dotted key, ``problem`` says why.
-
-    >>> str(ConfigError("board.gpio.rows[2]", "GPIO 28 is not on the 40-pin header"))
-    'board.gpio.rows[2]: GPIO 28 is not on the 40-pin header'
-    """
-
-    def __init__(self, key: str, problem: str) -> None:
-        super().__init__(f"{key}: {problem}" if key else problem)
-        self.key = key
-        self.problem = problem
-
-
 # -- values --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ScanTiming:
-    """How the gpio adapter scans: slowly while nothing moves, fast while a change settles.
-
-    A raw change is first seen by an idle scan (at most ``idle_ms`` after it happens);
-    from then on the adapter scans every ``fast_ms`` until ``agree`` consecutive scans read
-    the new level. So edge to debounced frame takes at most about
-    ``idle_ms + (agree - 1) * fast_ms`` after the contact stops bouncing, and any glitch or
-    chatter shorter than ``(agree - 1) * fast_ms`` never passes.
-    """
-
-    idle_ms: float = 8.0
-    """Period of the scans while the debounced state and the raw reading agree."""
-    fast_ms: float = 1.0
-    """Period of the confirmation scans while any raw bit differs from the debounced state."""
-    agree: int = 4
-    """Consecutive agreeing scans needed before a channel changes (2–16)."""
-    settle_us: float = 0.0
-    """Busy wait after selecting a matrix row or a mux address, for long or slow wiring."""
-
-    @property
-    def worst_latency_ms(self) -> float:
-        """Longest time from a settled contact to its debounced frame (scan time aside)."""
-        return self.idle_ms + (self.agree - 1) * self.fast_ms
-
-    @property
-    def glitch_window_ms(self) -> float:
-        """Pulses shorter than this are always rejected."""
-        return (self.agree - 1) * self.fast_ms
-
-
-@dataclass(frozen=True, slots=True)
-class GpioConfig:
-    """How the sensors are wired to the Pi's header (``[board.gpio]``)."""
-
-    topology: Topology = "matrix"
-    rows: tuple[int, ...] = DEFAULT_ROWS
-    """matrix: GPIOs of the rows, each pulled low in turn (open drain), row 0 first."""
-    cols: tuple[int, ...] = DEFAULT_COLS
-    """matrix: GPIOs of the columns, read with pull-ups; channel = row * len(cols) + col."""
-    pins: tuple[int, ...] = ()
-    """direct: one GPIO per sensor; channel = index in this list."""
-    select: tuple[int, ...] = ()
-    """mux: GPIOs of the shared select lines S0, S1, S2, S3 (S0 first)."""
-    signals: tuple[int, ...] = ()
-    """mux: one GPIO per CD74HC4067 (its SIG pin); channel = mux * 16 + address."""
-    enable: int | None = None
-    """mux: optional GPIO on the multiplexers' EN pins (held low while scanning)."""
-    active: Literal["low", "high"] = "low"
-    """direct and mux: the level of an active sensor (reed to ground, open-drain hall: low)."""
-    scan: ScanTiming = field(default_factory=ScanTiming)
-
-    @property
-    def capacity(self) -> int:
-        """How many channels this wiring can read."""
-        if self.topology == "direct":
-            return len(self.pins)
-        if self.topology == "matrix":
-            return len(self.rows) * len(self.cols)
-        return MUX_CHANNELS * len(self.signals)
-
-    def roles(self) -> tuple[tuple[int, str], ...]:
-        """``(gpio, dotted key)`` for every GPIO this wiring uses, in config order."""
-        used: list[tuple[int, str]] = []
-        by_topology: dict[str, dict[str, tuple[int, ...]]] = {
-            "direct": {"pins": self.pins},
-            "matrix": {"rows": self.rows, "cols": self.cols},
-            "mux": {"select": self.select, "signals": self.signals},
-        }
-        groups = by_topology[self.topology]
-        for name, gpios in groups.items():
-            used.extend((gpio, f"board.gpio.{name}[{i}]") for i, gpio in enumerate(gpios))
-        if self.topology == "mux" and self.enable is not None:
-            used.append((self.enable, "board.gpio.enable"))
-        return tuple(used)
-
-    def describe(self) -> str:
-        """One line for people: ``matrix 6×6 (rows GPIO 4,17,…; cols GPIO 13,…)``."""
-
-        def gpios(values: tuple[int, ...]) -> str:
-            return ",".join(str(v) for v in values)
-
-        if self.topology == "direct":
-            return f"direct, {len(self.pins)} sensors (GPIO {gpios(self.pins)})"
-        if self.topology == "matrix":
-            return (
-                f"matrix {len(self.rows)}×{len(self.cols)} "
-                f"(rows GPIO {gpios(self.rows)}; cols GPIO {gpios(self.cols)})"
-            )
-        return (
-            f"mux, {len(self.signals)}×CD74HC4067 "
-            f"(select GPIO {gpios(self.select)}; signals GPIO {gpios(self.signals)})"
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class SerialConfig:
-    """Where the Pico sensor board is (``[board.serial]``)."""
-
-    port: str = "auto"
-    """``auto`` (find USB id 2E8A:0005), a device path, or a pyserial URL (``loop://``)."""
-    baudrate: int = 115_200
-    """Only matters for a USB-serial adapter or a real UART; USB CDC ignores it."""
-    usb_id: tuple[int, int] = (0x2E8A, 0x0005)
-    """``usb_id = "2E8A:0005"``: the vendor and product id that ``auto`` looks for."""
-    buzzer: bool | None = None
-    """``buzzer = "auto"`` (the default: the board says so after its HELLO), true or false."""
-    silence_s: float = 3.0
-    """Seconds without a valid line before the link counts as lost (the Pico reports ≤ 1 s)."""
-    refresh_s: float = 2.0
-    """The LED frame is sent again this often (the firmware blanks after 10 s without one)."""
-    frame_retry_s: float = 0.25
-    """Seconds to wait for a frame's OK before it is sent again."""
-    handshake_s: float = 0.5
-    """Seconds to wait for HELLO after each HELLO?."""
-
-
-@dataclass(frozen=True, slots=True)
-class BoardConfig:
-    """``[board]``: which adapter, its wiring, and what each channel and LED means."""
-
-    adapter: Adapter = "sim"
-    channel_map: ChannelMap = field(default_factory=ChannelMap.default)
-    """``[board.channels]`` and ``[board.leds]``, checked and built into one map."""
-    gpio: GpioConfig = field(default_factory=GpioConfig)
-    serial: SerialConfig = field(default_factory=SerialConfig)
-
-    @property
-    def channels(self) -> Mapping[str, int]:
-        """``[board.channels]``: channel number by name."""
-        return self.channel_map.channel_by_name
-
-    @property
-    def leds(self) -> Mapping[str, int]:
-        """``[board.leds]``: LED number (position in the chain) by name."""
-        return self.channel_map.led_by_name
-
-
-@dataclass(frozen=True, slots=True)
-class SpiConfig:
-    """The SPI pins of the APA102/SK9822 chain (``[leds] spi``)."""
-
-    clock: int = 11
-    mosi: int = 10
-    select: int = 8
-    """gpiozero always drives a chip select; the LEDs ignore it. CE0 (8) for SPI0."""
-    rate_hz: int = 2_000_000
-    """Clock rate for hardware SPI (bit-banged SPI goes as fast as it can)."""
-
-    @property
-    def hardware(self) -> bool:
-        """True for the SPI0 pins, which the kernel drives (fast, no CPU)."""
-        return (self.clock, self.mosi) == (11, 10) and self.select in (8, 7)
-
-    def roles(self) -> tuple[tuple[int, str], ...]:
-        if self.hardware:
-            # The kernel takes all of GPIO 7–11 once SPI0 is on; claim them all so a sensor
-            # wired to MISO or the other chip select is reported, not silently dead.
-            return tuple((gpio, "leds.spi (SPI0 uses GPIO 7–11)") for gpio in sorted(SPI0_PINS))
-        return (
-            (self.clock, "leds.spi.clock"),
-            (self.mosi, "leds.spi.mosi"),
-            (self.select, "leds.spi.select"),
-        )
-
-
-@dataclass(frozen=True, slots=True)
-class LedConfig:
-    """``[leds]``: the LED chain and its global brightness limit."""
-
-    brightness: float = 0.25
-    """Global limit, 0..1: every colour is scaled by it (power budget, and eyes)."""
-    spi: SpiConfig | None = field(default_factory=SpiConfig)
-    """The SPI pins for the gpio adapter; ``None`` (``spi = false``) when no LEDs are wired."""
-    order: str = "bgr"
-    """Colour byte order on the wire: ``bgr`` for APA102 and SK9822; some clones differ."""
+# The [board], [leds] and [buzzer] values live in controller/hardware/wiring.py, beside the
+# adapters that use them; the rest of the file's sections are here.
 
 
 @dataclass(frozen=True, slots=True)
 class SeatConfig:
     """``[seats]``: the colour of each seat, index = colour number."""
 
-    colours: tuple[Colour, ...] = tuple(
-        (int(h[1:3], 16), int(h[3:5], 16), int(h[5:7], 16)) for h in DEFAULT_SEAT_COLOURS
-    )
+    colours: tuple[Colour, ...] = tuple(parse_hex(h) for h in DEFAULT_SEAT_COLOURS)
 
     def hex(self, colour: int) -> str:
         """``#rrggbb`` of colour number ``colour``, for the web page."""
-        r, g, b = self.colours[colour]
-        return f"#{r:02x}{g:02x}{b:02x}"
+        return to_hex(self.colours[colour])
 
 
 @dataclass(frozen=True, slots=True)
@@ -312,6 +156,8 @@ class Config:
     seats: SeatConfig = field(default_factory=SeatConfig)
     web: WebConfig = field(default_factory=WebConfig)
     store: StoreConfig = field(default_factory=StoreConfig)
+    buzzer: BuzzerConfig | None = None
+    """``[buzzer]``: the piezo on the Pi's header, or None (no section: no buzzer)."""
     source: Path | None = None
     """The file this came from, or None for the built-in defaults."""
 
@@ -384,13 +230,16 @@ def config_from_toml(text: str, source: Path | None = None) -> Config:
 
 def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> Config:
     """Check an already parsed TOML document and build the :class:`Config`."""
-    _known(data, "", ("board", "leds", "seats", "web", "store"))
+    _known(data, "", ("board", "leds", "buzzer", "seats", "web", "store"))
     board_data = _table(data.get("board", {}), "board")
     leds = _leds(_table(data.get("leds", {}), "leds"))
-    board = _board(board_data, leds)
+    adapter = _choice(board_data.get("adapter", "sim"), "board.adapter", ADAPTERS)
+    buzzer = _buzzer(_table(data["buzzer"], "buzzer"), adapter) if "buzzer" in data else None
+    board = _board(board_data, leds, buzzer)
     return Config(
         board=board,
         leds=leds,
+        buzzer=buzzer,
         seats=_seats(_table(data.get("seats", {}), "seats")),
         web=_web(_table(data.get("web", {}), "web")),
         store=_store(_table(data.get("store", {}), "store")),
@@ -558,14 +407,14 @@ def _scan_timing(table: dict[str, Any], prefix: str) -> ScanTiming:
     return ScanTiming(idle_ms=idle, fast_ms=fast, agree=agree, settle_us=settle)
 
 
-def _board(table: dict[str, Any], leds: LedConfig) -> BoardConfig:
+def _board(table: dict[str, Any], leds: LedConfig, buzzer: BuzzerConfig | None) -> BoardConfig:
     _known(table, "board", ("adapter", "channels", "leds", "gpio", "serial"))
     adapter = cast(Adapter, _choice(table.get("adapter", "sim"), "board.adapter", ADAPTERS))
     gpio = _gpio_config(_table(table["gpio"], "board.gpio")) if "gpio" in table else GpioConfig()
     serial = _serial_config(_table(table.get("serial", {}), "board.serial"))
     channel_map = _channel_map(table)
     if adapter == "gpio":
-        _check_pins_once(gpio, leds)
+        _check_pins_once(gpio, leds, buzzer)
         for name, channel in sorted(channel_map.channel_by_name.items(), key=lambda kv: kv[1]):
             if channel >= gpio.capacity:
                 raise ConfigError(
@@ -648,10 +497,11 @@ def _channel_map(table: dict[str, Any]) -> ChannelMap:
         raise ConfigError(f"board.{exc.key}", exc.problem) from None
 
 
-def _check_pins_once(gpio: GpioConfig, leds: LedConfig) -> None:
+def _check_pins_once(gpio: GpioConfig, leds: LedConfig, buzzer: BuzzerConfig | None) -> None:
     owner: dict[int, str] = {}
     roles = list(leds.spi.roles()) if leds.spi is not None else []
     roles += gpio.roles()
+    roles += buzzer.roles() if buzzer is not None else ()
     for pin, key in roles:
         if pin in owner:
             raise ConfigError(key, f"GPIO {pin} is already used by {owner[pin]}")
@@ -712,9 +562,6 @@ def _leds(table: dict[str, Any]) -> LedConfig:
     return LedConfig(brightness=brightness, spi=spi, order=order)
 
 
-_HEX_COLOUR = re.compile(r"#[0-9a-fA-F]{6}")
-
-
 def _seats(table: dict[str, Any]) -> SeatConfig:
     _known(table, "seats", ("colours",))
     if "colours" not in table:
@@ -728,9 +575,10 @@ def _seats(table: dict[str, Any]) -> SeatConfig:
     colours: list[Colour] = []
     for i, item in enumerate(value):
         text = _string(item, f"{key}[{i}]")
-        if not _HEX_COLOUR.fullmatch(text):
-            raise ConfigError(f"{key}[{i}]", f"must look like '#d62728', not {text!r}")
-        colour = (int(text[1:3], 16), int(text[3:5], 16), int(text[5:7], 16))
+        try:
+            colour = parse_hex(text)
+        except PaletteError as exc:
+            raise ConfigError(f"{key}[{i}]", str(exc)) from None
         if colour in colours:
             raise ConfigError(
                 f"{key}[{i}]", f"{text} is already the colour of seat {colours.index(colour)}"
@@ -739,6 +587,22 @@ def _seats(table: dict[str, Any]) -> SeatConfig:
             raise ConfigError(f"{key}[{i}]", "black cannot be shown on an LED")
         colours.append(colour)
     return SeatConfig(tuple(colours))
+
+
+def _buzzer(table: dict[str, Any], adapter: str) -> BuzzerConfig:
+    _known(table, "buzzer", ("pin",))
+    if adapter != "gpio":
+        raise ConfigError(
+            "buzzer",
+            f"drives a piezo from the Pi's own header, which the {adapter!r} adapter does "
+            "not use (a Pico's buzzer pin is set in firmware/config.py); remove [buzzer]",
+        )
+    if "pin" not in table:
+        raise ConfigError(
+            "buzzer.pin",
+            f"is required: the BCM GPIO the piezo is wired to (e.g. {DEFAULT_BUZZER_PIN})",
+        )
+    return BuzzerConfig(pin=_gpio(table["pin"], "buzzer.pin"))
 
 
 def _web(table: dict[str, Any]) -> WebConfig:

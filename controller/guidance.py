@@ -5,7 +5,9 @@ It follows "What the LEDs say" in DESIGN.md:
 - whose turn: the seat LED of the player to move, in their colour (blinking while a
   computer seat is still thinking);
 - a bonus pearl to place: the base footprint of its position blinks in the bonus colour
-  (only the first waiting bonus is shown; the confirm button glows in its colour);
+  (one at a time: the referee passes the one to show first; the confirm button glows in
+  its colour);
+- a move taken back under bonus pearls: the footprint of the top one flashes white;
 - a pearl where none belongs: its cell flashes white; a pearl missing: its cell blinks in
   the colour that belongs there. While anything is wrong only that is shown, so the
   family fixes the board before anything else;
@@ -14,7 +16,7 @@ It follows "What the LEDs say" in DESIGN.md:
 - Pyramidos: each target shows its owner's colour; the top blinks (pulses) in the
   mover's colour once it is open; the end-turn button glows in the mover's colour;
 - game over: the winner's colour sweeps the board, one diagonal at a time (frame ``k``
-  of the animation is ``GuidanceOptions(sweep_frame=k)``; the Table steps it on a timer).
+  of the animation is ``GuidanceOptions(sweep_frame=k)``; the referee steps it on a timer).
 
 >>> from controller.rules import perlen
 >>> state, _ = perlen.play(perlen.new_game(), "c3")
@@ -42,7 +44,7 @@ from controller.hardware.channels import CELLS, SEATS, TARGETS, ChannelMap
 from controller.hardware.port import OFF, Colour, Led, LedFrame, LedMode
 from controller.palette import WHITE, scaled
 from controller.rules import perlen, pyramidos
-from controller.rules.notation import Target
+from controller.rules.notation import FILES, Target
 
 Game = perlen.PerlenState | pyramidos.PyramidosState
 Picture = dict[str, Led]
@@ -56,8 +58,6 @@ SWEEP_PERIOD = SWEEP_DIAGONALS + SWEEP_GAP
 """Frames of one sweep across the base (Pyramidos uses the same period over its targets)."""
 SWEEP_TRAIL = (1.0, 0.3, 0.08)
 """Brightness of the sweeping diagonal and the two behind it."""
-
-FILES = "abcde"
 
 
 class MismatchKind(enum.Enum):
@@ -105,6 +105,9 @@ class GuidanceOptions:
     """A computer seat is to move and has not chosen yet (its seat LED blinks)."""
     sweep_frame: int | None = 0
     """Game over: the frame of the sweep animation; None for the calm picture after it."""
+    take_off: tuple[str, ...] = ()
+    """A move taken back: the base footprint of the bonus pearl to take off it first
+    (flashes white, like every piece that does not belong)."""
 
 
 def guide(
@@ -159,6 +162,8 @@ def _perlen(
     _seat(picture, players, mover, options.thinking and not wrong and not pending)
     if wrong:
         picture.update(_mismatch_picture(wrong, players))
+        for cell in options.take_off:
+            picture[cell] = Led(WHITE, LedMode.BLINK)
         return picture
     if pending:
         bonus = pending[0]

@@ -12,7 +12,8 @@ and the leaderboard and keeps its own settings here.
 ...     PlayerRecord(0, 0, "Anna", "red", "#d62728"),
 ...     PlayerRecord(1, 1, "Ben", "blue", "#1f77b4"),
 ...     PlayerRecord(2, 2, "Cleo", "yellow", "#f2c500")], {}, children_help=False)
->>> [e.seq for e in store.append(game_id, [("move", {"cell": "c3", "colour": 0})])]
+>>> from controller.referee.events import BasePearl
+>>> [e.seq for e in store.append(game_id, [BasePearl("c3", 0)])]
 [1]
 >>> store.unfinished().events[0].data
 {'cell': 'c3', 'colour': 0}
@@ -26,6 +27,10 @@ opening the path again then starts an empty store.
 
 Schema changes go through :data:`MIGRATIONS` (``PRAGMA user_version`` counts them); a
 file written by a newer version is refused and left alone.
+
+(Over 500 lines on purpose: one class owns one file, its one writer connection and its
+lock, from opening and setting aside to the last query; the values it returns live in
+:mod:`controller.store_values`.)
 """
 
 from __future__ import annotations
@@ -37,10 +42,19 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 
+from controller.referee.events import (
+    Aborted,
+    Event,
+    EventError,
+    Result,
+    fold,
+    from_stored,
+    standing,
+)
+from controller.referee.games import new_game, read_options
 from controller.rules import perlen, pyramidos
 from controller.rules.records import (
     PERLEN,
@@ -48,6 +62,16 @@ from controller.rules.records import (
     PerlenRecord,
     PyramidosRecord,
     record_to_dict,
+)
+from controller.store_values import (
+    GameSummary,
+    LeaderRow,
+    PlayerRecord,
+    StoredEvent,
+    StoredGame,
+    StoreError,
+    StoreWriteError,
+    write_fault,
 )
 
 log = logging.getLogger(__name__)
@@ -58,9 +82,6 @@ SCHEMA_VERSION: Final = 1
 """``PRAGMA user_version`` this code writes; older files are migrated, newer refused."""
 
 GAMES: Final = (PERLEN, PYRAMIDOS)
-EVENT_KINDS: Final = ("move", "bonus", "undo", "land", "leave", "end")
-"""``move`` a base pearl (Perlen-Pyramide), ``bonus`` a bonus pearl acknowledged, ``undo``
-the last move or event taken back, ``land``/``leave``/``end`` Pyramidos events."""
 STATUSES: Final = ("playing", "over", "aborted")
 MAX_SETTING_BYTES: Final = 64 * 1024
 WAL_SAFETY_PAGES: Final = 20_000
@@ -105,174 +126,6 @@ _SCHEMA_1: Final = (
 
 MIGRATIONS: Final[Mapping[int, tuple[str, ...]]] = {1: _SCHEMA_1}
 """Statements that take a file from ``user_version`` n-1 to n, applied in order."""
-
-
-class StoreError(RuntimeError):
-    """The store cannot be used; the message names the file and what happened to it."""
-
-    def __init__(self, path: Path, problem: str, set_aside: Path | None = None) -> None:
-        where = f"game store {path}"
-        tail = (
-            f"; it was renamed to {set_aside.name} and a new store can start" if set_aside else ""
-        )
-        super().__init__(f"{where}: {problem}{tail}")
-        self.path = path
-        self.problem = problem
-        self.set_aside = set_aside
-        """Where the unusable file went, or None when it was left in place."""
-
-
-@dataclass(frozen=True, slots=True)
-class PlayerRecord:
-    """A player of one game, as kept in the store."""
-
-    number: int
-    """The colour number (Perlen-Pyramide, turn order) or the seat (Pyramidos)."""
-    seat: int
-    """The physical seat at the board (0–3)."""
-    name: str
-    colour: str
-    """The palette colour name (``red``)."""
-    hex: str
-    """``#rrggbb`` as it was in this game."""
-    computer: str | None = None
-    """The computer level of a computer seat, or None for a person."""
-    points: int | None = None
-    """Score once the game is over."""
-    won: bool | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "number": self.number,
-            "seat": self.seat,
-            "name": self.name,
-            "colour": self.hex,
-            "colour_name": self.colour,
-            "computer": self.computer,
-            "points": self.points,
-            "won": self.won,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class StoredEvent:
-    seq: int
-    """1, 2, … within its game."""
-    at: float
-    """Unix time when it was committed."""
-    kind: str
-    data: Mapping[str, Any]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"seq": self.seq, "at": self.at, "kind": self.kind, "data": dict(self.data)}
-
-
-@dataclass(frozen=True, slots=True)
-class GameSummary:
-    """One line of the history page."""
-
-    id: int
-    game: str
-    status: str
-    """``playing``, ``over`` or ``aborted``."""
-    started: float
-    finished: float | None
-    players: tuple[PlayerRecord, ...]
-    winners: tuple[str, ...]
-    """Names of the winners (several on a shared win; empty unless over)."""
-    events: int
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "game": self.game,
-            "status": self.status,
-            "started": self.started,
-            "finished": self.finished,
-            "players": [p.to_dict() for p in self.players],
-            "winners": list(self.winners),
-            "events": self.events,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class StoredGame:
-    """A whole game: players, options, every event with its time, the result, the record."""
-
-    summary: GameSummary
-    options: Mapping[str, Any]
-    children_help: bool
-    events: tuple[StoredEvent, ...]
-    result: Mapping[str, Any] | None
-    """Scores and winners once over; ``{"reason": …}`` for an aborted game."""
-    record: Mapping[str, Any] = field(default_factory=dict)
-    """The game record (``controller.rules.records``) of the moves that stand."""
-
-    @property
-    def id(self) -> int:
-        return self.summary.id
-
-    @property
-    def game(self) -> str:
-        return self.summary.game
-
-    @property
-    def players(self) -> tuple[PlayerRecord, ...]:
-        return self.summary.players
-
-    def to_dict(self) -> dict[str, Any]:
-        out = self.summary.to_dict()
-        out.update(
-            options=dict(self.options),
-            children_help=self.children_help,
-            events=[e.to_dict() for e in self.events],
-            result=None if self.result is None else dict(self.result),
-            record=dict(self.record),
-        )
-        return out
-
-
-@dataclass(frozen=True, slots=True)
-class LeaderRow:
-    name: str
-    games: int
-    """Finished games played."""
-    wins: int
-    """Games won, shared wins included."""
-    points: int
-    """Sum of scores (visible pearls, or Pyramidos points)."""
-    computer: bool = False
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "games": self.games,
-            "wins": self.wins,
-            "points": self.points,
-            "computer": self.computer,
-        }
-
-
-def standing_moves(game: str, events: Sequence[StoredEvent]) -> tuple[str, ...]:
-    """The moves (or Pyramidos events) that stand once every ``undo`` is applied.
-
-    >>> e = [StoredEvent(1, 0, "move", {"cell": "c3"}), StoredEvent(2, 0, "move", {"cell": "d4"}),
-    ...      StoredEvent(3, 0, "undo", {}), StoredEvent(4, 0, "move", {"cell": "c4"})]
-    >>> standing_moves("perlen-pyramide", e)
-    ('c3', 'c4')
-    """
-    moves: list[str] = []
-    for event in events:
-        if event.kind == "undo":
-            if moves:
-                moves.pop()
-        elif game == PERLEN and event.kind == "move":
-            moves.append(str(event.data["cell"]))
-        elif game == PYRAMIDOS and event.kind in ("land", "leave"):
-            moves.append(f"{event.kind} {event.data['target']}")
-        elif game == PYRAMIDOS and event.kind == "end":
-            moves.append("end")
-    return tuple(moves)
 
 
 def _dumps(value: Any) -> str:
@@ -420,17 +273,24 @@ class Store:
     # -- connections -------------------------------------------------------------------------
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; a file that cannot be written is :class:`StoreWriteError`."""
         with self._write_lock:
             if self._closed:
                 raise StoreError(self.path, "is closed")
             conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
             try:
-                yield conn
-            except BaseException:
-                conn.execute("ROLLBACK")
-                raise
-            conn.execute("COMMIT")
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    yield conn
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:  # SQLite may have rolled back already (a full disk)
+                        conn.execute("ROLLBACK")
+                    raise
+            except (sqlite3.OperationalError, OSError) as exc:
+                raise StoreWriteError(
+                    self.path, write_fault(exc), f"cannot be written: {exc}"
+                ) from exc
 
     def _read(self) -> sqlite3.Connection:
         if self._closed:
@@ -457,10 +317,19 @@ class Store:
         if game not in GAMES:
             raise ValueError(f"game must be one of {GAMES}, not {game!r}")
         now = self._clock()
+        replaced = Aborted("a new game was started")
         with self._write() as conn:
+            for (old,) in conn.execute("SELECT id FROM games WHERE status='playing'").fetchall():
+                seq = conn.execute(
+                    "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (old,)
+                ).fetchone()[0]
+                conn.execute(
+                    "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
+                    (old, seq + 1, now, replaced.kind, _dumps(replaced.data())),
+                )
             conn.execute(
                 "UPDATE games SET status='aborted', finished=?, result=? WHERE status='playing'",
-                (now, _dumps({"reason": "a new game was started"})),
+                (now, _dumps(replaced.data())),
             )
             cursor = conn.execute(
                 "INSERT INTO games (game, options, children_help, started) VALUES (?, ?, ?, ?)",
@@ -485,20 +354,17 @@ class Store:
     def append(
         self,
         game_id: int,
-        events: Sequence[tuple[str, Mapping[str, Any]]],
+        events: Sequence[Event],
         *,
-        result: Mapping[str, Any] | None = None,
-        points: Sequence[int] = (),
-        winners: Sequence[int] = (),
+        result: Result | None = None,
     ) -> tuple[StoredEvent, ...]:
-        """Commit ``events`` (kind, data) in one transaction; durable when this returns.
+        """Commit ``events`` in one transaction; durable when this returns.
 
-        With ``result``, the game is finished in the same transaction: ``points`` and
-        ``winners`` (player numbers) go to the players for the leaderboard.
+        With ``result`` the game is finished in the same transaction (its points and
+        winners go to the players, for the leaderboard); an :class:`Aborted` event ends
+        it without one. Raises :class:`StoreWriteError` when the file cannot be written
+        (a full or read-only card): nothing of the transaction is kept.
         """
-        for kind, _data in events:
-            if kind not in EVENT_KINDS:
-                raise ValueError(f"event kind must be one of {EVENT_KINDS}, not {kind!r}")
         now = self._clock()
         stored: list[StoredEvent] = []
         with self._write() as conn:
@@ -508,33 +374,30 @@ class Store:
             seq = conn.execute(
                 "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (game_id,)
             ).fetchone()[0]
-            for kind, data in events:
+            for event in events:
                 seq += 1
+                data = event.data()
                 conn.execute(
                     "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
-                    (game_id, seq, now, kind, _dumps(dict(data))),
+                    (game_id, seq, now, event.kind, _dumps(data)),
                 )
-                stored.append(StoredEvent(seq, now, kind, dict(data)))
+                stored.append(StoredEvent(seq, now, event.kind, data))
+                if isinstance(event, Aborted):
+                    conn.execute(
+                        "UPDATE games SET status='aborted', finished=?, result=? WHERE id=?",
+                        (now, _dumps({"reason": event.reason}), game_id),
+                    )
             if result is not None:
                 conn.execute(
                     "UPDATE games SET status='over', finished=?, result=? WHERE id=?",
-                    (now, _dumps(dict(result)), game_id),
+                    (now, _dumps(dict(result.details)), game_id),
                 )
-                for number, score in enumerate(points):
+                for number, score in enumerate(result.points):
                     conn.execute(
                         "UPDATE players SET points=?, won=? WHERE game_id=? AND number=?",
-                        (score, int(number in winners), game_id, number),
+                        (score, int(number in result.winners), game_id, number),
                     )
         return tuple(stored)
-
-    def abort(self, game_id: int, reason: str) -> None:
-        """Mark an unfinished game aborted (kept in the history, never resumed)."""
-        with self._write() as conn:
-            conn.execute(
-                "UPDATE games SET status='aborted', finished=?, result=? "
-                "WHERE id=? AND status='playing'",
-                (self._clock(), _dumps({"reason": reason}), game_id),
-            )
 
     def unfinished(self) -> StoredGame | None:
         """The game being played when the program stopped, if any (the newest)."""
@@ -676,17 +539,31 @@ def _check_key(key: str) -> None:
 def _record(
     summary: GameSummary, options: Mapping[str, Any], events: Sequence[StoredEvent]
 ) -> dict[str, Any]:
+    """The game record of the moves that stand: the stored events folded onto the game."""
     names = tuple(p.name for p in summary.players)
-    moves = standing_moves(summary.game, events)
     try:
-        if summary.game == PERLEN:
-            return record_to_dict(
-                PerlenRecord(moves, perlen.PerlenOptions.from_dict(options), names)
-            )
-        return record_to_dict(
-            PyramidosRecord(moves, pyramidos.PyramidosOptions.from_dict(len(names), options), names)
-        )
-    except (perlen.OptionError, pyramidos.SetupError) as exc:
-        # Options this version cannot read: keep the game visible, without a record.
+        opts = read_options(summary.game, len(names), dict(options))
+        moves = standing(fold(new_game(opts), (from_stored(e.kind, e.data) for e in events)))
+    except (perlen.OptionError, pyramidos.SetupError, EventError) as exc:
+        # Options or events this version cannot read: keep the game visible, without a record.
         log.warning("game %d: no record (%s)", summary.id, exc)
         return {}
+    if isinstance(opts, perlen.PerlenOptions):
+        return record_to_dict(PerlenRecord(moves, opts, names))
+    return record_to_dict(PyramidosRecord(moves, opts, names))
+
+
+__all__ = [
+    "APPLICATION_ID",
+    "MIGRATIONS",
+    "SCHEMA_VERSION",
+    "GameSummary",
+    "LeaderRow",
+    "PlayerRecord",
+    "Store",
+    "StoreError",
+    "StoreWriteError",
+    "StoredEvent",
+    "StoredGame",
+    "write_fault",
+]

@@ -6,7 +6,8 @@ consecutive raw scans all read the new level. A one-scan glitch never passes (``
 is at least 2), and contact bounce, which flips the level faster than ``agree`` scans,
 never passes either; the final level after the bounce does.
 
-Cost is a few integer operations per scan however many channels there are.
+Cost is a few integer operations per scan however many channels there are. The type
+hints are for mypy on the host; MicroPython parses and ignores them.
 
 >>> d = Debouncer(agree=3)
 >>> [d.feed(0b01) for _ in range(3)]
@@ -25,8 +26,8 @@ class Debouncer:
         if agree < 2:
             raise ValueError("agree must be at least 2 so that a one-scan glitch never passes")
         self.agree = agree
-        self.state = initial
-        self._history = [initial] * agree
+        self.state: int = initial
+        self._history: list[int] = [initial] * agree
         self._i = 0
 
     def feed(self, raw: int) -> int | None:

@@ -20,8 +20,15 @@ if TYPE_CHECKING:
 __all__ = ["create_app", "serve", "stop"]
 
 
-def create_app(*, table: Any, store: Any, board: Any = None, config: Any = None,
-               testing: bool = False, web: Any = None) -> Flask:  # fmt: skip
+def create_app(
+    *,
+    table: Any,
+    store: Any,
+    board: Any = None,
+    config: Any = None,
+    testing: bool = False,
+    web: Any = None,
+) -> Flask:
     """See :func:`web_ui.app.create_app`."""
     from web_ui.app import create_app as build
 

@@ -15,7 +15,7 @@ page's ``<meta name="csrf-token">``)::
     POST /api/lock       {}
     POST /api/game       {"game": "perlen-pyramide", "players": [{"name", "colour",
                           "computer"}…], "first_seat": 0, "options": {…}, "children_help": false}
-    POST /api/command/<confirm|end_turn|undo|abort|hint>   {}
+    POST /api/command/<confirm|end_turn|undo|abort|hint|play_again>   {}
     POST /api/led-test   {"led": "c3"|"all", "colour": "#ff0000"} or {"stop": true}
     POST /api/virtual    {"name": "c3"|"t2"|"button:confirm", "action": "toggle"|"on"|"off"|"press"}
     POST /api/settings   {"language": "da"}
@@ -26,16 +26,19 @@ Answers are ``{"ok": true, …}`` or ``{"ok": false, "error": "sentence"}`` with
 
 from __future__ import annotations
 
-from typing import Any
+import json
+from typing import Any, NoReturn
 
 from flask import Blueprint, Response, abort, jsonify, request
 from flask_babel import gettext
 from flask_wtf.csrf import generate_csrf
 
+from controller.referee.state import Reply
 from web_ui import auth, control, forms, i18n, security
-from web_ui.app import web_state
 from web_ui.auth import admin_required, require_json_object
+from web_ui.render import say
 from web_ui.replay import ReplayUnavailable, replay_steps
+from web_ui.state import web_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -49,13 +52,25 @@ def _query_int(name: str, default: int, low: int, high: int) -> int:
     if raw is None:
         return default
     if not raw.isascii() or not raw.isdigit() or len(raw) > 9 or not low <= int(raw) <= high:
-        abort(400, gettext("%(name)s must be a whole number from %(low)d to %(high)d.",
-                           name=name, low=low, high=high))  # fmt: skip
+        abort(
+            400,
+            gettext(
+                "%(name)s must be a whole number from %(low)d to %(high)d.",
+                name=name,
+                low=low,
+                high=high,
+            ),
+        )
     return int(raw)
 
 
-def _checked(exc: forms.InputError) -> Any:
+def _checked(exc: forms.InputError) -> NoReturn:
     abort(400, str(exc))
+
+
+def replied(reply: Reply, **extra: Any) -> Response:
+    """A command's answer: what the referee said, in the reader's language."""
+    return ok(message=say(reply.message), **extra)
 
 
 # -- reading ---------------------------------------------------------------------------------
@@ -63,12 +78,12 @@ def _checked(exc: forms.InputError) -> Any:
 
 @bp.get("/state")
 def state() -> Response:
+    """The snapshot (its JSON made once by the Table and shared) with the note and the
+    prompt in the reader's language."""
     snapshot = web_state().table.snapshot
-    # The Table makes each snapshot's JSON once (Snapshot.json); every caller shares it.
-    text = getattr(snapshot, "json", None)
-    if not isinstance(text, str):
-        return jsonify(snapshot.to_dict())
-    return Response(text, mimetype="application/json")
+    text = {"note": say(snapshot.note), "prompt": say(snapshot.prompt)}
+    body = snapshot.json[:-1] + ',"text":' + json.dumps(text, ensure_ascii=False) + "}"
+    return Response(body, mimetype="application/json")
 
 
 @bp.get("/games")
@@ -110,7 +125,7 @@ def game_replay(game_id: int) -> Response:
                     "label": s.label,
                     "mover": s.mover,
                     "bonuses": list(s.bonuses),
-                    "snapshot": s.snapshot,
+                    "snapshot": s.snapshot.to_json(),
                 }
                 for s in steps
             ]
@@ -167,38 +182,31 @@ def change_pin() -> Response:
 @bp.post("/game")
 @admin_required
 def new_game() -> Response:
-    from web_ui.pages import levels
-
     body = require_json_object()
     try:
-        chosen = forms.parse_setup(body, levels=levels())
+        chosen = forms.parse_setup(body, levels=web_state().levels)
     except forms.InputError as exc:
         _checked(exc)
-    reply = control.new_game(chosen)
-    return ok(message=reply.message)
+    return replied(control.new_game(chosen))
 
 
 @bp.post("/command/<name>")
 @admin_required
 def command(name: str) -> Response:
-    if name not in control.SIMPLE:
+    if name not in control.ACTIONS:
         abort(404, gettext("There is no such command."))
-    reply = control.simple(name)
-    return ok(message=reply.message)
+    return replied(control.action(name))
 
 
 @bp.post("/led-test")
 @admin_required
 def led_test() -> Response:
-    from web_ui.pages import led_names
-
     body = require_json_object()
     try:
-        wanted = forms.parse_led_test(body, led_names())
+        wanted = forms.parse_led_test(body, web_state().led_names)
     except forms.InputError as exc:
         _checked(exc)
-    reply = control.led_test(wanted)
-    return ok(message=reply.message)
+    return replied(control.led_test(wanted))
 
 
 @bp.post("/virtual")
@@ -210,8 +218,18 @@ def virtual() -> Response:
         press = forms.parse_virtual(body, list(web.channel_map.channel_by_name))
     except forms.InputError as exc:
         _checked(exc)
-    active = control.virtual(press)
-    return ok(name=press.name, active=active)
+    touched = control.virtual(press)
+    snap = touched.snapshot
+    return ok(
+        name=press.name,
+        active=touched.active,
+        version=snap.version,
+        sensor_seq=snap.sensor_seq,
+        moves=snap.moves,
+        status=snap.status,
+        note=say(snap.note),
+        prompt=say(snap.prompt),
+    )
 
 
 @bp.post("/settings")

@@ -13,98 +13,29 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import threading
-import time
-from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from babel.dates import format_datetime
-from flask import Flask, current_app, g, request
+from flask import Flask, Response, g, request
 from flask_babel import Babel, get_locale
 from flask_wtf.csrf import CSRFProtect, generate_csrf
 
-from controller.hardware.channels import ChannelMap
-from controller.hardware.sim import SimBoard
-from web_ui import i18n, security
-from web_ui.live import LiveHub
+from controller.config import Config
+from controller.hardware.port import Board
+from controller.store import Store
+from web_ui import api, errors, events, i18n, pages, render, security
+from web_ui.auth import is_admin
+from web_ui.live import LiveHub, TableLike
 from web_ui.reviews import Reviewer
+from web_ui.state import KEY, WebSettings, WebState, state_of, web_state
+
+__all__ = ["WebSettings", "WebState", "close_app", "create_app", "web_state"]
 
 log = logging.getLogger("web_ui")
 
 HERE = Path(__file__).resolve().parent
-
-
-@dataclass(frozen=True, slots=True)
-class WebSettings:
-    """Tunables of the web page; the defaults suit a Pi serving a family's phones."""
-
-    heartbeat: float = 15.0
-    """Seconds between SSE keep-alive comments (below waitress' 120 s channel timeout)."""
-    max_streams: int = 64
-    """Live pages open at once; more are told to retry (503) so reads always get a thread."""
-    spare_threads: int = 8
-    """Waitress threads beyond ``max_streams`` for pages and the JSON API."""
-    session_hours: float = 12.0
-    """How long a PIN unlocks a browser."""
-    throttle_free: int = 3
-    """Wrong PINs without delay, per client."""
-    throttle_base: float = 1.0
-    """Seconds of the first delay; each further wrong PIN doubles it."""
-    throttle_cap: float = 900.0
-    command_timeout: float = 5.0
-    """How long a request waits for the Table to handle a command."""
-    review_budget: float = 0.25
-    """Seconds the computer thinks about each move when reviewing a finished game."""
-
-    @property
-    def threads(self) -> int:
-        return self.max_streams + self.spare_threads
-
-
-@dataclass
-class WebState:
-    """Everything the views need, kept on the app (never in module globals)."""
-
-    table: Any
-    store: Any
-    board: Any
-    channel_map: ChannelMap
-    config: Any
-    settings: WebSettings
-    hub: LiveHub
-    throttle: security.Throttle
-    secret: str
-    reviewer: Reviewer = field(default_factory=Reviewer)
-    default_language: str = i18n.DEFAULT_LANGUAGE
-    started: float = field(default_factory=time.time)
-    static_versions: dict[str, str] = field(default_factory=dict)
-    stop_serving: threading.Event = field(default_factory=threading.Event)
-    """Set by :func:`web_ui.server.stop`: the serving loop returns."""
-    server: Any = None
-    """The waitress server while :func:`web_ui.server.serve` runs."""
-
-    @property
-    def virtual(self) -> bool:
-        """The page is the board: the sim adapter is in use."""
-        return isinstance(self.board, SimBoard)
-
-
-def web_state() -> WebState:
-    """The :class:`WebState` of the current app."""
-    state: WebState = current_app.extensions["pyramid"]
-    return state
-
-
-def _channel_map(table: Any, board: Any, config: Any) -> ChannelMap:
-    for source in (table, config and getattr(config, "board", None)):
-        cmap = getattr(source, "channel_map", None)
-        if isinstance(cmap, ChannelMap):
-            return cmap
-    if board is not None and board.channels < ChannelMap.default().channel_count:
-        raise ValueError("create_app: give the channel map of this board (table.channel_map)")
-    return ChannelMap.default()
 
 
 def _static_versions() -> dict[str, str]:
@@ -120,10 +51,10 @@ def _static_versions() -> dict[str, str]:
 
 def create_app(
     *,
-    table: Any,
-    store: Any,
-    board: Any = None,
-    config: Any = None,
+    table: TableLike,
+    store: Store,
+    board: Board | None = None,
+    config: Config | None = None,
     testing: bool = False,
     web: WebSettings | None = None,
 ) -> Flask:
@@ -171,7 +102,7 @@ def create_app(
         table=table,
         store=store,
         board=board,
-        channel_map=_channel_map(table, board, config),
+        channel_map=table.channel_map,
         config=config,
         settings=settings,
         hub=LiveHub(table),
@@ -183,12 +114,10 @@ def create_app(
         default_language=language if i18n.is_language(language) else i18n.DEFAULT_LANGUAGE,
         static_versions=_static_versions(),
     )
-    app.extensions["pyramid"] = state
+    app.extensions[KEY] = state
 
     Babel(app, locale_selector=_select_language)
     CSRFProtect(app)
-
-    from web_ui import api, errors, events, pages, render
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
@@ -211,10 +140,9 @@ def create_app(
 
 def close_app(app: Flask) -> None:
     """End every live stream and the fan-out thread (the server calls this on the way out)."""
-    web = app.extensions.get("pyramid")
-    if isinstance(web, WebState):
-        web.hub.stop()
-        web.reviewer.stop()
+    web = state_of(app)
+    web.hub.stop()
+    web.reviewer.stop()
 
 
 def _select_language() -> str:
@@ -257,7 +185,6 @@ def _format_time(value: object, form: str = "medium") -> str:
 
 
 def _template_context() -> dict[str, Any]:
-    from web_ui.auth import is_admin
 
     web = web_state()
     return {
@@ -267,7 +194,7 @@ def _template_context() -> dict[str, Any]:
     }
 
 
-def _security_headers(response: Any) -> Any:
+def _security_headers(response: Response) -> Response:
     # No inline script or style anywhere, so the policy can forbid them: an injected
     # <script> in a player's name could not run even if escaping ever failed.
     response.headers.setdefault(

@@ -18,7 +18,7 @@ from flask import abort, redirect, request, session, url_for
 from flask_babel import gettext
 
 from web_ui import security
-from web_ui.app import web_state
+from web_ui.state import web_state
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -1,51 +1,50 @@
 """Actions: the web page's requests turned into Table commands or virtual-board touches.
 
 Views call these only after the PIN check. The Table handles each command on its own
-thread and answers with a ``Reply``; a refused command (nothing to confirm, nothing to
-undo) becomes 409 with the Table's own sentence, a Table that does not answer in time 503.
+thread and answers with a :class:`~controller.referee.state.Reply`: a refused command
+(nothing to confirm, nothing to undo) becomes 409 with the referee's reason in the
+reader's language, a Table that does not answer in time 503.
 """
 
 from __future__ import annotations
 
 import time
-from typing import Any, Final
+from dataclasses import dataclass
+from typing import Final
 
 from flask import abort
 from flask_babel import gettext
 
-from controller import table as table_module
 from controller.hardware.channels import BUTTONS
-from controller.hardware.sim import SimBoard
-from web_ui.app import web_state
+from controller.referee.commands import ACTION_COMMANDS, Action, Command, LedTest, NewGame
+from controller.referee.snapshot import Snapshot
+from controller.referee.state import Reply
+from controller.table import TableBusy
 from web_ui.forms import GameSetup, LedTestRequest, VirtualPress
+from web_ui.render import say
+from web_ui.state import web_state
 
-SIMPLE: Final = {
-    "confirm": table_module.ConfirmBonus,
-    "end_turn": table_module.EndTurn,
-    "undo": table_module.Undo,
-    "abort": table_module.Abort,
-    "hint": table_module.Hint,
-}
+ACTIONS: Final = {action.value: action for action in Action}
 """The game buttons of the live page, by the name in ``/api/command/<name>``."""
 
 BUTTON_HOLD: Final = 0.03
 """How long a virtual button stays down: one frame pressed, then one released."""
 
 
-def submit(command: Any) -> Any:
-    """Hand ``command`` to the Table and wait for its reply (or answer 503)."""
+def submit(command: Command) -> Reply:
+    """Hand ``command`` to the Table and wait for its reply (409 refused, 503 no answer)."""
     web = web_state()
     try:
         reply = web.table.submit(command, timeout=web.settings.command_timeout)
-    except TimeoutError:
+    except TableBusy:
         abort(503, gettext("The board did not answer in time. Try again."))
     if not reply.ok:
-        abort(409, reply.message or gettext("The board refused that."))
+        abort(409, say(reply.message) or gettext("The board refused that."))
     return reply
 
 
-def new_game(setup: GameSetup) -> Any:
-    command = table_module.NewGame(
+def new_game(setup: GameSetup) -> Reply:
+    command = NewGame(
         game=setup.game,
         players=tuple(p.name for p in setup.players),
         options=dict(setup.options),
@@ -56,30 +55,52 @@ def new_game(setup: GameSetup) -> Any:
     return submit(command)
 
 
-def simple(name: str) -> Any:
-    kind = SIMPLE.get(name)
-    if kind is None:
+def action(name: str) -> Reply:
+    chosen = ACTIONS.get(name)
+    if chosen is None:
         abort(404, gettext("There is no such command."))
-    return submit(kind())
+    return submit(ACTION_COMMANDS[chosen]())
 
 
-def led_test(request: LedTestRequest) -> Any:
-    return submit(table_module.LedTest(led=request.led, colour=request.colour))
+def led_test(request: LedTestRequest) -> Reply:
+    return submit(LedTest(led=request.led, colour=request.colour))
 
 
-def virtual(press: VirtualPress) -> bool:
-    """Touch the simulated board as a hand would; returns whether the sensor is now on."""
+@dataclass(frozen=True, slots=True)
+class Touched:
+    """What a touch of the virtual board became, once the Table had handled it."""
+
+    active: bool
+    """Whether the sensor is on now."""
+    snapshot: Snapshot
+    """The first snapshot that shows the touch handled (and stored, if it was a move)."""
+
+
+def virtual(press: VirtualPress) -> Touched:
+    """Touch the simulated board as a hand would and wait until the Table has taken it."""
     web = web_state()
-    board = web.board
-    if not isinstance(board, SimBoard):
+    board = web.sim
+    if board is None:
         abort(409, gettext("This board has real sensors; the page cannot move pearls on it."))
-    channel = web.channel_map.channel(press.name)
-    if press.name in BUTTONS:
+    cmap = web.channel_map
+    if press.action == "clear":
+        frame = board.set_active(
+            c for c in board.read().active if cmap.name_by_channel.get(c) in BUTTONS
+        )
+        on = False
+    elif press.name in BUTTONS:
+        channel = cmap.channel(press.name)
         board.set_channel(channel, True)
         time.sleep(BUTTON_HOLD)  # two frames, as a finger makes: down, then up
-        board.set_channel(channel, False)
-        return False
-    now = channel in board.read().active
-    on = {"toggle": not now, "on": True, "off": False}[press.action]
-    board.set_channel(channel, on)
-    return on
+        frame = board.set_channel(channel, False)
+        on = False
+    else:
+        channel = cmap.channel(press.name)
+        now = channel in board.read().active
+        on = {"toggle": not now, "on": True, "off": False}[press.action]
+        frame = board.set_channel(channel, on)
+    seq = board.read().seq if frame is None else frame.seq
+    snap = web.table.handled(seq, web.settings.command_timeout)
+    if snap is None:
+        abort(503, gettext("The board did not answer in time. Try again."))
+    return Touched(on, snap)

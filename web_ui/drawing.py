@@ -1,21 +1,26 @@
-"""The pictures of the page, worked out from a snapshot dict: pure geometry, no markup.
+"""The pictures of the page, worked out from a :class:`Snapshot`: pure geometry, no markup.
 
 The templates (``templates/_svg.html``) turn these values into SVG; keeping the numbers
 here lets them be tested without a browser, and the same code draws the live game, each
-step of a replay and the pictures of the rules page.
+step of a replay and the pictures of the rules page (all three are snapshots made by
+:func:`controller.referee.snapshot.position`).
 
 Perlen-Pyramide is drawn twice:
 
 * **from above, layer by layer** (:func:`layers_view`): the 5×5 base large (the cells a
-  virtual board player taps), layers 2 to 5 small beneath it. Pearls on the outer ring of
-  their layer are *visible* in the finished pyramid and so score; they get a gold rim.
+  virtual board player taps), layers 2 to 5 small beneath it, each with its coordinates.
+  The outer ring of every layer is *visible* in the finished pyramid and so scores: a
+  band marks it, so that a family sees why a pearl in the middle counts for nothing.
+  While a bonus pearl is owed, its layer is drawn large too, with its place marked.
 * **from the side** (:func:`side_view`): the four faces of the pyramid, which are exactly
   the pearls a family sees when they walk round the table.
 
->>> snap = {"players": [{"seat": 0, "colour": "#d62728", "colour_name": "red", "letter": "R"},
-...                     {"seat": 1, "colour": "#1f77b4", "colour_name": "blue", "letter": "B"},
-...                     {"seat": 2, "colour": "#f2c500", "colour_name": "yellow", "letter": "Y"}],
-...         "pearls": [{"pos": "1:c3", "colour": 0}, {"pos": "2:b2", "colour": 2}]}
+>>> from controller.palette import PALETTE
+>>> from controller.referee.snapshot import PearlView, PlayerView, Snapshot
+>>> players = tuple(PlayerView(i, i, n, c.hex, c.name, c.letter, c.pattern_id, None)
+...                 for i, (n, c) in enumerate(zip(("Anna", "Ben", "Cleo"), PALETTE)))
+>>> snap = Snapshot(game="perlen-pyramide", players=players,
+...                 pearls=(PearlView("1:c3", 0), PearlView("2:b2", 2)))
 >>> view = layers_view(snap)
 >>> cell = view.cell("c3")
 >>> cell.pearl.letter, cell.visible, (cell.x, cell.y)
@@ -24,15 +29,19 @@ Perlen-Pyramide is drawn twice:
 ['2:b2']
 >>> side_view(snap).faces[0].places[2].pos   # the front face, seen from player 1's seat
 'c1'
+
+(Over 500 lines on purpose: the four pictures share the swatches, the marks and the
+places, and a reader checks the geometry of the page in one file.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final
+from typing import Final
 
-from controller import palette
+from controller.palette import PaletteError, parse_hex
+from controller.referee.snapshot import BonusView, PlayerView, Snapshot
 from controller.rules.notation import (
     FILES,
     POSITIONS,
@@ -71,8 +80,8 @@ UNKNOWN = Swatch("#9e9e9e", "unknown", "?", "#000000")
 def _ink(fill: str) -> str:
     """WCAG relative luminance: black text on light colours, white on dark ones."""
     try:
-        r, g, b = (int(fill[i : i + 2], 16) / 255 for i in (1, 3, 5))
-    except (ValueError, IndexError):
+        r, g, b = (c / 255 for c in parse_hex(fill))
+    except PaletteError:
         return "#000000"
 
     def lin(c: float) -> float:
@@ -83,62 +92,34 @@ def _ink(fill: str) -> str:
     return "#000000" if luminance > 0.179 else "#ffffff"
 
 
-def _hex(value: object) -> str:
-    if (
-        isinstance(value, str)
-        and len(value) == 7
-        and value[0] == "#"
-        and all(c in "0123456789abcdefABCDEF" for c in value[1:])
-    ):
-        return value.lower()
-    return UNKNOWN.fill
+def swatch(player: PlayerView) -> Swatch:
+    return Swatch(
+        fill=player.colour,
+        name=player.colour_name,
+        letter=player.letter[:2],
+        ink=_ink(player.colour),
+        pattern=player.pattern,
+        player=player.name,
+        seat=player.seat,
+    )
 
 
-def _pattern(name: str, fill: str, seat: int | None) -> str:
-    try:
-        return palette.by_name(name).pattern_id
-    except palette.PaletteError:
-        pass
-    if fill == UNKNOWN.fill:
-        return "pattern-plain"
-    rgb = (int(fill[1:3], 16), int(fill[3:5], 16), int(fill[5:7], 16))
-    return palette.from_rgb(rgb, seat if seat is not None else 0).pattern_id
+def swatches(snapshot: Snapshot) -> tuple[Swatch, ...]:
+    """The players' swatches by colour number (Perlen-Pyramide) or seat (Pyramidos)."""
+    return tuple(swatch(p) for p in snapshot.players)
 
 
-def swatches(snapshot: Mapping[str, Any]) -> tuple[Swatch, ...]:
-    """The players' swatches, in the order of the snapshot's ``players``: the index is the
-    colour number (Perlen-Pyramide, turn order) or the seat (Pyramidos), which is what
-    ``pearls``, ``to_move``, ``targets`` and ``winners`` refer to."""
-    out = []
-    for entry in snapshot.get("players") or ():
-        if not isinstance(entry, Mapping):
-            continue
-        fill = _hex(entry.get("colour"))
-        seat = entry.get("seat")
-        seat = seat if isinstance(seat, int) and not isinstance(seat, bool) else None
-        name = str(entry.get("colour_name") or "")
-        pattern = entry.get("pattern")
-        if not (isinstance(pattern, str) and pattern.startswith("pattern-") and pattern.isascii()
-                and all(c.isalnum() or c == "-" for c in pattern)):  # fmt: skip
-            pattern = _pattern(name, fill, seat)
-        out.append(
-            Swatch(
-                fill=fill,
-                name=name,
-                letter=str(entry.get("letter") or "?")[:2],
-                ink=_ink(fill),
-                pattern=pattern,
-                player=str(entry.get("name") or ""),
-                seat=seat,
-            )
-        )
-    return tuple(out)
-
-
-def swatch_of(palette: Sequence[Swatch], colour: object) -> Swatch:
-    if isinstance(colour, int) and not isinstance(colour, bool) and 0 <= colour < len(palette):
+def swatch_of(palette: Sequence[Swatch], colour: int | None) -> Swatch:
+    if colour is not None and 0 <= colour < len(palette):
         return palette[colour]
     return UNKNOWN
+
+
+def mover(snapshot: Snapshot) -> Swatch | None:
+    """The swatch of the player to move (hints and the computer's choice are drawn in it)."""
+    if snapshot.to_move is None:
+        return None
+    return swatch_of(swatches(snapshot), snapshot.to_move)
 
 
 # -- Perlen-Pyramide from above ------------------------------------------------------------
@@ -148,10 +129,10 @@ BASE_CELL: Final = 56.0
 BASE_X: Final = 22.0
 BASE_Y: Final = 22.0
 UPPER_CELL: Final = 22.0
-UPPER_GAP: Final = 20.0
-UPPER_Y: Final = BASE_Y + 5 * BASE_CELL + 44.0
+UPPER_GAP: Final = 24.0
+UPPER_Y: Final = BASE_Y + 5 * BASE_CELL + 50.0
 LAYERS_WIDTH: Final = BASE_X + 5 * BASE_CELL + 8.0
-LAYERS_HEIGHT: Final = UPPER_Y + 4 * UPPER_CELL + 10.0
+LAYERS_HEIGHT: Final = UPPER_Y + 4 * UPPER_CELL + 24.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,17 +151,21 @@ class Place:
     """On the outer ring of its layer: seen from outside, so it scores."""
     pearl: Swatch | None = None
     pending: Swatch | None = None
-    """A bonus pearl of this colour is owed here (the first pending one is ``next``)."""
+    """A bonus pearl of this colour is owed here (the one the LEDs show is ``next``)."""
     next_pending: bool = False
     missing: Swatch | None = None
     """Base only: the game has a pearl of this colour here but the sensor sees none."""
     extra: bool = False
     """Base only: the sensor sees a pearl where the game has none."""
     footprint: Swatch | None = None
-    """Base only: under the next pending bonus pearl (the LEDs blink these cells)."""
+    """Base only: under the bonus pearl the LEDs show (they blink these cells)."""
+    remove: bool = False
+    """A bonus pearl of a move taken back that is still to come off."""
     legal: bool = False
-    hint: bool = False
-    computer: bool = False
+    hint: Swatch | None = None
+    """A hint for the player to move: ringed in their colour."""
+    computer: Swatch | None = None
+    """The computer seat's chosen cell: ringed in its colour."""
     last: bool = False
     """The move just made (a replay marks it)."""
     sensed: bool = False
@@ -206,6 +191,12 @@ class Layer:
     places: tuple[Place, ...]
     label_x: float
     label_y: float
+    ring: tuple[float, float, float, float, float]
+    """The visible ring: x, y and side of the layer's square, and the ring's width
+    (layers 4 and 5 are all ring)."""
+    files: tuple[tuple[str, float, float], ...] = ()
+    """File letters with their label position (under the layer)."""
+    ranks: tuple[tuple[str, float, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,11 +204,11 @@ class LayersView:
     width: float
     height: float
     layers: tuple[Layer, ...]
-    files: tuple[tuple[str, float, float], ...]
-    """Base file letters with their label position."""
-    ranks: tuple[tuple[str, float, float], ...]
     footprint_box: tuple[float, float, float, float, Swatch] | None = None
-    """x, y, width, height of the next bonus pearl's footprint on the base."""
+    """x, y, width, height of the shown bonus pearl's footprint on the base."""
+    focus: Layer | None = None
+    """While a bonus pearl is owed: its layer, drawn as large as the base."""
+    focus_height: float = 0.0
 
     def cell(self, name: str) -> Place:
         """A base cell by name."""
@@ -227,8 +218,8 @@ class LayersView:
         raise KeyError(name)
 
 
-def _position(text: object) -> Position | None:
-    if not isinstance(text, str):
+def _position(text: str | None) -> Position | None:
+    if text is None:
         return None
     try:
         return parse_position(text)
@@ -236,113 +227,150 @@ def _position(text: object) -> Position | None:
         return None
 
 
-def _centre(pos: Position) -> tuple[float, float, float]:
-    """Centre and cell size of ``pos`` in the layers view (rank 1 nearest the viewer)."""
-    if pos.layer == 1:
-        size = BASE_CELL
-        x = BASE_X + (pos.file + 0.5) * size
-        y = BASE_Y + (4 - pos.rank + 0.5) * size
-        return x, y, size
-    size = UPPER_CELL
+def _geometry(layer: int, large: bool = False) -> tuple[float, float, float]:
+    """Left, top and cell size of ``layer`` in the layers view (``large``: the focus)."""
+    if layer == 1 or large:
+        return BASE_X, BASE_Y, BASE_CELL
     x0 = BASE_X
-    for layer in range(2, pos.layer):
-        x0 += layer_size(layer) * size + UPPER_GAP
+    for below in range(2, layer):
+        x0 += layer_size(below) * UPPER_CELL + UPPER_GAP
+    return x0, UPPER_Y, UPPER_CELL
+
+
+def _centre(pos: Position, large: bool = False) -> tuple[float, float, float]:
+    """Centre and cell size of ``pos`` (rank 1 nearest the viewer)."""
+    x0, y0, size = _geometry(pos.layer, large)
     n = layer_size(pos.layer)
-    x = x0 + (pos.file + 0.5) * size
-    y = UPPER_Y + (n - 1 - pos.rank + 0.5) * size
-    return x, y, size
+    return x0 + (pos.file + 0.5) * size, y0 + (n - 1 - pos.rank + 0.5) * size, size
 
 
-def _cells(items: object, key: str) -> set[str]:
-    out = set()
-    for item in items if isinstance(items, list | tuple) else ():
-        value = item.get(key) if isinstance(item, Mapping) else item
-        pos = _position(value)
-        if pos is not None and pos.layer == 1:
-            out.add(pos.short)
-    return out
+@dataclass(frozen=True, slots=True)
+class _Marks:
+    """What the snapshot says about each place, by short name."""
+
+    pearls: dict[str, Swatch]
+    pending: dict[str, Swatch]
+    shown: Position | None
+    missing: dict[str, Swatch]
+    extra: set[str]
+    removals: set[str]
+    legal: set[str]
+    hint: str | None
+    computer: str | None
+    last: str | None
+    sensed: set[str] = field(default_factory=set)
+    mover: Swatch | None = None
 
 
-def layers_view(snapshot: Mapping[str, Any]) -> LayersView:
-    """Every place of the pyramid, layer by layer, marked as the snapshot says."""
+def _marks(snapshot: Snapshot) -> _Marks:
     palette = swatches(snapshot)
-    pearls: dict[str, Swatch] = {}
-    for item in snapshot.get("pearls") or ():
-        if isinstance(item, Mapping) and (pos := _position(item.get("pos"))) is not None:
-            pearls[pos.short] = swatch_of(palette, item.get("colour"))
-    pending: dict[str, Swatch] = {}
-    first_pending: Position | None = None
-    for item in snapshot.get("pending") or ():
-        if isinstance(item, Mapping) and (pos := _position(item.get("pos"))) is not None:
-            pending[pos.short] = swatch_of(palette, item.get("colour"))
-            first_pending = first_pending or pos
-    missing: dict[str, Swatch] = {}
-    extra: set[str] = set()
-    for item in snapshot.get("mismatches") or ():
-        if not isinstance(item, Mapping) or (pos := _position(item.get("cell"))) is None:
-            continue
-        if item.get("kind") == "extra":
-            extra.add(pos.short)
-        elif item.get("kind") == "missing":
-            missing[pos.short] = swatch_of(palette, item.get("colour"))
-    footprint = set(first_pending.footprint) if first_pending is not None else set()
-    footprint_swatch = pending.get(first_pending.short) if first_pending is not None else None
-    # Allowed cells are marked only when the game was started with help for children.
-    legal = _cells(snapshot.get("legal") or (), "pos") if snapshot.get("children_help") else set()
-    hint = _cells([snapshot.get("hint")], "pos")
-    computer = _cells([snapshot.get("computer_move")], "pos")
-    last = _cells([snapshot.get("last_move")], "pos")
-    sensed = _cells(snapshot.get("sensors") or (), "pos")
 
-    layers: list[Layer] = []
-    for number in range(1, 6):
-        places = []
-        for pos in POSITIONS:
-            if pos.layer != number:
-                continue
-            x, y, size = _centre(pos)
-            name = pos.short
-            places.append(
-                Place(
-                    pos=name,
-                    layer=number,
-                    x=x,
-                    y=y,
-                    size=size,
-                    visible=pos.visible,
-                    pearl=pearls.get(name),
-                    pending=pending.get(name),
-                    next_pending=first_pending is pos,
-                    missing=missing.get(name),
-                    extra=name in extra,
-                    footprint=footprint_swatch if name in footprint else None,
-                    legal=name in legal,
-                    hint=name in hint,
-                    computer=name in computer,
-                    last=name in last,
-                    sensed=name in sensed,
-                )
-            )
-        first = places[0]
-        label_x = first.left
-        label_y = BASE_Y - 6 if number == 1 else UPPER_Y - 8
-        layers.append(Layer(number, tuple(places), label_x, label_y))
-    files = tuple(
-        (f, BASE_X + (i + 0.5) * BASE_CELL, BASE_Y + 5 * BASE_CELL + 16)
-        for i, f in enumerate(FILES)
+    def shorts(items: Sequence[BonusView]) -> dict[str, Swatch]:
+        out = {}
+        for item in items:
+            if (pos := _position(item.pos)) is not None:
+                out[pos.short] = swatch_of(palette, item.colour)
+        return out
+
+    pearls = {}
+    for item in snapshot.pearls:
+        if (pos := _position(item.pos)) is not None:
+            pearls[pos.short] = swatch_of(palette, item.colour)
+    pending = snapshot.pending
+    shown = None
+    if pending:
+        shown = _position(pending[min(snapshot.shown_bonus, len(pending) - 1)].pos)
+    removals = shorts(snapshot.removals)
+    if snapshot.removals:
+        pearls.update(removals)  # still on the board until taken off
+    return _Marks(
+        pearls=pearls,
+        pending=shorts(pending),
+        shown=_position(snapshot.removals[0].pos) if snapshot.removals else shown,
+        missing={
+            m.cell: swatch_of(palette, m.colour) for m in snapshot.mismatches if m.kind == "missing"
+        },
+        extra={m.cell for m in snapshot.mismatches if m.kind == "extra"},
+        removals=set(removals),
+        # Allowed cells are marked only when the game was started with help for children.
+        legal=set(snapshot.legal) if snapshot.children_help else set(),
+        hint=snapshot.hint,
+        computer=snapshot.computer_move,
+        last=snapshot.last_move,
+        sensed={s for s in snapshot.sensors if len(s) == 2},
+        mover=mover(snapshot),
     )
-    ranks = tuple((str(r + 1), BASE_X / 2, BASE_Y + (4 - r + 0.5) * BASE_CELL) for r in range(5))
+
+
+def _place(pos: Position, marks: _Marks, large: bool = False) -> Place:
+    x, y, size = _centre(pos, large)
+    name = pos.short
+    shown = marks.shown
+    under = shown is not None and name in shown.footprint
+    return Place(
+        pos=name,
+        layer=pos.layer,
+        x=x,
+        y=y,
+        size=size,
+        visible=pos.visible,
+        pearl=marks.pearls.get(name),
+        pending=marks.pending.get(name),
+        next_pending=shown is pos,
+        missing=marks.missing.get(name),
+        extra=name in marks.extra,
+        footprint=(marks.pending.get(shown.short) or marks.pearls.get(shown.short))
+        if under and shown is not None
+        else None,
+        remove=name in marks.removals,
+        legal=name in marks.legal,
+        hint=marks.mover if name == marks.hint else None,
+        computer=marks.mover if name == marks.computer else None,
+        last=name == marks.last,
+        sensed=name in marks.sensed,
+    )
+
+
+def _layer(number: int, marks: _Marks, large: bool = False) -> Layer:
+    places = tuple(_place(p, marks, large) for p in POSITIONS if p.layer == number)
+    x0, y0, size = _geometry(number, large)
+    n = layer_size(number)
+    ring = (x0, y0, n * size, size)
+    files = tuple(
+        (FILES[i], x0 + (i + 0.5) * size, y0 + n * size + (16 if size > 30 else 11))
+        for i in range(n)
+    )
+    ranks = tuple(
+        (str(r + 1), x0 - (BASE_X / 2 if size > 30 else 7), y0 + (n - 1 - r + 0.5) * size)
+        for r in range(n)
+    )
+    label_y = y0 - (6 if number == 1 or large else 10)
+    return Layer(number, places, x0, label_y, (*ring, float(n)), files, ranks)
+
+
+def layers_view(snapshot: Snapshot) -> LayersView:
+    """Every place of the pyramid, layer by layer, marked as the snapshot says."""
+    marks = _marks(snapshot)
+    layers = tuple(_layer(number, marks) for number in range(1, 6))
     box = None
-    if first_pending is not None and footprint_swatch is not None:
-        n = first_pending.layer
+    focus = None
+    shown = marks.shown
+    colour = None
+    if shown is not None:
+        colour = marks.pending.get(shown.short) or marks.pearls.get(shown.short)
+    if shown is not None and colour is not None:
+        n = shown.layer
         box = (
-            BASE_X + first_pending.file * BASE_CELL,
-            BASE_Y + (5 - first_pending.rank - n) * BASE_CELL,
+            BASE_X + shown.file * BASE_CELL,
+            BASE_Y + (5 - shown.rank - n) * BASE_CELL,
             n * BASE_CELL,
             n * BASE_CELL,
-            footprint_swatch,
+            colour,
         )
-    return LayersView(LAYERS_WIDTH, LAYERS_HEIGHT, tuple(layers), files, ranks, box)
+        if snapshot.pending and not snapshot.removals:
+            focus = _layer(shown.layer, marks, large=True)
+    height = BASE_Y + layer_size(focus.number) * BASE_CELL + 30 if focus else 0.0
+    return LayersView(LAYERS_WIDTH, LAYERS_HEIGHT, layers, box, focus, height)
 
 
 # -- Perlen-Pyramide from the side ---------------------------------------------------------
@@ -389,17 +417,9 @@ def _face_positions(side: str, layer: int) -> list[Position]:
 SIDES: Final = ("front", "right", "back", "left")
 
 
-def side_view(snapshot: Mapping[str, Any]) -> SideView:
+def side_view(snapshot: Snapshot) -> SideView:
     """The four faces of the pyramid, each a triangle of 5 + 4 + 3 + 2 + 1 places."""
-    palette = swatches(snapshot)
-    pearls: dict[str, Swatch] = {}
-    for item in snapshot.get("pearls") or ():
-        if isinstance(item, Mapping) and (pos := _position(item.get("pos"))) is not None:
-            pearls[pos.short] = swatch_of(palette, item.get("colour"))
-    pending: dict[str, Swatch] = {}
-    for item in snapshot.get("pending") or ():
-        if isinstance(item, Mapping) and (pos := _position(item.get("pos"))) is not None:
-            pending[pos.short] = swatch_of(palette, item.get("colour"))
+    marks = _marks(snapshot)
     faces = []
     cell_w = SIDE_FACE_W + 2 * SIDE_PAD
     cell_h = SIDE_FACE_H + SIDE_LABEL + 2 * SIDE_PAD
@@ -420,8 +440,8 @@ def side_view(snapshot: Mapping[str, Any]) -> SideView:
                         y=y,
                         size=SIDE_PEARL / 0.84,
                         visible=True,
-                        pearl=pearls.get(pos.short),
-                        pending=pending.get(pos.short),
+                        pearl=marks.pearls.get(pos.short),
+                        pending=marks.pending.get(pos.short),
                     )
                 )
         faces.append(
@@ -446,6 +466,8 @@ class TargetMark:
     open: bool
     """Only the top can be closed (until the four base targets hold a ball)."""
     sensed: bool
+    missing: bool = False
+    extra: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,7 +486,7 @@ class PyramidosView:
 
 # Base targets at the four corners of the second step, counted anticlockwise from the
 # near left like the cells (t1 nearest seat 0); the top in the middle.
-_TARGET_AT: Final[Mapping[str, tuple[float, float]]] = {
+_TARGET_AT: Final = {
     "t1": (0.27, 0.73),
     "t2": (0.73, 0.73),
     "t3": (0.73, 0.27),
@@ -473,17 +495,17 @@ _TARGET_AT: Final[Mapping[str, tuple[float, float]]] = {
 }
 
 
-def pyramidos_view(snapshot: Mapping[str, Any]) -> PyramidosView:
+def pyramidos_view(snapshot: Snapshot) -> PyramidosView:
     """The targets from above, each with its owner's swatch; the top open or closed."""
     palette = swatches(snapshot)
-    owners = snapshot.get("targets") if isinstance(snapshot.get("targets"), Mapping) else {}
-    sensed = {s for s in snapshot.get("sensors") or () if isinstance(s, str)}
-    top_open = bool(snapshot.get("top_open"))
+    sensed = set(snapshot.sensors)
+    missing = {m.cell for m in snapshot.mismatches if m.kind == "missing"}
+    extra = {m.cell for m in snapshot.mismatches if m.kind == "extra"}
     size = PYRAMIDOS_SIZE
     marks = []
     for name in TARGET_NAMES:
         fx, fy = _TARGET_AT[name]
-        owner = owners.get(name) if isinstance(owners, Mapping) else None
+        owner = snapshot.targets.get(name)
         marks.append(
             TargetMark(
                 name=name,
@@ -491,8 +513,10 @@ def pyramidos_view(snapshot: Mapping[str, Any]) -> PyramidosView:
                 y=fy * size,
                 r=size * (0.1 if name == "top" else 0.085),
                 owner=None if owner is None else swatch_of(palette, owner),
-                open=top_open if name == "top" else True,
+                open=snapshot.top_open if name == "top" else True,
                 sensed=name in sensed,
+                missing=name in missing,
+                extra=name in extra,
             )
         )
     steps = tuple((size * f, size * f, size * (1 - 2 * f)) for f in (0.04, 0.14, 0.36))
@@ -520,50 +544,33 @@ class ScoreBar:
         return 0.0 if self.most <= 0 else max(0.0, min(1.0, self.value / self.most))
 
 
-def _ints(value: object) -> list[int | None]:
-    if not isinstance(value, list | tuple):
-        return []
-    return [v if isinstance(v, int) and not isinstance(v, bool) else None for v in value]
+def _at(values: Sequence[int | None] | None, index: int) -> int | None:
+    return values[index] if values is not None and index < len(values) else None
 
 
-def score_bars(snapshot: Mapping[str, Any]) -> tuple[ScoreBar, ...]:
+def score_bars(snapshot: Snapshot) -> tuple[ScoreBar, ...]:
     """One bar per player, in colour (Perlen) or seat (Pyramidos) order."""
     palette = swatches(snapshot)
-    scores = snapshot.get("scores") if isinstance(snapshot.get("scores"), Mapping) else {}
-    assert isinstance(scores, Mapping)
-    winners = {w for w in _ints(snapshot.get("winners")) if w is not None}
-    to_move = snapshot.get("to_move")
-    bars = []
-    if snapshot.get("game") == "pyramidos":
-        points = _ints(scores.get("points"))
-        for index, swatch in enumerate(palette):
-            value = points[index] if index < len(points) else None
-            bars.append(
-                ScoreBar(
-                    swatch,
-                    value or 0,
-                    6,
-                    to_move=to_move == index,
-                    winner=index in winners,
-                )
-            )
-        return tuple(bars)
-    options = snapshot.get("options") if isinstance(snapshot.get("options"), Mapping) else {}
-    assert isinstance(options, Mapping)
-    most = 55 if options.get("score") == "all" else 41
-    values = _ints(scores.get("scores")) or _ints(scores.get("visible"))
-    totals = _ints(scores.get("totals"))
-    pools = _ints(snapshot.get("pools_left"))
-    for colour, swatch in enumerate(palette):
-        bars.append(
+    winners = set(snapshot.winners)
+    scores = snapshot.scores
+    if snapshot.game == "pyramidos":
+        return tuple(
             ScoreBar(
-                swatch,
-                (values[colour] if colour < len(values) else None) or 0,
-                most,
-                extra=totals[colour] if colour < len(totals) else None,
-                pool=pools[colour] if colour < len(pools) else None,
-                to_move=to_move == colour,
-                winner=colour in winners,
+                s, _at(scores.points, i) or 0, 6, to_move=snapshot.to_move == i, winner=i in winners
             )
+            for i, s in enumerate(palette)
         )
-    return tuple(bars)
+    most = 55 if snapshot.options.get("score") == "all" else 41
+    values = scores.scores or scores.visible
+    return tuple(
+        ScoreBar(
+            s,
+            _at(values, i) or 0,
+            most,
+            extra=_at(scores.totals, i),
+            pool=_at(snapshot.pools_left, i),
+            to_move=snapshot.to_move == i,
+            winner=i in winners,
+        )
+        for i, s in enumerate(palette)
+    )

@@ -1,8 +1,9 @@
 """``GET /events``: the live stream (Server-Sent Events).
 
 A new stream starts with the current snapshot, then sends every change as one
-``snapshot`` event whose data is JSON: ``{"version", "snapshot", "html"}``. ``html``
-holds the page's live regions already rendered in the viewer's language (``view=live``
+``snapshot`` event whose data is JSON: ``{"version", "snapshot", "text", "html"}``.
+``text`` is the note and the prompt in the viewer's language; ``html`` holds the page's
+live regions already rendered in it (``view=live``
 or ``view=diagnostics``; ``view=none`` sends the snapshot alone, for programs). A
 comment every ``heartbeat`` seconds keeps the connection open and lets the server notice
 closed ones. ``retry: 2000`` asks the browser to reconnect after 2 s if the stream ends;
@@ -13,24 +14,24 @@ it ends when the server shuts down, so waitress can stop.
 
     id: 17
     event: snapshot
-    data: {"version":17,"snapshot":{...},"html":{}}
+    data: {"version":17,"snapshot":{...},"text":{"note":"…","prompt":"…"},"html":{}}
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator
 
 from flask import Blueprint, Response, abort, request, stream_with_context
 from flask_babel import get_locale, gettext
 
+from controller.referee.snapshot import Snapshot
 from web_ui import render
-from web_ui.app import web_state
 from web_ui.live import Stopped, Update, sse_comment, sse_message
+from web_ui.state import web_state
 
 bp = Blueprint("events", __name__)
 
-Renderer = Callable[[Mapping[str, Any]], dict[str, str]]
+Renderer = Callable[[Snapshot], dict[str, str]]
 VIEWS: dict[str, Renderer | None] = {
     "live": render.live_fragments,
     "diagnostics": render.diagnostics_fragments,
@@ -63,8 +64,10 @@ def stream() -> Response:
 
     def message(update: Update) -> bytes:
         def build() -> bytes:
-            html = renderer(update.data) if renderer is not None else {}
-            body = {"version": update.version, "snapshot": update.data, "html": html}
+            snap = update.snapshot
+            html = renderer(snap) if renderer is not None else {}
+            text = {"note": render.say(snap.note), "prompt": render.say(snap.prompt)}
+            body = {"version": update.version, "snapshot": update.data, "text": text, "html": html}
             return sse_message(body, event="snapshot", event_id=str(update.version))
 
         return web.hub.payload(update.version, (view, language), build)

@@ -32,7 +32,7 @@ GAMES: Final = (PERLEN, PYRAMIDOS)
 NAME_MAX: Final = 24
 PERLEN_OPTIONS: Final = ("ties", "pools", "start", "placement", "score")
 PYRAMIDOS_OPTIONS: Final = ("variant",)
-VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press")
+VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press", "clear")
 
 
 class InputError(ValueError):
@@ -151,7 +151,10 @@ def parse_setup(raw: Mapping[str, Any], *, levels: Sequence[str] = ()) -> GameSe
         unknown = sorted(k for k in item if k not in ("name", "colour", "computer"))
         if unknown:
             raise InputError(f"{where}.{str(unknown[0])[:40]}", "unknown field")
-        name = clean_name(item.get("name"), f"{where}.name")
+        raw_name = item.get("name")
+        named = not (item.get("computer") not in (None, "", "person") and raw_name in (None, ""))
+        # A computer seat may go without a name: the referee names it by its level.
+        name = clean_name(raw_name, f"{where}.name") if named else ""
         colour_name = _text(item.get("colour"), f"{where}.colour", limit=40)
         try:
             colour = palette.by_name(colour_name)
@@ -168,7 +171,7 @@ def parse_setup(raw: Mapping[str, Any], *, levels: Sequence[str] = ()) -> GameSe
         players.append(SeatSetup(seat, name, colour.name, computer))
     lowered = [p.name.casefold() for p in players]
     for i, name in enumerate(lowered):
-        if name in lowered[:i]:
+        if name and name in lowered[:i]:
             raise InputError(f"players[{i}].name", "two players cannot have the same name")
     try:
         palette.check_distinct(palette.by_name(p.colour) for p in players)
@@ -244,10 +247,15 @@ class VirtualPress:
 
 
 def parse_virtual(raw: Mapping[str, Any], channels: Sequence[str]) -> VirtualPress:
-    """``{"name": "c3", "action": "toggle"}``; ``channels`` are this board's names."""
+    """``{"name": "c3", "action": "toggle"}`` (or ``{"name": "board", "action": "clear"}``:
+    every pearl and ball off); ``channels`` are this board's names."""
     if not isinstance(raw, Mapping):
         raise InputError("body", "must be an object")
     name = raw.get("name")
+    if name == "board":
+        if raw.get("action") != "clear":
+            raise InputError("action", "the whole board can only be cleared")
+        return VirtualPress("board", "clear")
     if not isinstance(name, str) or name not in CELLS + TARGETS + BUTTONS:
         raise InputError("name", "must be a base cell (a1–e5), a target (t1–t4, top) or a button")
     if name not in channels:
@@ -259,6 +267,8 @@ def parse_virtual(raw: Mapping[str, Any], channels: Sequence[str]) -> VirtualPre
         raise InputError("action", "a button can only be pressed")
     if name not in BUTTONS and action == "press":
         raise InputError("action", "cells and targets are toggled, set on or set off")
+    if action == "clear":
+        raise InputError("action", "only the whole board is cleared (name: board)")
     return VirtualPress(name, action)
 
 

@@ -15,7 +15,7 @@ household default from Settings (store key ``web.language``), else English.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Final
+from typing import Final, TypeGuard
 
 LANGUAGES: Final[Mapping[str, str]] = {"en": "English", "de": "Deutsch", "da": "Dansk"}
 """Language code -> the language's own name (shown in the chooser, never translated)."""
@@ -25,7 +25,7 @@ LANGUAGE_KEY: Final = "web.language"
 LANGUAGE_COOKIE: Final = "lang"
 
 
-def is_language(code: object) -> bool:
+def is_language(code: object) -> TypeGuard[str]:
     return isinstance(code, str) and code in LANGUAGES
 
 

@@ -26,28 +26,32 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from controller.hardware.channels import ChannelMap
+from controller.referee.commands import Command
+from controller.referee.snapshot import Snapshot
+from controller.referee.state import Reply
+from controller.subscription import Subscription
+
 log = logging.getLogger(__name__)
-
-
-class SnapshotLike(Protocol):
-    def to_dict(self) -> dict[str, Any]: ...
-
-
-class Subscription(Protocol):
-    def get(self, timeout: float | None = None) -> Any: ...
-
-    def close(self) -> None: ...
 
 
 class TableLike(Protocol):
     """What the web page uses of :class:`controller.table.Table`."""
 
     @property
-    def snapshot(self) -> Any: ...
+    def snapshot(self) -> Snapshot: ...
+
+    @property
+    def channel_map(self) -> ChannelMap: ...
+
+    @property
+    def levels(self) -> tuple[str, ...]: ...
 
     def subscribe(self) -> Subscription: ...
 
-    def submit(self, command: Any, timeout: float = 5.0) -> Any: ...
+    def submit(self, command: Command, timeout: float = 5.0) -> Reply: ...
+
+    def handled(self, seq: int, timeout: float) -> Snapshot | None: ...
 
 
 def sse_message(data: Mapping[str, Any], *, event: str, event_id: str | None = None) -> bytes:
@@ -70,32 +74,31 @@ class Update:
     """A snapshot as the hub passed it on: ``seq`` counts hub deliveries."""
 
     seq: int
-    version: int
-    snapshot: Any
+    snapshot: Snapshot
     data: dict[str, Any]
+    """Its JSON form, made once."""
+
+    @property
+    def version(self) -> int:
+        return self.snapshot.version
 
 
 class Stopped(Exception):
     """The hub was stopped (the server is shutting down): end the stream."""
 
 
-def snapshot_version(data: Mapping[str, Any]) -> int:
-    version = data.get("version", 0)
-    return version if isinstance(version, int) else 0
-
-
 class LiveHub:
     """Fan-out of Table snapshots to any number of waiting streams.
 
-    >>> class Tiny:  # the three things the hub asks of a table
+    >>> class Tiny:  # what the hub asks of a table
     ...     snapshot = None
     ...     def subscribe(self): ...
-    >>> hub = LiveHub(Tiny())
+    >>> hub = LiveHub(Tiny())  # type: ignore[arg-type]
     >>> hub.viewers
     0
     """
 
-    def __init__(self, table: Any, *, poll: float = 0.5, cache_size: int = 32) -> None:
+    def __init__(self, table: TableLike, *, poll: float = 0.5, cache_size: int = 32) -> None:
         self._table = table
         self._poll = poll
         self._cond = threading.Condition()
@@ -150,7 +153,7 @@ class LiveHub:
                 self._stopping = True
                 snapshot = None
             if snapshot is None:
-                if getattr(self._subscription, "closed", False):
+                if self._subscription.closed:
                     # The Table stopped (it closes its subscriptions): end the streams
                     # rather than spin on a subscription that answers None at once.
                     log.info("live updates: the Table stopped")
@@ -160,12 +163,12 @@ class LiveHub:
         with self._cond:
             self._cond.notify_all()
 
-    def publish(self, snapshot: SnapshotLike) -> Update:
+    def publish(self, snapshot: Snapshot) -> Update:
         """Hand ``snapshot`` to every waiting stream (the fan-out thread calls this)."""
-        data = snapshot.to_dict()
+        data = snapshot.to_json()
         with self._cond:
             self._seq += 1
-            update = Update(self._seq, snapshot_version(data), snapshot, data)
+            update = Update(self._seq, snapshot, data)
             self._latest = update
             self._cond.notify_all()
         return update
@@ -174,10 +177,9 @@ class LiveHub:
     def current(self) -> Update:
         """The newest snapshot, straight from the Table (a new page starts with it)."""
         snapshot = self._table.snapshot
-        data = snapshot.to_dict()
         with self._cond:
             seq = self._seq
-        return Update(seq, snapshot_version(data), snapshot, data)
+        return Update(seq, snapshot, snapshot.to_json())
 
     def wait(self, seen: int, timeout: float) -> Update | None:
         """The next update after hub sequence ``seen``, or None after ``timeout`` seconds.

@@ -4,9 +4,10 @@ diagnostics, settings, and the PIN form. Every form posts here and works without
 
 from __future__ import annotations
 
+import json
 import math
 import re
-from typing import Any
+from typing import Any, Final
 
 from flask import (
     Blueprint,
@@ -21,10 +22,11 @@ from flask import (
 from flask_babel import gettext
 
 from controller import palette
-from controller.hardware.channels import BUTTONS, CELLS, SEATS, TARGETS
+from controller.hardware.port import TUNES
+from controller.store import StoredGame
 from web_ui import auth, control, forms, i18n, render, reviews, security
-from web_ui.app import web_state
-from web_ui.replay import ReplayUnavailable, replay_steps
+from web_ui.replay import ReplayUnavailable, Step, replay_steps
+from web_ui.state import web_state
 
 bp = Blueprint("pages", __name__)
 
@@ -51,32 +53,34 @@ def _fail(exc: forms.InputError) -> Any:
 # -- live ----------------------------------------------------------------------------------
 
 
+TUNES_JSON: Final = json.dumps(
+    {sound.value: [[note.hz, note.ms] for note in notes] for sound, notes in TUNES.items()},
+    separators=(",", ":"),
+)
+"""The buzzer's tunes (controller.hardware.port.TUNES) for the page's Web Audio."""
+
+
 @bp.get("/")
 def live() -> str:
-    snapshot = web_state().table.snapshot.to_dict()
-    return render_template("live.html", snap=snapshot, fragments=render.live_fragments(snapshot))
+    snapshot = web_state().table.snapshot
+    return render_template(
+        "live.html",
+        snap=snapshot,
+        fragments=render.live_fragments(snapshot, with_csrf=True),
+        tunes=TUNES_JSON,
+    )
 
 
 @bp.post("/control/<command>", endpoint="control")
 def control_command(command: str) -> Any:
-    if command not in control.SIMPLE:
+    if command not in control.ACTIONS:
         abort(404, gettext("There is no such command."))
     _form_admin()
-    control.simple(command)  # the live page shows what changed
+    control.action(command)  # the live page shows what changed
     return redirect(url_for("pages.live"))
 
 
 # -- setup ---------------------------------------------------------------------------------
-
-
-def levels() -> tuple[str, ...]:
-    """The computer's levels, if the computer player is installed."""
-    try:
-        from controller import bot
-    except ImportError:
-        return ()
-    found = getattr(bot, "LEVELS", ())
-    return tuple(found) if isinstance(found, tuple | list) else ()
 
 
 def _seat_defaults() -> list[dict[str, str]]:
@@ -96,7 +100,7 @@ def setup() -> str:
         values={},
         seats=_seat_defaults(),
         palette=palette.PALETTE,
-        levels=levels(),
+        levels=web_state().levels,
         error=None,
     )
 
@@ -119,7 +123,7 @@ def _setup_again(problem: str, status: int) -> Any:
         values=request.form,
         seats=_seat_defaults(),
         palette=palette.PALETTE,
-        levels=levels(),
+        levels=web_state().levels,
         error=problem,
     )
     return make_response(page, status)
@@ -128,7 +132,7 @@ def _setup_again(problem: str, status: int) -> Any:
 @bp.post("/setup", endpoint="setup_submit")
 def setup_post() -> Any:
     try:
-        chosen = forms.setup_from_form(request.form, levels=levels())
+        chosen = forms.setup_from_form(request.form, levels=web_state().levels)
     except forms.InputError as exc:
         return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
     if not auth.is_admin() and request.form.get("pin"):
@@ -137,9 +141,7 @@ def setup_post() -> Any:
         except PermissionError as exc:
             return _setup_again(str(exc), 403)
     _form_admin()
-    control.new_game(chosen)
-    # The Table's own sentence is English; the page says it in the reader's language.
-    flash(gettext("A new game has started."), "ok")
+    control.new_game(chosen)  # the live page's status line says that it started
     return redirect(url_for("pages.live"))
 
 
@@ -165,7 +167,7 @@ def history() -> str:
     return render_template("history.html", games=games, page=page, pages=pages, total=total)
 
 
-def _stored_game(game_id: int) -> Any:
+def _stored_game(game_id: int) -> StoredGame:
     if game_id > 2**62:
         abort(404, gettext("There is no game %(id)d.", id=game_id))
     game = web_state().store.game(game_id)
@@ -183,7 +185,7 @@ def _step_arg(last: int) -> int:
     return min(int(raw), last)
 
 
-def _step_context(game: Any, steps: list[Any], step: int) -> dict[str, Any]:
+def _step_context(game: StoredGame, steps: list[Step], step: int) -> dict[str, Any]:
     current = steps[step]
     snapshot = current.snapshot
     context = render.live_context(snapshot)
@@ -224,8 +226,10 @@ def leaderboard() -> str:
     game = request.args.get("game") or None
     if game is not None and game not in forms.GAMES:
         abort(400, gettext("game must be perlen-pyramide or pyramidos."))
-    rows = web_state().store.leaderboard(game)
-    return render_template("leaderboard.html", rows=rows, game=game)
+    store = web_state().store
+    kinds = [game] if game else list(forms.GAMES)
+    tables = [(kind, store.leaderboard(kind)) for kind in kinds]
+    return render_template("leaderboard.html", tables=tables, game=game)
 
 
 @bp.get("/rules")
@@ -238,21 +242,15 @@ def rules() -> str:
 # -- diagnostics -----------------------------------------------------------------------------
 
 
-def led_names() -> list[str]:
-    cmap = web_state().channel_map
-    order = {name: i for i, name in enumerate(CELLS + TARGETS + BUTTONS + SEATS)}
-    return sorted(cmap.led_by_name, key=lambda n: order.get(n, 999))
-
-
 @bp.get("/diagnostics")
 def diagnostics() -> str:
     web = web_state()
-    snapshot = web.table.snapshot.to_dict()
+    snapshot = web.table.snapshot
     return render_template(
         "diagnostics.html",
         snap=snapshot,
         fragments=render.diagnostics_fragments(snapshot),
-        leds=led_names(),
+        leds=web.led_names,
         palette=palette.PALETTE,
         config=web.config,
     )
@@ -261,7 +259,7 @@ def diagnostics() -> str:
 @bp.post("/diagnostics/led-test")
 def led_test() -> Any:
     try:
-        wanted = forms.parse_led_test(request.form, led_names())
+        wanted = forms.parse_led_test(request.form, web_state().led_names)
     except forms.InputError as exc:
         _fail(exc)
     _form_admin()
@@ -285,10 +283,8 @@ def settings() -> str:
 
 def _brightness_percent() -> int | None:
     """The configured LED brightness limit in percent (read-only: set in the config)."""
-    web = web_state()
-    leds = getattr(web.config, "leds", None)
-    brightness = getattr(leds, "brightness", None)
-    return round(brightness * 100) if isinstance(brightness, int | float) else None
+    config = web_state().config
+    return None if config is None else round(config.leds.brightness * 100)
 
 
 @bp.post("/settings/pin")

@@ -7,47 +7,29 @@ referee does not apply.
 >>> pics = rule_pictures()
 >>> [g.bonus.letter for g in pics.groups]            # 3:1, 2:1:1, 2:2, four of a kind
 ['R', 'B', 'Y', 'B']
->>> [p["pos"] for p in pics.example["pearls"]]
+>>> [p.pos for p in pics.example.pearls]
 ['1:c3', '1:d3', '1:c4', '1:d4', '2:c3']
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 from controller import palette
-from controller.rules import perlen
+from controller.referee.snapshot import PlayerView, Snapshot, position
+from controller.rules import perlen, pyramidos
 from controller.rules.notation import BASE
 from web_ui import drawing
 
 _COLOURS = palette.PALETTE[:3]
+_PLAYERS = tuple(
+    PlayerView(i, i, "", c.hex, c.name, c.letter, c.pattern_id, None)
+    for i, c in enumerate(_COLOURS)
+)
 
 
-def _players() -> list[dict[str, Any]]:
-    return [
-        {
-            "seat": i,
-            "name": "",
-            "colour": c.hex,
-            "colour_name": c.name,
-            "letter": c.letter,
-            "pattern": c.pattern_id,
-        }
-        for i, c in enumerate(_COLOURS)
-    ]
-
-
-def _snapshot(state: perlen.PerlenState, **extra: Any) -> dict[str, Any]:
-    result = perlen.outcome(state)
-    snap: dict[str, Any] = {
-        "game": "perlen-pyramide",
-        "players": _players(),
-        "pearls": [{"pos": str(p), "colour": c} for p, c in state.pearls()],
-        "scores": {"visible": list(result.visible), "scores": list(result.scores)},
-    }
-    snap.update(extra)
-    return snap
+def _snapshot(state: perlen.PerlenState, **marks: object) -> Snapshot:
+    return position(_PLAYERS, state, state.options, **marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +61,7 @@ def _group(colours: tuple[int, int, int, int], counts: str) -> GroupPicture:
         if earned:
             bonus = earned[0]
     assert bonus is not None
-    swatches = drawing.swatches({"players": _players()})
+    swatches = drawing.swatches(Snapshot(players=_PLAYERS))
     spots = ((30.0, 70.0), (70.0, 70.0), (30.0, 30.0), (70.0, 30.0))
     return GroupPicture(
         rule=bonus.rule.value,
@@ -93,11 +75,11 @@ def _group(colours: tuple[int, int, int, int], counts: str) -> GroupPicture:
 class RulePictures:
     groups: tuple[GroupPicture, ...]
     notation: drawing.LayersView
-    example: dict[str, Any]
+    example: Snapshot
     """The worked example of RULES.md: c3 d4 d3 c4."""
     example_view: drawing.LayersView
     full_layers: drawing.LayersView
-    """A finished pyramid: visible pearls have the gold rim, hidden places are hatched."""
+    """A finished pyramid: the band marks the visible ring, the pearls that score."""
     full_side: drawing.SideView
     full_scores: tuple[drawing.ScoreBar, ...]
     pyramidos: drawing.PyramidosView
@@ -117,20 +99,17 @@ def rule_pictures() -> RulePictures:
     full = perlen.new_game()
     for cell in BASE:  # reading order always touches: a1, b1, … e5
         full, _ = perlen.play(full, cell)
-    full_snap = _snapshot(full, winners=list(perlen.outcome(full).winners))
+    full_snap = _snapshot(full)
+    board = pyramidos.new_game(3)
+    for text in ("land t1", "land t2", "land t3", "land t4"):
+        board = pyramidos.apply(board, pyramidos.parse_event(text))
     return RulePictures(
         groups=groups,
-        notation=drawing.layers_view({"players": _players()}),
+        notation=drawing.layers_view(_snapshot(perlen.new_game())),
         example=example,
         example_view=drawing.layers_view(example),
         full_layers=drawing.layers_view(full_snap),
         full_side=drawing.side_view(full_snap),
         full_scores=drawing.score_bars(full_snap),
-        pyramidos=drawing.pyramidos_view(
-            {
-                "players": _players(),
-                "targets": {"t1": 0, "t2": 1, "t3": 0, "t4": 2, "top": None},
-                "top_open": True,
-            }
-        ),
+        pyramidos=drawing.pyramidos_view(position(_PLAYERS, board, board.options)),
     )

@@ -1,4 +1,4 @@
-"""Words and fragments: the live regions of the page rendered from a snapshot dict.
+"""Words and fragments: the live regions of the page rendered from a snapshot.
 
 The same functions render the first page and every Server-Sent-Events update, so a page
 that was loaded and one that was updated live are identical. Texts are translated here
@@ -7,26 +7,17 @@ that was loaded and one that was updated live are identical. Texts are translate
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from flask import Flask, render_template
-from flask_babel import gettext, lazy_gettext
+from flask_babel import get_translations, gettext, lazy_gettext
 
+from controller.hardware.channels import CELLS
+from controller.referee.messages import TERMS, Message, colour_term, sentences
+from controller.referee.snapshot import Snapshot
 from web_ui import drawing
-
-# The palette's colour names (controller/palette.py), so the extractor finds them.
-COLOUR_NAMES: Mapping[str, Any] = {
-    "red": lazy_gettext("red"),
-    "blue": lazy_gettext("blue"),
-    "yellow": lazy_gettext("yellow"),
-    "green": lazy_gettext("green"),
-    "orange": lazy_gettext("orange"),
-    "purple": lazy_gettext("purple"),
-    "pink": lazy_gettext("pink"),
-    "cyan": lazy_gettext("cyan"),
-    "unknown": lazy_gettext("unknown colour"),
-}
+from web_ui.state import web_state
 
 SIDE_NAMES: Mapping[str, Any] = {
     "front": lazy_gettext("front (rank 1)"),
@@ -56,25 +47,40 @@ STATUS_NAMES: Mapping[str, Any] = {
     "over": lazy_gettext("game over"),
 }
 
-LEVEL_NAMES: Mapping[str, Any] = {
-    "gentle": lazy_gettext("gentle"),
-    "easy": lazy_gettext("easy"),
-    "medium": lazy_gettext("medium"),
-    "strong": lazy_gettext("strong"),
-    "strongest": lazy_gettext("strongest"),
-}
-"""The computer's levels (controller.bot.LEVELS), weakest first."""
 
-GAME_NAMES: Mapping[str, str] = {"perlen-pyramide": "Perlen-Pyramide", "pyramidos": "Pyramidos"}
+def say(messages: Iterable[Message] | Message | None) -> str:
+    """The referee's messages as text in the reader's language."""
+    if messages is None:
+        return ""
+    if isinstance(messages, Message):
+        messages = (messages,)
+    return sentences(messages, get_translations())
+
+
+def term(kind: str, value: object) -> str:
+    """A word of the referee's vocabularies (a colour, a level …) in the reader's language."""
+    if not isinstance(value, str):
+        return ""
+    words = TERMS.get(kind, {})
+    if value not in words:
+        return value
+    return words[value] if kind == "game" else str(gettext(words[value]))
 
 
 def colour_name(name: object) -> str:
     """The translated colour name; a colour only the config knows keeps its own words."""
-    if isinstance(name, str) and name in COLOUR_NAMES:
-        return str(COLOUR_NAMES[name])
-    if isinstance(name, str) and name.startswith("seat ") and name.endswith(" colour"):
-        return str(gettext("seat %(n)s colour", n=name[5:-7]))
-    return str(name or COLOUR_NAMES["unknown"])
+    if not isinstance(name, str):
+        return term("colour", "unknown")
+    word = colour_term(name)
+    return say(word) if isinstance(word, Message) else term("colour", word.value)
+
+
+def level_name(level: object) -> str:
+    return term("level", level)
+
+
+def game_name(game: object) -> str:
+    return term("game", game)
 
 
 def side_name(side: str) -> str:
@@ -138,20 +144,12 @@ def bonus_reason(reason: object) -> str:
     return str(BONUS_REASONS.get(reason, "")) if isinstance(reason, str) else ""
 
 
-def level_name(level: object) -> str:
-    return str(LEVEL_NAMES.get(level, level)) if isinstance(level, str) else ""
-
-
 def link_state(state: object) -> str:
     return str(LINK_STATES.get(state, state)) if isinstance(state, str) else ""
 
 
 def status_name(status: object) -> str:
     return str(STATUS_NAMES.get(status, status)) if isinstance(status, str) else ""
-
-
-def game_name(game: object) -> str:
-    return GAME_NAMES.get(game, "") if isinstance(game, str) else ""
 
 
 def house_rules() -> list[tuple[str, str, list[tuple[str, str]]]]:
@@ -195,6 +193,11 @@ def register(app: Flask) -> None:
         game_name=game_name,
         level_name=level_name,
         house_rules=house_rules,
+        say=say,
+        term=term,
+        counter_name=counter_name,
+        adapter_name=adapter_name,
+        sensor_name=sensor_name,
     )
     app.jinja_env.filters["swatch_text"] = swatch_text
 
@@ -202,73 +205,111 @@ def register(app: Flask) -> None:
 # -- the live regions ------------------------------------------------------------------------
 
 
-def live_context(snapshot: Mapping[str, Any]) -> dict[str, Any]:
+def live_context(snapshot: Snapshot) -> dict[str, Any]:
     """Everything the live templates draw, worked out once per snapshot."""
-    game = snapshot.get("game")
     palette = drawing.swatches(snapshot)
     context: dict[str, Any] = {
         "snap": snapshot,
-        "game": game,
+        "game": snapshot.game,
         "palette": palette,
         "bars": drawing.score_bars(snapshot),
+        "mover": drawing.mover(snapshot),
     }
-    to_move = snapshot.get("to_move")
-    if game == "pyramidos":
+    if snapshot.game == "pyramidos":
         context["pyr"] = drawing.pyramidos_view(snapshot)
     else:
         context["layers"] = drawing.layers_view(snapshot)
         context["side"] = drawing.side_view(snapshot)
-    context["mover"] = drawing.swatch_of(palette, to_move) if to_move is not None else None
-    players = snapshot.get("players") or []
-    level = None
-    if isinstance(to_move, int) and 0 <= to_move < len(players):
-        entry = players[to_move]
-        level = entry.get("computer") if isinstance(entry, Mapping) else None
+    to_move = snapshot.to_move
+    players = snapshot.players
+    level = players[to_move].computer if to_move is not None and to_move < len(players) else None
     context["mover_level"] = level
-    context["pending"] = [
-        (item, drawing.swatch_of(palette, item.get("colour")))
-        for item in snapshot.get("pending") or ()
-        if isinstance(item, Mapping)
-    ]
-    context["mismatches"] = [
-        (item, drawing.swatch_of(palette, item.get("colour")))
-        for item in snapshot.get("mismatches") or ()
-        if isinstance(item, Mapping)
-    ]
-    winners = [w for w in snapshot.get("winners") or () if isinstance(w, int)]
-    context["winners"] = [drawing.swatch_of(palette, w) for w in winners]
+    context["pending"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.pending]
+    context["removals"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.removals]
+    context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     return context
 
 
-LIVE_REGIONS = ("live-status", "live-board", "live-scores")
+LIVE_REGIONS = ("live-status", "live-board", "live-scores", "live-controls")
 
 
-def live_fragments(snapshot: Mapping[str, Any]) -> dict[str, str]:
-    """The three live regions of the game page, by element id."""
+def live_fragments(snapshot: Snapshot, *, with_csrf: bool = False) -> dict[str, str]:
+    """The live regions of the game page, by element id.
+
+    The same bytes go to every viewer, so they hold nothing of one browser's session;
+    ``with_csrf`` (the first page load only) puts this browser's token into the forms.
+    """
     context = live_context(snapshot)
+    context["with_csrf"] = with_csrf
     return {
-        region: render_template(f"_{region.replace('-', '_')}.html", **context)
+        region: render_template(f"_{region.replace('-', '_')}.html", **context).strip()
         for region in LIVE_REGIONS
     }
 
 
-def diagnostics_context(snapshot: Mapping[str, Any], channel_names: list[str]) -> dict[str, Any]:
-    active = {s for s in snapshot.get("sensors") or () if isinstance(s, str)}
-    toggles = snapshot.get("toggles") if isinstance(snapshot.get("toggles"), Mapping) else {}
-    assert isinstance(toggles, Mapping)
-    link = snapshot.get("link") if isinstance(snapshot.get("link"), Mapping) else {}
-    assert isinstance(link, Mapping)
-    counters = link.get("counters") if isinstance(link.get("counters"), Mapping) else {}
-    rows = [
-        (name, name in active, toggles.get(name, 0) if isinstance(toggles.get(name), int) else 0)
-        for name in channel_names
-    ]
+COUNTER_NAMES: Mapping[str, Any] = {
+    "scans": lazy_gettext("matrix scans"),
+    "fast_scans": lazy_gettext("fast scans (while something moves)"),
+    "frames": lazy_gettext("sensor frames"),
+    "errors": lazy_gettext("scan errors"),
+    "scan_cpu_us": lazy_gettext("CPU time of the last scan (µs)"),
+    "scan_wall_us": lazy_gettext("duration of the last scan (µs)"),
+    "led_writes": lazy_gettext("LED writes"),
+    "led_frames": lazy_gettext("LED pictures"),
+    "board_restarts": lazy_gettext("Pico restarts"),
+    "dropped_lines": lazy_gettext("serial lines dropped"),
+    "duplicate_lines": lazy_gettext("repeated lines"),
+    "stale_lines": lazy_gettext("late lines"),
+    "sensor_lines": lazy_gettext("sensor lines"),
+    "frame_refreshes": lazy_gettext("LED pictures refreshed"),
+    "frame_retries": lazy_gettext("LED pictures sent again"),
+    "frames_acked": lazy_gettext("LED pictures confirmed"),
+    "frames_refused": lazy_gettext("LED pictures refused"),
+    "frames_sent": lazy_gettext("LED pictures sent"),
+    "handshakes": lazy_gettext("handshakes"),
+    "link_losses": lazy_gettext("links lost"),
+    "reconnects": lazy_gettext("reconnections"),
+}
+"""The board adapters' counters (``BoardStatus.counters``) in words; others keep their name."""
+
+ADAPTER_NAMES: Mapping[str, Any] = {
+    "sim": lazy_gettext("simulated board (no hardware)"),
+    "gpio": lazy_gettext("sensors and LEDs on the Pi's own pins"),
+    "serial": lazy_gettext("a Pico over USB"),
+}
+
+
+def counter_name(name: str) -> str:
+    return str(COUNTER_NAMES[name]) if name in COUNTER_NAMES else name.replace("_", " ")
+
+
+def adapter_name(adapter: str) -> str:
+    return str(ADAPTER_NAMES[adapter]) if adapter in ADAPTER_NAMES else adapter
+
+
+def sensor_name(name: str) -> str:
+    """``button:confirm`` -> the Confirm button; cells and targets keep their names."""
+    buttons = {
+        "button:confirm": gettext("Confirm button"),
+        "button:end_turn": gettext("End turn button"),
+        "button:undo": gettext("Undo button"),
+    }
+    if name in buttons:
+        return str(buttons[name])
+    if name.startswith("seat:") and name[5:].isdigit():
+        return str(gettext("seat %(n)d light", n=int(name[5:]) + 1))
+    return name
+
+
+def diagnostics_context(snapshot: Snapshot, channel_names: list[str]) -> dict[str, Any]:
+    active = set(snapshot.sensors)
+    rows = [(name, name in active, snapshot.toggles.get(name, 0)) for name in channel_names]
+    link = snapshot.link
+    counters = dict(link.counters) if link is not None else {}
     return {"snap": snapshot, "rows": rows, "link": link, "counters": counters}
 
 
-def diagnostics_fragments(snapshot: Mapping[str, Any]) -> dict[str, str]:
-    from web_ui.app import web_state
-
+def diagnostics_fragments(snapshot: Snapshot) -> dict[str, str]:
     names = sorted(web_state().channel_map.channel_by_name, key=_channel_order)
     context = diagnostics_context(snapshot, names)
     return {
@@ -279,7 +320,7 @@ def diagnostics_fragments(snapshot: Mapping[str, Any]) -> dict[str, str]:
 
 def _channel_order(name: str) -> tuple[int, str]:
     """Cells in reading order (a1, b1 … e5), then targets, then buttons."""
-    if len(name) == 2 and name[0] in "abcde" and name[1] in "12345":
+    if name in CELLS:
         return (0, name[1] + name[0])
     if name.startswith("t") or name == "top":
         return (1, "z" if name == "top" else name)

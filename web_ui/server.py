@@ -23,9 +23,10 @@ from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
-from waitress.server import create_server
+from waitress.server import BaseWSGIServer, create_server
 
-from web_ui.app import WebState, close_app
+from web_ui.app import close_app
+from web_ui.state import WebState
 
 log = logging.getLogger("web_ui")
 
@@ -58,6 +59,8 @@ def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None
         clear_untrusted_proxy_headers=True,
         asyncore_use_poll=True,
     )
+    if not isinstance(server, BaseWSGIServer):  # several sockets: only for a list of addresses
+        raise RuntimeError("serve one address at a time")
     web.server = server
     bound = int(getattr(server, "effective_port", port))
     app.config["SERVER_PORT"] = bound

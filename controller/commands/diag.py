@@ -1,10 +1,14 @@
 """``pyramid diag``: see every sensor and LED work before the first game.
 
+(Longer than most modules: the live view, the LED walk, the guided check and the header
+map share the watching and the drawing, and are one command.)
+
 ::
 
     pyramid diag [--config FILE]            live view until Ctrl-C
     pyramid diag --leds [--dwell 0.4]       every LED in red, green, blue, white, by name
-    pyramid diag --check 60 [--max-rate 6]  watch a minute, report channels that never
+    pyramid diag --check 60 [--max-rate 6]  asks for each sensor in turn (with progress),
+                                            watches a minute, reports channels that never
                                             changed or chattered; exit status 1 if any
     pyramid diag --pins                     the 40-pin header as the config wires it
 
@@ -13,6 +17,12 @@ buttons, each with whether it is occupied now and how often it has toggled); whe
 standard output is not a terminal (or with ``--plain``) it prints one line per change
 instead, e.g. ``   1.234  +c3``. While watching, the LED of every occupied channel
 lights white, so a cell whose neighbour lights up shows a wrong LED map.
+
+``--check`` guides the maker: it names the next sensor to try ("place a pearl on c3 and
+lift it — 14 of 33 seen"), in reading order, and moves on as each one changes (any
+order works); Ctrl-C ends the check early with the report so far. The simulated board
+has no sensors to touch, so ``--check`` on it says so (and how to check a real board)
+and exits 0.
 
 Exit status: 0 fine, 1 problems found by ``--check``, 2 the config or board could not
 be used.
@@ -143,8 +153,8 @@ class Watch:
         """Sentences for makers: what never changed, what chattered, stray channels."""
         found: list[str] = []
         named = sorted(self.cmap.name_by_channel)
-        never_on = [self.name(c) for c in named if self._still(c) and c not in self.active]
-        never_off = [self.name(c) for c in named if self._still(c) and c in self.active]
+        never_on = [self.name(c) for c in named if self.still(c) and c not in self.active]
+        never_off = [self.name(c) for c in named if self.still(c) and c in self.active]
         if never_on:
             found.append(f"never changed, never occupied: {', '.join(never_on)}")
         if never_off:
@@ -165,11 +175,45 @@ class Watch:
             found.append(f"channels with no name changed or read occupied: {', '.join(stray)}")
         return found
 
-    def _still(self, channel: int) -> bool:
+    def still(self, channel: int) -> bool:
+        """True while ``channel`` has not changed once."""
         return self.stats.get(channel, ChannelStats()).toggles == 0
 
 
 # -- drawing --------------------------------------------------------------------------------
+
+
+def ask_for(name: str) -> str:
+    """What to do so that sensor ``name`` changes.
+
+    >>> ask_for("c3"), ask_for("top"), ask_for("button:end_turn")
+    ('place a pearl on c3 and lift it', 'put a ball on top and take it off', 'press end turn')
+    """
+    if name.startswith("button:"):
+        return f"press {name.removeprefix('button:').replace('_', ' ')}"
+    if name in TARGETS:
+        return f"put a ball on {name} and take it off"
+    return f"place a pearl on {name} and lift it"
+
+
+def next_step(watch: Watch) -> str:
+    """The guide's line: the first named sensor (reading order) not yet seen, and progress.
+
+    >>> cmap = ChannelMap.default(cells=False)
+    >>> watch = Watch(cmap, channels=8, baseline=frozenset())
+    >>> next_step(watch)
+    'next: put a ball on t1 and take it off  (0 of 8 sensors seen)'
+    >>> _ = watch.feed(SensorFrame(frozenset({0}), 1, at=1.0))
+    >>> next_step(watch)
+    'next: put a ball on t2 and take it off  (1 of 8 sensors seen)'
+    """
+    named = sorted(watch.cmap.name_by_channel)
+    seen = [c for c in named if not watch.still(c)]
+    progress = f"({len(seen)} of {len(named)} sensors seen)"
+    for channel in named:
+        if watch.still(channel):
+            return f"next: {ask_for(watch.name(channel))}  {progress}"
+    return f"every sensor seen {progress}; watching for chatter until the time is up"
 
 
 def _mark(watch: Watch, channel: int | None, tty: bool) -> str:
@@ -258,18 +302,23 @@ def watch_board(
     settle: float = SETTLE_S,
     connect_timeout: float = 5.0,
     clock: Callable[[], float] = time.monotonic,
+    guide: bool = False,
 ) -> Watch:
-    """Start ``board`` and watch it until ``duration`` passes or ``stop`` is set."""
+    """Start ``board`` and watch it until ``duration`` passes or ``stop`` is set.
+
+    ``guide`` names the next sensor to try as the check goes (:func:`next_step`); then
+    Ctrl-C ends the watch early instead of the command.
+    """
     frames: queue.SimpleQueue[SensorFrame] = queue.SimpleQueue()
     board.start(frames.put)
     stop = stop or threading.Event()
     # A board on a link (the Pico) first has to be found; its first frame is then the
     # state it was found in, not a toggle.
-    deadline = clock() + connect_timeout
+    found_by = clock() + connect_timeout
     if board.status().link is not LinkState.CONNECTED:
         out.write(f"waiting for the board: {board.status().detail}\n")
         out.flush()
-        while board.status().link is not LinkState.CONNECTED and clock() < deadline:
+        while board.status().link is not LinkState.CONNECTED and clock() < found_by:
             if stop.wait(0.05):
                 break
     stop.wait(settle)
@@ -285,6 +334,9 @@ def watch_board(
         out.write(HIDE_CURSOR + CLEAR)
     else:
         out.write(render(watch, status_line(board, cpu), 0.0, tty))
+    step = next_step(watch) if guide else ""
+    if step and not tty:
+        out.write(f"{0.0:8.3f}  {step}\n")
     out.flush()
     last_draw = -1.0
     try:
@@ -306,6 +358,11 @@ def watch_board(
                     marks = " ".join(("+" if on else "-") + name for name, on in changes)
                     out.write(f"{now - started:8.3f}  {marks}\n")
                     out.flush()
+                if guide and next_step(watch) != step:
+                    step = next_step(watch)
+                    if not tty:
+                        out.write(f"{now - started:8.3f}  {step}\n")
+                        out.flush()
             if tty and (frame is not None or now - last_draw >= 0.5):
                 view = render(watch, status_line(board, cpu), now - started, tty)
                 footer = (
@@ -313,9 +370,15 @@ def watch_board(
                     if deadline is None
                     else f"checking: {max(0.0, deadline - now):.0f} s to go (Ctrl-C ends)"
                 )
+                if step:
+                    footer = f"{BOLD}{step}{RESET}\n{footer}"
                 out.write(HOME + view.replace("\n", "\x1b[K\n") + footer + CLEAR_BELOW)
                 out.flush()
                 last_draw = now
+    except KeyboardInterrupt:
+        if not guide:
+            raise
+        out.write("\n(check ended early)\n")  # the report of what was seen follows
     finally:
         if tty:
             out.write(SHOW_CURSOR + "\n")
@@ -390,6 +453,8 @@ def header_map(config: Config) -> str:
             if spi.hardware:
                 uses.setdefault(9, "SPI0 MISO (kernel; not wired)")
                 uses.setdefault(7 if spi.select == 8 else 8, "SPI0 CE (kernel; not wired)")
+    if config.board.adapter == "gpio" and config.buzzer is not None:
+        uses[config.buzzer.pin] = "buzzer: 220 Ω to the piezo (its other lead to GND)"
     power = {1: "3V3", 2: "5V", 4: "5V", 17: "3V3", 27: "ID_SD", 28: "ID_SC"}
     power.update({p: "GND" for p in (6, 9, 14, 20, 25, 30, 34, 39)})
     gpio_at = {pin: bcm for bcm, pin in HEADER_PIN.items()}
@@ -412,6 +477,15 @@ def header_map(config: Config) -> str:
 
 # -- the command ----------------------------------------------------------------------------
 
+NO_SENSORS = """\
+check: the simulated board has no sensors to touch, so there is nothing to check.
+  The config (or no config at all) chooses [board] adapter = "sim": the board that the
+  web page plays while `pyramid run` runs (`make run`, then open the page).
+  To check a real board, point diag at its config, e.g.
+    pyramid diag --config configs/matrix.toml --check 120
+  (hardware/README.md, "First power-on with pyramid diag").
+"""
+
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     out = out or sys.stdout
@@ -426,6 +500,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.check is not None and args.check <= 0:
         print("pyramid diag: --check needs a number of seconds above 0", file=sys.stderr)
         return 2
+    if args.check is not None and config.board.adapter == "sim":
+        out.write(NO_SENSORS)
+        return 0
     try:
         board, cmap = build_board(config)
     except ConfigError as exc:
@@ -441,7 +518,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             if args.leds:
                 walk_leds(board, cmap, out, dwell=max(0.0, args.dwell))
             if args.check is not None:
-                watch = watch_board(board, cmap, out, tty=tty, duration=args.check)
+                watch = watch_board(board, cmap, out, tty=tty, duration=args.check, guide=True)
                 problems = watch.problems(args.max_rate)
                 named = len(cmap.name_by_channel)
                 out.write(f"\ncheck: watched {args.check:g} s, {named} named channels\n")

@@ -32,9 +32,14 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.config import STORE_FILE, Config, ConfigError, load_config
+
+if TYPE_CHECKING:
+    from controller.hardware.port import Board
+    from controller.store import Store
+    from controller.table import Table
 
 log = logging.getLogger("pyramid.run")
 
@@ -44,7 +49,7 @@ WEB_READY_TIMEOUT_S = 10.0
 SHUTDOWN_TIMEOUT_S = 5.0
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "run",
         help="run the board, the referee and the web page",
@@ -120,7 +125,7 @@ def page_urls(host: str, port: int) -> list[str]:
     return urls
 
 
-def _open_store(path: Path) -> Any:
+def _open_store(path: Path) -> Store:
     from controller.store import Store, StoreError
 
     try:
@@ -174,11 +179,12 @@ def run(args: argparse.Namespace) -> int:
 
     from controller.hardware import build_board
     from controller.palette import from_rgb
+    from controller.referee.state import Rules
     from controller.store import StoreError
     from controller.table import Table, TableSettings
 
     try:
-        board, channel_map = build_board(config)
+        board, channel_map = build_board(config, data_dir=config.store.path.parent)
     except (ConfigError, OSError) as exc:
         print(f"pyramid run: board: {exc}", file=sys.stderr)
         return 2
@@ -200,7 +206,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("game store: %s", config.store.path)
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
-    table = Table(board, channel_map, store, TableSettings(seat_colours=colours))
+    table = Table(board, channel_map, store, TableSettings(rules=Rules(seat_colours=colours)))
     with _signals() as stopper:
         try:
             return _serve(config, board, store, table, stopper, started)
@@ -212,7 +218,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _serve(
-    config: Config, board: Any, store: Any, table: Any, stopper: _Stopper, started: float
+    config: Config, board: Board, store: Store, table: Table, stopper: _Stopper, started: float
 ) -> int:
     """Start the Table and the page; wait for a signal; stop the page. The exit status."""
     import web_ui

@@ -14,7 +14,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-FILES = "abcde"
+from controller.rules.notation import FILES
+
+__all__ = [
+    "BUTTONS",
+    "CELLS",
+    "CHANNEL_NAMES",
+    "FILES",
+    "LED_NAMES",
+    "SEATS",
+    "TARGETS",
+    "ChannelMap",
+    "ChannelMapError",
+]
 CELLS: tuple[str, ...] = tuple(f"{f}{r}" for r in range(1, 6) for f in FILES)
 """The 25 base cells in reading order (rank 1 first, then file a first)."""
 TARGETS: tuple[str, ...] = ("t1", "t2", "t3", "t4", "top")

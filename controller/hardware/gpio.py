@@ -2,12 +2,12 @@
 
 Three layers, as the port describes them:
 
-1. **Electrical** — a scanner reads every sensor once and returns a raw bitmask
-   (bit n = channel n): :class:`DirectScanner` (one GPIO per sensor), :class:`MatrixScanner`
-   (reed switches with a diode each; rows pulled low one at a time, columns read with
-   pull-ups) or :class:`MuxScanner` (CD74HC4067 multiplexers with shared select lines).
-   Scanners only ask a gpiozero pin factory for pins, so lgpio on a Pi (any model, Pi 5
-   too) and gpiozero's ``MockFactory`` in tests run the same code.
+1. **Electrical** — a scanner (:mod:`~controller.hardware.scanners`) reads every sensor
+   once and returns a raw bitmask (bit n = channel n): one GPIO per sensor, a reed/diode
+   matrix (rows pulled low one at a time, columns read with pull-ups) or CD74HC4067
+   multiplexers. On a Pi (gpiozero's ``LGPIOFactory``, any model, Pi 5 too) the matrix
+   and mux scanners claim lgpio line groups once and then only write and read them;
+   on other factories (``MockFactory`` in tests) they use gpiozero pins.
 2. **Debounced channels** — :class:`AdaptiveScan` feeds each raw scan into the firmware's
    :class:`~firmware.debounce.Debouncer` and picks the time of the next scan: every
    ``idle_ms`` while nothing moves, every ``fast_ms`` while any raw bit differs from the
@@ -16,10 +16,13 @@ Three layers, as the port describes them:
 3. **Meaning** — not here: the channel map names channels, the Table plays moves.
 
 One scan thread per board also does the blinking (2 Hz, re-sent only when the picture
-changes). LEDs are an APA102/SK9822 chain on SPI (:mod:`controller.hardware.apa102`).
+changes). LEDs are an APA102/SK9822 chain on the kernel's SPI0
+(:mod:`controller.hardware.apa102`; gpiozero's silent fallback to bit-banging SPI0's
+pins is refused with :class:`SpiUnavailable`). A passive piezo plays the board's tunes
+(:mod:`controller.hardware.buzzer`), off the scan thread.
 
 Use (in tests, with pins that model the circuit from :mod:`~controller.hardware.
-mock_circuits`)::
+mock_circuits`; the same on the lgpio model, see :mod:`~controller.hardware.lgpio_model`)::
 
     factory = MockFactory()
     circuit = DiodeMatrix(factory, rows=(4, 17), cols=(13, 19))
@@ -32,7 +35,6 @@ mock_circuits`)::
 
 from __future__ import annotations
 
-import abc
 import contextlib
 import logging
 import sys
@@ -41,22 +43,59 @@ import time
 import warnings
 import weakref
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from typing import Any, Final
 
-from gpiozero.exc import SPIFixedRate
+from gpiozero.exc import PinPWMUnsupported, SPIFixedRate, SPISoftwareFallback
+from gpiozero.pins.mock import MockFactory
 from gpiozero.pins.spi import SPISoftware
 
-from controller.config import MUX_CHANNELS, GpioConfig, LedConfig, ScanTiming
 from controller.hardware.apa102 import Apa102Chain
+from controller.hardware.buzzer import TunePlayer, open_buzzer
 from controller.hardware.port import (
     Board,
     BoardStatus,
     LedFrame,
     LedMode,
     LinkState,
+    Sound,
 )
+from controller.hardware.scanners import (
+    GRAY_CODES,
+    DirectScanner,
+    LgpioMatrixScanner,
+    LgpioMuxScanner,
+    MatrixScanner,
+    MuxScanner,
+    PinClaim,
+    Scanner,
+    make_scanner,
+)
+from controller.hardware.wiring import BuzzerConfig, GpioConfig, LedConfig, ScanTiming
 from firmware.debounce import Debouncer
+
+__all__ = [
+    "BLINK_HALF_PERIOD_S",
+    "GRAY_CODES",
+    "SWITCH_INTERVAL_S",
+    "AdaptiveScan",
+    "BuzzerUnavailable",
+    "DirectScanner",
+    "GpioBoard",
+    "GpioUnavailable",
+    "LgpioMatrixScanner",
+    "LgpioMuxScanner",
+    "MatrixScanner",
+    "MuxScanner",
+    "PinClaim",
+    "Scanner",
+    "SpiUnavailable",
+    "bits_of",
+    "default_pin_factory",
+    "make_scanner",
+]
+
+_PinClaim = PinClaim  # the name the tests and older code know
 
 log = logging.getLogger(__name__)
 
@@ -75,7 +114,32 @@ Clock = Callable[[], float]
 
 
 class GpioUnavailable(RuntimeError):
-    """No pin factory could be had: not a Raspberry Pi, or lgpio is not installed."""
+    """What the config asks of the Pi cannot be had here; ``key`` names the config key.
+
+    No pin factory (not a Raspberry Pi, or lgpio is not installed): ``board.adapter``.
+    """
+
+    key = "board.adapter"
+
+
+class SpiUnavailable(GpioUnavailable):
+    """``[leds] spi`` names SPI0, but the kernel's SPI cannot be opened."""
+
+    key = "leds.spi"
+
+
+class BuzzerUnavailable(GpioUnavailable):
+    """``[buzzer] pin`` cannot play PWM with this pin factory."""
+
+    key = "buzzer.pin"
+
+
+SPI_FIX: Final = (
+    "enable SPI: `sudo raspi-config nonint do_spi 0`; add the user to the `spi` group "
+    "(`sudo adduser $USER spi`, then log in again; install-pi.sh puts the service's "
+    "user in it); `ls -l /dev/spidev0.*` shows both"
+)
+"""What to do when SPI0 cannot be opened (the error says it, hardware/README.md too)."""
 
 
 def bits_of(mask: int) -> frozenset[int]:
@@ -90,230 +154,6 @@ def bits_of(mask: int) -> frozenset[int]:
         found.add(low.bit_length() - 1)
         mask ^= low
     return frozenset(found)
-
-
-def _settle(microseconds: float) -> None:
-    # A busy wait: sleep() cannot wait a few microseconds, and this is a few at most.
-    end = time.perf_counter() + microseconds / 1e6
-    while time.perf_counter() < end:
-        pass
-
-
-class _PinClaim:
-    """Holds the factory reservations of one board, as gpiozero devices do for theirs.
-
-    gpiozero closes every reserver when the interpreter exits; the claim passes that on
-    to its board, which blanks the LEDs and lets the pins go.
-    """
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.owner: weakref.WeakMethod[Callable[[], None]] | None = None
-
-    def _conflicts_with(self, other: object) -> bool:
-        return True
-
-    def close(self) -> None:
-        close = self.owner() if self.owner is not None else None
-        if close is not None:
-            close()
-
-    def __repr__(self) -> str:
-        return self.label
-
-
-# -- electrical layer: scanners -------------------------------------------------------------
-
-
-class Scanner(abc.ABC):
-    """Reads every sensor once; bit n of :meth:`scan` is channel n, set when active."""
-
-    capacity: int
-
-    def __init__(self, factory: Any, claim: _PinClaim, gpios: Iterable[int]) -> None:
-        self._factory = factory
-        self._claim = claim
-        self._gpios = tuple(gpios)
-        factory.reserve_pins(claim, *self._gpios)
-        try:
-            self._pins = {gpio: factory.pin(gpio) for gpio in self._gpios}
-        except Exception:
-            factory.release_pins(claim, *self._gpios)
-            raise
-
-    @abc.abstractmethod
-    def scan(self) -> int: ...
-
-    def edge_pins(self) -> tuple[Any, ...]:
-        """Pins whose edges may wake the scan thread (only direct wiring has such)."""
-        return ()
-
-    def close(self) -> None:
-        """Leave every pin an input without pull (harmless to whatever is wired) and free it."""
-        for pin in self._pins.values():
-            try:
-                pin.when_changed = None
-                pin.function = "input"
-            except Exception:  # a pin that cannot be reset must not keep others claimed
-                log.exception("could not reset %r", pin)
-        self._factory.release_pins(self._claim, *self._gpios)
-
-
-class DirectScanner(Scanner):
-    """One GPIO per sensor; channel = position in ``pins``."""
-
-    def __init__(
-        self, factory: Any, claim: _PinClaim, pins: tuple[int, ...], active: str = "low"
-    ) -> None:
-        super().__init__(factory, claim, pins)
-        self.capacity = len(pins)
-        self._active = active == "high"
-        self._inputs = [self._pins[g] for g in pins]
-        for pin in self._inputs:
-            pin.input_with_pull("down" if self._active else "up")
-
-    def scan(self) -> int:
-        bits = 0
-        active = self._active
-        for channel, pin in enumerate(self._inputs):
-            if bool(pin.state) == active:
-                bits |= 1 << channel
-        return bits
-
-    def edge_pins(self) -> tuple[Any, ...]:
-        return tuple(self._inputs)
-
-
-class MatrixScanner(Scanner):
-    """Reed switches with one diode each, at the crossings of rows and columns.
-
-    Each row in turn is pulled low (switched to output, low); the others are left as
-    inputs, so they float instead of being driven high. With every diode in place that
-    changes nothing; with one missing or reversed it keeps a ghost to a ghost instead of
-    a short from one GPIO's high to another's low. Columns are read with pull-ups: a
-    column reads low when a closed switch (through its diode) joins it to the low row.
-    Channel = row * len(cols) + col.
-    """
-
-    def __init__(
-        self,
-        factory: Any,
-        claim: _PinClaim,
-        rows: tuple[int, ...],
-        cols: tuple[int, ...],
-        settle_us: float = 0.0,
-    ) -> None:
-        super().__init__(factory, claim, rows + cols)
-        self.capacity = len(rows) * len(cols)
-        self._rows = [self._pins[g] for g in rows]
-        self._cols = [self._pins[g] for g in cols]
-        self._settle_us = settle_us
-        for row in self._rows:
-            row.function = "input"
-        for col in self._cols:
-            col.input_with_pull("up")
-
-    def scan(self) -> int:
-        bits = 0
-        width = len(self._cols)
-        cols = self._cols
-        settle = self._settle_us
-        for r, row in enumerate(self._rows):
-            row.output_with_state(False)
-            if settle:
-                _settle(settle)
-            base = r * width
-            for c, col in enumerate(cols):
-                if not col.state:
-                    bits |= 1 << (base + c)
-            # Release before the next row is pulled low, so the columns this row held low
-            # have that long to rise through their pull-ups.
-            row.function = "input"
-        return bits
-
-
-GRAY_CODES: Final[tuple[int, ...]] = tuple(i ^ (i >> 1) for i in range(MUX_CHANNELS))
-"""Mux addresses in Gray-code order: each step changes one select line (one pin write)."""
-
-
-class MuxScanner(Scanner):
-    """CD74HC4067 multiplexers: four shared select lines, one signal GPIO per mux.
-
-    Channel = mux * 16 + address, where address is the S3..S0 value that connects the
-    sensor to the mux's signal pin. The addresses are walked in Gray-code order so each
-    step costs one pin write, not four.
-    """
-
-    def __init__(
-        self,
-        factory: Any,
-        claim: _PinClaim,
-        select: tuple[int, ...],
-        signals: tuple[int, ...],
-        enable: int | None = None,
-        active: str = "low",
-        settle_us: float = 0.0,
-    ) -> None:
-        if len(select) != 4:
-            raise ValueError("a CD74HC4067 has four select lines S0–S3")
-        extra = (enable,) if enable is not None else ()
-        super().__init__(factory, claim, select + signals + extra)
-        self.capacity = MUX_CHANNELS * len(signals)
-        self._select = [self._pins[g] for g in select]
-        self._signals = [self._pins[g] for g in signals]
-        self._enable = self._pins[enable] if enable is not None else None
-        self._active = active == "high"
-        self._settle_us = settle_us
-        for line in self._select:
-            line.output_with_state(False)
-        self._address = 0
-        for signal in self._signals:
-            signal.input_with_pull("down" if self._active else "up")
-        if self._enable is not None:
-            self._enable.output_with_state(False)  # EN is active low
-
-    def scan(self) -> int:
-        bits = 0
-        address = self._address
-        select = self._select
-        signals = self._signals
-        active = self._active
-        settle = self._settle_us
-        for code in GRAY_CODES:
-            changed = code ^ address
-            if changed:
-                line = changed.bit_length() - 1  # Gray code: exactly one bit changed
-                select[line].state = (code >> line) & 1
-                address = code
-            if settle:
-                _settle(settle)
-            for mux, signal in enumerate(signals):
-                if bool(signal.state) == active:
-                    bits |= 1 << (mux * MUX_CHANNELS + code)
-        self._address = address
-        return bits
-
-    def close(self) -> None:
-        if self._enable is not None:
-            try:
-                self._enable.state = 1  # disconnect the muxes before letting go
-            except Exception:
-                log.exception("could not disable the multiplexers")
-        super().close()
-
-
-def make_scanner(gpio: GpioConfig, factory: Any, claim: _PinClaim) -> Scanner:
-    """The scanner for ``gpio.topology``."""
-    settle = gpio.scan.settle_us
-    if gpio.topology == "direct":
-        return DirectScanner(factory, claim, gpio.pins, gpio.active)
-    if gpio.topology == "matrix":
-        return MatrixScanner(factory, claim, gpio.rows, gpio.cols, settle)
-    if gpio.topology == "mux":
-        return MuxScanner(
-            factory, claim, gpio.select, gpio.signals, gpio.enable, gpio.active, settle
-        )
-    raise ValueError(f"unknown topology {gpio.topology!r}")
 
 
 # -- debounced layer: adaptive scanning -----------------------------------------------------
@@ -368,7 +208,8 @@ def default_pin_factory() -> Any:
             Device.ensure_pin_factory()
     except Exception as exc:
         raise GpioUnavailable(
-            "no GPIO pin factory: this is not a Raspberry Pi, or lgpio is missing "
+            "'gpio' cannot be used here: no GPIO pin factory: this is not a Raspberry Pi, "
+            "or lgpio is missing "
             f"(pip install 'pyramid-board[pi]'); gpiozero said: {exc}"
         ) from exc
     return Device.pin_factory
@@ -391,21 +232,35 @@ class GpioBoard(Board):
         *,
         pin_factory: Any = None,
         clock: Clock = time.monotonic,
+        buzzer: BuzzerConfig | None = None,
     ) -> None:
         super().__init__(max(1, gpio.capacity), led_count)
         self.gpio = gpio
         self._factory = pin_factory if pin_factory is not None else default_pin_factory()
         self._clock = clock
-        self._claim = _PinClaim(f"pyramid-board gpio adapter ({gpio.topology})")
+        self._claim = PinClaim(f"pyramid-board gpio adapter ({gpio.topology})")
         self._claim.owner = weakref.WeakMethod(self.close)
         self._scanner = make_scanner(gpio, self._factory, self._claim)
         self._chain: Apa102Chain | None = None
+        self._spi_in_use = "no LEDs"
+        self._buzzer: TunePlayer | None = None
         try:
             if leds.spi is not None and led_count > 0:
                 self._chain = self._open_chain(leds, led_count)
+            if buzzer is not None:
+                try:
+                    self._buzzer = open_buzzer(self._factory, buzzer.pin)
+                except PinPWMUnsupported as exc:
+                    raise BuzzerUnavailable(
+                        f"GPIO {buzzer.pin} cannot play tones with "
+                        f"{type(self._factory).__name__} ({exc or 'no PWM'}); lgpio on a Pi can"
+                    ) from exc
         except Exception:
+            if self._chain is not None:
+                self._chain.close()
             self._scanner.close()
             raise
+        self._buzzer_pin = buzzer.pin if buzzer is not None else None
         self._leds_config = leds
         self._policy = AdaptiveScan(gpio.scan)
         self._toggles: Counter[int] = Counter()
@@ -422,20 +277,50 @@ class GpioBoard(Board):
         self._saved_switch_interval = sys.getswitchinterval()
 
     def _open_chain(self, leds: LedConfig, count: int) -> Apa102Chain:
-        assert leds.spi is not None
-        spi = self._factory.spi(
-            clock_pin=leds.spi.clock,
-            mosi_pin=leds.spi.mosi,
-            miso_pin=None,
-            select_pin=leds.spi.select,
-        )
+        config = leds.spi
+        assert config is not None
+        with warnings.catch_warnings(record=True) as caught:
+            # gpiozero only *warns* when the kernel's SPI cannot be opened, and hands out
+            # a bit-banged SPI on the same pins instead: one lgpio call per clock edge,
+            # ~3,800 per 37-LED picture, on the scan thread. Catch that, and refuse it.
+            warnings.simplefilter("always", SPISoftwareFallback)
+            spi = self._factory.spi(
+                clock_pin=config.clock,
+                mosi_pin=config.mosi,
+                miso_pin=None,
+                select_pin=config.select,
+            )
+        fallback = [w for w in caught if issubclass(w.category, SPISoftwareFallback)]
+        for w in caught:
+            if w not in fallback:
+                warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+        software = isinstance(spi, SPISoftware)
+        # MockFactory has no kernel SPI at all and says so by never warning; any other
+        # factory bit-banging SPI0's pins has fallen back.
+        mock = isinstance(self._factory, MockFactory)
+        if config.hardware and (fallback or (software and not mock)):
+            spi.close()
+            why = str(fallback[0].message) if fallback else f"gpiozero gave {spi!r}"
+            why = why.partition("(error was: ")[2].rstrip(")").strip("'\"") or why
+            raise SpiUnavailable(
+                f"SPI0 (/dev/spidev0.{config.device}) cannot be opened ({why}), so the LEDs "
+                "would be bit-banged by the scan thread; " + SPI_FIX + ". To bit-bang the "
+                "LEDs on purpose, give [leds] spi other pins (clock, mosi, select)."
+            )
         try:
-            spi.clock_mode = 0  # APA102 samples on the rising edge
+            if spi.clock_mode != 0:
+                spi.clock_mode = 0  # APA102 samples on the rising edge
             # Bit-banged SPI has no rate (and, with no MISO, gpiozero 2.0.1 cannot even
             # format the SPIFixedRate message), so only the kernel's SPI is asked.
-            if leds.spi.hardware and not isinstance(spi, SPISoftware):
+            if config.hardware and not software:
                 with contextlib.suppress(SPIFixedRate):
-                    spi.rate = leds.spi.rate_hz
+                    spi.rate = config.rate_hz
+            if software:
+                why = " (MockFactory has no kernel SPI)" if mock and config.hardware else ""
+                self._spi_in_use = f"GPIO {config.clock}/{config.mosi} (bit-banged{why})"
+            else:
+                rate = f"{spi.rate / 1e6:g} MHz" if isinstance(spi.rate, int | float) else "?"
+                self._spi_in_use = f"SPI0 (hardware, /dev/spidev0.{config.device}, {rate})"
             chain = Apa102Chain(spi, count, leds.brightness, leds.order)
             chain.blank()  # whatever the LEDs showed before (or at power-on) goes dark
         except Exception:
@@ -533,6 +418,8 @@ class GpioBoard(Board):
             return
         self._closed = True
         try:
+            if self._buzzer is not None:
+                self._buzzer.close()
             if self._chain is not None:
                 with self._led_lock:
                     self._chain.close()
@@ -571,20 +458,46 @@ class GpioBoard(Board):
                     self._render(self.led_frame)
         return (int(now / BLINK_HALF_PERIOD_S) + 1) * BLINK_HALF_PERIOD_S
 
+    # -- sound ---------------------------------------------------------------------------
+    @property
+    def has_buzzer(self) -> bool:
+        return self._buzzer is not None
+
+    def buzzer_idle(self, timeout: float = 2.0) -> bool:
+        """Wait until no tune plays or waits to (tests, diag); False on timeout."""
+        return self._buzzer is None or self._buzzer.idle(timeout)
+
+    def sound(self, sound: Sound, volume: float = 1.0) -> None:
+        """Play ``sound``'s tune on the piezo at ``volume`` (0–1); returns at once."""
+        if self._buzzer is None:
+            return
+        self._buzzer.play(sound, volume)
+        self._counters["sounds"] += 1
+
     # -- diagnostics -----------------------------------------------------------------------
+    @property
+    def spi_in_use(self) -> str:
+        """The SPI the LEDs really go through: ``SPI0 (hardware, /dev/spidev0.0, 2 MHz)``,
+        ``GPIO 21/20 (bit-banged)``, or ``no LEDs``."""
+        return self._spi_in_use
+
     def status(self) -> BoardStatus:
         leds = self._leds_config
         if self._chain is None:
             lights = "no LEDs"
         else:
-            spi = leds.spi
-            assert spi is not None
-            where = (
-                "SPI0 (hardware)" if spi.hardware else f"GPIO {spi.clock}/{spi.mosi} (bit-banged)"
-            )
-            lights = f"APA102 ×{self.leds} on {where}, brightness {leds.brightness:g}"
+            lights = f"APA102 ×{self.leds} on {self._spi_in_use}, brightness {leds.brightness:g}"
+        if self._buzzer_pin is not None:
+            lights += f"; buzzer on GPIO {self._buzzer_pin}"
         pins = type(self._factory).__name__.removesuffix("Factory") or "?"
-        detail = f"{self.gpio.describe()} via {pins}; {lights}"
+        if self._factory.__class__.__module__ == "controller.hardware.lgpio_model":
+            pins = "LGPIO (model)"
+        lines = (
+            "line groups"
+            if isinstance(self._scanner, LgpioMatrixScanner | LgpioMuxScanner)
+            else "pins"
+        )
+        detail = f"{self.gpio.describe()} via {pins} {lines}; {lights}"
         if self._failure:
             detail += f"; last error: {self._failure}"
         return BoardStatus(

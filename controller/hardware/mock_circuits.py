@@ -1,19 +1,23 @@
-"""Circuits for gpiozero's ``MockFactory``: pins that behave like the wires do.
+"""Circuits for gpiozero's ``MockFactory`` and the lgpio model: lines that behave like wires.
 
-Build the circuit on a factory *before* the board asks for its pins (the factory hands out
-the pin objects the circuit made). Each circuit reads its sensors from a contact bank:
+Each circuit reads its sensors from a contact bank (:mod:`~controller.hardware.
+mock_contacts`, re-exported here):
 
 - :class:`Switches` — contacts that open and close when a test says so, instantly;
 - :class:`BouncingContacts` — contacts over a clock (real or :class:`VirtualClock`) whose
   every edge chatters for a few milliseconds, with optional short glitches.
 
-Circuits:
+Circuits are wired either to gpiozero's ``MockFactory`` (they make the pins they drive,
+so build them before the board asks for its pins) or to the
+:class:`~controller.hardware.lgpio_model.LgpioModel` under gpiozero's real
+``LGPIOFactory`` (they are attached to its lines): the same circuit, the same faults.
 
 - :class:`DiodeMatrix` — reed switches at row/column crossings, each with a diode from the
   column to the row. A column pin reads low when a closed switch joins it to a row that
   is pulled low. A switch listed in ``missing_diodes`` conducts both ways, so current can
   flow backwards through it and ghost cells appear, as on a real board; a row driven high
-  that meets a low one through such a switch is recorded in ``shorts``.
+  that meets a low one through such a switch is recorded in ``shorts``; a switch in
+  ``reversed_diodes`` never reads.
 - :class:`MuxBank` — CD74HC4067 multiplexers: the select lines choose which sensor drives
   each signal pin; EN high disconnects them all.
 - :class:`DirectWiring` — one sensor per pin; edges fire the pin's ``when_changed``.
@@ -31,8 +35,6 @@ False
 
 from __future__ import annotations
 
-import bisect
-import random
 import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
@@ -48,13 +50,40 @@ from gpiozero.pins.mock import (
 )
 
 from controller.hardware.apa102 import LEVELS, ORDERS
+from controller.hardware.lgpio_model import LgpioModel
+from controller.hardware.mock_contacts import (
+    BouncingContacts,
+    ContactBank,
+    ContactListener,
+    Switches,
+    VirtualClock,
+)
 from controller.hardware.port import Colour
+
+__all__ = [
+    "HISTORY",
+    "Apa102Strip",
+    "BouncingContacts",
+    "CircuitPin",
+    "ContactBank",
+    "ContactListener",
+    "DiodeMatrix",
+    "DirectWiring",
+    "Header",
+    "MuxBank",
+    "Pixel",
+    "QuietPin",
+    "Switches",
+    "VirtualClock",
+    "Wires",
+    "on_model",
+]
 
 HISTORY = 256
 """State changes each mock pin remembers: enough to assert on, bounded for long runs."""
 
 
-class _BoundedHistory(MockPin):  # type: ignore[misc]
+class _BoundedHistory(MockPin):
     """A MockPin that keeps only its last :data:`HISTORY` state changes."""
 
     def clear_states(self) -> None:
@@ -67,213 +96,127 @@ class QuietPin(_BoundedHistory):
     """A plain mock pin with bounded history (SPI data lines, mux select lines)."""
 
 
-# -- clocks and contacts ----------------------------------------------------------------------
+# -- wires: how a circuit sees the Pi's lines --------------------------------------------------
 
 
-class VirtualClock:
-    """A clock that only moves when told: thousands of edges take no wall time.
+class Wires(Protocol):
+    """What a circuit asks of the header it is wired to."""
 
-    >>> clock = VirtualClock(); clock.advance(0.5); clock()
-    0.5
-    """
+    def drive(self, gpio: int) -> bool | None:
+        """The level the Pi drives on ``gpio``; None for an input or a released open drain."""
+        ...
 
-    def __init__(self, now: float = 0.0) -> None:
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-class ContactBank(Protocol):
-    """What a circuit asks of its sensors."""
-
-    count: int
-
-    def closed(self, index: int) -> bool: ...
-
-    def closed_set(self) -> frozenset[int]: ...
-
-    def version(self) -> object:
-        """Changes whenever :meth:`closed_set` may have changed (a cache key)."""
+    def changed(self) -> None:
+        """The circuit's outputs may have changed: inputs re-read, edges fire."""
         ...
 
 
-ContactListener = Callable[[int, bool], None]
+Header = MockFactory | LgpioModel
+"""Where a circuit is wired: gpiozero's ``MockFactory`` (the circuit makes the pins it
+drives) or the :class:`~controller.hardware.lgpio_model.LgpioModel` under gpiozero's real
+``LGPIOFactory`` (the circuit is attached to the model's lines)."""
 
 
-class Switches:
-    """Contacts that change exactly when told (a pearl placed, a button pressed).
+class CircuitPin(_BoundedHistory):
+    """A mock pin that, as an input, reads what its circuit drives (else its pull)."""
 
-    >>> s = Switches(4); s.press(1, 3); sorted(s.closed_set())
-    [1, 3]
-    """
+    def __init__(self, factory: Any, info: Any, circuit: _Circuit) -> None:
+        super().__init__(factory, info)
+        self.circuit = circuit
 
-    def __init__(self, count: int) -> None:
-        self.count = count
-        self._closed: frozenset[int] = frozenset()
-        self._version = 0
-        self._lock = threading.Lock()
-        self._listeners: list[ContactListener] = []
+    def _get_state(self) -> bool:
+        if self._function != "input":
+            return bool(self._state)
+        level = self.circuit.level(self._number)
+        if level is None:  # nothing drives it: the pull decides (floating: as it last was)
+            return True if self._pull == "up" else False if self._pull == "down" else self._state
+        return level
 
-    def add_listener(self, listener: ContactListener) -> None:
-        """Call ``listener(index, closed)`` on every change (direct wiring fires edges)."""
-        self._listeners.append(listener)
-
-    def closed(self, index: int) -> bool:
-        return index in self._closed
-
-    def closed_set(self) -> frozenset[int]:
-        return self._closed
-
-    def version(self) -> object:
-        return self._version
-
-    def set_closed(self, indices: Iterable[int]) -> None:
-        """Close exactly ``indices``, open the rest."""
-        new = frozenset(indices)
-        bad = [i for i in new if not 0 <= i < self.count]
-        if bad:
-            raise ValueError(f"no switch {bad[0]} (there are {self.count})")
-        with self._lock:
-            old = self._closed
-            self._closed = new
-            self._version += 1
-        for index in sorted(old ^ new):
-            for listener in self._listeners:
-                listener(index, index in new)
-
-    def press(self, *indices: int) -> None:
-        self.set_closed(self._closed | set(indices))
-
-    def release(self, *indices: int) -> None:
-        self.set_closed(self._closed - set(indices))
+    def refresh(self) -> None:
+        """The circuit moved: record the new level and fire ``when_changed`` as lgpio would."""
+        if self._function != "input":
+            return
+        level = self._get_state()
+        if self._change_state(level):
+            edges = ("both", "rising") if level else ("both", "falling")
+            if self._edges in edges and self._when_changed is not None:
+                self._call_when_changed()
 
 
-class BouncingContacts:
-    """Contacts over a clock whose edges chatter and which can glitch.
+class _MockWires:
+    def __init__(self, pins: dict[int, Any]) -> None:
+        self.pins = pins
 
-    :meth:`set` schedules an edge: from ``at`` the contact flips between the two levels in
-    segments of ``chatter_ms`` for ``bounce_ms`` in all, then rests at the new level.
-    :meth:`glitch` adds a short pulse of the other level to a resting contact. Edges and
-    glitches of one contact must be scheduled in time order.
+    def drive(self, gpio: int) -> bool | None:
+        pin = self.pins[gpio]
+        return bool(pin._state) if pin._function == "output" else None
 
-    >>> clock = VirtualClock()
-    >>> contacts = BouncingContacts(1, clock, seed=3)
-    >>> settled = contacts.set(0, True, at=0.010)
-    >>> contacts.closed(0), 0.010 < settled <= 0.015
-    (False, True)
-    >>> clock.now = settled; contacts.closed(0)
-    True
-    """
+    def changed(self) -> None:
+        for pin in self.pins.values():
+            if isinstance(pin, CircuitPin):
+                pin.refresh()
 
-    def __init__(
-        self,
-        count: int,
-        clock: Callable[[], float],
-        *,
-        seed: int = 0,
-        bounce_ms: tuple[float, float] = (0.5, 4.0),
-        chatter_ms: tuple[float, float] = (0.05, 1.0),
-    ) -> None:
-        self.count = count
-        self.clock = clock
-        self.bounce_ms = bounce_ms
-        self.chatter_ms = chatter_ms
-        self._random = random.Random(seed)
-        self._times: list[list[float]] = [[] for _ in range(count)]
-        self._levels: list[list[bool]] = [[] for _ in range(count)]
-        self._lock = threading.Lock()
 
-    def _append(self, index: int, at: float, level: bool) -> None:
-        times = self._times[index]
-        if times and at < times[-1]:
-            raise ValueError(f"contact {index}: {at} is before its last change {times[-1]}")
-        times.append(at)
-        self._levels[index].append(level)
+class _Circuit:
+    """Base of the circuits: wires itself to a :data:`Header`."""
 
-    def resting(self, index: int) -> bool:
-        """The level the contact ends at (after everything scheduled)."""
-        levels = self._levels[index]
-        return levels[-1] if levels else False
+    def _wire(self, on: Header, driven: Iterable[int], read: Iterable[int]) -> Wires:
+        if isinstance(on, LgpioModel):
+            on.attach(self)
+            return on_model(on)
+        pins: dict[int, Any] = {g: on.pin(g, pin_class=QuietPin) for g in driven}
+        pins.update({g: on.pin(g, pin_class=CircuitPin, circuit=self) for g in read})
+        for gpio, pin in pins.items():
+            wanted = CircuitPin if gpio in set(read) else QuietPin
+            if type(pin) is not wanted:
+                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+        return _MockWires(pins)
 
-    def set(self, index: int, closed: bool, at: float | None = None) -> float:
-        """Schedule an edge to ``closed`` at ``at`` (default now); when it stops bouncing."""
-        start = self.clock() if at is None else at
-        rng = self._random
-        bounce = rng.uniform(*self.bounce_ms) / 1000
-        with self._lock:
-            self._append(index, start, closed)
-            level = closed
-            t = start + rng.uniform(*self.chatter_ms) / 1000
-            while t < start + bounce:
-                level = not level
-                self._append(index, t, level)
-                t += rng.uniform(*self.chatter_ms) / 1000
-            if level != closed:
-                self._append(index, t, closed)
-            return self._times[index][-1]
+    def level(self, gpio: int) -> bool | None:
+        """The level this circuit drives on ``gpio`` (None: it leaves the line alone)."""
+        raise NotImplementedError
 
-    def glitch(self, index: int, at: float, width_s: float) -> None:
-        """A pulse of the other level, ``width_s`` long, on a resting contact."""
-        with self._lock:
-            level = self.resting(index)
-            self._append(index, at, not level)
-            self._append(index, at + width_s, level)
 
-    def closed(self, index: int) -> bool:
-        now = self.clock()
-        times = self._times[index]
-        i = bisect.bisect_right(times, now)
-        return self._levels[index][i - 1] if i else False
+class _ModelWires:
+    def __init__(self, model: LgpioModel) -> None:
+        self.model = model
 
-    def closed_set(self) -> frozenset[int]:
-        return frozenset(i for i in range(self.count) if self.closed(i))
+    def drive(self, gpio: int) -> bool | None:
+        return self.model.drive(gpio)
 
-    def version(self) -> object:
-        return self.clock()
+    def changed(self) -> None:
+        self.model.inputs_changed()
+
+
+def on_model(model: LgpioModel) -> Wires:
+    """The :class:`Wires` of an lgpio model's header."""
+    return _ModelWires(model)
 
 
 # -- the diode matrix -------------------------------------------------------------------------
 
 
-class MatrixRowPin(_BoundedHistory):
-    """A matrix row: pulls its switches low when it is an output driven low."""
-
-
-class MatrixColumnPin(_BoundedHistory):
-    """A matrix column: low when joined to a low row through closed switches."""
-
-    def __init__(self, factory: Any, info: Any, matrix: DiodeMatrix, col: int) -> None:
-        super().__init__(factory, info)
-        self.matrix = matrix
-        self.col = col
-
-    def _get_state(self) -> bool:
-        if self._function != "input":
-            return bool(self._state)
-        if self.col in self.matrix.low_columns():
-            return False
-        # Not joined to a low row: the pull decides (a floating column reads as it last did).
-        return True if self._pull == "up" else False if self._pull == "down" else self._state
-
-
-class DiodeMatrix:
+class DiodeMatrix(_Circuit):
     """Reed switches with diodes at the crossings of ``rows`` and ``cols`` (BCM numbers).
 
-    Switch ``r * len(cols) + c`` sits at row r, column c, in the order of the *wires*
-    given here; a board configured with the rows in another order reads the wrong cells.
+    Each switch is in series with a diode whose cathode (band) faces the row, so current
+    flows from a pulled-up column through a closed switch into a row held low. Switch
+    ``r * len(cols) + c`` sits at row r, column c, in the order of the *wires* given
+    here; a board configured with the rows in another order reads the wrong cells.
+    A switch in ``missing_diodes`` conducts both ways (ghosts); a row driven *high* that
+    meets a low one through such a switch is counted in ``shorts`` (two GPIOs fighting).
+    ``reversed_diodes`` conduct from the row to the column only, so the switch never
+    reads (the guide's "diode the wrong way round").
     """
 
     def __init__(
         self,
-        factory: MockFactory,
+        on: Header,
         rows: Sequence[int],
         cols: Sequence[int],
         contacts: ContactBank | None = None,
         missing_diodes: Iterable[int] = (),
+        reversed_diodes: Iterable[int] = (),
     ) -> None:
         self.rows = tuple(rows)
         self.cols = tuple(cols)
@@ -282,18 +225,15 @@ class DiodeMatrix:
         if self.contacts.count < size:
             raise ValueError(f"{self.contacts.count} contacts for a {size}-switch matrix")
         self.missing_diodes = frozenset(missing_diodes)
+        self.reversed_diodes = frozenset(reversed_diodes)
         self.shorts = 0
         """How often a row driven high met a low one through a switch without its diode."""
-        self._row_pins = [factory.pin(g, pin_class=MatrixRowPin) for g in self.rows]
-        self._col_pins = [
-            factory.pin(g, pin_class=MatrixColumnPin, matrix=self, col=c)
-            for c, g in enumerate(self.cols)
-        ]
-        for pin in self._row_pins + self._col_pins:
-            if type(pin) not in (MatrixRowPin, MatrixColumnPin):
-                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+        self._col_index = {g: c for c, g in enumerate(self.cols)}
+        self._wires = self._wire(on, self.rows, self.cols)
         self._cache_key: object = None
         self._cache: frozenset[int] = frozenset()
+        if isinstance(self.contacts, Switches):
+            self.contacts.add_listener(lambda _index, _closed: self._wires.changed())
 
     @property
     def switches(self) -> Switches:
@@ -306,20 +246,30 @@ class DiodeMatrix:
         """The switch index at wire ``row``, ``col``."""
         return row * len(self.cols) + col
 
+    def level(self, gpio: int) -> bool | None:
+        col = self._col_index.get(gpio)
+        if col is None:
+            return None
+        return False if col in self.low_columns() else None
+
     def low_columns(self) -> frozenset[int]:
         """Columns joined to a low row right now."""
-        drive = tuple((pin._function == "output", bool(pin._state)) for pin in self._row_pins)
+        drive = tuple(self._wires.drive(g) for g in self.rows)
         key = (drive, self.contacts.version())
         if key != self._cache_key:
             self._cache = self._solve(drive)
             self._cache_key = key
         return self._cache
 
-    def _solve(self, drive: tuple[tuple[bool, bool], ...]) -> frozenset[int]:
+    def _solve(self, drive: tuple[bool | None, ...]) -> frozenset[int]:
         width = len(self.cols)
-        closed = [divmod(i, width) for i in self.contacts.closed_set() if i < len(drive) * width]
-        low_rows = {r for r, (output, high) in enumerate(drive) if output and not high}
-        high_rows = {r for r, (output, high) in enumerate(drive) if output and high}
+        closed = [
+            divmod(i, width)
+            for i in self.contacts.closed_set()
+            if i < len(drive) * width and i not in self.reversed_diodes
+        ]
+        low_rows = {r for r, level in enumerate(drive) if level is False}
+        high_rows = {r for r, level in enumerate(drive) if level is True}
         low_cols: set[int] = set()
         frontier = list(low_rows)
         while frontier:
@@ -347,33 +297,18 @@ class DiodeMatrix:
 # -- multiplexers -------------------------------------------------------------------------------
 
 
-class MuxSignalPin(_BoundedHistory):
-    """A CD74HC4067's SIG pin: shows the sensor that the select lines choose."""
-
-    def __init__(self, factory: Any, info: Any, bank: MuxBank, mux: int) -> None:
-        super().__init__(factory, info)
-        self.bank = bank
-        self.mux = mux
-
-    def _get_state(self) -> bool:
-        if self._function != "input":
-            return bool(self._state)
-        level = self.bank.level(self.mux)
-        if level is None:  # disconnected, or an open-drain sensor that is off
-            return True if self._pull == "up" else False if self._pull == "down" else self._state
-        return level
-
-
-class MuxBank:
+class MuxBank(_Circuit):
     """CD74HC4067 multiplexers sharing ``select`` (S0..S3), one ``signals`` pin each.
 
-    Sensor ``mux * 16 + address``. ``active="low"`` models open-drain hall sensors (e.g.
-    DRV5032, A3144): active pulls low, inactive leaves the line to the pull-up.
+    Sensor ``mux * 16 + address``. ``active="low"`` models open-drain hall switches such
+    as the DRV5033 (3.3 V, omnipolar, continuous): active pulls low, inactive leaves the
+    line to the SIG pull-up. EN high, or left floating (the breakouts pull it up),
+    disconnects every mux.
     """
 
     def __init__(
         self,
-        factory: MockFactory,
+        on: Header,
         select: Sequence[int],
         signals: Sequence[int],
         contacts: ContactBank | None = None,
@@ -384,18 +319,15 @@ class MuxBank:
             raise ValueError("a CD74HC4067 has four select lines")
         self.select = tuple(select)
         self.signals = tuple(signals)
+        self.enable = enable
         size = 16 * len(self.signals)
         self.contacts: ContactBank = contacts if contacts is not None else Switches(size)
         self.active_low = active == "low"
-        self._select_pins = [factory.pin(g, pin_class=QuietPin) for g in self.select]
-        self._enable_pin = factory.pin(enable, pin_class=QuietPin) if enable is not None else None
-        self._signal_pins = [
-            factory.pin(g, pin_class=MuxSignalPin, bank=self, mux=m)
-            for m, g in enumerate(self.signals)
-        ]
-        for pin in self._signal_pins:
-            if not isinstance(pin, MuxSignalPin):
-                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+        self._mux_of = {g: m for m, g in enumerate(self.signals)}
+        driven = self.select + ((enable,) if enable is not None else ())
+        self._wires = self._wire(on, driven, self.signals)
+        if isinstance(self.contacts, Switches):
+            self.contacts.add_listener(lambda _index, _closed: self._wires.changed())
 
     @property
     def sensors(self) -> Switches:
@@ -404,13 +336,18 @@ class MuxBank:
         return self.contacts
 
     def address(self) -> int:
-        return sum(int(bool(pin._state)) << bit for bit, pin in enumerate(self._select_pins))
+        # An undriven select input floats; CMOS reads it as whatever: take low.
+        return sum(int(bool(self._wires.drive(g))) << bit for bit, g in enumerate(self.select))
 
-    def level(self, mux: int) -> bool | None:
+    def level(self, gpio: int) -> bool | None:
+        mux = self._mux_of.get(gpio)
+        if mux is None:
+            return None
+        return self.mux_level(mux)
+
+    def mux_level(self, mux: int) -> bool | None:
         """What drives mux ``mux``'s signal pin: a level, or None when nothing does."""
-        if self._enable_pin is not None and (
-            self._enable_pin._function != "output" or self._enable_pin._state
-        ):
+        if self.enable is not None and self._wires.drive(self.enable) is not False:
             return None  # EN high (or left floating, and pulled up on the board): all off
         active = self.contacts.closed(mux * 16 + self.address())
         if self.active_low:
@@ -421,36 +358,12 @@ class MuxBank:
 # -- direct wiring ----------------------------------------------------------------------------
 
 
-class DirectSensorPin(_BoundedHistory):
-    """A GPIO with one sensor: reads its contact, and fires edges when it changes."""
-
-    def __init__(self, factory: Any, info: Any, wiring: DirectWiring, index: int) -> None:
-        super().__init__(factory, info)
-        self.wiring = wiring
-        self.index = index
-
-    def _get_state(self) -> bool:
-        if self._function != "input":
-            return bool(self._state)
-        return self.wiring.level(self.index, self._pull, self._state)
-
-    def contact_changed(self) -> None:
-        """The contact moved: record the new level and fire ``when_changed`` as lgpio would."""
-        if self._function != "input":
-            return
-        level = self._get_state()
-        if self._change_state(level):
-            edges = ("both", "rising") if level else ("both", "falling")
-            if self._edges in edges and self._when_changed is not None:
-                self._call_when_changed()
-
-
-class DirectWiring:
+class DirectWiring(_Circuit):
     """One sensor per GPIO. ``active="low"``: a reed switch or open-drain hall to ground."""
 
     def __init__(
         self,
-        factory: MockFactory,
+        on: Header,
         pins: Sequence[int],
         contacts: ContactBank | None = None,
         active: str = "low",
@@ -458,15 +371,10 @@ class DirectWiring:
         self.pins = tuple(pins)
         self.contacts: ContactBank = contacts if contacts is not None else Switches(len(pins))
         self.active_low = active == "low"
-        self._pins = [
-            factory.pin(g, pin_class=DirectSensorPin, wiring=self, index=i)
-            for i, g in enumerate(self.pins)
-        ]
-        for pin in self._pins:
-            if not isinstance(pin, DirectSensorPin):
-                raise ValueError(f"{pin!r} was made before the circuit; build circuits first")
+        self._index = {g: i for i, g in enumerate(self.pins)}
+        self._wires = self._wire(on, (), self.pins)
         if isinstance(self.contacts, Switches):
-            self.contacts.add_listener(lambda index, _closed: self._pins[index].contact_changed())
+            self.contacts.add_listener(lambda _index, _closed: self._wires.changed())
 
     @property
     def switches(self) -> Switches:
@@ -474,11 +382,11 @@ class DirectWiring:
             raise TypeError("this wiring reads bouncing contacts, not plain switches")
         return self.contacts
 
-    def level(self, index: int, pull: str, last: bool) -> bool:
-        if self.contacts.closed(index):
-            return not self.active_low
-        # An open reed switch leaves the line to the pull resistor.
-        return True if pull == "up" else False if pull == "down" else last
+    def level(self, gpio: int) -> bool | None:
+        index = self._index.get(gpio)
+        if index is None or not self.contacts.closed(index):
+            return None  # an open reed switch leaves the line to the pull resistor
+        return not self.active_low
 
 
 # -- APA102 decoding ---------------------------------------------------------------------------
@@ -505,15 +413,15 @@ class Pixel:
         )
 
 
-class _QuietClockPin(_BoundedHistory, MockSPIClockPin):  # type: ignore[misc]
+class _QuietClockPin(_BoundedHistory, MockSPIClockPin):
     pass
 
 
-class _QuietSelectPin(_BoundedHistory, MockSPISelectPin):  # type: ignore[misc]
+class _QuietSelectPin(_BoundedHistory, MockSPISelectPin):
     pass
 
 
-class Apa102Strip(MockSPIDevice):  # type: ignore[misc]
+class Apa102Strip(MockSPIDevice):
     """A chain of ``count`` APA102 LEDs on the SPI pins, decoding what the Pi sends.
 
     It reads the byte stream as the chips do: 32 zero bits start a frame; then each LED
@@ -524,7 +432,7 @@ class Apa102Strip(MockSPIDevice):  # type: ignore[misc]
 
     def __init__(
         self,
-        factory: MockFactory,
+        on: Header,
         count: int,
         *,
         clock: int = 11,
@@ -534,11 +442,15 @@ class Apa102Strip(MockSPIDevice):  # type: ignore[misc]
     ) -> None:
         if order not in ORDERS:
             raise ValueError(f"order must be one of {ORDERS}")
-        # Make the pins with bounded history before MockSPIDevice asks for them.
-        factory.pin(clock, pin_class=_QuietClockPin)
-        factory.pin(mosi, pin_class=QuietPin)
-        factory.pin(select, pin_class=_QuietSelectPin)
-        super().__init__(clock, mosi, None, select, pin_factory=factory)
+        if isinstance(on, LgpioModel):
+            # The kernel's SPI0: the bytes arrive whole through /dev/spidev0.<device>.
+            on.attach_spi(0, 1 if select == 7 else 0, self.receive)
+        else:
+            # Make the pins with bounded history before MockSPIDevice asks for them.
+            on.pin(clock, pin_class=_QuietClockPin)
+            on.pin(mosi, pin_class=QuietPin)
+            on.pin(select, pin_class=_QuietSelectPin)
+            super().__init__(clock, mosi, None, select, pin_factory=on)
         self.count = count
         self.order = order
         self.pixels: list[Pixel] = [Pixel()] * count
@@ -552,6 +464,11 @@ class Apa102Strip(MockSPIDevice):  # type: ignore[misc]
         self._receiving = False
         self._index = 0
         self._frame: list[int] = []
+
+    def receive(self, data: bytes) -> None:
+        """Bytes as the kernel's SPI sends them (the lgpio model's ``spi_write``)."""
+        for byte in data:
+            self._on_byte(byte)
 
     def on_bit(self) -> None:
         bit = self.rx_buf[-1]

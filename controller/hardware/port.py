@@ -20,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from typing import Self
 
 Colour = tuple[int, int, int]
 """An RGB colour, each component 0–255."""
@@ -183,7 +184,7 @@ class Board(abc.ABC):
         """Stop scanning, blank the LEDs where possible, release pins and ports."""
         self._stop()
 
-    def __enter__(self) -> Board:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -2,110 +2,67 @@
 
 A person at the table puts each computer pearl where the LEDs say (here: sets that
 cell's sensor), a pearl elsewhere is a mismatch, and the finished game in the store can
-be reviewed.
+be reviewed. The computer thinks on the Table's worker thread with real budgets; only
+the Table's own timers run on the harness's virtual clock.
 """
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 from controller.bot import machine_speed, review
-from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Led, LedMode
-from controller.hardware.sim import SimBoard
+from controller.referee.commands import ConfirmBonus, Hint, NewGame
 from controller.rules.perlen import legal_moves, new_game, play
 from controller.rules.records import PerlenRecord, parse_record
-from controller.store import Store
-from controller.table import ConfirmBonus, Hint, NewGame, Snapshot, Table, TableSettings
-
-SETTINGS = TableSettings(
-    settle_s=0.05,
-    together_s=0.0,
-    sweep_s=0.3,
-    sweep_step_s=0.05,
-    computer_budget_s=0.25,
-    hint_budget_s=0.1,
-)
+from controller.table import TableSettings
+from tests.support.table import Harness
 
 
-class Sitting:
-    """A Table over a SimBoard and a store, and the hands of the people at it."""
-
-    def __init__(self, path: Path) -> None:
-        self.cmap = ChannelMap.default()
-        self.board = SimBoard(self.cmap.channel_count, self.cmap.led_count)
-        self.store = Store(path)
-        self.table = Table(self.board, self.cmap, self.store, SETTINGS)
-
-    def wait(self, ok: Callable[[Snapshot], bool], timeout: float = 10.0) -> Snapshot:
-        end = time.monotonic() + timeout
-        while not ok(self.table.snapshot):
-            assert time.monotonic() < end, self.table.snapshot.to_dict()
-            time.sleep(0.005)
-        return self.table.snapshot
-
-    def sensors(self, cells: set[str]) -> Snapshot:
-        frame = self.board.set_active(self.cmap.channel(c) for c in cells)
-        seq = self.board.read().seq if frame is None else frame.seq
-        return self.wait(lambda s: s.sensor_seq >= seq)
-
-    def led(self, name: str) -> Led:
-        index = self.cmap.led(name)
-        assert index is not None
-        return self.board.led_frame.leds[index]
-
-
-def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path):
+def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> None:
     machine_speed()  # as `pyramid run` would at start
-    sitting = Sitting(tmp_path / "games.sqlite3")
-    sitting.table.start()
-    try:
-        reply = sitting.table.submit(
-            NewGame("perlen-pyramide", ("Anna", "", ""), computer={1: "easy", 2: "strongest"})
-        )
-        assert reply.ok, reply.message
-        on_board: set[str] = set()
+    settings = TableSettings(computer_budget_s=0.25, hint_budget_s=0.1)
+    with Harness(tmp_path / "games.sqlite3", settings) as h:
+        computer = {1: "easy", 2: "strongest"}
+        assert h.do(NewGame("perlen-pyramide", ("Anna", "", ""), computer=computer)).ok
         state = new_game()
         mismatch_tried = False
         while True:
-            snap = sitting.table.snapshot
-            while snap.pending:  # bonus pearls: placed by hand, acknowledged on the page
-                assert sitting.table.submit(ConfirmBonus()).ok
-                snap = sitting.table.snapshot
+            snap = h.snap
+            if snap.pending:  # bonus pearls: placed by hand, acknowledged on the page
+                assert h.do(ConfirmBonus()).ok
+                snap = h.snap
             if snap.status == "over":
                 break
-            player = snap.players[snap.to_move]
+            player = snap.players[snap.to_move or 0]
             if player.computer is None:
-                assert sitting.table.submit(Hint()).ok
-                snap = sitting.wait(lambda s: s.hint is not None)
-                cell = snap.hint
+                assert h.do(Hint()).ok
+                cell = h.wait(lambda s: s.hint is not None, timeout=10).hint
             else:
-                snap = sitting.wait(lambda s: s.computer_move is not None)
-                cell = snap.computer_move
+                cell = h.wait(lambda s: s.computer_move is not None, timeout=10).computer_move
+                assert cell is not None
                 # The LEDs show the computer's cell blinking in its colour.
-                assert sitting.led(cell) == Led(player.colour.rgb, LedMode.BLINK)
+                colour = tuple(int(player.colour[i : i + 2], 16) for i in (1, 3, 5))
+                assert h.lit[cell] == Led(colour, LedMode.BLINK)  # type: ignore[arg-type]
                 if not mismatch_tried:
                     mismatch_tried = True
                     elsewhere = next(p.short for p in legal_moves(state) if p.short != cell)
-                    wrong = sitting.sensors(on_board | {elsewhere})
-                    assert wrong.status == "mismatch" and cell in wrong.message
-                    sitting.sensors(on_board)
+                    h.settle(1)
+                    wrong = h.put(elsewhere)
+                    assert wrong.status == "mismatch" and f"chose {cell}, not" in h.said()
+                    h.lift(elsewhere)
             assert cell in {p.short for p in legal_moves(state)}
             before = snap.moves
-            on_board.add(cell)
-            sitting.sensors(on_board)
-            sitting.wait(lambda s, before=before: s.moves == before + 1)
+            h.settle(1)
+            h.put(cell)
+            h.wait(lambda s, before=before: s.moves == before + 1)  # type: ignore[misc]
             state, _ = play(state, cell)
-        assert state.over and len(on_board) == 25
-        stored = sitting.store.game(snap.game_id)
+        assert state.over and len(h.active()) == 25
+        stored = h.store.game(h.snap.game_id or 0)
+        assert stored is not None
         record = parse_record(dict(stored.record))
         assert isinstance(record, PerlenRecord) and len(record.moves) == 25
         assert [p.computer for p in stored.players] == [None, "easy", "strongest"]
-    finally:
-        sitting.table.stop()
-        sitting.store.close()
     # The history page's review of the stored game.
     reviews = review(record, budget_per_move=0.02)
     assert [r.played.short for r in reviews] == list(record.moves)

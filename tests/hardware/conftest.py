@@ -1,12 +1,18 @@
-"""Fixtures for the hardware tests: a fresh gpiozero MockFactory, always put back."""
+"""Fixtures for the hardware tests: a fresh gpiozero MockFactory, or gpiozero's real
+LGPIOFactory over the lgpio model; both always put back."""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
+
+from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
 
 
 @pytest.fixture
@@ -24,3 +30,41 @@ def mock_factory() -> Iterator[MockFactory]:
     finally:
         factory.reset()
         Device.pin_factory = saved
+
+
+@dataclass
+class LgpioRig:
+    """gpiozero's real ``LGPIOFactory`` over the lgpio model (one Pi 4B, SPI0 on or off)."""
+
+    model: LgpioModel
+    factory: Any
+
+
+@pytest.fixture
+def lgpio_pi() -> Iterator[LgpioRig]:
+    """A Pi with SPI0 enabled (``/dev/spidev0.0`` and ``.1`` open) on the lgpio model."""
+    yield from _rig(spi=True)
+
+
+@pytest.fixture
+def lgpio_pi_without_spi() -> Iterator[LgpioRig]:
+    """A Pi whose SPI is off (no ``/dev/spidev0.*``): the kernel's SPI cannot be opened."""
+    yield from _rig(spi=False)
+
+
+def _rig(spi: bool) -> Iterator[LgpioRig]:
+    saved = sys.modules.get("lgpio")
+    model = LgpioModel(spi_devices={"/dev/spidev0.0", "/dev/spidev0.1"} if spi else ())
+    factory = lgpio_factory(model)
+    # gpiozero's software SPI bus asks Device.pin_factory (not the one it was given) for
+    # its lines, and on a Pi that is this factory too.
+    saved_factory, Device.pin_factory = Device.pin_factory, factory
+    try:
+        yield LgpioRig(model, factory)
+    finally:
+        Device.pin_factory = saved_factory
+        close_factory(factory)
+        if saved is None:
+            sys.modules.pop("lgpio", None)
+        else:
+            sys.modules["lgpio"] = saved

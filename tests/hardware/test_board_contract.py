@@ -14,8 +14,9 @@ import threading
 import time
 import types
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 from gpiozero import Device
@@ -33,10 +34,12 @@ from controller.hardware import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
+from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
 from controller.hardware.mock_circuits import (
     Apa102Strip,
     DiodeMatrix,
     DirectWiring,
+    Header,
     MuxBank,
     Switches,
 )
@@ -62,7 +65,7 @@ class Rig:
     """An adapter under test and the world around it."""
 
     board: Board
-    set_sensor: Callable[[int, bool], None]
+    set_sensor: Callable[[int, bool], object]
     """Make channel n's sensor read active (a pearl on it) or not."""
     seen: Callable[[], list[Colour]]
     """What the LEDs look like to a person right now."""
@@ -97,54 +100,81 @@ def mock_pins() -> Iterator[MockFactory]:
         Device.pin_factory = saved
 
 
+@contextmanager
+def lgpio_pins() -> Iterator[tuple[LgpioModel, Any]]:
+    """gpiozero's real LGPIOFactory over the lgpio model (SPI0 on), as a Pi's default."""
+    saved_module = sys.modules.get("lgpio")
+    model = LgpioModel(spi_devices={"/dev/spidev0.0"})
+    factory = lgpio_factory(model)
+    saved, Device.pin_factory = Device.pin_factory, factory
+    try:
+        yield model, factory
+    finally:
+        Device.pin_factory = saved
+        close_factory(factory)
+        if saved_module is not None:
+            sys.modules["lgpio"] = saved_module
+
+
 def gpio_rig(
-    config: GpioConfig, circuit: Callable[[MockFactory], Switches]
+    config: GpioConfig, circuit: Callable[[Header], Switches], on_lgpio: bool = False
 ) -> AbstractContextManager[Rig]:
+    """The gpio board on MockFactory pins, or (``on_lgpio``) on the lgpio model."""
+
     @contextmanager
     def rig() -> Iterator[Rig]:
-        with mock_pins() as factory:
-            switches = circuit(factory)
-            strip = Apa102Strip(factory, LED_COUNT)
+        with ExitStack() as stack:
+            header: Header
+            factory: Any
+            if on_lgpio:
+                header, factory = stack.enter_context(lgpio_pins())
+            else:
+                factory = header = stack.enter_context(mock_pins())
+            switches = circuit(header)
+            strip = Apa102Strip(header, LED_COUNT)
             leds = LedConfig(brightness=0.5)
-            board = GpioBoard(config, leds, LED_COUNT)
+            board = GpioBoard(config, leds, LED_COUNT, pin_factory=factory)
+            stack.callback(board.close)
 
             def set_sensor(channel: int, active: bool) -> None:
                 (switches.press if active else switches.release)(channel)
 
-            try:
-                yield Rig(
-                    board,
-                    set_sensor,
-                    strip.colours,
-                    looks_like=lambda colour: apparent(colour, leds.brightness),
-                )
-            finally:
-                board.close()
+            yield Rig(
+                board,
+                set_sensor,
+                strip.colours,
+                looks_like=lambda colour: apparent(colour, leds.brightness),
+            )
 
     return rig()
 
 
-def matrix_rig() -> AbstractContextManager[Rig]:
-    rows, cols = (4, 17, 27), (13, 19, 26)
+ROWS, COLS = (4, 17, 27), (13, 19, 26)
+SELECT, SIGNALS = (5, 6, 13, 19), (26,)
+PINS = (4, 17, 27, 22, 5, 6)
+
+
+def matrix_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
     return gpio_rig(
-        GpioConfig(rows=rows, cols=cols),
-        lambda factory: DiodeMatrix(factory, rows, cols).switches,
+        GpioConfig(rows=ROWS, cols=COLS),
+        lambda header: DiodeMatrix(header, ROWS, COLS).switches,
+        on_lgpio,
     )
 
 
-def mux_rig() -> AbstractContextManager[Rig]:
-    select, signals = (5, 6, 13, 19), (26,)
+def mux_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
     return gpio_rig(
-        GpioConfig("mux", rows=(), cols=(), select=select, signals=signals),
-        lambda factory: MuxBank(factory, select, signals).sensors,
+        GpioConfig("mux", rows=(), cols=(), select=SELECT, signals=SIGNALS),
+        lambda header: MuxBank(header, SELECT, SIGNALS).sensors,
+        on_lgpio,
     )
 
 
-def direct_rig() -> AbstractContextManager[Rig]:
-    pins = (4, 17, 27, 22, 5, 6)
+def direct_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
     return gpio_rig(
-        GpioConfig("direct", rows=(), cols=(), pins=pins),
-        lambda factory: DirectWiring(factory, pins).switches,
+        GpioConfig("direct", rows=(), cols=(), pins=PINS),
+        lambda header: DirectWiring(header, PINS).switches,
+        on_lgpio,
     )
 
 
@@ -188,6 +218,9 @@ RIGS: dict[str, Callable[[], AbstractContextManager[Rig]]] = {
     "gpio-matrix": matrix_rig,
     "gpio-mux": mux_rig,
     "gpio-direct": direct_rig,
+    "lgpio-matrix": lambda: matrix_rig(on_lgpio=True),
+    "lgpio-mux": lambda: mux_rig(on_lgpio=True),
+    "lgpio-direct": lambda: direct_rig(on_lgpio=True),
     "serial": serial_rig,
 }
 

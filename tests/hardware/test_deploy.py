@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import configparser
+import grp
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -21,15 +23,35 @@ def unit() -> configparser.ConfigParser:
     return parser
 
 
-def dry_run(*args: str) -> str:
+def dry_run(*args: str, path: str | None = None) -> str:
+    env = {**os.environ, "PATH": path} if path else None
     result = subprocess.run(
         ["bash", str(SCRIPT), "--dry-run", *args],
         capture_output=True,
         text=True,
         timeout=60,
         check=True,
+        env=env,
     )
     return result.stdout
+
+
+def steps_of(out: str) -> list[str]:
+    return [line[2:] for line in out.splitlines() if line.startswith("+ ")]
+
+
+def fake_apt(tmp_path: Path, packages: set[str]) -> str:
+    """A PATH whose apt-cache knows exactly ``packages`` (apt-get only runs in dry runs)."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    known = " ".join(sorted(packages))
+    (bin_dir / "apt-cache").write_text(
+        f'#!/bin/sh\nfor p in {known}; do [ "$2" = "$p" ] && exit 0; done\nexit 100\n'
+    )
+    (bin_dir / "apt-get").write_text("#!/bin/sh\nexit 0\n")
+    for tool in bin_dir.iterdir():
+        tool.chmod(0o755)
+    return f"{bin_dir}:{os.environ['PATH']}"
 
 
 def test_script_is_valid_bash() -> None:
@@ -51,7 +73,46 @@ def test_dry_run_does_every_step() -> None:
     assert "ln -sf /opt/pb/venv/bin/pyramid /usr/local/bin/pyramid" in steps
     assert "write /etc/systemd/system/pyramid-board.service" in steps
     for group in ("gpio", "spi", "dialout"):
-        assert f"usermod -aG {group} pearl" in steps or f"no group {group}" in out
+        assert f"usermod -aG {group} pearl" in steps
+        missing = not any(g.gr_name == group for g in grp.getgrall())
+        # A group the unit names but the system lacks is made (or systemd refuses to start).
+        assert (f"groupadd --system {group}" in steps) == missing
+
+
+def test_debians_lgpio_is_preferred(tmp_path: Path) -> None:
+    steps = steps_of(dry_run("--prefix", "/opt/pb", path=fake_apt(tmp_path, {"python3-lgpio"})))
+    install = next(s for s in steps if s.startswith("apt-get install"))
+    assert "python3-lgpio" in install.split()
+    assert "python3 -m venv --system-site-packages /opt/pb/venv" in steps
+    assert any(s.endswith(f"pip install --quiet {ROOT}") for s in steps)  # no [pi]: no build
+
+
+def test_without_debians_lgpio_the_c_library_comes_for_pip(tmp_path: Path) -> None:
+    steps = steps_of(dry_run(path=fake_apt(tmp_path, {"liblgpio-dev"})))
+    install = next(s for s in steps if s.startswith("apt-get install")).split()
+    assert "liblgpio-dev" in install and "swig" in install
+    assert any(s.endswith(f"pip install --quiet {ROOT}[pi]") for s in steps)
+
+
+def test_spi_is_enabled_before_the_service_starts() -> None:
+    steps = steps_of(dry_run())
+    if os.path.exists("/dev/spidev0.0"):
+        pytest.skip("this machine has SPI0 on already")
+    enable = steps.index("raspi-config nonint do_spi 0")
+    assert enable < steps.index("systemctl enable --now pyramid-board.service")
+
+
+def test_a_config_without_spi_leds_leaves_spi_alone() -> None:
+    steps = steps_of(dry_run("--config", str(ROOT / "configs" / "serial.toml")))
+    assert "raspi-config nonint do_spi 0" not in steps
+
+
+def test_the_installed_config_names_the_services_store() -> None:
+    out = dry_run()
+    assert (
+        '+ append [store] path = "/var/lib/pyramid-board/pyramid.sqlite3" to '
+        "/etc/pyramid-board/config.toml"
+    ) in out
 
 
 def test_script_refuses_unknown_options() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import _thread
 import io
 import re
 import threading
@@ -14,7 +15,16 @@ import pytest
 from gpiozero.pins.mock import MockFactory
 
 from controller.cli import main
-from controller.commands.diag import WALK, Watch, header_map, render, walk_leds, watch_board
+from controller.commands.diag import (
+    WALK,
+    Watch,
+    ask_for,
+    header_map,
+    next_step,
+    render,
+    walk_leds,
+    watch_board,
+)
 from controller.config import Config, load_config
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
@@ -191,14 +201,41 @@ def test_led_walk_reaches_the_apa102_strip(mock_factory: MockFactory) -> None:
 # -- the command -----------------------------------------------------------------------------
 
 
-def test_check_on_an_idle_sim_board_finds_every_channel_stuck(
+def test_check_on_the_sim_board_says_there_is_nothing_to_touch(
     sim_config: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    status = main(["diag", "--config", str(sim_config), "--check", "0.3"])
+    """Not 'every channel never changed' (nobody could have changed one), but what to do."""
+    status = main(["diag", "--config", str(sim_config), "--check", "30"])
     out = capsys.readouterr().out
-    assert status == 1
-    assert "never changed, never occupied: a1, b1" in out
-    assert out.rstrip().endswith("check: 1 problem(s)")
+    assert status == 0
+    assert "the simulated board has no sensors to touch" in out
+    assert "pyramid diag --config configs/matrix.toml --check 120" in out
+    assert "never changed" not in out
+
+
+def test_the_guide_asks_for_each_sensor_in_reading_order(cmap: ChannelMap) -> None:
+    watch = Watch(cmap, cmap.channel_count, baseline=frozenset())
+    assert next_step(watch) == "next: place a pearl on a1 and lift it  (0 of 33 sensors seen)"
+    watch.feed(frame(1, 1.0, cmap.channel("b1")))  # out of order is fine
+    assert next_step(watch).startswith("next: place a pearl on a1 and lift it  (1 of 33")
+    for seq, name in enumerate(n for n in cmap.channel_by_name if n != "b1"):
+        watch.feed(frame(seq + 2, 2.0 + seq, cmap.channel(name)))
+    assert next_step(watch).startswith("every sensor seen (33 of 33 sensors seen)")
+    assert [ask_for(b) for b in ("button:confirm", "t4")] == [
+        "press confirm",
+        "put a ball on t4 and take it off",
+    ]
+
+
+def test_ctrl_c_ends_a_guided_check_with_its_report(cmap: ChannelMap) -> None:
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    press_later(board, [(0.05, cmap.channel("a1"), True)])
+    threading.Timer(0.3, _thread.interrupt_main).start()
+    out = io.StringIO()
+    watch = watch_board(board, cmap, out, tty=False, duration=30, settle=0.0, guide=True)
+    assert "(check ended early)" in out.getvalue()
+    assert "next: place a pearl on b1 and lift it  (1 of 33 sensors seen)" in out.getvalue()
+    assert watch.stats[cmap.channel("a1")].toggles == 1
 
 
 @pytest.fixture
@@ -253,6 +290,9 @@ def test_check_passes_when_every_sensor_works(
     assert out.rstrip().endswith("check: all good"), out
     assert status == 0
     assert "  +a1\n" in out and "  -button:undo\n" in out
+    assert "  next: place a pearl on a1 and lift it  (0 of 33 sensors seen)\n" in out
+    assert "  next: press undo  (32 of 33 sensors seen)\n" in out
+    assert "  every sensor seen (33 of 33 sensors seen)" in out
 
 
 def test_check_finds_chatter_and_a_stray_channel(
@@ -337,3 +377,11 @@ def test_a_board_found_late_is_waited_for(cmap: ChannelMap) -> None:
     assert out.getvalue().startswith("waiting for the board: looking for it\n")
     assert watch.baseline == {a1}
     assert watch.stats[a1].toggles == 0
+
+
+def test_pins_show_the_buzzer(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "buzzer.toml"
+    path.write_text(MATRIX.read_text() + "\n[buzzer]\npin = 18\n")
+    assert main(["diag", "--config", str(path), "--pins"]) == 0
+    out = capsys.readouterr().out
+    assert "[12] GPIO18 buzzer: 220 Ω to the piezo (its other lead to GND)" in out

@@ -5,6 +5,7 @@
 Starts a Table on a SimBoard whose sensors read ``--board`` (what physically lies on the
 board), resumes the unfinished game from the store or starts one, makes the board match
 the stored game as a family would after a power cut, then plays the rest of the script.
+The Table runs on real time here (short holds), as ``pyramid run`` does.
 It prints, flushed, one line per fact the test needs:
 
 - ``RESUMED k``: k steps of the script are in the store; play goes on from step k;
@@ -20,15 +21,9 @@ import sys
 import time
 from pathlib import Path
 
-from controller.table import NewGame
-from tests.table.harness import (
-    FAST,
-    NAMES,
-    Harness,
-    expected_events,
-    play,
-    script_for,
-)
+from controller.referee.commands import NewGame
+from tests.support.scripts import NAMES, expected_events, play, script_for
+from tests.support.table import Harness, fast_rules
 
 
 def say(line: str) -> None:
@@ -50,7 +45,8 @@ def main(argv: list[str] | None = None) -> int:
     for events in per_step:
         done_after.append(done_after[-1] + len(events))
 
-    h = Harness(args.store, FAST)
+    settings = fast_rules()
+    h = Harness(args.store, settings, clock=settings.clock)
     h.board.set_active(h.cmap.channel(n) for n in args.board.split(",") if n)
     latest = h.store.games(limit=1)
     if latest and latest[0].status == "over":
@@ -58,15 +54,15 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     h.start()
     if h.snap.game_id is None:
-        reply = h.submit(NewGame(args.game, NAMES[args.game]))
+        reply = h.do(NewGame(args.game, NAMES[args.game]))
         assert reply.ok, reply.message
-    stored = h.store.game(h.snap.game_id)
+    stored = h.store.game(h.snap.game_id or 0)
     assert stored is not None
     k = done_after.index(len(stored.events))  # ValueError: the store holds a torn step
     # After the power cut: make the board match the stored game, as the LEDs ask.
     snap = h.snap
     if args.game == "perlen-pyramide":
-        want = {pos.split(":")[1] for pos, _ in snap.pearls if pos.startswith("1:")}
+        want = {q.pos.split(":")[1] for q in snap.pearls if q.pos.startswith("1:")}
     else:
         want = {t for t, owner in snap.targets.items() if owner is not None}
     h.set_names(want)

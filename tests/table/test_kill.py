@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from controller.store import Store
-from tests.table.harness import expected_events, physical_after, script_for
+from tests.support.scripts import expected_events, physical_after, script_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -6,9 +6,10 @@ from pathlib import Path
 
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
+from controller.referee.commands import ConfirmBonus, NewGame
+from controller.referee.events import BasePearl
 from controller.store import PlayerRecord, Store
-from controller.table import ConfirmBonus, NewGame
-from tests.table.harness import Harness, lit
+from tests.support.table import Harness
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 
@@ -18,6 +19,7 @@ def played(path: Path, cells: tuple[str, ...], confirm: int = 0) -> set[str]:
     with Harness(path) as h:
         assert h.submit(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
         for cell in cells:
+            h.settle(1)
             h.put(cell)
         for _ in range(confirm):
             assert h.submit(ConfirmBonus()).ok
@@ -38,8 +40,8 @@ def test_a_matching_board_goes_on_where_it_was(tmp_path: Path):
     with restarted(path, board) as h:
         snap = h.snap
         assert snap.status == "playing" and snap.moves == 3 and snap.to_move == 0
-        assert snap.message.startswith("Game 1 resumed after 3 moves")
-        assert lit(h) == {"seat:0": Led(RED)}
+        assert h.said() == "Game 1 resumed after 3 moves. Anna to move."
+        assert h.lit == {"seat:0": Led(RED)}
         assert h.put("c4").status == "bonus"
 
 
@@ -48,8 +50,8 @@ def test_waiting_bonuses_come_back_in_order(tmp_path: Path):
     board = played(path, ("c3", "d4", "d3", "c4"))
     with restarted(path, board) as h:
         snap = h.snap
-        assert snap.status == "bonus" and [str(b.position) for b in snap.pending] == ["2:c3"]
-        assert lit(h)["c3"] == Led(RED, LedMode.BLINK)
+        assert snap.status == "bonus" and [b.pos for b in snap.pending] == ["2:c3"]
+        assert h.lit["c3"] == Led(RED, LedMode.BLINK)
         assert h.press("button:confirm").status == "playing"
 
 
@@ -59,13 +61,11 @@ def test_a_board_that_differs_shows_the_mismatch_until_fixed(tmp_path: Path):
     with restarted(path, {"c3", "d3", "e5"}) as h:  # d4 fell off, e5 was put on meanwhile
         snap = h.snap
         assert snap.status == "mismatch" and snap.moves == 3
-        assert {(m.cell, m.kind.value) for m in snap.mismatches} == {
+        assert {(m.cell, m.kind) for m in snap.mismatches} == {
             ("d4", "missing"),
             ("e5", "extra"),
         }
-        assert lit(h)["d4"] == Led(BLUE, LedMode.BLINK) and lit(h)["e5"] == Led(
-            WHITE, LedMode.BLINK
-        )
+        assert h.lit["d4"] == Led(BLUE, LedMode.BLINK) and h.lit["e5"] == Led(WHITE, LedMode.BLINK)
         h.put("d4")
         assert h.lift("e5").status == "playing"
         assert h.snap.moves == 3  # nothing was played or taken back by the differences
@@ -77,6 +77,7 @@ def test_a_pearl_placed_during_the_power_cut_is_not_a_move(tmp_path: Path):
     with restarted(path, board | {"d3"}) as h:
         assert h.snap.status == "mismatch" and h.snap.moves == 2
         h.lift("d3")
+        h.settle(1)
         assert h.put("d3").moves == 3
 
 
@@ -86,14 +87,15 @@ def test_a_stored_game_that_cannot_be_replayed_is_set_aside(tmp_path: Path):
         people = [("A", "red", "#d62728"), ("B", "blue", "#1f77b4"), ("C", "yellow", "#f2c500")]
         players = [PlayerRecord(n, n, *person) for n, person in enumerate(people)]
         game = store.create_game("perlen-pyramide", players, {}, children_help=False)
-        store.append(game, [("move", {"cell": "c3", "colour": 0})])
-        store.append(game, [("move", {"cell": "c3", "colour": 1})])  # impossible
+        store.append(game, [BasePearl("c3", 0)])
+        store.append(game, [BasePearl("c3", 1)])  # impossible
     with restarted(path, {"c3"}) as h:
         assert h.snap.status == "idle"
-        assert "could not be resumed" in h.snap.message and "occupied" in h.snap.message
+        assert h.said() == ("Game 1 could not be resumed and was set aside (the log says why).")
         stored = h.store.game(game)
         assert stored.summary.status == "aborted"
         assert "could not be resumed" in stored.result["reason"]
+        assert "occupied" in stored.result["reason"]
 
 
 def test_a_finished_game_is_not_resumed(tmp_path: Path):
@@ -101,6 +103,7 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path):
     with Harness(path) as h:
         assert h.submit(NewGame("pyramidos", ("A", "B"))).ok
         for target in ("t1", "t2", "t3", "t4", "top"):
+            h.settle(1)
             h.put(target)
         assert h.snap.status == "over"
     with restarted(path, set()) as h:

@@ -7,7 +7,6 @@ the sim adapter the virtual board drives, the store an SQLite file in a temporar
 from __future__ import annotations
 
 import re
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,8 +18,12 @@ from flask.testing import FlaskClient
 
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
+from controller.referee.commands import ConfirmBonus, NewGame
+from controller.referee.messages import english
+from controller.referee.state import Rules
 from controller.store import Store
-from controller.table import NewGame, Table, TableSettings
+from controller.table import SystemClock, Table, TableSettings
+from tests.support.poll import wait_until
 from web_ui.app import WebSettings, close_app, create_app
 from web_ui.security import set_pin
 
@@ -37,48 +40,46 @@ class Rig:
     cmap: ChannelMap
 
     def snapshot(self) -> dict[str, Any]:
-        return self.table.snapshot.to_dict()
+        """The Table's snapshot as the API sends it (JSON)."""
+        return self.table.snapshot.to_json()
+
+    def said(self) -> str:
+        """The status line in English: the note, then the prompt."""
+        snap = self.table.snapshot
+        return " ".join(english(m) for m in (*snap.note, *snap.prompt))
 
     def wait(
         self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 3.0
     ) -> dict[str, Any]:
-        """Poll the snapshot until ``predicate`` holds (the Table runs on its own thread)."""
-        end = time.monotonic() + timeout
-        while True:
-            snap = self.snapshot()
-            if predicate(snap):
-                return snap
-            if time.monotonic() > end:
-                raise AssertionError(f"snapshot never matched; last: {snap}")
-            time.sleep(0.005)
+        """The snapshot once ``predicate`` holds (the Table runs on its own thread)."""
+        return wait_until(
+            lambda: s if predicate(s := self.snapshot()) else None, timeout, what=self.snapshot
+        )
 
     def place(self, cell: str, on: bool = True) -> None:
         self.board.set_channel(self.cmap.channel(cell), on)
 
     def play_perlen_to_end(self) -> dict[str, Any]:
-        """Place pearls on the first legal cell until the base is full; confirm the last
-        bonus pearls; the game is then over."""
-        from controller.table import ConfirmBonus
-
+        """Place pearls on the first legal cell until the base is full: the game is then
+        over (its last bonus pearls finish the pyramid)."""
         while True:
             snap = self.snapshot()
             if snap["status"] == "over":
                 return snap
-            if snap["legal"]:
-                moves = snap["moves"]
-                self.place(snap["legal"][0])
-                self.wait(lambda s, m=moves: s["moves"] > m)
-            else:
-                assert snap["pending"], snap
+            if snap["pending"]:
                 assert self.table.submit(ConfirmBonus()).ok
+                continue
+            moves = snap["moves"]
+            self.place(snap["legal"][0])
+            self.wait(lambda s, m=moves: s["moves"] > m)
 
     def new_perlen(self, names: tuple[str, ...] = ("Anna", "Ben", "Cleo"), **kw: Any) -> None:
         reply = self.table.submit(NewGame("perlen-pyramide", names, **kw))
-        assert reply.ok, reply.message
+        assert reply.ok, reply.message and english(reply.message)
 
     def new_pyramidos(self, names: tuple[str, ...] = ("Anna", "Ben")) -> None:
         reply = self.table.submit(NewGame("pyramidos", names))
-        assert reply.ok, reply.message
+        assert reply.ok, reply.message and english(reply.message)
 
 
 def build_rig(folder: Path, *, web: WebSettings | None = None) -> Rig:
@@ -87,7 +88,9 @@ def build_rig(folder: Path, *, web: WebSettings | None = None) -> Rig:
     store = Store(folder / "games.sqlite3")
     set_pin(store, PIN)
     # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
-    table = Table(board, cmap, store, TableSettings(together_s=0.0, settle_s=0.05))
+    # Real time: the pages and the browser run on it.
+    rules = Rules(together_s=0.0, settle_s=0.05)
+    table = Table(board, cmap, store, TableSettings(rules=rules, clock=SystemClock()))
     table.start()
     app = create_app(
         table=table,

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +10,7 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 
 from tests.web.conftest import Rig
+from tools import translations
 
 WEB = Path(__file__).resolve().parents[2] / "web_ui"
 TRANSLATIONS = WEB / "translations"
@@ -30,28 +29,12 @@ def catalogue(lang: str):
 
 def test_the_template_lists_every_string_of_the_sources(tmp_path: Path) -> None:
     fresh = tmp_path / "messages.pot"
-    pybabel = Path(sys.executable).with_name("pybabel")
-    subprocess.run(
-        [
-            str(pybabel),
-            "-q",
-            "extract",
-            "-F",
-            str(WEB / "babel.cfg"),
-            "-k",
-            "lazy_gettext",
-            "-o",
-            str(fresh),
-            str(WEB),
-        ],
-        check=True,
-        cwd=WEB.parent,
-    )
+    translations.extract(fresh)  # the web page's and the referee's texts
     with open(fresh, "rb") as f:
         wanted = {m.id for m in read_po(f) if m.id}
     with open(TRANSLATIONS / "messages.pot", "rb") as f:
         committed = {m.id for m in read_po(f) if m.id}
-    assert wanted == committed, "run pybabel extract/update (see web_ui/babel.cfg)"
+    assert wanted == committed, "run .venv/bin/python tools/translations.py"
 
 
 @pytest.mark.parametrize("lang", LANGUAGES)
@@ -92,3 +75,83 @@ def test_pages_speak_the_chosen_language(rig: Rig, client) -> None:
     assert "Der findes intet spil 77." in error.get_data(as_text=True)
     api = client.get("/api/games/77", headers={"Accept-Language": "de"})
     assert api.get_json()["error"] == "Es gibt kein Spiel 77."
+
+
+@pytest.fixture
+def untranslated(monkeypatch: pytest.MonkeyPatch) -> set[object]:
+    """Every text the pages asked a German or Danish catalogue for and it did not have.
+
+    Babel's ``Translations`` falls back to the English text when a catalogue lacks one, so
+    such a page would show English; this records each lookup that fell back."""
+    from babel.support import Translations
+
+    misses: set[object] = set()
+    gettext, ngettext = Translations.gettext, Translations.ngettext
+
+    def looked_up(self: Translations, message: str) -> str:
+        if message and message not in self._catalog:
+            misses.add(message)
+        return gettext(self, message)
+
+    def looked_up_plural(self: Translations, singular: str, plural: str, n: int) -> str:
+        if (singular, 0) not in self._catalog:
+            misses.add((singular, plural))
+        return ngettext(self, singular, plural, n)
+
+    monkeypatch.setattr(Translations, "gettext", looked_up)
+    monkeypatch.setattr(Translations, "ngettext", looked_up_plural)
+    return misses
+
+
+PAGES = ("/", "/setup", "/history", "/leaderboard", "/rules", "/diagnostics", "/settings",
+         "/unlock", "/history/1", "/history/1?step=3", "/nowhere")  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_no_page_shows_a_text_its_language_does_not_have(
+    rig: Rig, client, untranslated: set[object], lang: str
+) -> None:
+    headers = {"Accept-Language": lang}
+
+    def visit() -> None:
+        for path in PAGES:
+            assert client.get(path, headers=headers).status_code < 500, path
+        client.get("/api/state", headers=headers)
+        client.get("/events?view=live", headers=headers)
+
+    visit()  # no game
+    rig.new_perlen(("Anna", "Ben", "Cleo"))
+    for cell in ("c3", "d4", "d3", "c4"):  # a bonus pearl owed, hidden pearls said
+        rig.place(cell)
+        rig.wait(lambda s, c=cell: any(p["pos"] == f"1:{c}" for p in s["pearls"]))
+    visit()
+    rig.place("a1")  # a wrong cell: a refusal and a fix
+    rig.wait(lambda s: s["status"] == "mismatch")
+    visit()
+    rig.place("a1", False)
+    rig.play_perlen_to_end()  # the winner, the last bonus pearls finishing the pyramid
+    visit()
+    rig.new_pyramidos(("Ida", "Jonas"))
+    rig.place("top")  # the closed top
+    rig.wait(lambda s: s["status"] == "mismatch")
+    visit()
+    assert untranslated == set(), f"no {lang} translation for: {sorted(map(str, untranslated))}"
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_every_message_of_the_referee_has_a_translation(lang: str) -> None:
+    from babel.support import Translations
+
+    from controller.referee.messages import CATALOGUE, TERMS
+
+    found = Translations.load(str(TRANSLATIONS), [lang])
+    catalog = found._catalog
+    for key, template in CATALOGUE.items():
+        text = template.text
+        wanted = (text[0], 0) if isinstance(text, tuple) else text
+        assert wanted in catalog, f"{lang}: message {key!r} ({template.singular!r})"
+    for kind, words in TERMS.items():
+        if kind == "game":
+            continue  # names of games stay as they are
+        for word in words.values():
+            assert word in catalog, f"{lang}: {kind} {word!r}"

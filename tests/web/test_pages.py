@@ -113,8 +113,8 @@ def test_diagnostics_lists_every_sensor_by_name_live(rig: Rig, client) -> None:
     for name in ("a1", "e5", "t1", "top", "button:confirm", "button:undo"):
         assert f'id="sensor-{name.replace(":", "-")}"' in page
     assert re.search(r'<li class="on" id="sensor-b4">', page)
-    assert "Dropped serial lines" in page
-    assert "sim" in page
+    assert "sensor frames" in page and "Confirm button" in page
+    assert "simulated board (no hardware)" in page
 
 
 def test_language_follows_the_browser_and_the_cookie(rig: Rig, client) -> None:

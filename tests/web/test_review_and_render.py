@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 
+from controller.referee.snapshot import LinkView
 from tests.web.conftest import build_rig, close_rig
 from web_ui import render
 from web_ui.app import WebSettings
@@ -33,16 +35,13 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
 
 
 def test_a_lost_board_link_is_said_on_the_live_page(rig) -> None:
-    snapshot = rig.snapshot()
-    snapshot["link"] = {
-        "adapter": "serial",
-        "state": "lost",
-        "since": 0.0,
-        "detail": "no line from /dev/ttyACM0 for 3 s",
-        "counters": {"dropped_lines": 7},
-    }
+    link = LinkView(
+        "serial", "lost", 0.0, "no line from /dev/ttyACM0 for 3 s", {"dropped_lines": 7}
+    )
+    snapshot = dataclasses.replace(rig.table.snapshot, link=link)
     with rig.app.test_request_context("/", headers={"Accept-Language": "en"}):
         status = render.live_fragments(snapshot)["live-status"]
         diag = render.diagnostics_fragments(snapshot)["diag-link"]
-    assert "The board's link is lost. no line from /dev/ttyACM0 for 3 s" in status
-    assert "<dd>7</dd>" in diag and "link-lost" in diag
+    assert "The board's link is lost." in status
+    assert "serial lines dropped</dt><dd>7</dd>" in diag and "link-lost" in diag
+    assert "no line from /dev/ttyACM0 for 3 s" in diag  # the maker's detail, on diagnostics

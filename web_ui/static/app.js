@@ -48,15 +48,15 @@
     return { response, data };
   }
 
-  // POST JSON; asks for the PIN once when the server says it is needed, then retries.
+  // POST JSON. When the server wants the PIN, ask for it; the tap that asked is dropped
+  // (minutes may pass in the dialog, and the board may have changed): tap again to act.
   async function post(url, body) {
     let result;
     try {
       result = await send(url, body);
       if (result.response.status === 403 && result.data.need_pin) {
-        const unlocked = await askPin();
-        if (!unlocked) return null;
-        result = await send(url, body);
+        if (await askPin()) toast(messages.unlocked);
+        return null;
       }
     } catch (e) {
       toast(messages.offline);
@@ -121,16 +121,47 @@
 
   // -- live updates -------------------------------------------------------------------------
 
-  // Show the game buttons that make sense now (the server refuses the others anyway).
-  function showWhere(root, snap) {
-    const game = snap.game || "";
-    const status = snap.status || "";
-    $$("[data-games]", root).forEach((el) => {
-      const games = (el.dataset.games || "").split(" ");
-      const statuses = el.dataset.statuses ? el.dataset.statuses.split(" ") : null;
-      const needs = el.dataset.needs;
-      el.hidden = !(games.includes(game) && (!statuses || statuses.includes(status)) &&
-                    (!needs || snap[needs]));
+  // -- sound ------------------------------------------------------------------------------
+  // The board's tunes (controller/hardware/port.py TUNES), played with Web Audio: your turn,
+  // a bonus pearl owed, a wrong cell, the winner. Nothing is fetched; a switch mutes it and
+  // the browser remembers the choice.
+  const MUTE_KEY = "pyramid-board.muted";
+  let audio = null;
+
+  function muted() {
+    try { return window.localStorage.getItem(MUTE_KEY) === "1"; } catch (e) { return false; }
+  }
+
+  function setMuted(on) {
+    try { window.localStorage.setItem(MUTE_KEY, on ? "1" : "0"); } catch (e) { /* private mode */ }
+    $$("[data-mute]").forEach((b) => {
+      b.setAttribute("aria-pressed", on ? "true" : "false");
+      $$("[data-when]", b).forEach((span) => { span.hidden = (span.dataset.when === "off") !== on; });
+    });
+  }
+
+  function play(tunes, name) {
+    const notes = tunes[name];
+    const Context = window.AudioContext || window.webkitAudioContext;
+    if (!notes || muted() || !Context) return;
+    audio = audio || new Context();
+    if (audio.state === "suspended") audio.resume();
+    let at = audio.currentTime + 0.02;
+    notes.forEach(([hz, ms]) => {
+      const end = at + ms / 1000;
+      if (hz > 0) {
+        const osc = audio.createOscillator();
+        const gain = audio.createGain();
+        osc.type = "triangle";
+        osc.frequency.value = hz;
+        gain.gain.setValueAtTime(0.0001, at);
+        gain.gain.exponentialRampToValueAtTime(0.25, at + 0.01);
+        gain.gain.exponentialRampToValueAtTime(0.0001, end);
+        osc.connect(gain).connect(audio.destination);
+        osc.start(at);
+        osc.stop(end + 0.02);
+      }
+      at = end;
     });
   }
 
@@ -152,6 +183,9 @@
     const banner = $("#connection");
     let lostTimer = 0;
     let wasLost = false;
+    let tunes = {};
+    try { tunes = JSON.parse(root.dataset.tunes || "{}"); } catch (e) { tunes = {}; }
+    let cues = Number(root.dataset.cues || 0);
     const source = new EventSource(root.dataset.stream);
     source.addEventListener("snapshot", (event) => {
       let update;
@@ -161,7 +195,12 @@
       root.dataset.game = snap.game || "";
       root.dataset.status = snap.status || "";
       Object.entries(update.html || {}).forEach(([id, html]) => swap(id, html));
-      showWhere(root, snap);
+      // Shared fragments carry no session token: give this page's forms its own.
+      setCsrfToken(csrfToken());
+      if (snap.cue && snap.cue.count > cues) {
+        cues = snap.cue.count;
+        play(tunes, snap.cue.sound);
+      }
       root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
     });
     source.addEventListener("open", () => {
@@ -311,9 +350,13 @@
     update();
   }
 
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest("[data-mute]");
+    if (button) setMuted(!muted());
+  });
+
   document.addEventListener("DOMContentLoaded", () => {
-    const here = $("header.top nav a[aria-current]");
-    if (here) here.scrollIntoView({ block: "nearest", inline: "center" });
+    setMuted(muted());
     $$("[data-stream]").forEach(connect);
     $$("[data-replay]").forEach(replay);
     $$("form[data-setup]").forEach(setup);

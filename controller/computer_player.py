@@ -1,0 +1,112 @@
+"""The computer player as the Table uses it: :mod:`controller.bot` behind a small port.
+
+The Table asks off its own thread and never waits: a :class:`ComputerPlayer` answers a
+computer seat's move or a hint, and stops early when ``cancel`` is set (the position
+changed). Tests give the Table their own player (any object with these three members).
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import logging
+import threading
+from collections.abc import Callable
+from typing import Protocol
+
+from controller.referee.state import AskComputer
+from controller.rules import perlen
+from controller.rules.notation import Position, parse_cell
+
+log = logging.getLogger(__name__)
+
+
+class ComputerPlayer(Protocol):
+    @property
+    def levels(self) -> tuple[str, ...]:
+        """The levels it plays, weakest first."""
+
+    def choose(
+        self, state: perlen.PerlenState, level: str, seed: int, cancel: threading.Event
+    ) -> Position | str:
+        """The cell a computer seat of ``level`` plays in ``state``."""
+
+    def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position | str:
+        """A good cell for the person to move."""
+
+
+class BotPlayer:
+    """:mod:`controller.bot`, with the budgets ``pyramid run`` gives it."""
+
+    def __init__(self, computer_budget_s: float | None, hint_budget_s: float) -> None:
+        from controller import bot
+
+        self._bot = bot
+        self._budget = computer_budget_s
+        self._hint_budget = hint_budget_s
+        self.levels: tuple[str, ...] = tuple(bot.LEVELS)
+
+    def choose(
+        self, state: perlen.PerlenState, level: str, seed: int, cancel: threading.Event
+    ) -> Position | str:
+        return self._bot.choose_move(state, level, seed=seed, budget=self._budget, cancel=cancel)
+
+    def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position | str:
+        return self._bot.hint(state, budget=self._hint_budget, cancel=cancel)
+
+
+def bot_player(computer_budget_s: float | None, hint_budget_s: float) -> ComputerPlayer:
+    return BotPlayer(computer_budget_s, hint_budget_s)
+
+
+Answer = Callable[[str, tuple[int, int], str | None], None]
+"""(purpose, token, cell or None) back to the Table's queue."""
+
+
+class Thinker:
+    """One worker thread that asks the computer player and hands the answer back.
+
+    An answer is a legal cell of the position asked about, or None when the player
+    failed or chose an illegal cell (both logged); :meth:`cancel` lets a search for a
+    position that has gone stop early.
+    """
+
+    def __init__(self, player: ComputerPlayer | None, answer: Answer) -> None:
+        self._player = player
+        self._answer = answer
+        self._pool: concurrent.futures.ThreadPoolExecutor | None = None
+        self._cancel = threading.Event()
+
+    def start(self) -> None:
+        self._pool = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="pyramid-bot")
+
+    def stop(self) -> None:
+        self._cancel.set()
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+        self._cancel = threading.Event()
+
+    def ask(self, ask: AskComputer) -> None:
+        pool, player, cancel = self._pool, self._player, self._cancel
+        if pool is None or player is None:
+            return
+        with contextlib.suppress(RuntimeError):  # shut down while stopping
+            pool.submit(self._think, player, ask, cancel)
+
+    def _think(self, player: ComputerPlayer, ask: AskComputer, cancel: threading.Event) -> None:
+        cell: str | None = None
+        try:
+            if ask.purpose == "move":
+                answer = player.choose(ask.state, ask.level, ask.seed, cancel)
+            else:
+                answer = player.hint(ask.state, cancel)
+            cell = answer.short if isinstance(answer, Position) else parse_cell(answer).short
+            if cell not in {p.short for p in perlen.legal_moves(ask.state)}:
+                log.error("the computer chose %s, which is not a legal cell", cell)
+                cell = None
+        except Exception:  # the computer's failure is reported, not fatal
+            log.exception("computer player (%s) failed", ask.purpose)
+        self._answer(ask.purpose, ask.token, cell)

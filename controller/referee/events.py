@@ -1,0 +1,284 @@
+"""The one vocabulary of stored events: typed values, their JSON, and the fold.
+
+Everything that happens in a game and is kept is one of these events. The referee makes
+them, the store writes them (kind and JSON data, one row each) and reads them back, and
+the fold replays them: resuming after a restart, the history's records and
+``pyramid replay --store`` all go through :func:`fold`.
+
+>>> from controller.rules import perlen
+>>> events = [BasePearl("c3", 0), BasePearl("d4", 1), BasePearl("d3", 2), BasePearl("c4", 0),
+...           BonusPlaced("2:c3", 0, By.BUTTON)]
+>>> [(e.kind, e.data()) for e in events[-1:]]
+[('bonus', {'pos': '2:c3', 'colour': 0, 'by': 'button'})]
+>>> game = fold(PerlenGame.new(perlen.PerlenOptions()), events)
+>>> game.pending, game.state.to_move
+((), 1)
+>>> from_stored("move", {"cell": "c3", "colour": 0})
+BasePearl(cell='c3', colour=0)
+>>> from_stored("move", {"cell": "c3"})
+Traceback (most recent call last):
+...
+controller.referee.events.EventError: a 'move' event needs cell, colour (it has cell)
+
+Files written by release 0.1.0 hold the same kinds with the same data, so they load
+unchanged (``tests/referee/test_events.py`` opens one). ``abort`` is new: an aborted game
+now says so in its log as well as in its status.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, ClassVar, Final
+
+from controller.referee.games import Game, GameError, PerlenGame, PyramidosGame
+from controller.rules.notation import NotationError, parse_cell, parse_position, parse_target
+
+
+class EventError(ValueError):
+    """A stored event that is not one of ours, or does not fit the game it is in."""
+
+
+class By(enum.Enum):
+    """Who or what made an acknowledgement, a take-back or the end of a turn."""
+
+    PEARL = "pearl"
+    """The next base pearl (it acknowledges the bonus pearls still waiting)."""
+    BUTTON = "button"
+    """A button on the board."""
+    PAGE = "page"
+    """The web page."""
+    LIFT = "lift"
+    """The last pearl lifted off the board (a take-back)."""
+
+
+@dataclass(frozen=True, slots=True)
+class BasePearl:
+    """Perlen-Pyramide: ``colour`` placed a pearl on base ``cell``."""
+
+    cell: str
+    colour: int
+    kind: ClassVar[str] = "move"
+
+    def data(self) -> dict[str, Any]:
+        return {"cell": self.cell, "colour": self.colour}
+
+
+@dataclass(frozen=True, slots=True)
+class BonusPlaced:
+    """Perlen-Pyramide: the waiting bonus pearl at ``pos`` was placed (acknowledged)."""
+
+    pos: str
+    colour: int
+    by: By
+    kind: ClassVar[str] = "bonus"
+
+    def data(self) -> dict[str, Any]:
+        return {"pos": self.pos, "colour": self.colour, "by": self.by.value}
+
+
+@dataclass(frozen=True, slots=True)
+class TakeBack:
+    """The last move (base pearl, with its bonus pearls) or Pyramidos event taken back;
+    ``what`` is the cell or the event text."""
+
+    by: By
+    what: str
+    kind: ClassVar[str] = "undo"
+
+    def data(self) -> dict[str, Any]:
+        return {"by": self.by.value, "what": self.what}
+
+
+@dataclass(frozen=True, slots=True)
+class Landed:
+    """Pyramidos: a ball of ``seat`` came to rest on ``target``."""
+
+    target: str
+    seat: int
+    kind: ClassVar[str] = "land"
+
+    def data(self) -> dict[str, Any]:
+        return {"target": self.target, "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class KnockedOff:
+    """Pyramidos: the ball on ``target`` (``seat``'s) was knocked off."""
+
+    target: str
+    seat: int | None
+    kind: ClassVar[str] = "leave"
+
+    def data(self) -> dict[str, Any]:
+        return {"target": self.target, "seat": self.seat}
+
+
+@dataclass(frozen=True, slots=True)
+class TurnEnded:
+    """Pyramidos: ``seat``'s turn ended without a landing (earth square or net)."""
+
+    seat: int
+    by: By
+    kind: ClassVar[str] = "end"
+
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "by": self.by.value}
+
+
+@dataclass(frozen=True, slots=True)
+class Aborted:
+    """The game was stopped without a result (a new game, or Abort)."""
+
+    reason: str
+    kind: ClassVar[str] = "abort"
+
+    def data(self) -> dict[str, Any]:
+        return {"reason": self.reason}
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """A finished game's result, stored with its last event."""
+
+    points: tuple[int, ...]
+    """Each player's score (by player number)."""
+    winners: tuple[int, ...]
+    details: dict[str, object]
+    """Everything the history shows (visible pearls, totals, names …)."""
+
+
+Event = BasePearl | BonusPlaced | TakeBack | Landed | KnockedOff | TurnEnded | Aborted
+
+EVENT_TYPES: Final[Mapping[str, type[Event]]] = {
+    t.kind: t for t in (BasePearl, BonusPlaced, TakeBack, Landed, KnockedOff, TurnEnded, Aborted)
+}
+"""Every stored kind and the type that reads it."""
+EVENT_KINDS: Final = tuple(EVENT_TYPES)
+
+
+# -- JSON in -------------------------------------------------------------------------------
+
+_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
+    "move": ("cell", "colour"),
+    "bonus": ("pos", "colour", "by"),
+    "undo": ("by", "what"),
+    "land": ("target", "seat"),
+    "leave": ("target", "seat"),
+    "end": ("seat", "by"),
+    "abort": ("reason",),
+}
+
+
+def _int(data: Mapping[str, Any], name: str, kind: str, *, none: bool = False) -> Any:
+    value = data[name]
+    if value is None and none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
+        raise EventError(f"a {kind!r} event's {name} is a colour or seat number, not {value!r}")
+    return value
+
+
+def _by(data: Mapping[str, Any], kind: str) -> By:
+    try:
+        return By(data["by"])
+    except ValueError:
+        raise EventError(f"a {kind!r} event's by must be one of {[b.value for b in By]}") from None
+
+
+def _text(data: Mapping[str, Any], name: str, kind: str) -> str:
+    value = data[name]
+    if not isinstance(value, str) or not 0 < len(value) <= 200:
+        raise EventError(f"a {kind!r} event's {name} must be text, not {value!r}")
+    return value
+
+
+def from_stored(kind: str, data: Mapping[str, Any]) -> Event:
+    """The event a stored row (kind, JSON data) holds; :class:`EventError` if none fits."""
+    fields = _FIELDS.get(kind)
+    if fields is None:
+        raise EventError(f"{kind!r} is not an event kind (known: {', '.join(EVENT_KINDS)})")
+    if not isinstance(data, Mapping) or set(data) != set(fields):
+        have = ", ".join(sorted(data)) if isinstance(data, Mapping) else type(data).__name__
+        raise EventError(f"a {kind!r} event needs {', '.join(fields)} (it has {have})")
+    try:
+        if kind == "move":
+            return BasePearl(
+                parse_cell(_text(data, "cell", kind)).short, _int(data, "colour", kind)
+            )
+        if kind == "bonus":
+            pos = parse_position(_text(data, "pos", kind))
+            return BonusPlaced(str(pos), _int(data, "colour", kind), _by(data, kind))
+        if kind == "undo":
+            return TakeBack(_by(data, kind), _text(data, "what", kind))
+        if kind in ("land", "leave"):
+            target = str(parse_target(_text(data, "target", kind)))
+            if kind == "land":
+                return Landed(target, _int(data, "seat", kind))
+            return KnockedOff(target, _int(data, "seat", kind, none=True))
+        if kind == "end":
+            return TurnEnded(_int(data, "seat", kind), _by(data, kind))
+        return Aborted(_text(data, "reason", kind))
+    except NotationError as exc:
+        raise EventError(f"a {kind!r} event: {exc}") from None
+
+
+# -- the fold ------------------------------------------------------------------------------
+
+
+def apply(game: Game, event: Event) -> Game:
+    """``game`` after ``event``; :class:`EventError` when the event does not fit it."""
+    try:
+        if isinstance(game, PerlenGame):
+            return _apply_perlen(game, event)
+        return _apply_pyramidos(game, event)
+    except GameError as exc:
+        raise EventError(str(exc)) from None
+
+
+def _apply_perlen(game: PerlenGame, event: Event) -> PerlenGame:
+    if isinstance(event, BasePearl):
+        if game.pending:
+            raise GameError("a move while bonus pearls wait (they are acknowledged first)")
+        if event.colour != game.state.to_move:
+            raise GameError(f"move by colour {event.colour}, expected {game.state.to_move}")
+        return game.move(event.cell)
+    if isinstance(event, BonusPlaced):
+        return game.acknowledge(event.pos)
+    if isinstance(event, TakeBack):
+        return game.undo()
+    if isinstance(event, Aborted):
+        return game
+    raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
+
+
+def _apply_pyramidos(game: PyramidosGame, event: Event) -> PyramidosGame:
+    if isinstance(event, Landed):
+        return game.event(f"land {event.target}")
+    if isinstance(event, KnockedOff):
+        return game.event(f"leave {event.target}")
+    if isinstance(event, TurnEnded):
+        return game.event("end")
+    if isinstance(event, TakeBack):
+        return game.undo()
+    if isinstance(event, Aborted):
+        return game
+    raise GameError(f"{event.kind!r} is not a Pyramidos event")
+
+
+def fold(game: Game, events: Iterable[Event]) -> Game:
+    """Replay ``events`` onto ``game`` in order."""
+    for number, event in enumerate(events, start=1):
+        try:
+            game = apply(game, event)
+        except EventError as exc:
+            raise EventError(f"event {number} ({event.kind} {event.data()}): {exc}") from None
+    return game
+
+
+def standing(game: Game) -> tuple[str, ...]:
+    """The moves (Perlen-Pyramide cells) or events (Pyramidos) that stand: the record."""
+    if isinstance(game, PerlenGame):
+        return tuple(step.cell for step in game.steps)
+    return tuple(step.text for step in game.steps)

@@ -1,0 +1,451 @@
+"""What the referee says, as keys with parameters: words in no language yet.
+
+The referee never writes a sentence. It says ``Message("played", player="Anna",
+cell="b3")``; the edge renders it in the reader's language: the web page through its
+Flask-Babel catalogues (``web_ui/translations``, en/de/da), ``pyramid run``'s log in
+English. Every key has one English template here, the source text the catalogues
+translate (``N_`` and ``NP_`` mark them for ``pybabel extract``; see ``web_ui/babel.cfg``).
+
+>>> m = Message.of("played", player="Anna", cell="b3")
+>>> english(m)
+'Anna played b3.'
+>>> english(Message.of("resumed", number=4, num=1))
+'Game 4 resumed after 1 move.'
+>>> fix = Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls"))
+>>> english(Message.of("fix_board", fixes=Items((fix,))))
+'Take the pearls off b3 and c4.'
+>>> english(Message.of("played", player="Anna"))
+Traceback (most recent call last):
+...
+ValueError: message 'played' needs the parameters cell, player, not player
+
+Parameters are text (names, cells), whole numbers (a parameter called ``num`` chooses
+the plural form), :class:`Term` (a word of a fixed vocabulary: a colour, a level, a
+game, a thing), :class:`Items` (a list joined with the language's "and") and other
+messages, so that one sentence can hold another.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol, TypeAlias
+
+
+def N_(text: str) -> str:
+    """Marks a source text for extraction; the text itself, untranslated."""
+    return text
+
+
+def NP_(singular: str, plural: str) -> tuple[str, str]:
+    """Marks a source text with a plural form (chosen by the parameter ``num``)."""
+    return (singular, plural)
+
+
+@dataclass(frozen=True, slots=True)
+class Term:
+    """A word from a fixed vocabulary (:data:`TERMS`), translated where it is shown."""
+
+    kind: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in TERMS:
+            raise ValueError(f"no vocabulary {self.kind!r} (known: {', '.join(TERMS)})")
+
+
+@dataclass(frozen=True, slots=True)
+class Items:
+    """Several parameters shown as one list: ``b3, c4 and d4``."""
+
+    items: tuple[Param, ...]
+
+
+Param: TypeAlias = "str | int | Term | Items | Message"
+
+
+@dataclass(frozen=True, slots=True)
+class Message:
+    """One sentence (or part of one) by key, with its parameters."""
+
+    key: str
+    params: tuple[tuple[str, Param], ...] = ()
+
+    def __post_init__(self) -> None:
+        template = CATALOGUE.get(self.key)
+        if template is None:
+            raise ValueError(f"no message {self.key!r}")
+        given = {name for name, _ in self.params}
+        if given != template.names:
+            raise ValueError(
+                f"message {self.key!r} needs the parameters {', '.join(sorted(template.names))}"
+                f", not {', '.join(sorted(given)) or 'none'}"
+            )
+
+    @classmethod
+    def of(cls, key: str, /, **params: Param) -> Message:
+        return cls(key, tuple(sorted(params.items())))
+
+    def param(self, name: str) -> Param:
+        for key, value in self.params:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"key": …, "params": {…}}`` (terms as ``{"term", "value"}``, lists as lists)."""
+        return {"key": self.key, "params": {k: _param_json(v) for k, v in self.params}}
+
+
+def _param_json(value: Param) -> Any:
+    if isinstance(value, Message):
+        return value.to_json()
+    if isinstance(value, Term):
+        return {"term": value.kind, "value": value.value}
+    if isinstance(value, Items):
+        return [_param_json(v) for v in value.items]
+    return value
+
+
+# -- the catalogue ---------------------------------------------------------------------------
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)[sd]")
+
+
+@dataclass(frozen=True, slots=True)
+class Template:
+    """The English source of one message (with its plural form, if it has one)."""
+
+    text: str | tuple[str, str]
+
+    @property
+    def singular(self) -> str:
+        return self.text if isinstance(self.text, str) else self.text[0]
+
+    @property
+    def names(self) -> frozenset[str]:
+        found = set(_PLACEHOLDER.findall(self.singular))
+        if isinstance(self.text, tuple):
+            found |= set(_PLACEHOLDER.findall(self.text[1])) | {"num"}
+        return frozenset(found)
+
+
+def _catalogue(entries: Mapping[str, str | tuple[str, str]]) -> dict[str, Template]:
+    return {key: Template(text) for key, text in entries.items()}
+
+
+CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
+    {
+        # -- what just happened (notes) ------------------------------------------------------
+        "started": N_("Game %(number)d has started: %(players)s."),
+        "replaced": N_("Game %(number)d was aborted."),
+        "played": N_("%(player)s played %(cell)s."),
+        "hidden": N_("%(pos)s stays hidden inside the pyramid: it will not count."),
+        "hidden_bonus": NP_(
+            "The bonus pearl %(positions)s stays hidden inside the pyramid: it will not count.",
+            "The bonus pearls %(positions)s stay hidden inside the pyramid: they will not count.",
+        ),
+        "bonuses_placed": NP_("Bonus pearl placed.", "%(num)d bonus pearls placed."),
+        "took_back": N_("Took back %(player)s's pearl on %(cell)s."),
+        "took_off": N_("The bonus pearl %(pos)s is off."),
+        "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
+        "landed": N_("%(player)s landed on %(target)s."),
+        "knocked_off": NP_(
+            "The ball on %(targets)s was knocked off.",
+            "The balls on %(targets)s were knocked off.",
+        ),
+        "turn_ended": N_("%(player)s ended the turn."),
+        "top_opened": N_("The top is open!"),
+        "took_back_landing": N_("Took back %(player)s's landing on %(target)s."),
+        "took_back_knock_off": N_("Took back the knock-off: the ball belongs on %(target)s."),
+        "took_back_end": N_("Took back the end of %(player)s's turn."),
+        "won": NP_(
+            "Game over: %(player)s wins with %(num)d %(unit)s!",
+            "Game over: %(player)s wins with %(num)d %(unit)s!",
+        ),
+        "shared_win": NP_(
+            "Game over: a shared win for %(players)s with %(num)d %(unit)s!",
+            "Game over: a shared win for %(players)s with %(num)d %(unit)s!",
+        ),
+        "resumed": NP_(
+            "Game %(number)d resumed after %(num)d move.",
+            "Game %(number)d resumed after %(num)d moves.",
+        ),
+        "resume_failed": N_(
+            "Game %(number)d could not be resumed and was set aside (the log says why)."
+        ),
+        "aborted": N_("Game %(number)d ended without a result."),
+        "ready": N_("Ready for a new game."),
+        "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
+        "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
+        "hint": N_("Hint: %(cell)s."),
+        "hint_wins": NP_(
+            "Hint: %(cell)s, which wins the bonus pearl %(positions)s.",
+            "Hint: %(cell)s, which wins the bonus pearls %(positions)s.",
+        ),
+        "hint_denies": NP_(
+            "Hint: %(cell)s, which keeps the bonus pearl %(positions)s from the others.",
+            "Hint: %(cell)s, which keeps the bonus pearls %(positions)s from the others.",
+        ),
+        "hint_worth": N_(
+            "It is worth about %(worth)s visible pearls more than the next best cell."
+        ),
+        "no_hint": N_("No hint this time."),
+        "looking": N_("Looking for a good cell…"),
+        "still_looking": N_("Still thinking…"),
+        "led_test_stopped": N_("LED test stopped."),
+        "led_test_all": N_("LED test: every LED in turn."),
+        "led_test_one": N_("LED test: %(led)s."),
+        "internal_error": N_("Something went wrong inside the referee; the log says what."),
+        "cannot_save": N_(
+            "The game cannot be saved (%(why)s): nothing more is played until it can. "
+            "Every move so far is kept."
+        ),
+        "saving_again": N_("The game can be saved again: play goes on."),
+        "not_running": N_("The table is not running."),
+        "no_answer": N_("The table did not answer in time."),
+        # -- what to do now (prompts) ------------------------------------------------------
+        "to_move": N_("%(player)s to move."),
+        "computer_thinking": N_("%(player)s (computer) is thinking…"),
+        "computer_chose": N_("%(player)s (computer) chose %(cell)s: put its pearl there."),
+        "passes": N_("%(player)s has no pearls left and passes."),
+        "bonus_at": N_("%(owner)s's %(colour)s on %(pos)s (over %(cells)s)"),
+        "bonus_owed": NP_(
+            "Place the bonus pearl: %(first)s. Then press Confirm, or just make the next move.",
+            "Place %(num)d bonus pearls, in the order listed, starting with %(first)s. "
+            "Then press Confirm, or just make the next move.",
+        ),
+        "finish_pyramid": NP_(
+            "Finish the pyramid with the last bonus pearl: %(first)s.",
+            "Finish the pyramid with the last %(num)d bonus pearls, starting with %(first)s.",
+        ),
+        "remove_bonuses": NP_(
+            "Take off the bonus pearl %(positions)s (its place blinks), then the pearl on "
+            "%(cell)s.",
+            "Take off the bonus pearls %(positions)s, the highest first (its place blinks), "
+            "then the pearl on %(cell)s.",
+        ),
+        "fix_board": N_("%(fixes)s."),
+        "fix_extra": N_("take the %(thing)s off %(cells)s"),
+        "fix_missing_owned": N_("put %(player)s's %(colour)s %(thing)s back on %(cell)s"),
+        "fix_missing": N_("put the %(thing)s back on %(cell)s"),
+        "keep_off": N_(
+            "Keep the pearl off %(cell)s to take back %(player)s's move, or put it back to keep it."
+        ),
+        "moving": N_("Moving %(player)s's pearl from %(origin)s to %(cell)s…"),
+        "knocking_off": NP_(
+            "No ball on %(targets)s any more: it counts as knocked off in a moment (put it "
+            "back if it only wobbled).",
+            "No balls on %(targets)s any more: they count as knocked off in a moment (put "
+            "them back if they only wobbled).",
+        ),
+        # -- why the board is not a move (refusals) -----------------------------------------
+        "not_legal": N_("%(cell)s is not a legal cell: %(why)s."),
+        "two_at_once": N_("Two pearls at once: place one at a time."),
+        "several_balls": N_("Balls on %(targets)s at once: take off all but one."),
+        "top_closed": N_("The top opens only when all four base targets hold a ball."),
+        "two_balls": N_("Two balls at once: one ball per turn."),
+        "computer_choosing": N_(
+            "%(player)s (computer) is still choosing: wait for its cell to blink."
+        ),
+        "computer_elsewhere": N_("%(player)s (computer) chose %(chosen)s, not %(cell)s."),
+        "pyramid_complete": N_("The pyramid is complete: no more pearls go on the base."),
+        # -- commands refused ----------------------------------------------------------------
+        "no_game": N_("There is no game."),
+        "no_bonus": N_("No bonus pearl is waiting."),
+        "pyramidos_only": N_("Ending a turn is for Pyramidos; in Perlen-Pyramide place a pearl."),
+        "game_over": N_("The game is over."),
+        "game_over_new": N_("The game is over; start a new one."),
+        "not_over": N_("Play again once this game is over (or abort it first)."),
+        "nothing_to_take_back": N_("There is nothing to take back."),
+        "fix_first": N_("Fix the board first: %(fixes)s."),
+        "hints_perlen_only": N_("Hints are for Perlen-Pyramide."),
+        "computer_turn": N_("It is the computer's turn."),
+        "hints_need_bot": N_("Hints need the computer player, which is not installed."),
+        "led_colour": N_("An LED colour is three whole numbers from 0 to 255."),
+        "no_such_led": N_("This board has no LED named %(led)s."),
+        "table_busy": N_("The referee is busy; try again in a moment."),
+        # -- a new game refused --------------------------------------------------------------
+        "choose_game": N_("Choose a game: Perlen-Pyramide or Pyramidos."),
+        "no_cell_sensors": N_("This board has no cell sensors: it can only referee Pyramidos."),
+        "no_target_sensors": N_("This board has no target sensors: it cannot referee Pyramidos."),
+        "players_list": N_("The players must be a list of names, one per seat."),
+        "perlen_three": NP_(
+            "Perlen-Pyramide is for exactly three players, not %(num)d.",
+            "Perlen-Pyramide is for exactly three players, not %(num)d.",
+        ),
+        "pyramidos_seats": NP_(
+            "Pyramidos is for 2 to 4 players, not %(num)d.",
+            "Pyramidos is for 2 to 4 players, not %(num)d.",
+        ),
+        "name_text": N_("The name for seat %(seat)d must be text."),
+        "name_length": N_("The name for seat %(seat)d must be 1 to %(most)d characters."),
+        "names_differ": N_("Two players are called %(name)s: names must differ."),
+        "colours_count": NP_(
+            "Give one colour per player (%(seats)d), not %(num)d.",
+            "Give one colour per player (%(seats)d), not %(num)d.",
+        ),
+        "colour_unknown": N_("%(name)s is not a colour here."),
+        "colours_differ": N_("Two players cannot both have %(colour)s."),
+        "options_object": N_("The options must be an object of option names and values."),
+        "option_bad": N_("The option %(key)s cannot have that value."),
+        "computer_seats": N_("The computer seats must map seats to computer levels."),
+        "computer_perlen_only": N_("Computer players play Perlen-Pyramide only."),
+        "computer_not_installed": N_("Computer players are not installed."),
+        "computer_seat_bad": N_("Computer seat %(seat)s is not a seat (1 to %(seats)d)."),
+        "computer_level_bad": N_("The computer level must be one of %(levels)s."),
+        "one_person": N_("At least one player must be a person to place the pearls."),
+        # -- pieces of sentences ---------------------------------------------------------------
+        "player_colour": N_("%(player)s (%(colour)s)"),
+        "computer_name": N_("Computer (%(level)s)"),
+        "and": N_("%(items)s and %(last)s"),
+        "seat_colour": N_("seat %(seat)d colour"),
+    }
+)
+"""Every message, by key: its English source text."""
+
+
+TERMS: Final[Mapping[str, Mapping[str, str]]] = {
+    "colour": {
+        "red": N_("red"),
+        "blue": N_("blue"),
+        "yellow": N_("yellow"),
+        "green": N_("green"),
+        "orange": N_("orange"),
+        "purple": N_("purple"),
+        "pink": N_("pink"),
+        "cyan": N_("cyan"),
+        "unknown": N_("unknown colour"),
+    },
+    "level": {
+        "gentle": N_("gentle"),
+        "easy": N_("easy"),
+        "medium": N_("medium"),
+        "strong": N_("strong"),
+        "strongest": N_("strongest"),
+    },
+    "game": {"perlen-pyramide": "Perlen-Pyramide", "pyramidos": "Pyramidos"},
+    "thing": {
+        "pearl": N_("pearl"),
+        "pearls": N_("pearls"),
+        "ball": N_("ball"),
+        "balls": N_("balls"),
+    },
+    "unit": {
+        "visible": N_("visible pearls"),
+        "pearls": N_("pearls in the pyramid"),
+        "points": N_("points"),
+        "visible_one": N_("visible pearl"),
+        "pearls_one": N_("pearl in the pyramid"),
+        "points_one": N_("point"),
+    },
+    "illegal": {  # by perlen.IllegalReason's value
+        "off the board": N_("there is no such cell on the base"),
+        "not a base cell": N_("pearls are placed on the base only"),
+        "occupied": N_("a pearl is already there"),
+        "not touching": N_("a pearl must touch one already on the board"),
+        "not the centre": N_("the first pearl goes on c3 (centre start)"),
+        "game over": N_("the pyramid is complete"),
+    },
+    "save_fault": {
+        "full": N_("the memory card is full"),
+        "read-only": N_("the memory card is read-only"),
+        "other": N_("the game store cannot be written"),
+    },
+}
+"""Vocabularies of :class:`Term`: value -> English word (game names are names)."""
+
+
+def colour_term(name: str) -> Term | Message:
+    """A palette colour's name, or the words for a colour only the config knows."""
+    if name in TERMS["colour"]:
+        return Term("colour", name)
+    match = re.fullmatch(r"seat (\d) colour", name)
+    if match:
+        return Message.of("seat_colour", seat=int(match.group(1)))
+    return Term("colour", "unknown")
+
+
+def unit_term(unit: str, count: int) -> Term:
+    """``visible pearls`` (or ``visible pearl`` for one): the unit of a score."""
+    return Term("unit", unit if count != 1 else f"{unit}_one")
+
+
+# -- rendering -------------------------------------------------------------------------------
+
+
+class Translations(Protocol):
+    """What rendering needs of a translation catalogue (``gettext.NullTranslations``,
+    ``babel.support.Translations`` and Flask-Babel's both have it)."""
+
+    def gettext(self, message: str, /) -> str: ...
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
+
+
+CAPITALISED: Final = frozenset({"fix_board"})
+"""Sentences that begin with a part written in lower case (``take the pearl off b3``);
+other sentences begin as their template does (a cell name stays ``c3``)."""
+
+
+def render(message: Message, translations: Translations) -> str:
+    """``message`` as text in the language of ``translations``."""
+    template = CATALOGUE[message.key].text
+    values = {name: _render_param(value, translations) for name, value in message.params}
+    if isinstance(template, tuple):
+        num = message.param("num")
+        count = num if isinstance(num, int) else 0
+        text = translations.ngettext(template[0], template[1], count)
+    else:
+        text = translations.gettext(template)
+    text %= values
+    return capitalised(text) if message.key in CAPITALISED else text
+
+
+def _render_param(value: Param, translations: Translations) -> str | int:
+    if isinstance(value, Message):
+        return render(value, translations)
+    if isinstance(value, Term):
+        word = TERMS[value.kind].get(value.value, value.value)
+        return word if value.kind == "game" else translations.gettext(word)
+    if isinstance(value, Items):
+        parts = [str(_render_param(v, translations)) for v in value.items]
+        if len(parts) <= 1:
+            return "".join(parts)
+        joined = translations.gettext(CATALOGUE["and"].singular)
+        return joined % {"items": ", ".join(parts[:-1]), "last": parts[-1]}
+    return value
+
+
+class _English:
+    def gettext(self, message: str, /) -> str:
+        return message
+
+    def ngettext(self, singular: str, plural: str, n: int, /) -> str:
+        return singular if n == 1 else plural
+
+
+ENGLISH: Final[Translations] = _English()
+
+
+def english(message: Message) -> str:
+    """The English text (for the log, and for tests that read sentences)."""
+    return render(message, ENGLISH)
+
+
+def sentences(messages: Iterable[Message], translations: Translations) -> str:
+    """Several messages shown as one paragraph."""
+    return " ".join(render(m, translations) for m in messages)
+
+
+def capitalised(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+class Refused(Exception):
+    """A command or change the referee does not take; ``message`` says why."""
+
+    def __init__(self, message: Message) -> None:
+        super().__init__(english(message))
+        self.message = message

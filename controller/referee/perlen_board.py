@@ -1,0 +1,127 @@
+"""Reading the board of Perlen-Pyramide: which change of the sensors is a move.
+
+The referee always knows which base cells should hold a pearl. Comparing that with the
+sensors (:func:`reconcile`):
+
+- exactly one new pearl on a legal cell, nothing missing, while the board matched the
+  game just before ("armed"): the mover's move. It also acknowledges every bonus pearl
+  still waiting: players who go on have placed them;
+- the last base pearl lifted and kept off for ``settle_s``: that move is taken back; put
+  on another legal cell instead (a move that earned no bonus pearl), the move is taken
+  back and made there (:mod:`controller.referee.takeback`);
+- anything else (a pearl on an illegal cell, several new pearls, one placed too soon
+  after the last move, a pearl missing): a mismatch. Nothing is played until the board
+  matches the game again, so a bumped board never makes a move.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+from controller.hardware.channels import CELLS
+from controller.referee import computer, progress, takeback
+from controller.referee.events import BasePearl, BonusPlaced, By, Event
+from controller.referee.games import PerlenGame
+from controller.referee.messages import Message, Term
+from controller.referee.session import Session
+from controller.referee.state import Hold, HoldAction, Referee, Refusal, Step, Watch
+from controller.rules import perlen
+
+CELL_SET: Final = frozenset(CELLS)
+
+
+def reconcile(state: Referee, session: Session, game: PerlenGame, now: float) -> Step:
+    """Compare the board with the game; play what the board says, or show the mismatch."""
+    cells = state.reading.names & CELL_SET
+    expected = game.expected
+    extra = cells - expected
+    missing = expected - cells
+    if not extra and not missing:
+        return Step(progress.matched(state))
+    if game.over:
+        # The pyramid is complete: the board is cleared for the next game, not refereed.
+        return Step(state.but(watch=Watch(last_move_at=state.watch.last_move_at)))
+    watch = state.watch
+    if watch.armed and not missing and len(extra) == 1:
+        (cell,) = extra
+        refusal = refusal_for(state, session, game, cell, now)
+        if refusal is None:
+            return play(state, session, game, cell, now)
+        return Step(progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal))
+    last = game.last
+    if watch.armed and last is not None and missing == {last.cell}:
+        if not extra:
+            return _held(state, session, game, Hold(HoldAction.TAKE_BACK, cells, 0.0), now)
+        if len(extra) == 1:
+            (cell,) = extra
+            if takeback.can_shift(session, game, cell):
+                return _held(state, session, game, Hold(HoldAction.SHIFT, cells, 0.0, cell), now)
+    return Step(progress.mismatch(state, game, extra, missing, armed=False))
+
+
+def _held(state: Referee, session: Session, game: PerlenGame, wanted: Hold, now: float) -> Step:
+    """Wait until the board has stayed so for ``settle_s``, then act on it."""
+    hold = state.watch.hold
+    if hold is None or (hold.action, hold.key, hold.cell) != (
+        wanted.action,
+        wanted.key,
+        wanted.cell,
+    ):
+        hold = Hold(wanted.action, wanted.key, now + state.rules.settle_s, wanted.cell)
+    if now >= hold.deadline:
+        if hold.action is HoldAction.TAKE_BACK:
+            return takeback.lifted(state, session, game, now)
+        assert hold.cell is not None
+        return takeback.shifted(state, session, game, hold.cell, now)
+    cells = hold.key
+    extra = cells - game.expected
+    missing = game.expected - cells
+    return Step(progress.mismatch(state, game, extra, missing, armed=True, hold=hold))
+
+
+def refusal_for(
+    state: Referee, session: Session, game: PerlenGame, cell: str, now: float
+) -> Refusal | None:
+    """Why a single new pearl on ``cell`` is not the mover's move, or None if it is."""
+    mover = game.state.to_move
+    if mover is None:
+        return Refusal(Message.of("pyramid_complete"))
+    if now - state.watch.last_move_at < state.rules.together_s:
+        return Refusal(Message.of("two_at_once"))
+    if cell not in game.legal_cells():
+        try:
+            perlen.play(game.state, cell)
+        except perlen.IllegalMoveError as exc:
+            why = Term("illegal", exc.reason.value)
+        else:  # pragma: no cover - legal_moves and play agree (tests/rules)
+            why = Term("illegal", "occupied")
+        return Refusal(Message.of("not_legal", cell=cell, why=why))
+    player = session.players[mover]
+    if player.computer is not None and not computer.failed(state):
+        chosen = computer.chosen(state)
+        if chosen is None:
+            return Refusal(Message.of("computer_choosing", player=player.name))
+        if cell != chosen:
+            return Refusal(
+                Message.of("computer_elsewhere", player=player.name, chosen=chosen, cell=cell)
+            )
+    return None
+
+
+def play(state: Referee, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
+    """The mover's pearl on ``cell``: acknowledge the waiting bonus pearls, then move."""
+    mover = game.state.to_move
+    assert mover is not None
+    events: list[Event] = [BonusPlaced(str(b.position), b.colour, By.PEARL) for b in game.pending]
+    new = game.acknowledge_all().move(cell)
+    events.append(BasePearl(cell, mover))
+    notes = [
+        Message.of("played", player=session.name(mover), cell=cell),
+        *progress.hidden_notes(new),
+    ]
+    notes += [
+        Message.of("passes", player=session.name(c)) for c in perlen.passes(game.state, new.state)
+    ]
+    step = progress.advance(state, session, new, tuple(events), notes, now)
+    moved = step.state.but(watch=Watch(armed=True, last_move_at=now))
+    return Step(moved, step.commit, step.effects)

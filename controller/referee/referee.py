@@ -1,0 +1,459 @@
+"""The referee as a reducer: (state, what happened, now) -> the next :class:`Step`.
+
+Everything that can happen to the referee is one of these calls, each pure (no threads,
+no clock, no I/O; ``now`` is passed in) and each returning a
+:class:`~controller.referee.state.Step`: the next state, the events to store *before*
+the state is adopted, the effects to carry out after (ask the computer, play a sound),
+and for commands the reply.
+
+- :func:`sensed`: a debounced sensor frame (cells, targets, buttons by name);
+- :func:`linked`: the board's link changed (connected, lost, searching);
+- :func:`command`: a command from the page or a button; a new game comes back with
+  ``create`` set, and once the store has given it a number :func:`begin` starts it;
+- :func:`answered`: the computer's answer to an :class:`AskComputer`;
+- :func:`next_deadline` and :func:`timer`: take-back holds, knock-offs, the bonus pearls
+  shown in turn, the winner's sweep, the LED test, a retry after a failed save;
+- :func:`failed` and :func:`stored`: what the store made of the commit.
+
+>>> from controller.referee.commands import NewGame
+>>> state = Referee(rules=Rules(leds=("seat:0",)))
+>>> step = command(state, NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")), now=0.0)
+>>> step.create.players[0].name
+'Anna'
+>>> step = begin(step.state, step.create, game_id=1, now=0.0)
+>>> step = sensed(step.state, frozenset({"c3"}), seq=1, now=1.0)
+>>> [e.data() for e in step.commit.events], english(step.state.note.messages[0])
+([{'cell': 'c3', 'colour': 0}], 'Anna played c3.')
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from typing import Final
+
+from controller.hardware.channels import BUTTONS as BUTTON_NAMES
+from controller.hardware.port import BoardStatus, Colour, Sound
+from controller.referee import (
+    bonuses,
+    computer,
+    perlen_board,
+    progress,
+    pyramidos_board,
+    setup,
+    takeback,
+)
+from controller.referee.commands import (
+    Abort,
+    Command,
+    ConfirmBonus,
+    EndTurn,
+    Hint,
+    LedTest,
+    NewGame,
+    PlayAgain,
+    Undo,
+)
+from controller.referee.events import Aborted, By
+from controller.referee.games import PerlenGame
+from controller.referee.messages import Items, Message, Refused, Term, english
+from controller.referee.session import GameSetup
+from controller.referee.state import (
+    RETRY_S,
+    Commit,
+    Note,
+    PlaySound,
+    Reading,
+    Referee,
+    Refusal,
+    Reply,
+    Rules,
+    Show,
+    Step,
+    Watch,
+)
+from controller.referee.state import (
+    LedTest as LedTestRun,
+)
+
+_BUTTON_SET: Final = frozenset(BUTTON_NAMES)
+_PRESSES: Final[Mapping[str, Command]] = {
+    "button:confirm": ConfirmBonus(By.BUTTON),
+    "button:end_turn": EndTurn(By.BUTTON),
+    "button:undo": Undo(By.BUTTON),
+}
+"""What each of the board's buttons does, on its rising edge."""
+
+__all__ = [
+    "Referee",
+    "Rules",
+    "Step",
+    "answered",
+    "begin",
+    "command",
+    "english",
+    "failed",
+    "linked",
+    "look",
+    "next_deadline",
+    "sensed",
+    "stored",
+    "timer",
+]
+
+
+def look(state: Referee, now: float) -> Step:
+    """Compare the board with the game (reconciliation) and act on what it says."""
+    session = state.session
+    if session is None:
+        return Step(state.but(watch=Watch()))
+    if isinstance(session.game, PerlenGame):
+        return perlen_board.reconcile(state, session, session.game, now)
+    return pyramidos_board.reconcile(state, session, session.game, now)
+
+
+def then(first: Step, second: Step) -> Step:
+    """``first`` followed by ``second`` (made from ``first.state``), as one step."""
+    commit = first.commit
+    if second.commit is not None:
+        if commit is None:
+            commit = second.commit
+        else:
+            assert commit.game_id == second.commit.game_id, "one step stores into one game"
+            commit = Commit(
+                commit.game_id,
+                commit.events + second.commit.events,
+                second.commit.result or commit.result,
+            )
+    return Step(
+        second.state,
+        commit,
+        first.effects + second.effects,
+        second.reply or first.reply,
+        second.create or first.create,
+    )
+
+
+def _looked(step: Step, now: float) -> Step:
+    """A command's step, then (if it was taken) a look at the board with its result."""
+    if step.reply is not None and not step.reply.ok:
+        return step
+    return then(step, look(step.state, now))
+
+
+# -- the board -----------------------------------------------------------------------------
+
+
+def sensed(
+    state: Referee,
+    names: frozenset[str],
+    *,
+    seq: int,
+    now: float,
+    link: BoardStatus | None = None,
+    toggles: Mapping[str, int] | None = None,
+) -> Step:
+    """A new sensor frame: what is active, by name."""
+    before = state
+    rising = names - state.reading.names
+    # The first frame is how the board was found, not something that happened on it.
+    pieces_moved = state.reading.seq >= 0 and (
+        (names - _BUTTON_SET) != (state.reading.names - _BUTTON_SET)
+    )
+    reading = Reading(
+        names,
+        seq,
+        link or state.reading.link,
+        state.reading.toggles if toggles is None else toggles,
+    )
+    state = state.but(reading=reading)
+    if pieces_moved:
+        state = state.but(note=Note())  # what was said is over once the board changes
+    step = look(state, now)
+    # Buttons act on their rising edge, in a fixed order.
+    for name in BUTTON_NAMES:
+        if name in rising:
+            pressed = command(step.state, _PRESSES[name], now)
+            if pressed.reply is not None and not pressed.reply.ok and pressed.reply.message:
+                # The board has no screen: a refused press is said on the page.
+                said = Note((pressed.reply.message,))
+                pressed = dataclasses.replace(pressed, state=pressed.state.but(note=said))
+            step = then(step, dataclasses.replace(pressed, reply=None))
+    return _cued(before, step)
+
+
+def linked(state: Referee, status: BoardStatus) -> Step:
+    """The board's link changed (or its counters did)."""
+    reading = dataclasses.replace(state.reading, link=status)
+    return Step(state.but(reading=reading))
+
+
+# -- commands ------------------------------------------------------------------------------
+
+
+def command(state: Referee, order: Command, now: float) -> Step:
+    """A command from the page or a button; the step's reply answers it."""
+    before = state
+    try:
+        step = _command(state, order, now)
+    except Refused as refused:
+        step = Step(state, reply=Reply(False, refused.message))
+    return _cued(before, step)
+
+
+def _command(state: Referee, order: Command, now: float) -> Step:
+    if isinstance(order, NewGame):
+        return Step(state, create=setup.check(order, state.rules))
+    if isinstance(order, PlayAgain):
+        if state.session is None:
+            raise Refused(Message.of("no_game"))
+        if not state.session.game.over:
+            raise Refused(Message.of("not_over"))
+        return Step(state, create=setup.check(setup.again(state.session), state.rules))
+    if isinstance(order, ConfirmBonus):
+        return _looked(bonuses.confirm(state, order.by, now), now)
+    if isinstance(order, EndTurn):
+        return _looked(pyramidos_board.end_turn(state, order.by, now), now)
+    if isinstance(order, Undo):
+        return _looked(takeback.undo(state, order.by, now), now)
+    if isinstance(order, Abort):
+        return _abort(state)
+    if isinstance(order, Hint):
+        return computer.ask_hint(state)
+    return _led_test(state, order, now)
+
+
+def begin(state: Referee, game: GameSetup, game_id: int, now: float) -> Step:
+    """The new game ``game`` (stored as number ``game_id``) is on the table."""
+    before = state
+    old = state.session
+    said: list[Message] = []
+    if old is not None and not old.game.over:
+        said.append(Message.of("replaced", number=old.game_id))
+    names = tuple(p.name for p in sorted(game.players, key=lambda p: p.seat))
+    said.append(Message.of("started", number=game_id, players=Items(names)))
+    fresh = Referee(
+        rules=state.rules,
+        session=game.session(game_id),
+        reading=state.reading,
+        note=Note(tuple(said)),
+        seat=state.seat,
+        show=Show(led_test=state.show.led_test, cue=state.show.cue, cues=state.show.cues),
+        fault=state.fault,
+        retry_at=state.retry_at,
+    )
+    fresh, effects = computer.new_position(fresh)
+    step = look(fresh, now)
+    step = Step(step.state, step.commit, effects + step.effects, Reply(True, said[-1]))
+    return _cued(before, step)
+
+
+def _abort(state: Referee) -> Step:
+    session = state.session
+    if session is None:
+        raise Refused(Message.of("no_game"))
+    commit = None
+    if session.game.over:
+        said = Message.of("ready")
+    else:
+        commit = Commit(session.game_id, (Aborted("aborted from the table"),))
+        said = Message.of("aborted", number=session.game_id)
+    idle = Referee(
+        rules=state.rules,
+        reading=state.reading,
+        note=Note((said,)),
+        seat=state.seat,
+        show=Show(led_test=state.show.led_test, cue=state.show.cue, cues=state.show.cues),
+        fault=state.fault,
+    )
+    idle, effects = computer.new_position(idle)
+    return Step(idle, commit, effects, Reply(True, said))
+
+
+def _led_test(state: Referee, order: LedTest, now: float) -> Step:
+    show = state.show
+    if order.colour is None:
+        said = Message.of("led_test_stopped")
+        return Step(
+            state.but(show=dataclasses.replace(show, led_test=None)), reply=Reply(True, said)
+        )
+    colour = order.colour
+    if (
+        not isinstance(colour, tuple)
+        or len(colour) != 3
+        or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in colour)
+    ):
+        raise Refused(Message.of("led_colour"))
+    rgb: Colour = (colour[0], colour[1], colour[2])
+    rules = state.rules
+    until = now + rules.led_test_s
+    if order.led is None:
+        test = LedTestRun(None, rgb, 0, now + rules.led_walk_step_s, until)
+        said = Message.of("led_test_all")
+    elif order.led in rules.leds:
+        test = LedTestRun(order.led, rgb, 0, None, until)
+        said = Message.of("led_test_one", led=order.led)
+    else:
+        raise Refused(Message.of("no_such_led", led=str(order.led)[:20]))
+    return Step(state.but(show=dataclasses.replace(show, led_test=test)), reply=Reply(True, said))
+
+
+# -- the computer --------------------------------------------------------------------------
+
+
+def answered(
+    state: Referee, purpose: str, token: tuple[int, int], cell: str | None, now: float
+) -> Step:
+    """The computer's answer (``cell`` None: it could not choose); stale ones are dropped."""
+    before = state
+    state, current = computer.answered(state, purpose, token, cell)
+    if not current:
+        return Step(before)
+    return _cued(before, look(state, now))
+
+
+# -- time ------------------------------------------------------------------------------------
+
+
+def next_deadline(state: Referee) -> float | None:
+    """When :func:`timer` has something to do next (None: nothing until something happens)."""
+    show = state.show
+    times = [
+        t
+        for t in (
+            state.watch.hold.deadline if state.watch.hold is not None else None,
+            show.bonus_next,
+            show.sweep_next,
+            show.led_test.until if show.led_test is not None else None,
+            show.led_test.next_step if show.led_test is not None else None,
+            state.retry_at,
+        )
+        if t is not None
+    ]
+    return min(times) if times else None
+
+
+def timer(state: Referee, now: float) -> Step:
+    """Whatever was due by ``now``."""
+    before = state
+    step = Step(state)
+    hold = state.watch.hold
+    if state.retry_at is not None and now >= state.retry_at:
+        step = look(state.but(retry_at=None), now)  # try the move the store refused again
+    elif hold is not None and now >= hold.deadline:
+        step = look(state, now)
+    state = step.state
+    show = state.show
+    if show.bonus_next is not None and now >= show.bonus_next:
+        state = bonuses.step_shown(state, now)
+        show = state.show
+    if show.sweep_next is not None and now >= show.sweep_next:
+        if now >= show.sweep_until:
+            show = dataclasses.replace(show, sweep_frame=None, sweep_next=None)
+        else:
+            frame = (show.sweep_frame or 0) + 1
+            show = dataclasses.replace(
+                show, sweep_frame=frame, sweep_next=now + state.rules.sweep_step_s
+            )
+    test = show.led_test
+    if test is not None:
+        if now >= test.until:
+            show = dataclasses.replace(show, led_test=None)
+        elif test.next_step is not None and now >= test.next_step:
+            test = dataclasses.replace(
+                test, step=test.step + 1, next_step=now + state.rules.led_walk_step_s
+            )
+            show = dataclasses.replace(show, led_test=test)
+    step = dataclasses.replace(step, state=state.but(show=show))
+    return _cued(before, step)
+
+
+# -- the store's answer ----------------------------------------------------------------------
+
+
+def failed(before: Referee, attempted: Step, fault: str, now: float) -> Step:
+    """The store could not write ``attempted.commit``: the game stays as it was.
+
+    ``fault`` is ``full``, ``read-only`` or ``other``. What the board reads is kept, the
+    change it asked for is shown as refused, and the referee tries again every
+    :data:`~controller.referee.state.RETRY_S` until the store writes again.
+    """
+    why = Message.of("cannot_save", why=Term("save_fault", fault))
+    state = before.but(reading=attempted.state.reading, fault=fault, retry_at=now + RETRY_S)
+    session = state.session
+    extra: frozenset[str] = frozenset()
+    missing: frozenset[str] = frozenset()
+    if session is not None:
+        game = session.game
+        extra = (state.reading.names & _pieces(game)) - game.expected
+        missing = game.expected - state.reading.names
+    if session is not None and (extra or missing):
+        # The new pearl stays where it is: it is played once the store can keep it.
+        refusal = Refusal(why, covers=extra)
+        state = progress.mismatch(state, session.game, extra, missing, armed=True,
+                                  refusal=refusal)  # fmt: skip
+        state = state.but(note=Note())
+    else:
+        state = state.but(note=Note((why,), fault=True))
+    asked = attempted.reply is not None or attempted.create is not None
+    reply = Reply(False, why) if asked else None
+    return Step(state, reply=reply)
+
+
+def _pieces(game: object) -> frozenset[str]:
+    if isinstance(game, PerlenGame):
+        return perlen_board.CELL_SET
+    return pyramidos_board.TARGET_SET
+
+
+def stored(state: Referee) -> Referee:
+    """The store wrote the step's events: a save fault, if there was one, is over."""
+    if state.fault is None:
+        return state
+    back = Message.of("saving_again")
+    return state.but(fault=None, retry_at=None, note=Note((*state.note.messages, back)))
+
+
+# -- sounds ----------------------------------------------------------------------------------
+
+
+def _cue(before: Referee, after: Referee) -> Sound | None:
+    """The sound a change calls for: the winner, a bonus pearl owed, a wrong piece, a turn."""
+    old, new = before.session, after.session
+    if new is None:
+        return None
+    same = old is not None and old.game_id == new.game_id
+    if new.game.over:
+        if same and old is not None and not old.game.over:
+            return Sound.WINNER
+        return None
+    pending = new.game.pending if isinstance(new.game, PerlenGame) else ()
+    was = old.game.pending if same and old is not None and isinstance(old.game, PerlenGame) else ()
+    if pending and pending != was:
+        return Sound.BONUS
+    refusal = after.watch.refusal
+    if refusal is not None and refusal != before.watch.refusal and after.fault is None:
+        return Sound.WRONG
+    mover = new.game.state.to_move
+    if same and old is not None:
+        moved = mover != old.game.state.to_move or new.game.moves != old.game.moves
+    else:
+        moved = True
+    if (
+        moved
+        and mover is not None
+        and new.players[mover].computer is None
+        and not pending
+        and not after.watch.mismatches
+    ):
+        return Sound.TURN
+    return None
+
+
+def _cued(before: Referee, step: Step) -> Step:
+    sound = _cue(before, step.state)
+    if sound is None:
+        return step
+    show = step.state.show
+    state = step.state.but(show=dataclasses.replace(show, cue=sound, cues=show.cues + 1))
+    return Step(state, step.commit, (*step.effects, PlaySound(sound)), step.reply, step.create)

@@ -1,0 +1,45 @@
+"""After a restart: the unfinished game comes back from the store and meets the board.
+
+The stored events are folded onto a new game (:func:`controller.referee.events.fold`);
+the board must then match the game before play goes on (it is not armed), so a pearl put
+down or knocked off while the power was out is a mismatch, never a move. A game that
+cannot be read back is set aside (aborted, kept in the history) and the table starts
+empty.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from controller.palette import PaletteError
+from controller.referee import computer, progress
+from controller.referee.events import Aborted, EventError, fold, from_stored
+from controller.referee.games import Game, new_game, read_options
+from controller.referee.messages import Message
+from controller.referee.session import Session, players_from
+from controller.referee.state import Commit, Note, Referee, Step, Watch
+from controller.rules import perlen, pyramidos
+from controller.store import StoredGame
+
+log = logging.getLogger(__name__)
+
+
+def resume(state: Referee, stored: StoredGame | None, now: float) -> Step:
+    """The referee with ``stored`` (the store's unfinished game) on the table."""
+    if stored is None:
+        return Step(state)
+    try:
+        players = players_from(stored.players)
+        options = read_options(stored.game, len(players), stored.options)
+        game: Game = fold(new_game(options), (from_stored(e.kind, e.data) for e in stored.events))
+    except (EventError, PaletteError, perlen.OptionError, pyramidos.SetupError, ValueError) as exc:
+        log.error("game %d cannot be resumed: %s", stored.id, exc)
+        note = Note((Message.of("resume_failed", number=stored.id),), fault=True)
+        aborted = Commit(stored.id, (Aborted(f"could not be resumed: {exc}"),))
+        return Step(state.but(note=note), aborted)
+    session = Session(stored.id, players, options, stored.children_help, game)
+    note = Note((Message.of("resumed", number=stored.id, num=game.moves),))
+    back = state.but(session=session, note=note, watch=Watch(armed=False))
+    back = back.but(show=progress.shows(back, now))
+    back, effects = computer.new_position(back)
+    return Step(back, effects=effects)

@@ -1,0 +1,100 @@
+"""Who plays what: the players of the game on the table and its options.
+
+>>> from controller.palette import by_name
+>>> anna = Player(0, 0, "Anna", by_name("red"))
+>>> anna.record().hex, anna.light
+('#d62728', Light(seat=0, rgb=(214, 39, 40)))
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from controller.guidance import Light
+from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
+from controller.referee.games import Game, Options, PerlenGame, new_game
+from controller.rules.records import PERLEN, PYRAMIDOS
+from controller.store import PlayerRecord
+
+GAMES: Final = (PERLEN, PYRAMIDOS)
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """A player of the current game."""
+
+    number: int
+    """Colour number (Perlen-Pyramide: turn order) or seat (Pyramidos): the index the
+    game's states and the snapshot use."""
+    seat: int
+    """The physical seat, whose LED ``seat:N`` lights on this player's turn."""
+    name: str
+    colour: PaletteColour
+    computer: str | None = None
+    """The level of a computer seat, None for a person."""
+
+    @property
+    def light(self) -> Light:
+        return Light(self.seat, self.colour.rgb)
+
+    def record(self) -> PlayerRecord:
+        return PlayerRecord(
+            self.number, self.seat, self.name, self.colour.name, self.colour.hex, self.computer
+        )
+
+    @classmethod
+    def from_record(cls, record: PlayerRecord) -> Player:
+        """The player as stored; a colour only that game's config knew keeps its rgb."""
+        rgb = parse_hex(record.hex)
+        try:
+            colour = by_name(record.colour)
+        except PaletteError:
+            seat = record.seat
+            colour = PaletteColour(record.colour, str(seat + 1), rgb, f"seat{seat + 1}")
+        if colour.rgb != rgb:  # a configured colour that shares a palette name
+            colour = dataclasses.replace(colour, rgb=rgb)
+        return cls(record.number, record.seat, record.name, colour, record.computer)
+
+
+@dataclass(frozen=True, slots=True)
+class Session:
+    """The game on the table: who plays, with which options, and where it stands."""
+
+    game_id: int
+    players: tuple[Player, ...]
+    options: Options
+    children_help: bool
+    game: Game
+
+    @property
+    def kind(self) -> str:
+        return PERLEN if isinstance(self.game, PerlenGame) else PYRAMIDOS
+
+    def with_game(self, game: Game) -> Session:
+        return dataclasses.replace(self, game=game)
+
+    def name(self, number: int) -> str:
+        return self.players[number].name
+
+
+@dataclass(frozen=True, slots=True)
+class GameSetup:
+    """A new game that passed every check (:mod:`controller.referee.setup`); the store
+    gives it its number."""
+
+    kind: str
+    players: tuple[Player, ...]
+    options: Options
+    children_help: bool
+
+    def session(self, game_id: int) -> Session:
+        return Session(
+            game_id, self.players, self.options, self.children_help, new_game(self.options)
+        )
+
+
+def players_from(records: Sequence[PlayerRecord]) -> tuple[Player, ...]:
+    return tuple(Player.from_record(r) for r in records)

@@ -1,0 +1,119 @@
+"""Taking a move back: by lifting the last pearl, by moving it, or by Undo.
+
+Undo takes the move back in the store at once; the board must then match again. A move
+that earned bonus pearls has them resting on it, so they come off first, in the physical
+order, top down: the ones that were placed (acknowledged) are listed, highest first, and
+the LEDs blink the place of the first; Confirm says it is off and the next one blinks;
+lifting the base pearl ends the list (nothing can rest on a lifted pearl). Bonus pearls
+that were still waiting were never placed and just leave the list.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from controller.referee import progress
+from controller.referee.events import BasePearl, By, TakeBack
+from controller.referee.games import PerlenGame, PyramidosGame
+from controller.referee.messages import Message
+from controller.referee.session import Session
+from controller.referee.state import Referee, Reply, Step, Watch
+from controller.rules import perlen
+
+
+def top_down(bonuses: tuple[perlen.Bonus, ...]) -> tuple[perlen.Bonus, ...]:
+    """The order to take bonus pearls off: the highest first (the reverse of placing)."""
+    return tuple(sorted(bonuses, key=lambda b: b.position.index, reverse=True))
+
+
+def _took_back(session: Session, game: PerlenGame) -> Message:
+    last = game.last
+    assert last is not None
+    return Message.of("took_back", player=session.name(last.colour), cell=last.cell)
+
+
+def can_shift(session: Session, game: PerlenGame, cell: str) -> bool:
+    """The last pearl may move to ``cell`` in one go: it earned no bonus pearl, a person
+    placed it, and ``cell`` was legal for it."""
+    last = game.last
+    if last is None or last.bonuses or session.players[last.colour].computer is not None:
+        return False  # the computer chose that cell; moving its pearl is a mismatch
+    return cell in {p.short for p in perlen.legal_moves(last.before)}
+
+
+def lifted(state: Referee, session: Session, game: PerlenGame, now: float) -> Step:
+    """The last pearl stayed off: the move is taken back (its bonus pearls came off too)."""
+    last = game.last
+    assert last is not None
+    step = progress.advance(
+        state,
+        session,
+        game.undo(),
+        (TakeBack(By.LIFT, last.cell),),
+        [_took_back(session, game)],
+        now,
+    )
+    return Step(progress.matched(step.state), step.commit, step.effects)
+
+
+def shifted(state: Referee, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
+    """The last pearl moved to ``cell``: taken back and made there."""
+    last = game.last
+    assert last is not None
+    new = game.undo().move(cell)
+    name = session.name(last.colour)
+    notes = [Message.of("moved", player=name, origin=last.cell, cell=cell)]
+    events = (TakeBack(By.LIFT, last.cell), BasePearl(cell, last.colour))
+    step = progress.advance(state, session, new, events, [*notes, *progress.hidden_notes(new)], now)
+    moved = step.state.but(watch=Watch(armed=True, last_move_at=now))
+    return Step(moved, step.commit, step.effects)
+
+
+def undo(state: Referee, by: By, now: float) -> Step:
+    """The Undo command (page or board): take back the last move or event."""
+    session = state.session
+    if session is None:
+        return Step(state, reply=Reply(False, Message.of("no_game")))
+    game = session.game
+    if game.over:
+        return Step(state, reply=Reply(False, Message.of("game_over_new")))
+    if not game.steps:
+        return Step(state, reply=Reply(False, Message.of("nothing_to_take_back")))
+    if isinstance(game, PerlenGame):
+        last = game.last
+        assert last is not None
+        removals = top_down(game.placed_on_last())
+        note = _took_back(session, game)
+        step = progress.advance(
+            state, session, game.undo(), (TakeBack(by, last.cell),), [note], now
+        )
+        # The board still shows the move taken back: it must match again before play
+        # goes on (the caller looks at it), and the bonus pearls on it come off first.
+        watch = Watch(armed=False, last_move_at=state.watch.last_move_at, removals=removals)
+        return Step(step.state.but(watch=watch), step.commit, step.effects, Reply(True, note))
+    return _undo_pyramidos(state, session, game, by, now)
+
+
+def _undo_pyramidos(
+    state: Referee, session: Session, game: PyramidosGame, by: By, now: float
+) -> Step:
+    last = game.steps[-1]
+    words = last.text.split()
+    if words[0] == "land":
+        note = Message.of("took_back_landing", player=session.name(last.seat), target=words[1])
+    elif words[0] == "leave":
+        note = Message.of("took_back_knock_off", target=words[1])
+    else:
+        note = Message.of("took_back_end", player=session.name(last.seat))
+    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
+    watch = Watch(armed=False, last_move_at=state.watch.last_move_at)
+    return Step(step.state.but(watch=watch), step.commit, step.effects, Reply(True, note))
+
+
+def take_off(state: Referee) -> Step:
+    """Confirm while bonus pearls of a taken-back move are still to come off: the top one
+    is off, the next one's place blinks."""
+    watch = state.watch
+    first = watch.removals[0]
+    state = state.but(watch=dataclasses.replace(watch, removals=watch.removals[1:]))
+    return Step(state, reply=Reply(True, Message.of("took_off", pos=first.position.short)))

@@ -1,0 +1,114 @@
+"""What the referee asks of the players right now, worked out from its state.
+
+The page's status line has two parts: the note (what just happened, kept in the state
+until the next thing happens on the board) and the prompt, made here each time from the
+state, so it is always current: the board's mismatch and how to fix it, a take-back
+being decided, the bonus pearls to place, whose turn it is.
+"""
+
+from __future__ import annotations
+
+from controller.guidance import MismatchKind
+from controller.referee import computer
+from controller.referee.games import PerlenGame
+from controller.referee.messages import Items, Message, Param, colour_term
+from controller.referee.progress import thing
+from controller.referee.session import Session
+from controller.referee.state import HoldAction, Referee
+from controller.rules import perlen
+
+
+def fixes(state: Referee) -> Items:
+    """How to make the board match: ``take the pearl off d5; put Ben's blue pearl back on c3``."""
+    session = state.session
+    assert session is not None
+    watch = state.watch
+    covered = watch.refusal.covers if watch.refusal is not None else frozenset()
+    extra = tuple(
+        m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA and m.cell not in covered
+    )
+    parts: list[Param] = []
+    if extra:
+        parts.append(Message.of("fix_extra", thing=thing(session, len(extra)), cells=Items(extra)))
+    for m in watch.mismatches:
+        if m.kind is not MismatchKind.MISSING:
+            continue
+        if m.colour is not None:
+            owner = session.players[m.colour]
+            parts.append(
+                Message.of(
+                    "fix_missing_owned",
+                    player=owner.name,
+                    thing=thing(session),
+                    colour=colour_term(owner.colour.name),
+                    cell=m.cell,
+                )
+            )
+        else:
+            parts.append(Message.of("fix_missing", thing=thing(session), cell=m.cell))
+    return Items(tuple(parts))
+
+
+def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
+    """``Anna's red on 2:c3 (over c3–d4)``."""
+    owner = session.players[bonus.colour]
+    return Message.of(
+        "bonus_at",
+        owner=owner.name,
+        colour=colour_term(owner.colour.name),
+        pos=bonus.position.short,
+        cells=bonus.position.footprint_name,
+    )
+
+
+def prompt(state: Referee) -> tuple[Message, ...]:
+    """What to do now (empty: nothing to ask, e.g. no game)."""
+    session = state.session
+    if session is None:
+        return ()
+    watch = state.watch
+    game = session.game
+    said: list[Message] = []
+    hold = watch.hold
+    if hold is not None and isinstance(game, PerlenGame) and game.last is not None:
+        name = session.name(game.last.colour)
+        if hold.action is HoldAction.TAKE_BACK:
+            return (Message.of("keep_off", cell=game.last.cell, player=name),)
+        if hold.action is HoldAction.SHIFT and hold.cell is not None:
+            return (Message.of("moving", player=name, origin=game.last.cell, cell=hold.cell),)
+    if hold is not None and hold.action is HoldAction.KNOCK_OFF:
+        gone = Items(tuple(m.cell for m in watch.mismatches if m.kind is MismatchKind.MISSING))
+        return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
+    if watch.removals and isinstance(game, PerlenGame):
+        cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
+        if cell:
+            positions = Items(tuple(b.position.short for b in watch.removals))
+            return (
+                Message.of(
+                    "remove_bonuses", positions=positions, cell=cell, num=len(watch.removals)
+                ),
+            )
+    if watch.mismatches:
+        if watch.refusal is not None:
+            said.append(watch.refusal.why)
+        found = fixes(state)
+        if found.items:
+            said.append(Message.of("fix_board", fixes=found))
+        return tuple(said)
+    if isinstance(game, PerlenGame) and game.pending:
+        order = game.pending
+        first = bonus_at(session, order[0])
+        key = "finish_pyramid" if game.over else "bonus_owed"
+        return (Message.of(key, first=first, num=len(order)),)
+    if game.over:
+        return ()
+    mover = game.state.to_move
+    if mover is None:
+        return ()
+    player = session.players[mover]
+    if player.computer is not None and not computer.failed(state):
+        chosen = computer.chosen(state)
+        if chosen is None:
+            return (Message.of("computer_thinking", player=player.name),)
+        return (Message.of("computer_chose", player=player.name, cell=chosen),)
+    return (Message.of("to_move", player=player.name),)

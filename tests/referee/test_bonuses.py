@@ -1,0 +1,137 @@
+"""Bonus pearls: shown, acknowledged all at once, and the end of the game.
+
+Pure: the referee in virtual time (``tests/support/referee.py``).
+"""
+
+from __future__ import annotations
+
+from controller.hardware.port import Led, LedMode, Sound
+from controller.referee.commands import ConfirmBonus
+from controller.rules import perlen
+from controller.rules.notation import BASE
+from tests.support.referee import Play
+
+RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
+BONUS_OPENING = ("c3", "d4", "d3", "c4")  # the fourth pearl earns 2:c3 for colour 0
+CASCADE = ("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3")
+"""The last pearl earns a cascade of three: 2:b2, 2:b3 and 3:b2."""
+
+
+def blinking(p: Play) -> set[str]:
+    return {name for name, led in p.lit.items() if led.mode is LedMode.BLINK}
+
+
+def test_a_bonus_pearl_waits_shows_its_footprint_and_the_confirm_button_places_it(
+    p: Play,
+) -> None:
+    snap = p.play(*BONUS_OPENING)
+    assert snap.status == "bonus"
+    assert [(b.pos, b.colour, b.reason) for b in snap.pending] == [("2:c3", 0, "majority")]
+    assert "Place the bonus pearl: Anna's red on 2:c3 (over c3–d4)." in p.said()
+    assert blinking(p) == {"c3", "d3", "c4", "d4"}
+    assert p.lit["button:confirm"] == Led(RED)
+    assert p.sounds[-1] is Sound.BONUS
+    snap = p.press("button:confirm")
+    assert snap.status == "playing" and snap.pending == ()
+    assert any(q.pos == "2:c3" for q in snap.pearls)
+    assert p.events[-1] == ("bonus", {"pos": "2:c3", "colour": 0, "by": "button"})
+    assert p.lit == {"seat:1": Led(BLUE)}
+    assert p.said() == "Bonus pearl placed. Ben to move."
+
+
+def test_one_confirm_places_every_waiting_bonus_pearl(p: Play) -> None:
+    snap = p.play(*CASCADE)
+    assert [b.pos for b in snap.pending] == ["2:b2", "2:b3", "3:b2"]
+    assert "Place 3 bonus pearls, in the order listed, starting with Anna's red on 2:b2" in (
+        p.said()
+    )
+    assert p.do(ConfirmBonus()).ok
+    assert p.snap.pending == ()
+    assert p.events[-3:] == [
+        ("bonus", {"pos": "2:b2", "colour": 0, "by": "page"}),
+        ("bonus", {"pos": "2:b3", "colour": 0, "by": "page"}),
+        ("bonus", {"pos": "3:b2", "colour": 0, "by": "page"}),
+    ]
+    assert p.said() == "3 bonus pearls placed. Anna to move."
+
+
+def test_several_waiting_bonus_pearls_are_shown_in_turn(p: Play) -> None:
+    p.play(*CASCADE)
+    shown = []
+    for _ in range(4):
+        shown.append((p.snap.shown_bonus, frozenset(blinking(p))))
+        p.wait(1.5)
+    assert [i for i, _ in shown] == [0, 1, 2, 0]
+    assert shown[0][1] == {"b2", "c2", "b3", "c3"}
+    assert shown[1][1] == {"b3", "c3", "b4", "c4"}
+    assert shown[2][1] == {"b2", "c2", "d2", "b3", "c3", "d3", "b4", "c4", "d4"}
+
+
+def test_the_next_base_pearl_places_every_waiting_bonus(p: Play) -> None:
+    snap = p.play(*CASCADE)
+    n = len(snap.pending)
+    mover = snap.to_move
+    cell = snap.legal[0]
+    snap = p.play(cell)
+    assert snap.moves == len(CASCADE) + 1
+    assert any(q.pos == f"1:{cell}" and q.colour == mover for q in snap.pearls)
+    assert [k for k, _ in p.events[-n - 1 :]] == ["bonus"] * n + ["move"]
+    assert all(d["by"] == "pearl" for _, d in p.events[-n - 1 : -1])
+
+
+def test_confirm_without_a_bonus_is_refused(p: Play) -> None:
+    reply = p.do(ConfirmBonus())
+    assert not reply.ok
+    snap = p.press("button:confirm")
+    assert p.said() == "No bonus pearl is waiting. Anna to move." and snap.moves == 0
+
+
+def _last_move(p: Play) -> str:
+    """Play a whole game in reading order up to its 25th pearl (bonus pearls confirmed)."""
+    for cell in BASE[:-1]:
+        p.play(cell.short)
+        if p.snap.pending:
+            p.do(ConfirmBonus())
+    return BASE[-1].short
+
+
+def test_the_winner_stands_the_moment_the_25th_pearl_lands(p: Play) -> None:
+    last = _last_move(p)
+    snap = p.play(last)
+    outcome = perlen.outcome(perlen.new_game())
+    del outcome
+    assert snap.status == "over" and snap.over and snap.winners
+    assert p.ledger.games[1]["status"] == "over"
+    result = p.ledger.games[1]["result"]
+    assert list(snap.winners) == list(result.winners)
+    winner = snap.players[snap.winners[0]].name
+    assert f"Game over: {winner} wins with" in p.said() or "shared win" in p.said()
+    assert p.sounds[-1] is Sound.WINNER
+    # The last bonus pearls finish the pyramid: listed, shown one after another.
+    assert snap.pending and "Finish the pyramid with the last" in p.said()
+    assert snap.commands == ("confirm", "play_again")
+    footprints = []
+    for _ in snap.pending:
+        footprints.append(frozenset(blinking(p)))
+        p.wait(1.5)
+    assert len(set(footprints)) == len(snap.pending)
+    # Then the winner's sweep, by itself: nothing more is stored.
+    after = p.snap
+    assert after.pending == () and p.state.show.sweep_frame is not None
+    assert p.ledger.games[1]["events"][-1].kind == "move"
+
+
+def test_one_confirm_at_the_end_goes_straight_to_the_sweep(p: Play) -> None:
+    p.play(_last_move(p))
+    assert p.snap.pending
+    reply = p.do(ConfirmBonus())
+    assert reply.ok and p.snap.pending == () and p.state.show.sweep_frame == 0
+    frames = []
+    for _ in range(5):
+        frames.append(dict(p.lit))
+        p.wait(0.12)
+    assert len({tuple(sorted(f)) for f in frames}) > 1  # the sweep moves on
+    p.wait(31)
+    calm = dict(p.lit)
+    p.wait(5)
+    assert p.lit == calm and p.state.show.sweep_next is None  # and then rests

@@ -1,0 +1,138 @@
+"""The one vocabulary of stored events: JSON in and out, strictness, the fold, and the
+files release 0.1.0 wrote (``tests/fixtures/store-0.1.0.sqlite3``, made by that release's
+own Table: four games, every event kind)."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from controller.referee.events import (
+    EVENT_KINDS,
+    Aborted,
+    BasePearl,
+    BonusPlaced,
+    By,
+    EventError,
+    KnockedOff,
+    Landed,
+    TakeBack,
+    TurnEnded,
+    fold,
+    from_stored,
+    standing,
+)
+from controller.referee.games import PerlenGame, new_game, read_options
+from controller.referee.resume import resume
+from controller.referee.state import Referee
+from controller.rules import perlen, pyramidos
+from controller.rules.records import parse_record, replay_perlen, replay_pyramidos
+from controller.store import Store
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite3"
+
+EVERY = [
+    BasePearl("c3", 0),
+    BonusPlaced("2:c3", 0, By.PEARL),
+    TakeBack(By.LIFT, "c3"),
+    Landed("t1", 2),
+    KnockedOff("top", None),
+    TurnEnded(1, By.BUTTON),
+    Aborted("a new game was started"),
+]
+
+
+def test_every_kind_has_a_type_and_round_trips_through_json() -> None:
+    assert {e.kind for e in EVERY} == set(EVENT_KINDS)
+    for event in EVERY:
+        assert from_stored(event.kind, event.data()) == event
+
+
+@pytest.mark.parametrize(
+    ("kind", "data", "said"),
+    [
+        ("jump", {}, "is not an event kind"),
+        ("move", {"cell": "c3"}, "needs cell, colour"),
+        ("move", {"cell": "c3", "colour": 0, "extra": 1}, "needs cell, colour"),
+        ("move", {"cell": "z9", "colour": 0}, "z9"),
+        ("move", {"cell": "c3", "colour": True}, "colour or seat number"),
+        ("move", {"cell": "c3", "colour": 7}, "colour or seat number"),
+        ("bonus", {"pos": "6:a1", "colour": 0, "by": "page"}, "6:a1"),
+        ("bonus", {"pos": "2:a1", "colour": 0, "by": "telepathy"}, "by must be one of"),
+        ("land", {"target": "t9", "seat": 0}, "t9"),
+        ("undo", {"by": "page", "what": ""}, "must be text"),
+        ("move", ["c3", 0], "needs cell, colour"),
+    ],
+)
+def test_a_stored_event_that_is_not_ours_is_a_clear_error(
+    kind: str, data: object, said: str
+) -> None:
+    with pytest.raises(EventError, match=said):
+        from_stored(kind, data)  # type: ignore[arg-type]
+
+
+def test_the_fold_names_the_event_that_does_not_fit() -> None:
+    game = new_game(perlen.PerlenOptions())
+    with pytest.raises(EventError, match=r"event 2 \(move .*expected 1"):
+        fold(game, [BasePearl("c3", 0), BasePearl("d4", 0)])
+    with pytest.raises(EventError, match="not a Pyramidos event"):
+        fold(new_game(pyramidos.PyramidosOptions(seats=2)), [BasePearl("c3", 0)])
+
+
+def test_folding_a_game_gives_its_record() -> None:
+    game = fold(
+        new_game(perlen.PerlenOptions()),
+        [BasePearl("c3", 0), BasePearl("d4", 1), TakeBack(By.PAGE, "d4"), BasePearl("b2", 1)],
+    )
+    assert isinstance(game, PerlenGame) and standing(game) == ("c3", "b2")
+
+
+@pytest.fixture
+def old_store(tmp_path: Path) -> Store:
+    copy = tmp_path / "games.sqlite3"
+    shutil.copyfile(FIXTURE, copy)
+    store = Store(copy)
+    yield store
+    store.close()
+
+
+def test_the_files_of_release_0_1_0_still_load(old_store: Store) -> None:
+    games = {g.id: g for g in (old_store.game(s.id) for s in old_store.games()) if g}
+    assert sorted(games) == [1, 2, 3, 4]
+    for stored in games.values():
+        events = [from_stored(e.kind, e.data) for e in stored.events]
+        options = read_options(stored.game, len(stored.players), dict(stored.options))
+        game = fold(new_game(options), events)
+        assert list(standing(game)) == list(
+            stored.record.get("moves") or stored.record.get("events")
+        )
+    # The finished games replay to the results release 0.1.0 stored with them.
+    perlen_game = replay_perlen(parse_record(dict(games[1].record)))
+    assert list(perlen.outcome(perlen_game.state).scores) == games[1].result["scores"]
+    pyramidos_state = replay_pyramidos(parse_record(dict(games[2].record)))
+    assert list(pyramidos.outcome(pyramidos_state).points) == games[2].result["points"]
+    assert games[3].summary.status == "aborted" and games[3].record["moves"] == [
+        "c3",
+        "d4",
+        "d3",
+        "c4",
+    ]
+    # Every way of acknowledging and taking back of that release is in it.
+    bys = {e.data.get("by") for g in games.values() for e in g.events}
+    assert bys >= {"pearl", "button", "page", "lift"}
+
+
+def test_the_unfinished_game_of_release_0_1_0_resumes(old_store: Store) -> None:
+    step = resume(Referee(), old_store.unfinished(), 0.0)
+    session = step.state.session
+    assert session is not None and session.game_id == 4 and session.game.moves == 4
+    assert dict(session.game.state.targets()) == {
+        "t1": None,
+        "t2": 0,
+        "t3": None,
+        "t4": None,
+        "top": None,
+    }
+    assert [p.name for p in session.players] == ["Dora", "Emil"]

@@ -1,0 +1,59 @@
+"""Whole games through the referee: what the store holds replays to what was shown, and
+no change of the board that is not a move ever becomes one.
+
+Pure: the referee in virtual time; random boards from hypothesis.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.hardware.channels import CELLS
+from controller.referee.events import fold, from_stored, standing
+from controller.referee.games import new_game
+from controller.rules import perlen
+from tests.support.referee import Play
+from tests.support.scripts import expected_events, perlen_script, play
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_whole_games_end_as_the_rules_say_and_the_store_keeps_them(seed: int) -> None:
+    p = Play().new()
+    script = perlen_script(seed)
+    for step in script:
+        play(p, step)
+    snap = p.snap
+    assert snap.status == "over"
+    record = p.ledger.games[1]
+    events = list(record["events"])
+    game = fold(new_game(perlen.PerlenOptions()), events)
+    assert game.state.over
+    replayed = perlen.outcome(game.state)
+    assert list(snap.winners) == list(replayed.winners) == list(record["result"].winners)
+    # Every event the script made, in order (the final bonus pearls are not stored).
+    wanted = [
+        e for events_of_step in expected_events("perlen-pyramide", script) for e in events_of_step
+    ]
+    assert [(e.kind, e.data()) for e in events] == wanted
+    assert len(standing(game)) == 25
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.sets(st.sampled_from(CELLS[:12]), max_size=5), min_size=1, max_size=25))
+def test_readings_that_are_not_moves_make_none(readings: list[set[str]]) -> None:
+    """A board that jumps between random readings (a cat on the table) makes a move only
+    when one new pearl appears on a legal cell of a board that matched just before."""
+    p = Play().new()
+    for reading in readings:
+        before = p.snap
+        matched = not before.mismatches
+        p.wait(0.3)
+        snap = p.set(reading)
+        grown = snap.moves - before.moves
+        if grown > 0:
+            assert matched and grown == 1
+            assert len(set(reading) - {q.pos[2:] for q in before.pearls}) == 1
+    for kind, data in p.events:
+        from_stored(kind, data)  # every stored event is one of ours

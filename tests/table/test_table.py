@@ -1,0 +1,255 @@
+"""The Table: the thread that carries the referee, with a real SimBoard and SQLite store.
+
+What the referee decides is tested in tests/referee (pure); here what only the shell does:
+its owner thread and queue, the order commit → show → publish → reply, subscriptions,
+the computer on a worker thread, sounds to the board, stopping, and time from its clock
+(a :class:`~tests.support.table.VirtualClock`, so holds and animations run without a
+single sleep).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from controller.hardware.port import Led, LedMode, Sound
+from controller.hardware.sim import SimBoard
+from controller.referee.commands import ConfirmBonus, Hint, NewGame, Undo
+from controller.referee.events import fold, from_stored, standing
+from controller.referee.games import new_game
+from controller.referee.messages import english
+from controller.rules import perlen
+from controller.table import TableBusy, TableSettings
+from tests.support.scripts import perlen_script, play, pyramidos_script
+from tests.support.table import Harness
+
+RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
+
+
+@pytest.fixture
+def h(tmp_path: Path):  # type: ignore[no-untyped-def]
+    with Harness(tmp_path / "games.sqlite3") as harness:
+        assert harness.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
+        yield harness
+
+
+def test_a_move_is_stored_shown_and_published(h: Harness) -> None:
+    snap = h.put("c3")
+    assert snap.moves == 1 and snap.to_move == 1
+    assert h.lit == {"seat:1": Led(BLUE)}
+    stored = h.store.game(snap.game_id)
+    assert stored is not None and [(e.kind, dict(e.data)) for e in stored.events] == [
+        ("move", {"cell": "c3", "colour": 0})
+    ]
+
+
+def test_the_virtual_clock_drives_the_holds(h: Harness) -> None:
+    h.put("c3")
+    assert h.settle(0.1).moves == 1
+    assert h.put("d4").status == "mismatch"  # placed together with c3: no time has passed
+    h.lift("d4")
+    h.settle(1)
+    h.put("d4")
+    snap = h.lift("d4")
+    assert snap.moves == 2 and snap.status == "mismatch"
+    assert h.settle(0.4).moves == 2  # not yet: settle_s is 0.5
+    snap = h.settle(0.2)
+    assert snap.moves == 1 and h.said() == "Took back Ben's pearl on d4. Ben to move."
+
+
+def test_whole_games_through_the_table(tmp_path: Path) -> None:
+    for game, script in (
+        ("perlen-pyramide", perlen_script(7)),
+        ("pyramidos", pyramidos_script(5, 3)),
+    ):
+        with Harness(tmp_path / f"{game}.sqlite3") as h:
+            assert h.do(NewGame(game, ("Anna", "Ben", "Cleo"))).ok
+            for step in script:
+                play(h, step)
+            snap = h.snap
+            assert snap.status == "over"
+            stored = h.store.game(snap.game_id)
+            assert stored is not None and stored.summary.status == "over"
+            assert list(stored.result["winners"]) == list(snap.winners)
+
+
+def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite3"
+    with Harness(path) as h:
+        other = sqlite3.connect(path, check_same_thread=False)  # another reader, like a page
+
+        def stored_moves() -> int:
+            rows = other.execute(
+                "SELECT kind, data FROM events WHERE game_id = (SELECT max(id) FROM games) "
+                "ORDER BY seq"
+            ).fetchall()
+            game = fold(
+                new_game(perlen.PerlenOptions()), [from_stored(k, json.loads(d)) for k, d in rows]
+            )
+            return len(standing(game))
+
+        checked: list[tuple[int, int]] = []
+        show = h.board.show
+
+        def checking_show(frame):  # type: ignore[no-untyped-def]
+            session = h.table._state.session  # the owner thread is the caller: safe to look
+            if session is not None:
+                checked.append((session.game.moves, stored_moves()))
+            show(frame)
+
+        h.board.show = checking_show  # type: ignore[method-assign]
+        assert h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
+        sub = h.table.subscribe()
+        pages: list[tuple[int, int]] = []
+        done = threading.Event()
+
+        def page() -> None:
+            while not done.is_set():
+                snap = sub.get(timeout=0.05)
+                if snap is not None and snap.game_id is not None:
+                    pages.append((snap.moves, stored_moves()))
+
+        reader = threading.Thread(target=page)
+        reader.start()
+        for step in perlen_script(12)[:30]:
+            play(h, step)
+        done.set()
+        reader.join()
+        sub.close()
+        assert len(checked) > 20 and len(pages) > 5
+        assert all(stored >= shown for shown, stored in checked)
+        assert all(stored >= shown for shown, stored in pages)
+
+
+def test_snapshots_are_immutable_json_and_latest_wins(h: Harness) -> None:
+    sub = h.table.subscribe()
+    idle = h.table.subscribe()  # never read: must not hold anything up
+    first = sub.get(timeout=1)
+    assert first is h.snap
+    for cell in ("c3", "d4", "d3"):
+        h.settle(1)
+        h.put(cell)
+    latest = sub.get(timeout=1)
+    assert latest is not None and latest.version == h.snap.version and latest.moves == 3
+    assert sub.get(timeout=0.05) is None  # older ones were skipped, not queued
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        latest.status = "over"  # type: ignore[misc]
+    data = latest.to_json()
+    assert json.loads(latest.json) == json.loads(json.dumps(data))
+    assert data["link"]["adapter"] == "sim" and data["sensors"] == ["c3", "d3", "d4"]
+    assert data["toggles"]["c3"] == 1
+    assert data["note"][0] == {"key": "played", "params": {"cell": "d3", "player": "Cleo"}}
+    assert data["commands"] == ["undo", "abort"] or "hint" in data["commands"]
+    sub.close()
+    idle.close()
+    assert sub.get(timeout=0.01) is None
+
+
+def test_sounds_go_to_the_board(tmp_path: Path) -> None:
+    class Buzzing(SimBoard):
+        def __init__(self, channels: int, leds: int) -> None:
+            super().__init__(channels, leds)
+            self.played: list[tuple[Sound, float]] = []
+
+        def sound(self, sound: Sound, volume: float = 1.0) -> None:
+            self.played.append((sound, volume))
+
+    class BuzzingHarness(Harness):
+        def _make_board(self) -> SimBoard:
+            return Buzzing(self.cmap.channel_count, self.cmap.led_count)
+
+    settings = TableSettings(volume=lambda: 0.5)
+    with BuzzingHarness(tmp_path / "g.sqlite3", settings) as h:
+        h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")))
+        for cell in ("c3", "d4", "d3", "c4"):
+            h.settle(1)
+            h.put(cell)
+        h.settle(1)
+        h.put("a1")  # not touching: a wrong cell
+        assert [s for s, _ in h.board.played] == [Sound.TURN] * 4 + [Sound.BONUS, Sound.WRONG]
+        assert {v for _, v in h.board.played} == {0.5}
+
+
+def test_a_computer_seat_thinks_on_a_worker_thread(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    class First:
+        levels = ("easy",)
+
+        def choose(self, state, level, seed, cancel):  # type: ignore[no-untyped-def]
+            seen.append(threading.current_thread().name)
+            return perlen.legal_moves(state)[0]
+
+        def hint(self, state, cancel):  # type: ignore[no-untyped-def]
+            seen.append(threading.current_thread().name)
+            return perlen.legal_moves(state)[-1]
+
+    with Harness(tmp_path / "g.sqlite3", TableSettings(computer=First())) as h:
+        assert h.do(NewGame("perlen-pyramide", ("Anna", "", "Cleo"), computer={1: "easy"})).ok
+        h.put("c3")
+        snap = h.wait(lambda s: s.computer_move is not None)
+        assert snap.computer_move == "b2" and h.lit["b2"] == Led(BLUE, LedMode.BLINK)
+        h.settle(1)
+        h.put("b2")
+        assert h.do(Hint()).ok
+        snap = h.wait(lambda s: s.hint is not None)
+        assert snap.hint in snap.legal
+        assert seen and all(name.startswith("pyramid-bot") for name in seen)
+
+
+def test_a_command_that_waits_too_long_is_a_timeout(h: Harness) -> None:
+    gate = threading.Event()
+    show = h.board.show
+
+    def slow(frame):  # type: ignore[no-untyped-def]
+        gate.wait(2)
+        show(frame)
+
+    h.board.show = slow  # type: ignore[method-assign]
+    h.board.set_channel(h.cmap.channel("c3"), True)  # the Table now waits in show()
+    with pytest.raises(TableBusy):
+        h.table.submit(Undo(), timeout=0.1)
+    gate.set()
+
+
+def test_stop_blanks_the_leds_and_refuses_commands(tmp_path: Path) -> None:
+    h = Harness(tmp_path / "g.sqlite3").start()
+    h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")))
+    h.put("c3")
+    h.table.stop()
+    assert not any(led.lit for led in h.board.led_frame.leds)
+    reply = h.do(Undo())
+    assert not reply.ok and reply.message is not None
+    assert english(reply.message) == "The table is not running."
+    h.store.close()
+
+
+def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
+    settings = TableSettings(computer_budget_s=0.05, hint_budget_s=0.05)
+    with Harness(tmp_path / "g.sqlite3", settings) as h:
+        assert h.do(
+            NewGame("perlen-pyramide", ("Anna", "", ""), computer={1: "gentle", 2: "strong"})
+        ).ok
+        while h.snap.status != "over":
+            snap = h.snap
+            if snap.pending:
+                assert h.do(ConfirmBonus()).ok
+                continue
+            h.settle(1)
+            if snap.players[snap.to_move or 0].computer:
+                snap = h.wait(lambda s: s.computer_move is not None, timeout=10)
+                h.put(snap.computer_move or "")
+            else:
+                assert h.do(Hint()).ok
+                snap = h.wait(lambda s: s.hint is not None, timeout=10)
+                assert snap.hint in snap.legal
+                h.put(snap.hint or "")
+        stored = h.store.game(h.snap.game_id or 0)
+        assert stored is not None and stored.summary.status == "over"
+        assert len(stored.record["moves"]) == 25
+        assert [p.computer for p in stored.players] == [None, "gentle", "strong"]
