@@ -269,6 +269,12 @@ COUNTER_NAMES: Mapping[str, Any] = {
     "handshakes": lazy_gettext("handshakes"),
     "link_losses": lazy_gettext("links lost"),
     "reconnects": lazy_gettext("reconnections"),
+    "sounds": lazy_gettext("sounds played"),
+    "tunes_sent": lazy_gettext("tunes sent to the Pico"),
+    "tunes_refused": lazy_gettext("tunes the Pico refused"),
+    "device_dropped_lines": lazy_gettext("lines the Pico dropped"),
+    "device_lines_held": lazy_gettext("lines the Pico held back (host not reading)"),
+    "device_lines_cut": lazy_gettext("lines the Pico cut short"),
 }
 """The board adapters' counters (``BoardStatus.counters``) in words; others keep their name."""
 

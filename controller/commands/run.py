@@ -206,7 +206,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("game store: %s", config.store.path)
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
-    table = Table(board, channel_map, store, TableSettings(rules=Rules(seat_colours=colours)))
+    from web_ui.state import volume_percent
+
+    settings = TableSettings(
+        rules=Rules(seat_colours=colours), volume=lambda: volume_percent(store) / 100
+    )
+    table = Table(board, channel_map, store, settings)
     with _signals() as stopper:
         try:
             return _serve(config, board, store, table, stopper, started)
