@@ -40,6 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import serial  # noqa: E402
+
 from bench.stats import latency_ms  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import Led, LedFrame, LinkState, SensorFrame  # noqa: E402
@@ -264,8 +266,74 @@ def idle_cpu(pico: SimPico, seconds: float) -> None:
     )
 
 
+EMULATED_CYCLE_NOTE = (
+    "rp2040js counts cycles per instruction close to, not equal to, a real RP2040 (flash "
+    "reads never miss the XIP cache there), so these are estimates of a Pico's figures"
+)
+
+
+def emulated(seconds: float) -> None:
+    """The shipped firmware on MicroPython for the Pico in rp2040js: scan time and period
+    at the pins, the WS2812 write, and the host bytes it takes per second, on the
+    emulated 125 MHz clock."""
+
+    from firmware import protocol
+    from firmware.emulator.pico import EmulatedPico
+
+    with EmulatedPico(SHIPPED, rate=0.25) as pico:
+        pico.wait_for("out", lambda e: e.data["line"].startswith("STATS"), pico.wall(2))
+        pico.stats(clear=True)
+        start = pico.now
+        while pico.now < start + seconds:
+            time.sleep(0.2)
+        idle = pico.stats(clear=True)
+        span = idle["t"] - start
+        busy = idle["busy_cycles"] / (span * 125e6)
+        print(f"emulated Pico ({EMULATED_CYCLE_NOTE}):")
+        print(
+            f"  full 6x6 scan: {idle['scan_mean_time'] / 1000:.0f} us mean, "
+            f"{idle['scan_max_time'] / 1000:.0f} us max ({idle['scan_mean_time'] * 0.125:,.0f} "
+            f"cycles); a scan every {idle['scan_mean_gap'] / 1e6:.2f} ms "
+            f"(SCAN_MS {SHIPPED.scan_ms}); CPU busy {100 * busy:.1f} % idle"
+        )
+        host = serial.Serial(pico.port, timeout=0.05)
+        host.reset_input_buffer()
+        before = len(pico.of("leds"))
+        colours = tuple(0x102030 + i for i in range(SHIPPED.led_count))
+        frames = [protocol.encode(protocol.Frame(n, colours, 0)) for n in range(60)]
+        pico.stats(clear=True)
+        t0 = pico.now
+        host.write(b"".join(frames))
+        deadline = time.monotonic() + pico.wall(20)
+        while pico.stats()["bytesToDevice"] < sum(map(len, frames)):
+            host.read(4096)
+            if time.monotonic() > deadline:
+                raise RuntimeError("the frames were not taken")
+        flood = pico.stats()
+        host.close()
+        writes = pico.of("leds")[before:]
+        widths = [(w.data["end"] - w.data["start"]) / 1000 for w in writes]
+        taken = flood["bytesToDevice"] / (flood["t"] - t0)
+        print(
+            f"  WS2812 write of {SHIPPED.led_count} LEDs: {sum(widths) / len(widths):.0f} us "
+            f"on the wire (interrupts off), {len(writes)} frames"
+        )
+        print(
+            f"  host bytes taken while F lines flood in (each decoded, shown and answered): "
+            f"{taken:,.0f} bytes/s = {taken / len(frames[0]):.1f} frames/s; scan every "
+            f"{flood['scan_mean_gap'] / 1e6:.2f} ms (max {flood['scan_max_gap'] / 1e6:.1f} ms)"
+        )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--emulated",
+        type=float,
+        metavar="SECONDS",
+        default=None,
+        help="instead: the firmware on an emulated Pico (rp2040js), idle for SECONDS",
+    )
     parser.add_argument("--samples", type=int, default=300, help="edges and LED frames")
     parser.add_argument("--moves", type=int, default=200, help="moves through the Table")
     parser.add_argument("--idle-seconds", type=float, default=20.0)
@@ -274,6 +342,9 @@ def main() -> int:
     parser.add_argument("--skip-table", action="store_true")
     parser.add_argument("--skip-idle", action="store_true")
     args = parser.parse_args()
+    if args.emulated is not None:
+        emulated(args.emulated)
+        return 0
     cpu = next(
         (line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text().splitlines()
          if line.startswith("model name")),

@@ -12,8 +12,10 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Protocol
 
+from controller.referee.computer import Why
 from controller.referee.state import AskComputer
 from controller.rules import perlen
 from controller.rules.notation import Position, parse_cell
@@ -31,8 +33,16 @@ class ComputerPlayer(Protocol):
     ) -> Position | str:
         """The cell a computer seat of ``level`` plays in ``state``."""
 
-    def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position | str:
-        """A good cell for the person to move."""
+    def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position | str | Hinted:
+        """A good cell for the person to move (with why it is good, if the player says)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Hinted:
+    """A hint's cell and why it is good."""
+
+    cell: Position | str
+    why: Why | None = None
 
 
 class BotPlayer:
@@ -59,8 +69,8 @@ def bot_player(computer_budget_s: float | None, hint_budget_s: float) -> Compute
     return BotPlayer(computer_budget_s, hint_budget_s)
 
 
-Answer = Callable[[str, tuple[int, int], str | None], None]
-"""(purpose, token, cell or None) back to the Table's queue."""
+Answer = Callable[[str, tuple[int, int], str | None, Why | None], None]
+"""(purpose, token, cell or None, a hint's reasons) back to the Table's queue."""
 
 
 class Thinker:
@@ -98,15 +108,20 @@ class Thinker:
 
     def _think(self, player: ComputerPlayer, ask: AskComputer, cancel: threading.Event) -> None:
         cell: str | None = None
+        why: Why | None = None
         try:
+            answer: Position | str | Hinted
             if ask.purpose == "move":
                 answer = player.choose(ask.state, ask.level, ask.seed, cancel)
             else:
                 answer = player.hint(ask.state, cancel)
+            if isinstance(answer, Hinted):
+                why = answer.why
+                answer = answer.cell
             cell = answer.short if isinstance(answer, Position) else parse_cell(answer).short
             if cell not in {p.short for p in perlen.legal_moves(ask.state)}:
                 log.error("the computer chose %s, which is not a legal cell", cell)
                 cell = None
         except Exception:  # the computer's failure is reported, not fatal
             log.exception("computer player (%s) failed", ask.purpose)
-        self._answer(ask.purpose, ask.token, cell)
+        self._answer(ask.purpose, ask.token, cell, why if cell is not None else None)

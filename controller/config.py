@@ -36,6 +36,7 @@ The data directory (where the game store lives unless ``[store] path`` says othe
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -410,17 +411,7 @@ def _board(table: dict[str, Any], leds: LedConfig, buzzer: BuzzerConfig | None) 
     _known(table, "board", ("adapter", "channels", "leds", "gpio", "serial"))
     adapter = cast(Adapter, _choice(table.get("adapter", "sim"), "board.adapter", ADAPTERS))
     gpio = _gpio_config(_table(table["gpio"], "board.gpio")) if "gpio" in table else GpioConfig()
-    serial_table = _table(table.get("serial", {}), "board.serial")
-    _known(serial_table, "board.serial", ("port", "baudrate"))
-    port = _string(serial_table.get("port", "auto"), "board.serial.port").strip()
-    if not port:
-        raise ConfigError("board.serial.port", "must be 'auto', a device path or a pyserial URL")
-    baudrate = _integer(
-        serial_table.get("baudrate", SerialConfig().baudrate),
-        "board.serial.baudrate",
-        300,
-        4_000_000,
-    )
+    serial = _serial_config(_table(table.get("serial", {}), "board.serial"))
     channel_map = _channel_map(table)
     if adapter == "gpio":
         _check_pins_once(gpio, leds, buzzer)
@@ -431,7 +422,57 @@ def _board(table: dict[str, Any], leds: LedConfig, buzzer: BuzzerConfig | None) 
                     f"channel {channel} does not exist: the {gpio.topology} wiring has "
                     f"channels 0–{gpio.capacity - 1}",
                 )
-    return BoardConfig(adapter, channel_map, gpio, SerialConfig(port, baudrate))
+    return BoardConfig(adapter, channel_map, gpio, serial)
+
+
+def _serial_config(table: dict[str, Any]) -> SerialConfig:
+    """``[board.serial]``; the timings' defaults are the serial adapter's own."""
+    default = SerialConfig()
+    _known(
+        table,
+        "board.serial",
+        (
+            "port",
+            "baudrate",
+            "usb_id",
+            "buzzer",
+            "silence_s",
+            "refresh_s",
+            "frame_retry_s",
+            "handshake_s",
+        ),
+    )
+    port = _string(table.get("port", "auto"), "board.serial.port").strip()
+    if not port:
+        raise ConfigError("board.serial.port", "must be 'auto', a device path or a pyserial URL")
+    baudrate = _integer(
+        table.get("baudrate", default.baudrate), "board.serial.baudrate", 300, 4_000_000
+    )
+    usb_id = default.usb_id
+    if "usb_id" in table:
+        text = _string(table["usb_id"], "board.serial.usb_id")
+        match = re.fullmatch(r"([0-9A-Fa-f]{4}):([0-9A-Fa-f]{4})", text.strip())
+        if match is None:
+            raise ConfigError("board.serial.usb_id", f"must be VID:PID in hex, not {text!r}")
+        usb_id = (int(match[1], 16), int(match[2], 16))
+    buzzer_value = table.get("buzzer", "auto")
+    if buzzer_value == "auto":
+        buzzer: bool | None = None
+    elif isinstance(buzzer_value, bool):
+        buzzer = buzzer_value
+    else:
+        raise ConfigError(
+            "board.serial.buzzer", f"must be 'auto', true or false, not {_describe(buzzer_value)}"
+        )
+    silence = _number(table.get("silence_s", default.silence_s), "board.serial.silence_s", 0.5, 600)
+    refresh = _number(table.get("refresh_s", default.refresh_s), "board.serial.refresh_s", 0.1, 9.5)
+    retry = _number(
+        table.get("frame_retry_s", default.frame_retry_s), "board.serial.frame_retry_s", 0.01, 60
+    )
+    handshake = _number(
+        table.get("handshake_s", default.handshake_s), "board.serial.handshake_s", 0.05, 60
+    )
+    return SerialConfig(port, baudrate, usb_id, buzzer, silence, refresh, retry, handshake)
 
 
 def _channel_map(table: dict[str, Any]) -> ChannelMap:

@@ -44,7 +44,7 @@ from controller.hardware.channels import CELLS, SEATS, TARGETS, ChannelMap
 from controller.hardware.port import OFF, Colour, Led, LedFrame, LedMode
 from controller.palette import WHITE, scaled
 from controller.rules import perlen, pyramidos
-from controller.rules.notation import Target
+from controller.rules.notation import FILES, Target
 
 Game = perlen.PerlenState | pyramidos.PyramidosState
 Picture = dict[str, Led]
@@ -58,8 +58,6 @@ SWEEP_PERIOD = SWEEP_DIAGONALS + SWEEP_GAP
 """Frames of one sweep across the base (Pyramidos uses the same period over its targets)."""
 SWEEP_TRAIL = (1.0, 0.3, 0.08)
 """Brightness of the sweeping diagonal and the two behind it."""
-
-FILES = "abcde"
 
 
 class MismatchKind(enum.Enum):

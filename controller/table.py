@@ -56,6 +56,7 @@ from controller.referee.commands import (
     PlayAgain,
     Undo,
 )
+from controller.referee.computer import Why
 from controller.referee.messages import Message, english
 from controller.referee.resume import resume
 from controller.referee.snapshot import Snapshot
@@ -117,6 +118,7 @@ class _Answer:
     purpose: str
     token: tuple[int, int]
     cell: str | None
+    why: Why | None
 
 
 _WAKE: Final = object()
@@ -262,9 +264,11 @@ class Table:
         if self._running:
             self._queue.put(_Status(status))
 
-    def _on_answer(self, purpose: str, token: tuple[int, int], cell: str | None) -> None:
+    def _on_answer(
+        self, purpose: str, token: tuple[int, int], cell: str | None, why: Why | None
+    ) -> None:
         if self._running:
-            self._queue.put(_Answer(purpose, token, cell))
+            self._queue.put(_Answer(purpose, token, cell, why))
 
     # -- the owner thread ------------------------------------------------------------------
     def _run(self) -> None:
@@ -319,7 +323,7 @@ class Table:
         elif isinstance(item, _Status):
             self._carry(referee.linked(state, item.status))
         elif isinstance(item, _Answer):
-            self._carry(referee.answered(state, item.purpose, item.token, item.cell, now))
+            self._carry(referee.answered(state, item.purpose, item.token, item.cell, now, item.why))
         elif isinstance(item, _Request) and item.future.set_running_or_notify_cancel():
             try:
                 reply = self._carry(referee.command(state, item.command, now))

@@ -1,10 +1,12 @@
 """How this Pico sensor/LED board is wired. Edit it to match your build; `pyramid flash`
 copies it onto the Pico with the rest of the firmware.
 
-The switches (reed switches under the cells, targets and buttons) sit in a diode matrix:
-the firmware drives one ROW pin high at a time and reads every COLUMN pin, which the Pico
-pulls down. Each switch has a diode, anode on the row side, so that three closed switches
-never make a fourth look closed. The switch between row ``r`` and column ``c`` is channel
+The switches (reed switches under the cells, targets and buttons) sit in a diode matrix
+wired exactly as for the Pi build, so one board works behind either: the firmware pulls
+one ROW pin low at a time (open-drain: the others are released, never driven high) and
+reads every COLUMN pin, which the Pico pulls up. Each switch has a diode, anode on the
+column side, cathode on the row side, so that three closed switches never make a fourth
+look closed. The switch between row ``r`` and column ``c`` is channel
 ``r * len(COLUMN_PINS) + c``; hardware/README.md lists which channel is which cell.
 
 The default 6 x 6 matrix has 36 channels: the 25 cells a1–e5 (channels 0–24), the
@@ -13,17 +15,24 @@ Pyramidos targets t1–t4 and the top (25–29) and three buttons (30–32), in 
 one per seat (37). The firmware checks these values at boot and prints what is wrong.
 """
 
-VERSION = "1.0.0"
+VERSION = "1.1.0"
 """The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32)."""
 
 ROW_PINS = (2, 3, 4, 5, 6, 7)
-"""GPIO numbers of the matrix rows, row 0 first (driven high one at a time)."""
+"""GPIO numbers of the matrix rows, row 0 first (pulled low one at a time, open-drain)."""
 
 COLUMN_PINS = (8, 9, 10, 11, 12, 13)
-"""GPIO numbers of the matrix columns, column 0 first (inputs with the pull-down on)."""
+"""GPIO numbers of the matrix columns, column 0 first (inputs with the pull-up on)."""
 
 LED_PIN = 16
 """GPIO number of the WS2812 data line (through a level shifter to 5 V LEDs)."""
+
+BUZZER_PIN = None
+"""GPIO number of a piezo buzzer (driven by PWM; GP15 in hardware/README.md), or None."""
+
+MAINTENANCE_CHANNEL = 30
+"""Held at power-up, this switch (30: the confirm button) keeps the firmware at the REPL
+without the watchdog, for mpremote and Thonny. None: no such way in."""
 
 LED_COUNT = 37
 """LEDs in the chain (at most 79, what one protocol line can carry)."""

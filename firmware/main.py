@@ -7,14 +7,25 @@ CPython) with the fake ``machine`` and ``neopixel`` of firmware/sim/.
 One loop that never blocks: every ``SCAN_MS`` it scans the matrix and debounces it; in
 between it waits in ``poll`` on USB serial, so a host line is handled the moment it
 arrives. It sends ``S`` on every debounced change and at least every ``REPORT_MS``, does
-the blinking itself, blanks the LEDs after ``BLANK_AFTER_MS`` without a frame, and feeds
-the hardware watchdog; if the loop ever stalls, the watchdog resets the Pico and the host
-re-handshakes.
+the blinking itself, blanks the LEDs after ``BLANK_AFTER_MS`` without a frame, plays
+tunes on the buzzer, and feeds the hardware watchdog; if the loop ever stalls, the
+watchdog resets the Pico and the host re-handshakes.
+
+A host that floods the port or stops reading does not stop the scan: host bytes are
+taken for at most ``READ_US`` per pass, and a line is only written while USB has room for
+it (a write into a full buffer would wait for USB's timeout); lines held back or cut
+short are counted and reported in ``STATS``.
+
+Maintenance: with the button of ``MAINTENANCE_CHANNEL`` (the confirm button) held while
+the Pico powers up, the firmware stops at the REPL before it starts the watchdog, so
+mpremote (with or without ``resume``) and Thonny work as on a bare Pico.
 
 The parts take their pins and streams as arguments, as peterhinch's drivers do, so a test
 can build a :class:`Firmware` from fakes; only :func:`main` touches ``machine``.
 
-This file is MicroPython: no ``__future__``, no ``typing``, annotations are plain.
+This file is MicroPython: no ``__future__``, no ``typing``, annotations are plain. It is
+longer than 500 lines because a Pico imports one file fastest and the parts (matrix,
+LEDs, buzzer, host link, loop) share its timing constants; each is a small class.
 """
 
 import select
@@ -24,9 +35,9 @@ import protocol
 from debounce import Debouncer
 
 try:
-    from time import sleep_ms, sleep_us, ticks_add, ticks_diff, ticks_ms
+    from time import sleep_ms, sleep_us, ticks_add, ticks_diff, ticks_ms, ticks_us
 except ImportError:  # CPython runs the firmware in tests where MicroPython cannot run
-    from ticks import sleep_ms, sleep_us, ticks_add, ticks_diff, ticks_ms
+    from ticks import sleep_ms, sleep_us, ticks_add, ticks_diff, ticks_ms, ticks_us
 
 USABLE_GPIOS = tuple(range(23)) + (26, 27, 28)  # noqa: RUF005 - MicroPython has no (*a, b)
 """GPIOs a Pico brings out for free use (GP23–GP25 and GP29 belong to the board)."""
@@ -39,6 +50,15 @@ BOOT_SETTLE_MS = 1000
 
 READ_BUDGET = 2 * protocol.MAX_LINE
 """Most host bytes taken in one pass of the loop, so that a flood cannot starve the scan."""
+
+READ_US = 1500
+"""Longest time one pass spends taking host bytes (well inside a 4 ms scan period)."""
+
+MAINTENANCE_SCANS = 3
+"""Scans, ``SCAN_MS`` apart, that must all see the maintenance button held at power-on."""
+
+VOLUME_DUTY = 32768 // 100
+"""duty_u16 per volume per cent: 100 % is a square wave (50 % duty, a piezo's loudest)."""
 
 _maintenance_timer = None  # keeps the watchdog fed at the REPL; must outlive main()
 
@@ -81,6 +101,28 @@ def check_config(cfg) -> list:
             else:
                 used[pin] = name
 
+    buzzer = getattr(cfg, "BUZZER_PIN", None)
+    if buzzer is not None:
+        if not isinstance(buzzer, int) or isinstance(buzzer, bool) or buzzer not in USABLE_GPIOS:
+            problems.append(f"BUZZER_PIN: {buzzer!r} is not a free Pico GPIO (or None)")
+        elif buzzer in used:
+            problems.append(f"BUZZER_PIN: GP{buzzer} is already used by {used[buzzer]}")
+
+    rows = getattr(cfg, "ROW_PINS", ())
+    columns = getattr(cfg, "COLUMN_PINS", ())
+    channels = len(rows) * len(columns) if isinstance(rows, (tuple, list)) else 0
+    if isinstance(columns, (tuple, list)) and channels:
+        maintenance = getattr(cfg, "MAINTENANCE_CHANNEL", None)
+        if maintenance is not None and (
+            not isinstance(maintenance, int)
+            or isinstance(maintenance, bool)
+            or not 0 <= maintenance < channels
+        ):
+            problems.append(
+                f"MAINTENANCE_CHANNEL must be a channel 0..{channels - 1} or None, "
+                f"not {maintenance!r}"
+            )
+
     number("LED_COUNT", 0, protocol.MAX_LEDS)
     scan_ms = number("SCAN_MS", 1, 100)
     number("DEBOUNCE_SCANS", 2, 20)
@@ -95,10 +137,15 @@ def check_config(cfg) -> list:
 
 
 class Matrix:
-    """The switch matrix: rows driven high one at a time, columns read through pull-downs.
+    """The switch matrix, wired as for the Pi build: rows pulled low one at a time, columns
+    read through pull-ups, one diode per switch (anode on the column, cathode on the row).
 
-    ``rows`` are output pins, ``columns`` input pins with the pull-down on. The switch
-    between row r and column c is channel ``r * len(columns) + c``.
+    ``rows`` are ``Pin.OPEN_DRAIN`` pins: ``value(0)`` pulls a row low (the rp2 port turns
+    the pin into an output, low), ``value(1)`` releases it (an input again, high
+    impedance), so no row is ever driven high and a missing diode cannot short two GPIOs.
+    ``columns`` are inputs with the pull-up on; a closed switch joins its column to the low
+    row, which reads 0. The switch between row r and column c is channel
+    ``r * len(columns) + c``.
     """
 
     def __init__(self, rows, columns, settle_us: int) -> None:
@@ -107,7 +154,7 @@ class Matrix:
         self.settle_us = settle_us
         self.channels = len(rows) * len(columns)
         for row in rows:
-            row.value(0)
+            row.value(1)
 
     def scan(self) -> int:
         """One full scan: the raw (not yet debounced) bitmap of closed switches."""
@@ -116,15 +163,70 @@ class Matrix:
         settle_us = self.settle_us
         columns = self.columns
         for row in self.rows:
-            row.value(1)
+            row.value(0)
             if settle_us:
+                # Also the time the columns the last row held low need to rise again.
                 sleep_us(settle_us)
             for column in columns:
-                if column.value():
+                if not column.value():
                     bits |= bit
                 bit <<= 1
-            row.value(0)
+            row.value(1)
         return bits
+
+    def held(self, channel: int, scans: int, scan_ms: int) -> bool:
+        """True when ``channel`` reads closed in ``scans`` scans ``scan_ms`` apart."""
+        for index in range(scans):
+            if index:
+                sleep_ms(scan_ms)
+            if not (self.scan() >> channel) & 1:
+                return False
+        return True
+
+
+class Buzzer:
+    """A piezo on a PWM pin: plays a tune's notes one after another, never waiting.
+
+    ``pwm`` is a ``machine.PWM``. :meth:`tick` (each pass of the loop) moves to the next
+    note when one is over, so notes end within one pass (at most ``SCAN_MS``) of their time.
+    """
+
+    def __init__(self, pwm) -> None:
+        self.pwm = pwm
+        self.notes = ()
+        self.index = 0
+        self.duty = 0
+        self.note_end = 0
+        pwm.duty_u16(0)
+
+    def play(self, notes: tuple, volume: int, now: int) -> None:
+        """Start ``notes`` ((hz, ms) pairs, hz 0 a rest) at ``volume`` per cent."""
+        self.notes = notes
+        self.index = -1
+        self.duty = volume * VOLUME_DUTY
+        self.note_end = now
+        self.tick(now)
+
+    def tick(self, now: int) -> None:
+        if not self.notes or ticks_diff(now, self.note_end) < 0:
+            return
+        self.index += 1
+        if self.index >= len(self.notes):
+            self.pwm.duty_u16(0)
+            self.notes = ()
+            return
+        hz, ms = self.notes[self.index]
+        if hz and self.duty:
+            self.pwm.freq(hz)
+            self.pwm.duty_u16(self.duty)
+        else:
+            self.pwm.duty_u16(0)
+        # Counted from the last note's end, not from now: a late pass does not stretch a tune.
+        self.note_end = ticks_add(self.note_end, ms)
+
+    def stop(self) -> None:
+        self.notes = ()
+        self.pwm.duty_u16(0)
 
 
 class Leds:
@@ -165,7 +267,10 @@ class Leds:
         """Turn blinking LEDs on or off when their half-period is over."""
         if not self.blink:
             return
-        phase_on = (ticks_diff(now, self.phase_start) // self.blink_ms) % 2 == 0
+        elapsed = ticks_diff(now, self.phase_start)
+        if elapsed < 0:  # the frame came in later in this very pass
+            return
+        phase_on = (elapsed // self.blink_ms) % 2 == 0
         if phase_on != self.phase_on:
             self.phase_on = phase_on
             self._write()
@@ -183,21 +288,42 @@ class Leds:
 class HostLink:
     """USB serial to the host: whole lines in, whole lines out, never waiting for long.
 
-    ``pollable`` is what ``select.poll`` watches (``sys.stdin``); ``reader`` and ``writer``
-    are byte streams (``sys.stdin.buffer``, ``sys.stdout.buffer``). MicroPython's
-    ``read(n)`` waits for all n bytes, so bytes are taken one at a time while ``poll``
-    says more are there; CPython's unbuffered ``raw`` stream returns what has arrived.
+    ``pollable`` is what ``select.poll`` watches for host bytes (``sys.stdin``), ``reader``
+    and ``writer`` are byte streams (``sys.stdin.buffer``, ``sys.stdout.buffer``) and
+    ``out_pollable`` what is watched for room to write (``sys.stdout``).
+
+    Host bytes go into one preallocated line buffer; nothing grows while they arrive. On
+    MicroPython ``readinto(buffer)`` waits until the whole buffer is filled (measured on
+    the emulated Pico: rp2's stdin takes bytes one by one from its ring buffer), so bytes
+    are taken one at a time while ``poll`` says one is there; CPython's unbuffered ``raw``
+    stream gives a chunk of what has arrived. A line is written only while ``poll`` says
+    USB has room: into a full buffer (a host that holds the port open and does not read)
+    rp2's write waits up to its USB timeout and is then cut short.
     """
 
-    def __init__(self, pollable, reader, writer) -> None:
+    def __init__(self, pollable, reader, writer, out_pollable=None) -> None:
         self._raw = getattr(reader, "raw", None)
         self._reader = reader
         self._writer = writer
         self._poll = select.poll()
         self._poll.register(pollable, select.POLLIN)
-        self.splitter = protocol.LineSplitter()
-        self.unsent = 0
-        """Lines that could not be written (nobody reading; the host will ask again)."""
+        self._check = getattr(self._poll, "ipoll", self._poll.poll)  # ipoll allocates nothing
+        self._out = None
+        if out_pollable is not None:
+            out = select.poll()
+            out.register(out_pollable, select.POLLOUT)
+            self._out = getattr(out, "ipoll", out.poll)
+        self._line = bytearray(protocol.MAX_LINE + 2)
+        self._fill = 0
+        self._skipping = False
+        self._one = bytearray(1)
+        self._chunk = bytearray(256) if self._raw is not None else None
+        self.taken = 0
+        """Host bytes taken since boot."""
+        self.held = 0
+        """Lines not written because the host was not reading (USB's buffer full)."""
+        self.cut = 0
+        """Lines cut short: the write timed out part-way (the host stopped reading)."""
 
     def wait(self, ms: int) -> None:
         """Sleep up to ``ms`` milliseconds, waking early when host bytes arrive."""
@@ -206,28 +332,67 @@ class HostLink:
             # Hung up (only off the Pico, in a simulator): poll would return at once forever.
             sleep_ms(ms)
 
-    def receive(self) -> list:
-        """The complete lines that have arrived, taking at most READ_BUDGET bytes."""
-        data = b""
-        poll = self._poll.poll
+    def _readable(self) -> bool:
+        for entry in self._check(0):
+            return bool(entry[1] & select.POLLIN)
+        return False
+
+    def receive(self, on_line) -> int:
+        """Take the host bytes that have arrived, calling ``on_line(line)`` for each whole
+        line (ending in ``\\n``); at most READ_BUDGET bytes and READ_US. Returns the bytes
+        taken. A line longer than MAX_LINE is handed on cut short (so that it is dropped as
+        too long, once) and the rest of it skipped.
+        """
+        taken = 0
+        start = ticks_us()
+        line = self._line
+        limit = len(line)
         raw = self._raw
-        while len(data) < READ_BUDGET:
-            events = poll(0)
-            if not events or not events[0][1] & select.POLLIN:
+        chunk = self._chunk if raw is not None else self._one
+        while taken < READ_BUDGET and self._readable():
+            if raw is not None:
+                count = raw.readinto(chunk)
+                if not count:
+                    break
+            else:
+                self._reader.readinto(chunk)
+                count = 1
+            for i in range(count):
+                byte = chunk[i]
+                if byte == 10:
+                    if self._skipping:
+                        self._skipping = False
+                    else:
+                        on_line(bytes(line[: self._fill]) + b"\n")
+                    self._fill = 0
+                elif self._skipping:
+                    pass
+                elif self._fill < limit:
+                    line[self._fill] = byte
+                    self._fill += 1
+                else:
+                    on_line(bytes(line))  # too long: dropped (and counted) once
+                    self._fill = 0
+                    self._skipping = True
+            taken += count
+            if ticks_diff(ticks_us(), start) >= READ_US:
                 break
-            chunk = raw.read(READ_BUDGET - len(data)) if raw else self._reader.read(1)
-            if not chunk:
-                break
-            data += chunk
-        return self.splitter.feed(data) if data else []
+        self.taken += taken
+        return taken
 
     def send(self, message) -> bool:
-        """Write one message as a line; False when it could not go out."""
+        """Write one message as a line; False when it could not go out (counted)."""
         line = protocol.encode(message)
+        if self._out is not None and not self._writable():
+            self.held += 1
+            return False
         try:
-            self._writer.write(line)
-        except OSError:
-            self.unsent += 1
+            written = self._writer.write(line)
+        except OSError:  # CPython on a full pty: nothing went out
+            self.held += 1
+            return False
+        if written is not None and written < len(line):
+            self.cut += 1
             return False
         flush = getattr(self._writer, "flush", None)
         if flush is not None:
@@ -237,19 +402,30 @@ class HostLink:
                 pass
         return True
 
+    def _writable(self) -> bool:
+        for entry in self._out(0):
+            return bool(entry[1] & select.POLLOUT)
+        return False
+
 
 class Firmware:
     """The main loop's state: debounced sensors out, frames in, LEDs and watchdog kept.
 
-    ``cfg`` is the config module; ``feed_watchdog`` is ``WDT.feed``.
+    ``cfg`` is the config module; ``feed_watchdog`` is ``WDT.feed``; ``buzzer`` a
+    :class:`Buzzer` or None.
     """
 
-    def __init__(self, cfg, matrix: Matrix, leds: Leds, link: HostLink, feed_watchdog) -> None:
+    def __init__(
+        self, cfg, matrix: Matrix, leds: Leds, link: HostLink, feed_watchdog, buzzer=None
+    ) -> None:
         self.cfg = cfg
         self.matrix = matrix
         self.leds = leds
         self.link = link
         self.feed_watchdog = feed_watchdog
+        self.buzzer = buzzer
+        self.stats_sent = None
+        """The counters of the last STATS line that went out."""
         self.debouncer = Debouncer(cfg.DEBOUNCE_SCANS)
         self.seq = 0
         """The ``seq`` of the next S line."""
@@ -264,6 +440,10 @@ class Firmware:
         self.last_report = 0
         self.last_frame = 0
         self.blanked = True
+        self.now = 0
+
+    def on_line(self, line: bytes) -> None:
+        self.handle(line, self.now)
 
     def start(self, now: int) -> None:
         """Boot: dark LEDs (they keep their colours through a reset), then HELLO."""
@@ -271,11 +451,31 @@ class Firmware:
         self.next_scan = now
         self.leds.blank(now)
         self.blanked = True
-        self.send(self.hello())
+        self.say_hello()
 
     def hello(self):
         cfg = self.cfg
         return protocol.Hello(protocol.PROTOCOL, cfg.VERSION, self.matrix.channels, cfg.LED_COUNT)
+
+    def say_hello(self) -> None:
+        """HELLO, then what the board has beyond it and its counters."""
+        self.send(self.hello())
+        if self.buzzer is not None:
+            self.send(protocol.Has(("buzzer",)))
+        self.send_stats()
+
+    def counters(self):
+        link = self.link
+        return protocol.Stats(
+            self.dropped % protocol.COUNTER_LIMIT,
+            link.held % protocol.COUNTER_LIMIT,
+            link.cut % protocol.COUNTER_LIMIT,
+        )
+
+    def send_stats(self) -> None:
+        stats = self.counters()
+        self.stats_sent = stats
+        self.send(stats)
 
     def run(self) -> None:
         self.start(ticks_ms())
@@ -292,9 +492,11 @@ class Firmware:
             # bunch up, so DEBOUNCE_SCANS agreeing scans always span (n - 1) * SCAN_MS.
             self.next_scan = ticks_add(now, cfg.SCAN_MS)
             self.scan(now)
-        for line in self.link.receive():
-            self.handle(line, now)
+        self.now = now
+        self.link.receive(self.on_line)
         self.leds.tick(now)
+        if self.buzzer is not None:
+            self.buzzer.tick(now)
         if not self.blanked and ticks_diff(now, self.last_frame) >= cfg.BLANK_AFTER_MS:
             self.leds.blank(now)
             self.blanked = True
@@ -321,6 +523,8 @@ class Firmware:
         self.seq = (self.seq + 1) % protocol.SEQ_MODULO
         self.last_report = now
         self.report_due = False
+        if self.counters() != self.stats_sent:
+            self.send_stats()
 
     def handle(self, line: bytes, now: int) -> None:
         """Act on one host line; anything that is not a valid host command is dropped."""
@@ -331,6 +535,9 @@ class Firmware:
             return
         kind = type(message)
         if kind is protocol.Frame:
+            # Decoding a whole frame takes milliseconds on a Pico: its blink rhythm and its
+            # blanking count from when it is shown, not from the start of the pass.
+            now = ticks_ms()
             count = len(message.colours)
             if count != self.leds.count:
                 self.send(
@@ -344,7 +551,13 @@ class Firmware:
         elif kind is protocol.AskSensors:
             self.report_due = True  # sent at the end of this pass, once the matrix is steady
         elif kind is protocol.AskHello:
-            self.send(self.hello())
+            self.say_hello()
+        elif kind is protocol.Tune:
+            if self.buzzer is None:
+                self.send(protocol.Err(message.n, "no buzzer"))
+                return
+            self.buzzer.play(message.notes, message.volume, now)
+            self.send(protocol.Ok(message.n))
         else:
             self.dropped += 1  # a device message echoed back: not for us
 
@@ -367,12 +580,14 @@ def complain(problems: list) -> None:
 
 
 def print_exception(error) -> None:
+    """The traceback on the serial line (where a person with mpremote sees it)."""
     if hasattr(sys, "print_exception"):
-        sys.print_exception(error)
-    else:  # CPython
+        sys.print_exception(error)  # MicroPython: to stdout, the USB serial
+    else:  # CPython prints to stderr by default, which is not the serial line
         import traceback
 
-        traceback.print_exception(error)
+        traceback.print_exception(error, file=sys.stdout)
+        sys.stdout.flush()
 
 
 def main() -> None:
@@ -387,20 +602,40 @@ def main() -> None:
     if problems:
         complain(problems)
     pin = machine.Pin
-    rows = [pin(gpio, pin.OUT, value=0) for gpio in config.ROW_PINS]
-    columns = [pin(gpio, pin.IN, pin.PULL_DOWN) for gpio in config.COLUMN_PINS]
+    rows = [pin(gpio, pin.OPEN_DRAIN, value=1) for gpio in config.ROW_PINS]
+    columns = [pin(gpio, pin.IN, pin.PULL_UP) for gpio in config.COLUMN_PINS]
     pixels = neopixel.NeoPixel(pin(config.LED_PIN, pin.OUT), config.LED_COUNT)
     leds = Leds(pixels, config.LED_COUNT, config.BLINK_MS)
-    link = HostLink(sys.stdin, sys.stdin.buffer, sys.stdout.buffer)
+    matrix = Matrix(rows, columns, config.SETTLE_US)
+    buzzer_pin = getattr(config, "BUZZER_PIN", None)
+    buzzer = None
+    if buzzer_pin is not None:
+        buzzer = Buzzer(machine.PWM(pin(buzzer_pin), freq=1000, duty_u16=0))
+    maintenance = getattr(config, "MAINTENANCE_CHANNEL", None)
+    if maintenance is not None and matrix.held(maintenance, MAINTENANCE_SCANS, config.SCAN_MS):
+        # Before the watchdog: nothing resets the Pico now, so mpremote's soft reset and
+        # Thonny's Stop are harmless. Power it up again without the button to play.
+        leds.blank(ticks_ms())
+        print(
+            "pyramid: maintenance: the button of channel",
+            maintenance,
+            "was held at power-up, so the firmware stays at the REPL without the watchdog",
+        )
+        return
+    link = HostLink(sys.stdin, sys.stdin.buffer, sys.stdout.buffer, sys.stdout)
     watchdog = machine.WDT(timeout=config.WATCHDOG_MS)
-    firmware = Firmware(config, Matrix(rows, columns, config.SETTLE_US), leds, link, watchdog.feed)
+    firmware = Firmware(config, matrix, leds, link, watchdog.feed, buzzer)
     try:
         firmware.run()
     except KeyboardInterrupt:
         # Ctrl-C only comes from mpremote or a person at the REPL: the host protocol never
         # sends 0x03. The watchdog cannot be stopped, so a timer keeps feeding it while
-        # files are copied; the reset that ends the session clears both.
+        # files are copied; the reset that ends the session clears both. A soft reset
+        # (mpremote without `resume`, Thonny) stops the timer too, and the watchdog then
+        # resets the Pico about WATCHDOG_MS later: use `mpremote resume`, or the button.
         leds.blank(ticks_ms())
+        if buzzer is not None:
+            buzzer.stop()
         period = config.WATCHDOG_MS // 4
         _maintenance_timer = machine.Timer(
             period=period, mode=machine.Timer.PERIODIC, callback=lambda timer: watchdog.feed()

@@ -22,8 +22,15 @@ Traceback (most recent call last):
 ...
 firmware.protocol.ProtocolError: bad CRC
 
-Device to host: :class:`Hello`, :class:`Sensors`, :class:`Ok`, :class:`Err`.
-Host to device: :class:`AskHello`, :class:`Frame`, :class:`AskSensors`.
+Device to host: :class:`Hello`, :class:`Sensors`, :class:`Ok`, :class:`Err`, and since
+firmware 1.1.0 :class:`Has` and :class:`Stats`.
+Host to device: :class:`AskHello`, :class:`Frame`, :class:`AskSensors`, and since firmware
+1.1.0 :class:`Tune`.
+
+Lines added later keep protocol 1 working both ways: a host that does not know ``HAS`` or
+``STATS`` drops them as unknown (and counts them), and firmware that does not know ``T``
+drops it as unknown, counts it, and answers nothing; a host only sends ``T`` to a board
+whose ``HAS`` named a buzzer, or that its config says has one.
 
 Numbers (``seq``, command number ``n``, channel and LED counts) are decimal without
 leading zeros; bitmaps and colours are upper-case hex (bitmaps without leading zeros).
@@ -61,7 +68,14 @@ MAX_CHANNELS = 1996
 FIRMWARE_VERSION_CHARS = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz.+-_"
 """Characters allowed in a firmware version (one word, at most 32 of them)."""
 
+MAX_NOTES = 32
+"""Most notes in one :class:`Tune` (the longest tune of the host has 4)."""
+
+COUNTER_LIMIT = 1 << 30
+"""Counters in :class:`Stats` wrap below this (a small int on MicroPython)."""
+
 _HEX = "0123456789ABCDEF"
+_FEATURE_CHARS = "abcdefghijklmnopqrstuvwxyz_"
 _DIGITS = "0123456789"
 
 
@@ -114,6 +128,39 @@ class Ok(namedtuple("Ok", ("n",))):
 
 class Err(namedtuple("Err", ("n", "reason"))):
     """``ERR <n> <reason>``: the device refused host command ``n``; ``reason`` is a short phrase."""
+
+    __slots__ = ()
+
+
+class Has(namedtuple("Has", ("features",))):
+    """``HAS <feature> ...``: what the board has beyond sensors and LEDs, after each HELLO.
+
+    ``features`` is a tuple of lower-case words, e.g. ``("buzzer",)``; a board with nothing
+    extra sends no ``HAS`` line.
+    """
+
+    __slots__ = ()
+
+
+class Stats(namedtuple("Stats", ("dropped", "held", "cut"))):
+    """``STATS <dropped> <held> <cut>``: the device's own counters since it booted.
+
+    ``dropped``: host lines it dropped (too long, bad CRC, unknown); ``held``: lines it did
+    not write because the host was not reading (USB's buffer full); ``cut``: lines cut
+    short because a write timed out. Sent after each HELLO and after an ``S`` line
+    whenever one of them changed.
+    """
+
+    __slots__ = ()
+
+
+class Tune(namedtuple("Tune", ("n", "volume", "notes"))):
+    """``T <n> <volume> <hz>:<ms>,...``: play a tune on the buzzer, command number ``n``.
+
+    ``volume`` is 0–100 (per cent of the loudest); ``notes`` a tuple of ``(hz, ms)``, one to
+    :data:`MAX_NOTES`, ``hz`` 0 (a rest) or 20–20000, ``ms`` 1–5000. A new tune replaces
+    one still playing. Answered ``OK <n>``, or ``ERR <n> no buzzer``.
+    """
 
     __slots__ = ()
 
@@ -225,6 +272,31 @@ def _colours(token: str) -> tuple[int, ...]:
     return tuple(int(token[i : i + 6], 16) for i in range(0, len(token), 6))
 
 
+def _notes(token: str) -> tuple[tuple[int, int], ...]:
+    parts = token.split(",")
+    if len(parts) > MAX_NOTES:
+        raise ProtocolError("too many notes")
+    notes = []
+    for part in parts:
+        halves = part.split(":")
+        if len(halves) != 2:
+            raise ProtocolError("bad note")
+        hz = _dec(halves[0], 20001)
+        ms = _dec(halves[1], 5001)
+        if (hz and hz < 20) or not ms:
+            raise ProtocolError("bad note")
+        notes.append((hz, ms))
+    return tuple(notes)
+
+
+def _check_feature(word: str, error: type) -> None:
+    if not word:
+        raise error("bad feature")
+    for char in word:
+        if char not in _FEATURE_CHARS:
+            raise error("bad feature")
+
+
 def check_firmware_version(word: str) -> None:
     if not 0 < len(word) <= 32:
         raise ValueError("firmware version must be 1 to 32 characters")
@@ -282,6 +354,20 @@ def decode(line: bytes) -> Any:
         if channels < 1:
             raise ProtocolError("no channels")
         return Hello(protocol, version, channels, leds)
+    if kind == "T" and count == 4:
+        volume = _dec(words[2], 101)
+        return Tune(_dec(words[1], SEQ_MODULO), volume, _notes(words[3]))
+    if kind == "STATS" and count == 4:
+        return Stats(
+            _dec(words[1], COUNTER_LIMIT),
+            _dec(words[2], COUNTER_LIMIT),
+            _dec(words[3], COUNTER_LIMIT),
+        )
+    if kind == "HAS" and count >= 2:
+        features = tuple(words[1:])
+        for feature in features:
+            _check_feature(feature, ProtocolError)
+        return Has(features)
     if body == "HELLO?":
         return AskHello()
     if body == "S?":
@@ -332,6 +418,30 @@ def encode(message: Any) -> bytes:
         return frame_line(
             f"HELLO pyramid {message.protocol} {message.firmware} {message.channels} {message.leds}"
         )
+    if kind is Tune:
+        _check_number("n", message.n, SEQ_MODULO)
+        _check_number("volume", message.volume, 101)
+        notes = message.notes
+        if not notes or len(notes) > MAX_NOTES:
+            raise ValueError(f"a tune has 1 to {MAX_NOTES} notes")
+        parts = []
+        for hz, ms in notes:
+            _check_number("hz", hz, 20001)
+            _check_number("ms", ms, 5001)
+            if (hz and hz < 20) or not ms:
+                raise ValueError("a note is 0 (a rest) or 20..20000 Hz, for 1..5000 ms")
+            parts.append(f"{hz}:{ms}")
+        return frame_line(f"T {message.n} {message.volume} {','.join(parts)}")
+    if kind is Stats:
+        for name in ("dropped", "held", "cut"):
+            _check_number(name, getattr(message, name), COUNTER_LIMIT)
+        return frame_line(f"STATS {message.dropped} {message.held} {message.cut}")
+    if kind is Has:
+        if not message.features:
+            raise ValueError("HAS names at least one feature")
+        for feature in message.features:
+            _check_feature(feature, ValueError)
+        return frame_line("HAS " + " ".join(message.features))
     if kind is AskHello:
         return frame_line("HELLO?")
     if kind is AskSensors:

@@ -37,6 +37,7 @@ from controller.hardware.channels import CELLS, ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, LedMode  # noqa: E402
 from controller.palette import PALETTE  # noqa: E402
 from controller.rules import perlen, pyramidos  # noqa: E402
+from controller.rules.notation import FILES, parse_position  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
 CMAP = ChannelMap.default()
@@ -54,7 +55,7 @@ BUTTONS = (("button:confirm", "✓ confirm"), ("button:end_turn", "→ end turn"
 
 
 def _cell_xy(cell: str) -> tuple[float, float]:
-    file, rank = "abcde".index(cell[0]), int(cell[1]) - 1
+    file, rank = FILES.index(cell[0]), int(cell[1]) - 1
     return MARGIN + STEP * (file + 0.5), MARGIN + STEP * (4 - rank + 0.5)
 
 
@@ -130,7 +131,7 @@ def svg(frames: Sequence[LedFrame], title: str, kind: str = "perlen") -> str:
         '<g font-family="sans-serif" font-size="11" fill="#4a3419" text-anchor="middle">',
     ]
     if kind == "perlen":
-        for i, file in enumerate("abcde"):
+        for i, file in enumerate(FILES):
             out.append(f'<text x="{MARGIN + STEP * (i + 0.5):.0f}" y="{MARGIN + SIDE + 5}">'
                        f"{file}</text>")  # fmt: skip
         for rank in range(1, 6):
@@ -212,6 +213,10 @@ def pictures() -> dict[str, str]:
     sweep = [_frame(over, PLAYERS, options=GuidanceOptions(sweep_frame=k))
              for k in range(SWEEP_PERIOD)]  # fmt: skip
     four = _pyr("land t1", "land t2", "land t3", "land t4", seats=2)
+    # Undo of b3, which had earned 2:b2, 2:b3 and 3:b2: the top one's footprint first.
+    undone, _ = _play("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2")
+    top = parse_position("3:b2").footprint
+    take_off = GuidanceOptions(take_off=top)
     made: dict[str, tuple[list[LedFrame], str, str]] = {
         "leds-turn.svg": (
             [_frame(after_c3, PLAYERS)],
@@ -241,6 +246,19 @@ def pictures() -> dict[str, str]:
         "leds-missing.svg": (
             [_frame(after_c3, PLAYERS, mismatches=[Mismatch("c3", MismatchKind.MISSING, 0)])],
             "A red pearl missing from c3: c3 blinks red",
+            "perlen",
+        ),
+        "leds-take-off.svg": (
+            [
+                _frame(
+                    undone,
+                    PLAYERS,
+                    mismatches=[Mismatch("b3", MismatchKind.EXTRA)],
+                    options=take_off,
+                )
+            ],
+            "A move taken back under bonus pearls: the cells under the top one, 3:b2, flash "
+            "white until it is off",
             "perlen",
         ),
         "leds-thinking.svg": (

@@ -10,24 +10,30 @@ the three functions is called.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     import threading
 
     from flask import Flask
 
+    from controller.config import Config
+    from controller.hardware.port import Board
+    from controller.store import Store
+    from web_ui.live import TableLike
+    from web_ui.state import WebSettings
+
 __all__ = ["create_app", "serve", "stop"]
 
 
 def create_app(
     *,
-    table: Any,
-    store: Any,
-    board: Any = None,
-    config: Any = None,
+    table: TableLike,
+    store: Store,
+    board: Board | None = None,
+    config: Config | None = None,
     testing: bool = False,
-    web: Any = None,
+    web: WebSettings | None = None,
 ) -> Flask:
     """See :func:`web_ui.app.create_app`."""
     from web_ui.app import create_app as build

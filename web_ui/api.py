@@ -10,7 +10,7 @@ In short::
                     "options", "children_help"}
          /api/command/<confirm|end_turn|undo|hint|abort|play_again>
          /api/led-test {"led", "colour"} or {"stop": true}
-         /api/virtual {"name", "action"}  /api/settings {"language"}
+         /api/virtual {"name", "action"}  /api/settings {"language", "volume"}
 
 Writes send ``X-CSRFToken`` (from ``GET /api/session``) with the session cookie; every
 body goes through :func:`web_ui.auth.require_json_object` and its route's
@@ -32,7 +32,7 @@ from web_ui import auth, bodies, control, forms, i18n, security
 from web_ui.auth import admin_required, require_json_object
 from web_ui.render import say
 from web_ui.replay import ReplayUnavailable, replay_steps
-from web_ui.state import web_state
+from web_ui.state import VOLUME_KEY, volume_percent, web_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -234,9 +234,19 @@ def virtual() -> Response:
 @admin_required
 def settings() -> Response:
     web = web_state()
-    language = require_json_object(bodies.SETTINGS)["language"]
-    if not i18n.is_language(language):
+    body = require_json_object(bodies.SETTINGS)
+    if not body:
+        raise bodies.InputError("body", "send language, volume or both")
+    language = body.get("language")
+    if language is not None and not i18n.is_language(language):
         raise bodies.InputError("language", "must be en, de or da")
-    web.store.set_setting(i18n.LANGUAGE_KEY, language)
-    web.default_language = language
-    return ok()
+    volume = body.get("volume")
+    if volume is not None and (not 0 <= volume <= 100 or volume % 10):
+        raise bodies.InputError("volume", "must be a whole number of tens from 0 to 100")
+    # Both checked before either is stored: a refused body changes nothing.
+    if language is not None:
+        web.store.set_setting(i18n.LANGUAGE_KEY, language)
+        web.default_language = language
+    if volume is not None:
+        web.store.set_setting(VOLUME_KEY, str(volume))
+    return ok(language=web.default_language, volume=volume_percent(web.store))

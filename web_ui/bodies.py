@@ -238,9 +238,10 @@ SETUP: Final = Shape(
     required=("game", "players"),
 )
 PLAYER: Final = Shape(
-    {"name": ("string",), "colour": ("string",), "computer": ("string", "null")},
-    required=("name", "colour"),
+    {"name": ("string", "null"), "colour": ("string",), "computer": ("string", "null")},
+    required=("colour",),  # a name too, unless the seat is a computer's (forms.py)
 )
 LED_TEST: Final = Shape({"led": ("string",), "colour": ("string", "array"), "stop": ("boolean",)})
 VIRTUAL: Final = Shape({"name": ("string",), "action": ("string",)}, required=("name",))
-SETTINGS: Final = Shape({"language": ("string",)}, required=("language",))
+SETTINGS: Final = Shape({"language": ("string",), "volume": ("integer",)})
+"""At least one of them (``api.py``)."""

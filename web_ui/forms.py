@@ -136,7 +136,12 @@ def parse_setup(raw: object, *, levels: Sequence[str] = ()) -> GameSetup:
     for seat, item in enumerate(players_raw):
         where = f"players[{seat}]"
         one = PLAYER.check(item, where)
-        name = clean_name(one["name"], f"{where}.name")
+        raw_name = one.get("name")
+        named = not (one.get("computer") not in (None, "", "person") and raw_name in (None, ""))
+        # A computer seat may go without a name: the referee names it by its level.
+        if named and raw_name is None:
+            raise InputError(f"{where}.name", "is required (only a computer seat may go unnamed)")
+        name = clean_name(raw_name, f"{where}.name") if named else ""
         colour_name = _text(one["colour"], f"{where}.colour", limit=40)
         try:
             colour = palette.by_name(colour_name)
@@ -153,7 +158,7 @@ def parse_setup(raw: object, *, levels: Sequence[str] = ()) -> GameSetup:
         players.append(SeatSetup(seat, name, colour.name, computer))
     lowered = [p.name.casefold() for p in players]
     for i, name in enumerate(lowered):
-        if name in lowered[:i]:
+        if name and name in lowered[:i]:
             raise InputError(f"players[{i}].name", "two players cannot have the same name")
     try:
         palette.check_distinct(palette.by_name(p.colour) for p in players)

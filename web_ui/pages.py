@@ -26,7 +26,7 @@ from controller.hardware.port import TUNES
 from controller.store import StoredGame
 from web_ui import auth, control, forms, i18n, render, reviews, security
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
-from web_ui.state import web_state
+from web_ui.state import VOLUME_KEY, volume_percent, web_state
 
 bp = Blueprint("pages", __name__)
 
@@ -226,8 +226,10 @@ def leaderboard() -> str:
     game = request.args.get("game") or None
     if game is not None and game not in forms.GAMES:
         abort(400, gettext("game must be perlen-pyramide or pyramidos."))
-    rows = web_state().store.leaderboard(game)
-    return render_template("leaderboard.html", rows=rows, game=game)
+    store = web_state().store
+    kinds = [game] if game else list(forms.GAMES)
+    tables = [(kind, store.leaderboard(kind)) for kind in kinds]
+    return render_template("leaderboard.html", tables=tables, game=game)
 
 
 @bp.get("/rules")
@@ -276,7 +278,20 @@ def settings() -> str:
         "settings.html",
         default_language=web.default_language,
         brightness=_brightness_percent(),
+        has_buzzer=web.board is not None and web.board.has_buzzer,
+        volume=volume_percent(web.store),
     )
+
+
+@bp.post("/settings/volume")
+def settings_volume() -> Any:
+    raw = request.form.get("volume", "")
+    if not raw.isascii() or not raw.isdigit() or int(raw) > 100 or int(raw) % 10:
+        abort(400, gettext("The volume is a whole number of tens from 0 to 100."))
+    _form_admin()
+    web_state().store.set_setting(VOLUME_KEY, str(int(raw)))
+    flash(gettext("The buzzer's volume was changed."), "ok")
+    return redirect(url_for("pages.settings"))
 
 
 def _brightness_percent() -> int | None:

@@ -13,6 +13,7 @@ from typing import Any
 from flask import Flask, render_template
 from flask_babel import get_translations, gettext, lazy_gettext
 
+from controller.hardware.channels import CELLS
 from controller.referee.messages import TERMS, Message, colour_term, sentences
 from controller.referee.snapshot import Snapshot
 from web_ui import drawing
@@ -241,7 +242,7 @@ def live_fragments(snapshot: Snapshot, *, with_csrf: bool = False) -> dict[str, 
     context = live_context(snapshot)
     context["with_csrf"] = with_csrf
     return {
-        region: render_template(f"_{region.replace('-', '_')}.html", **context)
+        region: render_template(f"_{region.replace('-', '_')}.html", **context).strip()
         for region in LIVE_REGIONS
     }
 
@@ -268,6 +269,12 @@ COUNTER_NAMES: Mapping[str, Any] = {
     "handshakes": lazy_gettext("handshakes"),
     "link_losses": lazy_gettext("links lost"),
     "reconnects": lazy_gettext("reconnections"),
+    "sounds": lazy_gettext("sounds played"),
+    "tunes_sent": lazy_gettext("tunes sent to the Pico"),
+    "tunes_refused": lazy_gettext("tunes the Pico refused"),
+    "device_dropped_lines": lazy_gettext("lines the Pico dropped"),
+    "device_lines_held": lazy_gettext("lines the Pico held back (host not reading)"),
+    "device_lines_cut": lazy_gettext("lines the Pico cut short"),
 }
 """The board adapters' counters (``BoardStatus.counters``) in words; others keep their name."""
 
@@ -319,7 +326,7 @@ def diagnostics_fragments(snapshot: Snapshot) -> dict[str, str]:
 
 def _channel_order(name: str) -> tuple[int, str]:
     """Cells in reading order (a1, b1 … e5), then targets, then buttons."""
-    if len(name) == 2 and name[0] in "abcde" and name[1] in "12345":
+    if name in CELLS:
         return (0, name[1] + name[0])
     if name.startswith("t") or name == "top":
         return (1, "z" if name == "top" else name)

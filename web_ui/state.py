@@ -27,6 +27,14 @@ if TYPE_CHECKING:
     from waitress.server import BaseWSGIServer
 
 KEY: Final = "pyramid"
+VOLUME_KEY: Final = "board.volume"
+"""Store setting: the buzzer's volume in percent, set on the Settings page (0 mutes it)."""
+
+
+def volume_percent(store: Store) -> int:
+    """The buzzer's volume in percent (100 until someone sets it)."""
+    raw = store.get_setting(VOLUME_KEY, "100") or "100"
+    return int(raw) if raw.isascii() and raw.isdigit() and int(raw) <= 100 else 100
 
 
 @dataclass(frozen=True, slots=True)

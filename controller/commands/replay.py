@@ -1,5 +1,9 @@
 """``pyramid replay FILE [--json]``: play a game record through and show the result.
 
+``pyramid replay --store FILE [--game N]`` replays a game of the store instead (the
+newest by default): its stored events folded by the referee's own vocabulary
+(:mod:`controller.referee.events`), exactly as a resume after a restart does.
+
 With ``--json`` exactly one JSON object goes to standard output (other programs read it).
 A record that cannot be read or played exits with status 2, prints nothing on standard
 output, and says on standard error which move failed and why.
@@ -11,12 +15,15 @@ import argparse
 import json
 import os
 import sys
+from pathlib import Path
 from typing import Any, TextIO
 
 from controller.rules import perlen, pyramidos
-from controller.rules.notation import LAYERS, POSITIONS, Target, layer_size
+from controller.rules.notation import FILES, LAYERS, POSITIONS, Target, layer_size
 from controller.rules.records import (
     PerlenRecord,
+    PyramidosRecord,
+    Record,
     RecordError,
     ReplayError,
     parse_record,
@@ -39,7 +46,9 @@ def register(subparsers: Any) -> None:
         help="replay a game record and show the pyramid and scores",
         description="Replay a JSON game record (use - for standard input).",
     )
-    parser.add_argument("file", help="the record, or - to read standard input")
+    parser.add_argument("file", nargs="?", help="the record, or - to read standard input")
+    parser.add_argument("--store", type=Path, help="replay a game of this game store instead")
+    parser.add_argument("--game", type=int, help="with --store: the game's number (the newest)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--colour",
@@ -61,15 +70,53 @@ def _read(path: str) -> str:
     return text
 
 
-def run(args: argparse.Namespace) -> int:
+def _stored_record(path: Path, number: int | None) -> Record:
+    """The record of game ``number`` (the newest) of the store at ``path``, by the fold."""
+    from controller.referee.events import EventError, fold, from_stored, standing
+    from controller.referee.games import new_game, read_options
+    from controller.store import Store, StoreError
+
+    if not path.is_file():
+        raise RecordError(f"there is no game store at {path}")
     try:
-        record = parse_record(_read(args.file))
+        with Store(path) as store:
+            if number is None:
+                latest = store.games(limit=1)
+                if not latest:
+                    raise RecordError("the store holds no game")
+                number = latest[0].id
+            game = store.game(number)
+    except StoreError as exc:
+        raise RecordError(str(exc)) from None
+    if game is None:
+        raise RecordError(f"the store holds no game {number}")
+    names = tuple(p.name for p in game.players)
+    try:
+        options = read_options(game.game, len(names), dict(game.options))
+        played = fold(new_game(options), (from_stored(e.kind, e.data) for e in game.events))
+    except (EventError, perlen.OptionError, pyramidos.SetupError) as exc:
+        raise RecordError(f"game {number}: {exc}") from None
+    if isinstance(options, perlen.PerlenOptions):
+        return PerlenRecord(standing(played), options, names)
+    return PyramidosRecord(standing(played), options, names)
+
+
+def run(args: argparse.Namespace) -> int:
+    if (args.file is None) == (args.store is None):
+        print("pyramid replay: give a record FILE (or -), or --store FILE", file=sys.stderr)
+        return 2
+    source = args.file if args.store is None else str(args.store)
+    try:
+        if args.store is not None:
+            record = _stored_record(args.store, args.game)
+        else:
+            record = parse_record(_read(args.file))
         result = summary(record)
     except OSError as exc:
-        print(f"pyramid replay: cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        print(f"pyramid replay: cannot read {source}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except (RecordError, ReplayError, UnicodeDecodeError) as exc:
-        print(f"pyramid replay: {args.file}: {exc}", file=sys.stderr)
+        print(f"pyramid replay: {source}: {exc}", file=sys.stderr)
         return 2
     if args.json:
         json.dump(result, sys.stdout)
@@ -104,7 +151,7 @@ def draw_perlen(state: perlen.PerlenState, out: TextIO, *, colour: bool = False)
                 if p.layer == layer and p.rank == rank
             ]
             out.write(f"  {rank + 1} " + " ".join(cells) + "\n")
-        out.write("    " + " ".join("abcde"[:n]) + "\n")
+        out.write("    " + " ".join(FILES[:n]) + "\n")
     result = perlen.outcome(state)
     pools = state.pools_left()
     for c in range(perlen.COLOURS):
@@ -131,7 +178,8 @@ def draw_pyramidos(state: pyramidos.PyramidosState, out: TextIO, *, colour: bool
     out.write(f"  {at(Target.T1)}  {at(Target.T2)}  {at(Target.T3)}  {at(Target.T4)}\n")
     result = pyramidos.outcome(state)
     for seat, points in enumerate(result.points):
-        out.write(f"seat {seat} ({_pearl(seat, colour)}): {points} points\n")
+        unit = "point" if points == 1 else "points"
+        out.write(f"seat {seat} ({_pearl(seat, colour)}): {points} {unit}\n")
     if result.over:
         names = " and ".join(f"seat {s}" for s in result.winners)
         out.write(f"winner: {names}\n" if len(result.winners) == 1 else f"draw: {names}\n")

@@ -228,7 +228,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.table import Table, TableSettings
 
     try:
-        board, channel_map = build_board(config)
+        board, channel_map = build_board(config, data_dir=config.store.path.parent)
     except (ConfigError, OSError) as exc:
         print(f"pyramid run: board: {exc}", file=sys.stderr)
         return 2
@@ -250,7 +250,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("game store: %s", config.store.path)
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
-    table = Table(board, channel_map, store, TableSettings(rules=Rules(seat_colours=colours)))
+    from web_ui.state import volume_percent
+
+    settings = TableSettings(
+        rules=Rules(seat_colours=colours), volume=lambda: volume_percent(store) / 100
+    )
+    table = Table(board, channel_map, store, settings)
     with _signals() as stopper:
         try:
             return _serve(config, board, store, table, stopper, started, pin_command(args))

@@ -14,6 +14,7 @@ without loading gpiozero or pyserial.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from controller.hardware.channels import ChannelMap
@@ -23,8 +24,13 @@ from controller.hardware.wiring import ConfigError, HardwareConfig
 __all__ = ["build_board"]
 
 
-def build_board(config: HardwareConfig, *, pin_factory: Any = None) -> tuple[Board, ChannelMap]:
+def build_board(
+    config: HardwareConfig, *, pin_factory: Any = None, data_dir: Path | None = None
+) -> tuple[Board, ChannelMap]:
     """Build the board ``config.board.adapter`` names; it is not started yet.
+
+    ``data_dir`` is where the simulated board keeps its pieces across restarts (as real
+    wood keeps its pearls); without it the simulated board starts empty.
 
     ``pin_factory`` overrides gpiozero's for the gpio adapter (tests pass a
     ``MockFactory`` or an ``LGPIOFactory`` over :mod:`~controller.hardware.lgpio_model`;
@@ -34,15 +40,20 @@ def build_board(config: HardwareConfig, *, pin_factory: Any = None) -> tuple[Boa
     """
     channel_map = config.board.channel_map
     adapter = config.board.adapter
+    board: Board
     if adapter == "sim":
+        from controller.hardware.channels import BUTTONS
         from controller.hardware.sim import SimBoard
 
-        return SimBoard(channel_map.channel_count, channel_map.led_count), channel_map
+        pieces = {c: n for c, n in channel_map.name_by_channel.items() if n not in BUTTONS}
+        keep = data_dir / "virtual-board.json" if data_dir is not None else None
+        board = SimBoard(channel_map.channel_count, channel_map.led_count, keep=keep, pieces=pieces)
+        return board, channel_map
     if adapter == "gpio":
         from controller.hardware.gpio import GpioBoard, GpioUnavailable
 
         try:
-            board: Board = GpioBoard(
+            board = GpioBoard(
                 config.board.gpio,
                 config.leds,
                 channel_map.led_count,

@@ -19,6 +19,14 @@ The Pico scans the sensors and drives the LEDs; this adapter only speaks wire pr
   second) or a failing port mean the link is lost: the adapter reports
   :attr:`~controller.hardware.port.LinkState.LOST`, reopens the port with growing pauses
   (``backoff_first`` up to ``backoff_max``), handshakes again and re-sends the frame.
+  With ``auto`` each attempt looks the Pico up by USB id again, so a Pico that comes back
+  as another device (``/dev/ttyACM1`` for ``/dev/ttyACM0``) is found; with a fixed path the
+  status says which path it waits for.
+- **The board's own counters and extras.** ``STATS`` (host lines the firmware dropped,
+  lines it held back or had cut short while the host did not read) become the counters
+  ``device_dropped_lines``, ``device_lines_held``, ``device_lines_cut``; ``HAS buzzer``
+  after the HELLO makes :attr:`has_buzzer` true (unless the config says otherwise), and
+  :meth:`sound` then sends each cue's tune as one ``T`` line.
 
 Everything happens on the adapter's own reader thread, except that :meth:`show` writes
 its frame at once when the link is up (the fastest path from a move to the LEDs).
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 import time
 from collections import Counter
@@ -42,7 +51,15 @@ import serial
 from serial.tools import list_ports
 
 from controller.hardware.channels import ChannelMap
-from controller.hardware.port import Board, BoardStatus, LedFrame, LedMode, LinkState
+from controller.hardware.port import (
+    TUNES,
+    Board,
+    BoardStatus,
+    LedFrame,
+    LedMode,
+    LinkState,
+    Sound,
+)
 from firmware import protocol
 
 if TYPE_CHECKING:
@@ -73,6 +90,11 @@ COUNTERS: Final = (
     "reconnects",
     "link_losses",
     "board_restarts",
+    "tunes_sent",
+    "tunes_refused",
+    "device_dropped_lines",
+    "device_lines_held",
+    "device_lines_cut",
 )
 """Counters every status carries, zero or not."""
 
@@ -101,7 +123,9 @@ class SerialLike(Protocol):
 Opener = Callable[[str, int, float], SerialLike]
 
 
-def find_picos(ports: Iterable[Any] | None = None) -> list[str]:
+def find_picos(
+    ports: Iterable[Any] | None = None, usb_id: tuple[int, int] = PICO_USB_ID
+) -> list[str]:
     """Device names of the Picos plugged in, sorted (``ports``: ``comports()`` entries).
 
     >>> from types import SimpleNamespace as Port
@@ -110,26 +134,39 @@ def find_picos(ports: Iterable[Any] | None = None) -> list[str]:
     ['/dev/ttyACM1']
     """
     found = list_ports.comports() if ports is None else ports
-    return sorted(port.device for port in found if (port.vid, port.pid) == PICO_USB_ID)
+    return sorted(port.device for port in found if (port.vid, port.pid) == usb_id)
 
 
-def resolve_port(spec: str, ports: Iterable[Any] | None = None) -> str:
+def usb_id_text(usb_id: tuple[int, int]) -> str:
+    """``2E8A:0005``."""
+    return f"{usb_id[0]:04X}:{usb_id[1]:04X}"
+
+
+def resolve_port(
+    spec: str, ports: Iterable[Any] | None = None, usb_id: tuple[int, int] = PICO_USB_ID
+) -> str:
     """The device path or URL that ``spec`` names right now (``auto`` looks it up)."""
     if spec != "auto":
         return spec
-    picos = find_picos(ports)
+    picos = find_picos(ports, usb_id)
     if not picos:
         raise NoPicoFound(
-            "no Pico (USB 2E8A:0005) is plugged in; is MicroPython on it? (see hardware/README.md)"
+            f"no Pico (USB {usb_id_text(usb_id)}) is plugged in; is MicroPython on it? "
+            "(see hardware/README.md)"
         )
     if len(picos) > 1:
         log.warning("several Picos are plugged in (%s); using %s", ", ".join(picos), picos[0])
     return picos[0]
 
 
-def open_port(spec: str, baudrate: int = BAUDRATE, timeout: float = 0.1) -> SerialLike:
+def open_port(
+    spec: str,
+    baudrate: int = BAUDRATE,
+    timeout: float = 0.1,
+    usb_id: tuple[int, int] = PICO_USB_ID,
+) -> SerialLike:
     """Open ``spec`` (``auto``, a path or a pyserial URL) with a short read timeout."""
-    target = resolve_port(spec)
+    target = resolve_port(spec, usb_id=usb_id)
     if "://" in target:
         port: SerialLike = serial.serial_for_url(
             target, baudrate=baudrate, timeout=timeout, write_timeout=0.5
@@ -160,12 +197,23 @@ class LinkTiming:
     """Seconds to wait for OK before a frame is sent again."""
     refresh: float = 2.0
     """The current frame is sent again this often (the firmware blanks after 10 s)."""
+    tune_answer: float = 1.0
+    """Seconds a ``T`` line may go unanswered before the board counts as having no buzzer
+    (firmware older than 1.1.0 drops the line and says nothing)."""
     poll: float = 0.1
     """Read timeout: how often the reader thread looks at its clocks when nothing arrives
     (a line wakes it at once; each idle wake-up costs CPU, so not too often)."""
 
     def __post_init__(self) -> None:
-        for name in ("silence", "handshake", "backoff_first", "backoff_max", "frame_retry", "poll"):
+        for name in (
+            "silence",
+            "handshake",
+            "backoff_first",
+            "backoff_max",
+            "frame_retry",
+            "poll",
+            "tune_answer",
+        ):
             if getattr(self, name) <= 0:
                 raise ValueError(f"LinkTiming.{name} must be positive")
         if not 0 < self.refresh < 10:
@@ -200,7 +248,11 @@ class SerialBoard(Board):
         baudrate: int = BAUDRATE,
         timing: LinkTiming | None = None,
         opener: Opener = open_port,
+        buzzer: bool | None = None,
+        usb_id: tuple[int, int] = PICO_USB_ID,
     ) -> None:
+        """``buzzer``: None (the board says, with ``HAS buzzer``), True or False (the config
+        says). ``usb_id``: what ``port = "auto"`` looks for."""
         super().__init__(channels, leds)
         if not isinstance(port, str) or not port.strip():
             raise ValueError("port must be 'auto', a device path or a pyserial URL")
@@ -215,7 +267,12 @@ class SerialBoard(Board):
         self.brightness = brightness
         self.baudrate = baudrate
         self.timing = timing if timing is not None else LinkTiming()
+        self.buzzer = buzzer
+        self.usb_id = usb_id
         self._opener = opener
+        self._features: tuple[str, ...] = ()
+        self._tune: tuple[int, float] | None = None  # (n, sent at) of a T not yet answered
+        self._no_buzzer = False  # the board refused a tune (or ignored one)
         self._link_lock = threading.RLock()
         self._port: SerialLike | None = None
         self._port_name = self.port_spec
@@ -245,12 +302,21 @@ class SerialBoard(Board):
         cls, serial_cfg: SerialConfig, channel_map: ChannelMap, brightness: float
     ) -> SerialBoard:
         """Build from ``[board.serial]`` (``port``, ``baudrate``) and the channel map."""
+        timing = LinkTiming(
+            silence=serial_cfg.silence_s,
+            handshake=serial_cfg.handshake_s,
+            frame_retry=serial_cfg.frame_retry_s,
+            refresh=serial_cfg.refresh_s,
+        )
         return cls(
             serial_cfg.port,
             channel_map.channel_count,
             channel_map.led_count,
             brightness=brightness,
             baudrate=serial_cfg.baudrate,
+            timing=timing,
+            buzzer=serial_cfg.buzzer,
+            usb_id=serial_cfg.usb_id,
         )
 
     # -- lifecycle -----------------------------------------------------------------------
@@ -301,12 +367,22 @@ class SerialBoard(Board):
         """Open the port and handshake; True when the link is up."""
         lost = LinkState.LOST if self._ever_connected else LinkState.SEARCHING
         try:
-            port = self._opener(self.port_spec, self.baudrate, self.timing.poll)
+            if self._opener is open_port:
+                port = open_port(self.port_spec, self.baudrate, self.timing.poll, self.usb_id)
+            else:
+                port = self._opener(self.port_spec, self.baudrate, self.timing.poll)
         except NoPicoFound as error:
-            self._fail_to_connect(lost, str(error))
+            self._fail_to_connect(lost, f"waiting for a Pico to be plugged in: {error}")
             return False
         except (serial.SerialException, OSError, ValueError) as error:
-            self._fail_to_connect(lost, f"cannot open {self.port_spec}: {error}")
+            if "://" not in self.port_spec and not os.path.exists(self.port_spec):
+                why = (
+                    f"waiting for {self.port_spec} to appear (unplugged, or back as another "
+                    'device: port = "auto" follows the Pico by its USB id)'
+                )
+            else:
+                why = f"cannot open {self.port_spec}: {error}"
+            self._fail_to_connect(lost, why)
             return False
         name = port.name or self.port_spec
         try:
@@ -336,15 +412,19 @@ class SerialBoard(Board):
             self._last_heard = time.monotonic()
             self._pending = None
             self._refused = None
+            self._features = ()
+            self._tune = None
+            self._no_buzzer = False
             self._count("handshakes")
             if self._ever_connected:
                 self._count("reconnects")
             self._ever_connected = True
             self._write(protocol.encode(protocol.AskSensors()))
             self._send_frame_locked()
+        found = f" (found by USB id {usb_id_text(self.usb_id)})" if self.port_spec == "auto" else ""
         self._set_link(
             LinkState.CONNECTED,
-            f"Pico on {name}: firmware {hello.firmware}, {hello.channels} channels, "
+            f"Pico on {name}{found}: firmware {hello.firmware}, {hello.channels} channels, "
             f"{hello.leds} LEDs",
         )
         log.info("serial board: %s", self._detail)
@@ -447,13 +527,25 @@ class SerialBoard(Board):
                 if self._pending is not None and self._pending.n == message.n:
                     self._pending = None
                     self._count("frames_acked")
+                elif self._tune is not None and self._tune[0] == message.n:
+                    self._tune = None
         elif kind is protocol.Err:
             self._last_heard = now
             self._on_refusal(message)
         elif kind is protocol.Hello:
             self._last_heard = now
             self._on_hello(message)
-        else:  # our own HELLO?, S? or F come back (a loopback, or a board echoing)
+        elif kind is protocol.Stats:
+            self._last_heard = now
+            with self._link_lock:
+                self._counters["device_dropped_lines"] = message.dropped
+                self._counters["device_lines_held"] = message.held
+                self._counters["device_lines_cut"] = message.cut
+        elif kind is protocol.Has:
+            self._last_heard = now
+            with self._link_lock:
+                self._features = message.features
+        else:  # our own HELLO?, S?, F or T come back (a loopback, or a board echoing)
             self._drop(line, "not a device message")
 
     def _on_sensors(self, message: protocol.Sensors, now: float) -> None:
@@ -509,6 +601,7 @@ class SerialBoard(Board):
         with self._link_lock:
             self._device = hello
             self._hello_seen = True
+            self._features = ()  # a HAS line follows the HELLO of a board that has extras
 
     def _on_restart(self) -> None:
         """The board restarted: its LEDs went dark, so they get the current frame again."""
@@ -520,6 +613,12 @@ class SerialBoard(Board):
 
     def _on_refusal(self, message: protocol.Err) -> None:
         with self._link_lock:
+            if self._tune is not None and self._tune[0] == message.n:
+                self._tune = None
+                self._no_buzzer = True
+                self._count("tunes_refused")
+                log.warning("serial board: the Pico refused a tune: %s", message.reason)
+                return
             pending = self._pending
             if pending is None or pending.n != message.n:
                 return
@@ -533,6 +632,12 @@ class SerialBoard(Board):
             self._lose(f"no valid line for {self.timing.silence:g} s")
             return
         with self._link_lock:
+            if self._tune is not None and now - self._tune[1] > self.timing.tune_answer:
+                # Firmware before 1.1.0 drops a T line as unknown and answers nothing.
+                self._tune = None
+                self._no_buzzer = True
+                self._count("tunes_refused")
+                log.warning("serial board: the Pico did not answer a tune; no buzzer there")
             pending = self._pending
             if pending is not None:
                 if now - pending.sent_at > self.timing.frame_retry:
@@ -594,6 +699,36 @@ class SerialBoard(Board):
         port = self._port
         if port is not None:
             port.write(line)
+
+    # -- sound ---------------------------------------------------------------------------
+    @property
+    def has_buzzer(self) -> bool:
+        """What the config says; with ``buzzer = "auto"``, whether the board's ``HAS`` line
+        named one (and it has not refused a tune since)."""
+        if self.buzzer is not None:
+            return self.buzzer and not self._no_buzzer
+        return "buzzer" in self._features and not self._no_buzzer
+
+    def sound(self, sound: Sound, volume: float = 1.0) -> None:
+        """Send ``sound``'s tune as one ``T`` line; nothing when there is no buzzer, the
+        volume is 0 or the link is down (a cue played late is worse than none)."""
+        if not 0.0 <= volume <= 1.0:
+            raise ValueError(f"volume must be 0..1, not {volume!r}")
+        percent = round(volume * 100)
+        if not self.has_buzzer or not percent:
+            return
+        notes = tuple((note.hz, note.ms) for note in TUNES[sound])
+        with self._link_lock:
+            if self._port is None or self._device is None:
+                return
+            n = self._next_n
+            self._next_n = (n + 1) % protocol.SEQ_MODULO
+            self._tune = (n, time.monotonic())
+            self._count("tunes_sent")
+            try:
+                self._write(protocol.encode(protocol.Tune(n, percent, notes)))
+            except (serial.SerialException, OSError) as error:
+                log.debug("serial board: tune not sent (%s)", error)
 
     # -- diagnostics ---------------------------------------------------------------------
     def _count(self, name: str) -> None:

@@ -3,6 +3,11 @@
 Tests and the web page's virtual board set its sensors; it records every LED frame it is
 shown, the way gpiozero's ``MockPin`` records its state history.
 
+Real wood keeps its pearls through a restart; so does the virtual board when it is given
+a file to keep them in (``keep``, ``pyramid run`` puts it beside the game store): the
+pieces (cells and targets, never the buttons, which are only pressed) are written there
+by name on every change and read back when the board is built.
+
 >>> board = SimBoard(channels=4, leds=2)
 >>> board.start()
 >>> board.set_channel(2, True).active
@@ -15,12 +20,18 @@ True
 
 from __future__ import annotations
 
+import json
+import logging
+import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
 from controller.hardware.port import Board, BoardStatus, LedFrame, LinkState, SensorFrame, Sound
+
+log = logging.getLogger(__name__)
 
 
 class SimBoard(Board):
@@ -28,8 +39,19 @@ class SimBoard(Board):
 
     adapter = "sim"
 
-    def __init__(self, channels: int, leds: int, *, history: int = 10_000) -> None:
+    def __init__(
+        self,
+        channels: int,
+        leds: int,
+        *,
+        history: int = 10_000,
+        keep: Path | None = None,
+        pieces: Mapping[int, str] | None = None,
+    ) -> None:
         super().__init__(channels, leds)
+        self._keep = keep
+        self._pieces = dict(pieces or {})
+        """The channels kept in ``keep``, by name (cells and targets)."""
         self.shown: list[LedFrame] = []
         """Every LED frame shown, oldest first (the last ``history`` of them)."""
         self._history = history
@@ -40,6 +62,39 @@ class SimBoard(Board):
         self.sounds: list[tuple[Sound, float]] = []
         """Every cue asked of the board with its volume, oldest first (it has no buzzer:
         tests assert on this which cue the Table played)."""
+
+        if keep is not None:
+            kept = self._read_kept(keep)
+            if kept:
+                self._frame = SensorFrame(kept, 0, time.monotonic())
+
+    def _read_kept(self, path: Path) -> frozenset[int]:
+        """The pieces kept in ``path``; a missing or unreadable file keeps none."""
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return frozenset()
+        except (OSError, ValueError) as exc:
+            log.warning("virtual board: %s cannot be read (%s); it starts empty", path, exc)
+            return frozenset()
+        names = data.get("pieces") if isinstance(data, dict) else None
+        if data.get("version") != 1 or not isinstance(names, list):
+            log.warning("virtual board: %s is not a board this version keeps", path)
+            return frozenset()
+        by_name = {name: channel for channel, name in self._pieces.items()}
+        return frozenset(by_name[n] for n in names if isinstance(n, str) and n in by_name)
+
+    def _write_kept(self, active: frozenset[int]) -> None:
+        if self._keep is None:
+            return
+        names = sorted(self._pieces[c] for c in active if c in self._pieces)
+        temporary = self._keep.with_name(self._keep.name + ".tmp")
+        try:
+            self._keep.parent.mkdir(parents=True, exist_ok=True)
+            temporary.write_text(json.dumps({"version": 1, "pieces": names}), encoding="utf-8")
+            os.replace(temporary, self._keep)  # whole or not at all
+        except OSError as exc:
+            log.warning("virtual board: cannot keep its pieces in %s (%s)", self._keep, exc)
 
     def _start(self) -> None:
         self._running = True
@@ -85,7 +140,10 @@ class SimBoard(Board):
         old = self.read().active
         for channel in new ^ old:
             self._toggles[channel] += 1
-        return self._publish(new)
+        frame = self._publish(new)
+        if frame is not None and {c for c in new ^ old if c in self._pieces}:
+            self._write_kept(new)
+        return frame
 
     def set_channel(self, channel: int, active: bool) -> SensorFrame | None:
         """Make one channel active or inactive."""

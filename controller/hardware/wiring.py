@@ -175,6 +175,18 @@ class SerialConfig:
     """``auto`` (find USB id 2E8A:0005), a device path, or a pyserial URL (``loop://``)."""
     baudrate: int = 115_200
     """Only matters for a USB-serial adapter or a real UART; USB CDC ignores it."""
+    usb_id: tuple[int, int] = (0x2E8A, 0x0005)
+    """``usb_id = "2E8A:0005"``: the vendor and product id that ``auto`` looks for."""
+    buzzer: bool | None = None
+    """``buzzer = "auto"`` (the default: the Pico says so after its HELLO), true or false."""
+    silence_s: float = 3.0
+    """Seconds without a valid line before the link counts as lost (the Pico reports ≤ 1 s)."""
+    refresh_s: float = 2.0
+    """The LED frame is sent again this often (the firmware blanks after 10 s without one)."""
+    frame_retry_s: float = 0.25
+    """Seconds to wait for a frame's OK before it is sent again."""
+    handshake_s: float = 0.5
+    """Seconds to wait for HELLO after each HELLO?."""
 
 
 @dataclass(frozen=True, slots=True)

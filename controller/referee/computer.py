@@ -15,9 +15,11 @@ answer for a position that has gone (a take-back, a new game) is dropped.
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
+from typing import Final
 
 from controller.referee.games import PerlenGame
-from controller.referee.messages import Message
+from controller.referee.messages import Items, Message
 from controller.referee.state import (
     Ask,
     AskComputer,
@@ -98,8 +100,44 @@ def hint(state: Referee) -> str | None:
     return ask.cell if ask is not None else None
 
 
+@dataclass(frozen=True, slots=True)
+class Why:
+    """Why a hinted cell is good, in bonus pearls and visible pearls (from the computer)."""
+
+    wins: tuple[str, ...] = ()
+    """Bonus pearls of the mover's colour the move earns at once (positions)."""
+    denies: tuple[str, ...] = ()
+    """Bonus pearls a rival's pearl on the cell would earn: the move keeps them from it."""
+    worth: float = 0.0
+    """Visible pearls of the mover's final score the cell is worth more than the next."""
+
+
+WORTH_SAYING: Final = 0.5
+"""A hint says what it is worth once that is half a visible pearl or more."""
+
+
+def explained(cell: str, why: Why | None) -> tuple[Message, ...]:
+    """``Hint: b3, which wins the bonus pearl 2:b2. It is worth about 1.5 …``."""
+    if why is None:
+        return (Message.of("hint", cell=cell),)
+    if why.wins:
+        said = Message.of("hint_wins", cell=cell, positions=Items(why.wins), num=len(why.wins))
+    elif why.denies:
+        denied = tuple(dict.fromkeys(why.denies))
+        said = Message.of("hint_denies", cell=cell, positions=Items(denied), num=len(denied))
+    else:
+        said = Message.of("hint", cell=cell)
+    if why.worth < WORTH_SAYING:
+        return (said,)
+    return (said, Message.of("hint_worth", worth=f"{why.worth:.1f}"))
+
+
 def answered(
-    state: Referee, purpose: str, token: tuple[int, int], cell: str | None
+    state: Referee,
+    purpose: str,
+    token: tuple[int, int],
+    cell: str | None,
+    why: Why | None = None,
 ) -> tuple[Referee, bool]:
     """Take the computer's answer (``cell`` None: it failed); False when it is stale."""
     seat = state.seat
@@ -107,14 +145,15 @@ def answered(
     if ask is None or ask.token != token or token != _token(state):
         return state, False  # asked for a position that has gone
     done = Ask(token, cell, failed=cell is None)
+    said: tuple[Message, ...] = ()
     if purpose == "move":
-        message = Message.of("computer_failed") if cell is None else None
+        said = (Message.of("computer_failed"),) if cell is None else ()
         state = state.but(seat=dataclasses.replace(seat, computer=done))
     else:
-        message = Message.of("no_hint") if cell is None else Message.of("hint", cell=cell)
+        said = (Message.of("no_hint"),) if cell is None else explained(cell, why)
         state = state.but(seat=dataclasses.replace(seat, hint=None if cell is None else done))
-    if message is not None:
-        state = state.but(note=Note((message,), fault=cell is None and purpose == "move"))
+    if said:
+        state = state.but(note=Note(said, fault=cell is None and purpose == "move"))
     return state, True
 
 

@@ -19,7 +19,6 @@ from controller.referee.messages import Items, Message, Term, unit_term
 from controller.referee.session import Session
 from controller.referee.state import (
     Commit,
-    Effect,
     Hold,
     Note,
     Referee,
@@ -187,10 +186,6 @@ def thing(session: Session, count: int = 1) -> Term:
     """``pearl`` or ``ball`` (``pearls``/``balls`` for several)."""
     word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
     return Term("thing", word if count == 1 else word + "s")
-
-
-def effects_of(step: Step, *more: Effect) -> Step:
-    return Step(step.state, step.commit, step.effects + more, step.reply, step.create)
 
 
 def hidden_notes(game: PerlenGame) -> list[Message]:

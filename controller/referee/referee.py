@@ -302,11 +302,17 @@ def _led_test(state: Referee, order: LedTest, now: float) -> Step:
 
 
 def answered(
-    state: Referee, purpose: str, token: tuple[int, int], cell: str | None, now: float
+    state: Referee,
+    purpose: str,
+    token: tuple[int, int],
+    cell: str | None,
+    now: float,
+    why: computer.Why | None = None,
 ) -> Step:
-    """The computer's answer (``cell`` None: it could not choose); stale ones are dropped."""
+    """The computer's answer (``cell`` None: it could not choose; ``why`` a hint's
+    reasons); stale ones are dropped."""
     before = state
-    state, current = computer.answered(state, purpose, token, cell)
+    state, current = computer.answered(state, purpose, token, cell, why)
     if not current:
         return Step(before)
     return _cued(before, look(state, now))

@@ -66,9 +66,7 @@ def again(session: Session) -> NewGame:
     options["first_seat"] = (session.options.first_seat + 1) % len(by_seat)
     return NewGame(
         game=session.kind,
-        players=tuple(
-            "" if p.computer and p.name == _computer_name(p.computer) else p.name for p in by_seat
-        ),
+        players=tuple(_named(p) for p in by_seat),
         options=options,
         children_help=session.children_help,
         computer={p.seat: p.computer for p in by_seat if p.computer is not None},
@@ -78,6 +76,17 @@ def again(session: Session) -> NewGame:
 
 def _computer_name(level: str) -> str:
     return f"Computer ({level})"
+
+
+def _named(player: Player) -> str:
+    """The name to ask for again: a computer seat named by its level gets a fresh one."""
+    level = player.computer
+    if level is not None and player.name in (
+        _computer_name(level),
+        f"Computer {player.seat + 1} ({level})",
+    ):
+        return ""
+    return player.name
 
 
 def _computer(kind: str, raw: object, seats: int, levels: tuple[str, ...]) -> dict[int, str]:
@@ -111,6 +120,8 @@ def _names(raw_names: Sequence[object], computer: Mapping[int, str]) -> list[str
         name = " ".join(raw.split())
         if not name and seat in computer:
             name = _computer_name(computer[seat])
+            if name.casefold() in (n.casefold() for n in names):  # two at the same level
+                name = f"Computer {seat + 1} ({computer[seat]})"
         if not 1 <= len(name) <= MAX_NAME:
             raise Refused(Message.of("name_length", seat=seat + 1, most=MAX_NAME))
         if name.casefold() in (n.casefold() for n in names):

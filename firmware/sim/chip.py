@@ -2,12 +2,15 @@
 switch matrix wired to them, and a control line to the test process that drives it.
 
 Runs inside the firmware's own interpreter (the MicroPython unix port, or CPython). The
-wires modelled are those of hardware/README.md: a switch and its diode join a row GPIO to
-a column GPIO; a column reads high only while a row joined to it by a *closed* switch is
-driven high (the diode conducts from row to column only, so there is no ghosting). A
-column with its pull-down reads low otherwise, with its pull-up high, and with no pull it
-floats and reads at random, so a firmware that forgets the pull-down fails its tests. A
-switch that bounces conducts at random for a few milliseconds after it changes.
+wires modelled are those of hardware/README.md, the same for the Pi and the Pico build: a
+switch and its diode (anode on the column, cathode on the row) join a row GPIO to a column
+GPIO; a column reads low only while a row joined to it by a *closed* switch pulls low (an
+output or an open-drain pin at 0). A row driven high does nothing through the diode, so
+there is no ghosting, and a firmware that drives rows high (the old Pico wiring) reads
+nothing. A column with its pull-up reads high otherwise, with its pull-down low, and with
+no pull it floats and reads at random, so a firmware that forgets the pull-up fails its
+tests. An open-drain pin at 1 is released (an input). A switch that bounces conducts at
+random for a few milliseconds after it changes. Not modelled: resistance, rise times.
 
 The test process (firmware/sim/harness.py) talks to the chip over the pty named by the
 environment variable ``PYRAMID_SIM_TTY``, one line per message:
@@ -22,6 +25,7 @@ chip to harness
     ``wdt MS``                the watchdog was started with an MS timeout
     ``feed``                  the watchdog was fed (at most four times per timeout)
     ``timer MS``              a periodic timer was started
+    ``pwm PIN HZ DUTY``       a PWM output changed (DUTY as duty_u16; 0 is silent)
     ``reset``                 ``machine.reset()`` was called
 
 Without ``PYRAMID_SIM_TTY`` the chip runs alone (a benchmark scanning in-process); its
@@ -116,13 +120,14 @@ class Chip:
             pins = self.pins
             for row, (closed, bounce_until) in joined.items():
                 row_state = pins.get(row)
-                if row_state is None or row_state[0] != OUT or not row_state[2]:
+                # Only a row that pulls low conducts through the diode into it.
+                if row_state is None or row_state[0] == IN or row_state[2]:
                     continue
                 if bounce_until is not None and ticks_diff(bounce_until, now) > 0:
                     if random.getrandbits(1):
-                        return 1
+                        return 0
                 elif closed:
-                    return 1
+                    return 0
         if pull == PULL_DOWN:
             return 0
         if pull == PULL_UP:
@@ -149,6 +154,9 @@ class Chip:
         if ticks_diff(now, self._last_feed_report) >= self._feed_every:
             self._last_feed_report = now
             self.report("feed")
+
+    def pwm_changed(self, gpio: int, hz: int, duty: int) -> None:
+        self.report(f"pwm {gpio} {hz} {duty}")
 
     def timer_started(self, timer) -> None:
         self.timers.append(timer)

@@ -89,7 +89,7 @@ def find_micropython() -> str | None:
 class SimConfig:
     """The firmware's config.py for a simulated board (the same names, in lower case)."""
 
-    version: str = "1.0.0"
+    version: str = "1.1.0"
     rows: tuple[int, ...] = (2, 3, 4, 5, 6, 7)
     columns: tuple[int, ...] = (8, 9, 10, 11, 12, 13)
     led_pin: int = 16
@@ -101,6 +101,10 @@ class SimConfig:
     blink_ms: int = 250
     blank_after_ms: int = 10000
     watchdog_ms: int = 2000
+    buzzer_pin: int | None = None
+    maintenance_channel: int | None = None
+    """Tests set it (the shipped config.py has 30, the confirm button): a matrix of
+    fewer channels would refuse a default of 30."""
 
     @classmethod
     def from_file(cls, path: Path) -> SimConfig:
@@ -119,6 +123,8 @@ class SimConfig:
             blink_ms=values["BLINK_MS"],
             blank_after_ms=values["BLANK_AFTER_MS"],
             watchdog_ms=values["WATCHDOG_MS"],
+            buzzer_pin=values.get("BUZZER_PIN"),
+            maintenance_channel=values.get("MAINTENANCE_CHANNEL"),
         )
 
     def source(self) -> str:
@@ -137,6 +143,8 @@ class SimConfig:
             f"BLINK_MS = {self.blink_ms!r}\n"
             f"BLANK_AFTER_MS = {self.blank_after_ms!r}\n"
             f"WATCHDOG_MS = {self.watchdog_ms!r}\n"
+            f"BUZZER_PIN = {self.buzzer_pin!r}\n"
+            f"MAINTENANCE_CHANNEL = {self.maintenance_channel!r}\n"
         )
 
     @property
@@ -173,7 +181,7 @@ class ChipEvent:
 
     at: float
     name: str
-    """``boot``, ``wdt``, ``feed``, ``timer``, ``reset`` (from the chip) or ``watchdog``
+    """``boot``, ``wdt``, ``feed``, ``timer``, ``pwm``, ``reset`` (from the chip) or ``watchdog``
     (the harness reset a chip that was not fed), ``halted`` (the firmware ended)."""
     value: str = ""
 

@@ -58,6 +58,43 @@ class Pin:
         return f"Pin(GPIO{self.id})"
 
 
+class PWM:
+    """A PWM output, ``PWM(pin, *, freq, duty_u16)`` as on the rp2 port; each change of
+    frequency or duty is reported to the harness (the buzzer's tone)."""
+
+    def __init__(self, dest, *, freq=0, duty_u16=0) -> None:
+        if not hasattr(dest, "id"):
+            raise TypeError("PWM needs a machine.Pin")
+        self.pin = dest
+        self._chip = chip.get()
+        self._freq = 0
+        self._duty = 0
+        if freq:
+            self.freq(freq)
+        self.duty_u16(duty_u16)
+
+    def freq(self, value=None):
+        if value is None:
+            return self._freq
+        if not 8 <= value <= 62500000:  # what an RP2040's PWM divider reaches at 125 MHz
+            raise ValueError("freq out of range")
+        self._freq = value
+        self._chip.pwm_changed(self.pin.id, self._freq, self._duty)
+        return None
+
+    def duty_u16(self, value=None):
+        if value is None:
+            return self._duty
+        if not 0 <= value <= 65535:
+            raise ValueError("duty_u16 must be 0..65535")
+        self._duty = value
+        self._chip.pwm_changed(self.pin.id, self._freq, self._duty)
+        return None
+
+    def deinit(self) -> None:
+        self.duty_u16(0)
+
+
 class WDT:
     """The hardware watchdog: once started it cannot be stopped, only fed."""
 

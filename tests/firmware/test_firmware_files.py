@@ -24,6 +24,9 @@ ON_DEVICE = sorted(FIRMWARE_DIR.glob("*.py")) + [
 ]
 # Files for the host (CPython) only.
 ON_HOST = [SIM_DIR / name for name in ("__init__.py", "harness.py", "cable.py", "fake_mpremote.py")]
+ON_HOST += [
+    FIRMWARE_DIR / "emulator" / name for name in ("__init__.py", "flash_image.py", "pico.py")
+]
 
 MICROPYTHON = find_micropython()
 needs_micropython = pytest.mark.skipif(
@@ -107,6 +110,8 @@ print(json.dumps([
     variant(LED_COUNT=80, SCAN_MS=0, DEBOUNCE_SCANS=1),
     variant(VERSION="1.0 final", REPORT_MS=1500, WATCHDOG_MS=20),
     variant(ROW_PINS=()),
+    variant(BUZZER_PIN=16, MAINTENANCE_CHANNEL=True),
+    variant(BUZZER_PIN=15, MAINTENANCE_CHANNEL=None),
 ]))
 """
 )
@@ -116,14 +121,21 @@ print(json.dumps([
 def test_the_config_is_checked_at_boot(where: str) -> None:
     if where == "micropython" and MICROPYTHON is None:
         pytest.skip("the MicroPython unix port does not run on this machine")
-    shipped, pins, led_pin, counts, words, empty = run_on_device(  # type: ignore[misc]
-        CHECK_CONFIGS, MICROPYTHON if where == "micropython" else None
-    )
+    values = run_on_device(CHECK_CONFIGS, MICROPYTHON if where == "micropython" else None)
+    assert isinstance(values, list)
+    shipped, pins, led_pin, counts, words, empty, extras, fine = values
     assert shipped == []
     assert pins == [
         "ROW_PINS: 25 is not a free Pico GPIO (GP0–GP22, GP26–GP28)",
         "COLUMN_PINS: GP3 is already used by ROW_PINS",
+        # The confirm button (channel 30) is beyond a 3 x 2 matrix.
+        "MAINTENANCE_CHANNEL must be a channel 0..5 or None, not 30",
     ]
+    assert extras == [
+        "BUZZER_PIN: GP16 is already used by LED_PIN",
+        "MAINTENANCE_CHANNEL must be a channel 0..35 or None, not True",
+    ]
+    assert fine == []
     assert led_pin == ["LED_PIN: GP8 is already used by COLUMN_PINS"]
     assert counts == [
         "LED_COUNT must be a whole number 0..79, not 80",
@@ -145,8 +157,8 @@ import json
 import machine
 import neopixel
 
-rows = [machine.Pin(g, machine.Pin.OUT, value=0) for g in (2, 3)]
-pulled = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_DOWN) for g in (8, 9)]
+rows = [machine.Pin(g, machine.Pin.OPEN_DRAIN, value=1) for g in (2, 3)]
+pulled = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_UP) for g in (8, 9)]
 import chip
 board = chip.get()
 for row, column in ((2, 8), (2, 9), (3, 8)):  # three corners of the rectangle
@@ -155,13 +167,25 @@ for row, column in ((2, 8), (2, 9), (3, 8)):  # three corners of the rectangle
 def scan():
     seen = []
     for r, row in enumerate(rows):
-        row.value(1)
+        row.value(0)
         seen.append([column.value() for column in pulled])
+        row.value(1)
+    return seen
+
+def scan_the_old_way():
+    # The Pico build before issue 12: rows driven high, columns pulled down. Behind the
+    # Pi's diode orientation it reads nothing at all.
+    old_rows = [machine.Pin(g, machine.Pin.OUT, value=0) for g in (2, 3)]
+    old_columns = [machine.Pin(g, machine.Pin.IN, machine.Pin.PULL_DOWN) for g in (8, 9)]
+    seen = []
+    for row in old_rows:
+        row.value(1)
+        seen.append([column.value() for column in old_columns])
         row.value(0)
     return seen
 
 floating = machine.Pin(10, machine.Pin.IN)
-pulled_up = machine.Pin(11, machine.Pin.IN, machine.Pin.PULL_UP)
+pulled_down = machine.Pin(11, machine.Pin.IN, machine.Pin.PULL_DOWN)
 board.set_switch(2, 10, False)
 float_reads = set(floating.value() for _ in range(200))
 errors = []
@@ -176,8 +200,9 @@ for attempt in (lambda: machine.Pin(30), lambda: machine.WDT(timeout=9000), too_
         errors.append(str(error))
 strip[1] = (1, 2, 3)
 strip.write()
-print(json.dumps([scan(), sorted(float_reads), pulled_up.value(), errors,
-                  list(strip.buf), board.last_pixels, board.pixel_writes]))
+released = scan()
+print(json.dumps([released, scan_the_old_way(), sorted(float_reads), pulled_down.value(),
+                  errors, list(strip.buf), board.last_pixels, board.pixel_writes]))
 """
 )
 
@@ -185,12 +210,13 @@ print(json.dumps([scan(), sorted(float_reads), pulled_up.value(), errors,
 @needs_micropython
 @pytest.mark.micropython
 def test_the_simulated_chip_behaves_as_the_wiring_does() -> None:
-    scan, floating, pulled_up, errors, buffer, pixels, writes = run_on_device(  # type: ignore[misc]
-        CHIP, MICROPYTHON
-    )
-    assert scan == [[1, 1], [1, 0]]  # the diodes keep the fourth corner dark
-    assert floating == [0, 1]  # a column without its pull-down reads noise
-    assert pulled_up == 1
+    values = run_on_device(CHIP, MICROPYTHON)
+    assert isinstance(values, list)
+    scan, old_way, floating, pulled_down, errors, buffer, pixels, writes = values
+    assert scan == [[0, 0], [0, 1]]  # closed reads low; the diodes keep the fourth corner open
+    assert old_way == [[0, 0], [0, 0]]  # rows driven high: the diodes block, nothing is seen
+    assert floating == [0, 1]  # a column without its pull-up reads noise
+    assert pulled_down == 0
     assert errors == [
         "unknown pin 30",
         "timeout exceeds 8388",
@@ -199,3 +225,43 @@ def test_the_simulated_chip_behaves_as_the_wiring_does() -> None:
     assert buffer == [0, 0, 0, 2, 1, 3]  # GRB on the wire, as the real module does
     assert pixels == [0x000000, 0x010203]
     assert writes == 1
+
+
+def test_without_the_uf2_and_boot_rom_the_emulated_tests_say_what_to_provide(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from test_emulated_pico import need_emulator
+
+    from firmware.emulator.pico import Rp2040Files, find_rp2040
+
+    monkeypatch.setenv("PYRAMID_RP2040_DIR", str(tmp_path))
+    problem = find_rp2040()
+    assert isinstance(problem, str)
+    assert str(tmp_path) in problem and "PYRAMID_RP2040_DIR" in problem
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="cannot run in CI"):
+        need_emulator()
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception, match="PYRAMID_RP2040_DIR"):
+        need_emulator()
+    (tmp_path / "micropython-v9-RPI_PICO.uf2").write_bytes(b"")
+    (tmp_path / "rp2040-bootrom-b1.bin").write_bytes(b"")
+    assert find_rp2040() == Rp2040Files(
+        tmp_path / "micropython-v9-RPI_PICO.uf2", tmp_path / "rp2040-bootrom-b1.bin"
+    )
+
+
+def test_the_flash_image_holds_the_uf2_and_the_files() -> None:
+    from firmware.emulator import flash_image
+
+    block = bytearray(512)
+    header = (0x0A324655, 0x9E5D5157, 0, 0x10000100, 256, 0, 1, flash_image.RP2040_FAMILY)
+    for index, word in enumerate(header):
+        block[index * 4 : index * 4 + 4] = word.to_bytes(4, "little")
+    block[32:288] = bytes(range(256))
+    block[508:512] = (0x0AB16F30).to_bytes(4, "little")
+    image = flash_image.build_image(bytes(block), {"main.py": b"print(1)"})
+    assert image[0x100:0x200] == bytes(range(256)) and image[0] == 0xFF
+    assert flash_image.read_files(image) == {"main.py": b"print(1)"}
+    with pytest.raises(flash_image.ImageError, match="UF2 magic"):
+        flash_image.build_image(bytes(512), None)

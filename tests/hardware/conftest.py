@@ -13,23 +13,14 @@ from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
 from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
+from tests.support.pins import mock_pins
 
 
 @pytest.fixture
 def mock_factory() -> Iterator[MockFactory]:
-    """``Device.pin_factory`` is a new MockFactory for the test, as in gpiozero's own suite.
-
-    Circuits from ``controller.hardware.mock_circuits`` must be built on it before the
-    board asks for its pins. The previous factory is restored afterwards.
-    """
-    saved = Device.pin_factory
-    factory = MockFactory()
-    Device.pin_factory = factory
-    try:
+    """``Device.pin_factory`` is a new MockFactory for the test (tests/support/pins.py)."""
+    with mock_pins() as factory:
         yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
 
 
 @dataclass

@@ -55,6 +55,8 @@ from controller.hardware.port import (
 from controller.hardware.serial import LinkTiming, SerialBoard
 from controller.hardware.sim import SimBoard
 from firmware.sim.harness import SimConfig, SimPico
+from tests.support.pins import mock_pins
+from tests.support.poll import wait_until
 
 LED_COUNT = 6
 TIMEOUT = 2.0
@@ -87,17 +89,6 @@ def sim_rig() -> Iterator[Rig]:
 
     yield Rig(board, board.set_channel, seen, blinks_visibly=False)
     board.close()
-
-
-@contextmanager
-def mock_pins() -> Iterator[MockFactory]:
-    saved = Device.pin_factory
-    factory = Device.pin_factory = MockFactory()
-    try:
-        yield factory
-    finally:
-        factory.reset()
-        Device.pin_factory = saved
 
 
 @contextmanager
@@ -252,15 +243,6 @@ def wait_for(rig: Rig, active: set[int]) -> SensorFrame:
     return rig.frames[-1]
 
 
-def wait_until(check: Callable[[], bool], timeout: float = TIMEOUT) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.005)
-    return check()
-
-
 # -- sensors -----------------------------------------------------------------------------------
 
 
@@ -340,7 +322,7 @@ def test_led_frames_are_shown(rig: Rig) -> None:
     rig.board.show(frame)
     assert rig.board.led_frame == frame
     wanted = [rig.looks_like(c) for c in picture]
-    assert wait_until(lambda: rig.seen() == wanted), rig.seen()
+    wait_until(lambda: rig.seen() == wanted, TIMEOUT, interval=0.005, what=rig.seen)
 
 
 def test_a_new_frame_replaces_the_old_whole(rig: Rig) -> None:
@@ -348,7 +330,7 @@ def test_a_new_frame_replaces_the_old_whole(rig: Rig) -> None:
     rig.board.show(LedFrame((Led((255, 0, 0)),) * LED_COUNT))
     rig.board.show(LedFrame((Led((0, 0, 255)),) + (Led(),) * (LED_COUNT - 1)))
     wanted = [rig.looks_like((0, 0, 255))] + [(0, 0, 0)] * (LED_COUNT - 1)
-    assert wait_until(lambda: rig.seen() == wanted), rig.seen()
+    wait_until(lambda: rig.seen() == wanted, TIMEOUT, interval=0.005, what=rig.seen)
 
 
 def test_frames_of_the_wrong_length_are_refused(rig: Rig) -> None:

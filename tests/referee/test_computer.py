@@ -108,3 +108,20 @@ def test_a_hint_is_not_for_the_computer_seat() -> None:
     assert not reply.ok and reply.message is not None
     assert english(reply.message) == "It is the computer's turn."
     assert "hint" not in p.snap.commands
+
+
+def test_a_hint_says_why_in_bonus_pearls_and_visible_pearls() -> None:
+    from controller.referee.computer import Why
+
+    p = Play().new()
+    p.play("c3", "d4", "d3")
+    assert p.do(Hint()).ok
+    p.answer("c4", purpose="hint", why=Why(wins=("2:c3",), worth=1.46))
+    assert p.said() == (
+        "Hint: c4, which wins the bonus pearl 2:c3. It is worth about 1.5 visible pearls more "
+        "than the next best cell. Anna to move."
+    )
+    p.play("b2")
+    assert p.do(Hint()).ok
+    p.answer("b3", purpose="hint", why=Why(denies=("2:b2", "2:b2"), worth=0.2))
+    assert p.said() == "Hint: b3, which keeps the bonus pearl 2:b2 from the others. Ben to move."

@@ -68,5 +68,23 @@ def test_drawing_of_a_whole_game():
 def test_pyramidos_drawing():
     record = {"game": "pyramidos", "seats": 2, "events": ["land t1"]}
     done = replay("-", "--colour", "always", stdin=json.dumps(record))
-    assert "seat 0" in done.stdout and "1 points" in done.stdout
+    assert "seat 0" in done.stdout and "1 point\n" in done.stdout
     assert "\x1b[" in done.stdout
+
+
+def test_a_game_of_the_store_is_replayed_through_its_events(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import shutil
+    from pathlib import Path
+
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite3"
+    store = tmp_path / "games.sqlite3"
+    shutil.copyfile(fixture, store)
+    done = replay("--store", str(store), "--game", "2", "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["points"] == [2, 3, 1]  # the result 0.1.0 stored
+    newest = replay("--store", str(store), "--colour", "never")
+    assert newest.returncode == 0 and "seat 0 (R): 1 point\n" in newest.stdout
+    missing = replay("--store", str(store), "--game", "99")
+    assert missing.returncode == 2 and "no game 99" in missing.stderr and not missing.stdout
+    nothing = replay()
+    assert nothing.returncode == 2 and "--store" in nothing.stderr

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable
 
 from controller.hardware.port import BoardStatus, Led, LedFrame, LedMode, LinkState, SensorFrame
 from controller.hardware.serial import LinkTiming
 from firmware.sim.harness import SimConfig
+from tests.support.poll import wait_until as wait_until  # the tests' one poller
 
 # The firmware reports four times a second, so a second of silence is a lost link; the
 # adapter's other clocks shrink with it. (The shipped values are 1 s and 3 s.)
@@ -85,12 +85,3 @@ def picture(
 
 def rgb(colour: int) -> tuple[int, int, int]:
     return ((colour >> 16) & 0xFF, (colour >> 8) & 0xFF, colour & 0xFF)
-
-
-def wait_until(check: Callable[[], bool], timeout: float = PATIENCE) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.005)
-    return check()

@@ -21,6 +21,7 @@ from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Led, Sound
 from controller.referee import lights, referee, snapshot
 from controller.referee.commands import Command, NewGame
+from controller.referee.computer import Why
 from controller.referee.events import Aborted, Event, Result
 from controller.referee.messages import Message, english
 from controller.referee.snapshot import Snapshot
@@ -176,10 +177,16 @@ class Play:
 
     # -- the computer ------------------------------------------------------------------------
     def answer(
-        self, cell: str | None, *, purpose: str = "move", ask: AskComputer | None = None
+        self,
+        cell: str | None,
+        *,
+        purpose: str = "move",
+        ask: AskComputer | None = None,
+        why: Why | None = None,
     ) -> Snapshot:
         question = ask or next(a for a in reversed(self.asked) if a.purpose == purpose)
-        self.carry(referee.answered(self.state, question.purpose, question.token, cell, self.now))
+        step = referee.answered(self.state, question.purpose, question.token, cell, self.now, why)
+        self.carry(step)
         return self.snap
 
     # -- what it shows -----------------------------------------------------------------------

@@ -24,6 +24,7 @@ from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply, Rules
 from controller.store import Store
 from controller.table import Clock, SystemClock, Table, TableSettings
+from tests.support.pins import mock_pins
 from tests.support.poll import wait_until
 
 
@@ -177,32 +178,26 @@ class GpioHarness(Harness):
         super().__init__(path, settings or fast_rules(), clock=SystemClock())
 
     def _make_board(self):  # type: ignore[no-untyped-def]
-        from gpiozero import Device
-        from gpiozero.pins.mock import MockFactory
-
         from controller.config import GpioConfig, LedConfig
         from controller.hardware.gpio import GpioBoard
         from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
 
         gpio = GpioConfig()
-        self.factory = MockFactory()
-        # gpiozero's SPI (software, on mock pins) asks Device.pin_factory; put it back later.
-        self._saved_factory = Device.pin_factory
-        Device.pin_factory = self.factory
+        # gpiozero's SPI (software, on mock pins) asks Device.pin_factory: set it, and put
+        # it back when the harness stops.
+        self._pins = mock_pins()
+        self.factory = self._pins.__enter__()
         self.matrix = DiodeMatrix(self.factory, gpio.rows, gpio.cols, contacts=self._contacts)
         self.strip = Apa102Strip(self.factory, self.cmap.led_count)
         leds = LedConfig(brightness=1.0)
         return GpioBoard(gpio, leds, self.cmap.led_count, pin_factory=self.factory)
 
     def stop(self) -> None:
-        from gpiozero import Device
-
         try:
             super().stop()
             self.board.close()
         finally:
-            self.factory.reset()
-            Device.pin_factory = self._saved_factory
+            self._pins.__exit__(None, None, None)
 
     def set_names(self, names: Iterable[str]) -> Snapshot:
         want = tuple(sorted(set(names)))

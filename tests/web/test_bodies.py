@@ -170,12 +170,17 @@ def test_wrong_types_are_named_down_to_the_player(rig: Rig, admin) -> None:
         (
             {**game, "players": [{"name": 5, "colour": "red"}, *players[1:]]},
             "players[0].name",
-            "must be a string, not an integer",
+            "must be a string or null, not an integer",
         ),
         (
             {**game, "players": [players[0], {"name": "Ben"}, players[2]]},
             "players[1].colour",
             "is required",
+        ),
+        (
+            {**game, "players": [players[0], {"colour": "blue"}, players[2]]},
+            "players[1].name",
+            "is required (only a computer seat may go unnamed)",
         ),
         (
             {**game, "players": [*players[:2], {**players[2], "age": 7}]},
@@ -193,6 +198,11 @@ def test_wrong_types_are_named_down_to_the_player(rig: Rig, admin) -> None:
     assert rig.store.count_games() == 0
     fine = client.post("/api/game", json={**game, "first_seat": 2}, headers=headers)
     assert fine.status_code == 200, fine.get_json()
+    robot = {"colour": "green", "computer": "gentle", "name": None}  # named by its level
+    unnamed = client.post(
+        "/api/game", json={**game, "players": [robot, *players[1:]]}, headers=headers
+    )
+    assert unnamed.status_code == 200, unnamed.get_json()
 
 
 def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client) -> None:
@@ -216,11 +226,23 @@ def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client) -> 
     ):
         response = client.post("/api/virtual", json=body, headers=headers)
         assert response.status_code == 400 and response.get_json()["field"] == field, body
-    for body, field in (({"language": "da", "x": 1}, "x"), ({"language": "fr"}, "language")):
+    for body, field in (
+        ({"language": "da", "x": 1}, "x"),
+        ({"language": "fr"}, "language"),
+        ({}, "body"),
+        ({"language": "da", "volume": 55}, "volume"),  # neither is stored
+        ({"volume": 110}, "volume"),
+        ({"volume": 50.0}, "volume"),
+        ({"volume": "50"}, "volume"),
+    ):
         response = client.post("/api/settings", json=body, headers=headers)
         assert response.status_code == 400 and response.get_json()["field"] == field, body
     assert rig.board.read().active == frozenset()
     assert rig.store.get_setting("web.language") is None
+    assert rig.store.get_setting("board.volume") is None
+    both = client.post("/api/settings", json={"volume": 0, "language": "de"}, headers=headers)
+    assert both.get_json() == {"ok": True, "language": "de", "volume": 0}
+    assert rig.store.get_setting("board.volume") == "0"
 
 
 def test_a_body_must_say_it_is_json(rig: Rig, admin) -> None:

@@ -116,7 +116,9 @@ def tap(page: Any, selector: str) -> None:
     """Tap, then wait until the page's request is answered (taps meanwhile are ignored)."""
     page.locator(selector).click()
     page.wait_for_function(
-        "(s) => document.querySelector(s).dataset.busy !== '1'", arg=selector, timeout=WAIT_MS
+        "(s) => { const el = document.querySelector(s); return !el || el.dataset.busy !== '1'; }",
+        arg=selector,
+        timeout=WAIT_MS,
     )
 
 
@@ -126,8 +128,13 @@ def test_a_whole_perlen_pyramide_game_in_the_browser(browser: Any, served: Any) 
     watcher.goto(f"{server.url}/")
     watcher.wait_for_selector("text=No game is being played")
     player = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB").new_page()
-    start_game(player, server.url, "perlen-pyramide", ["Anna", "Ben", "Cleo"],
-               ["green", "purple", "orange"])  # fmt: skip
+    start_game(
+        player,
+        server.url,
+        "perlen-pyramide",
+        ["Anna", "Ben", "Cleo"],
+        ["green", "purple", "orange"],
+    )
 
     # The watcher's page was opened before the game: it updates by itself.
     watcher.wait_for_selector("#live-status >> text=Anna (green, G) to move", timeout=WAIT_MS)
@@ -225,8 +232,9 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
     watcher.wait_for_selector("#connection:not([hidden])", timeout=WAIT_MS)
     assert "Reconnecting" in watcher.inner_text("#connection") or watcher.inner_text("#connection")
     shot(watcher, "connection-lost")
-    again = create_app(table=rig.table, store=rig.store, board=rig.board,
-                       web=WebSettings(heartbeat=0.3))  # fmt: skip
+    again = create_app(
+        table=rig.table, store=rig.store, board=rig.board, web=WebSettings(heartbeat=0.3)
+    )
     revived = Served(rig, again, port=server.port)
     try:
         watcher.wait_for_function(
@@ -236,3 +244,138 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
         watcher.wait_for_selector("#live-status >> text=Ida", timeout=WAIT_MS)
     finally:
         revived.stop()
+
+
+def live_text(page: Any) -> str:
+    return " ".join(page.inner_text("#live-status").split())
+
+
+def test_a_family_evening_on_a_phone_with_a_computer_seat(browser: Any, served: Any) -> None:
+    """The moments that matter at the table (issue "The family at the table"), on a phone:
+    the menu, the hidden centre said and seen, messages that are current, the computer's
+    choice in its colour, the end of the game, clearing the board, playing again, sound."""
+    rig, server = served
+    page = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    page.goto(f"{server.url}/")
+    # On a phone the pages are in a menu; the row of links is for wide screens.
+    assert page.is_hidden("header nav.wide") and page.is_visible("details.menu summary")
+    page.click("details.menu summary")
+    page.click("details.menu nav a[href='/setup']")
+    page.wait_for_url(f"{server.url}/setup")
+    page.check('input[name="game"][value="perlen-pyramide"]')
+    for seat, (name, colour) in enumerate((("Anna", "red"), ("Ben", "blue"), ("", "yellow"))):
+        page.fill(f"#name_{seat}", name)
+        page.select_option(f"#colour_{seat}", colour)
+    page.select_option("#computer_2", "gentle")
+    page.fill("#form-pin", PIN)
+    page.click("form[data-setup] button[type=submit]")
+    page.wait_for_url(f"{server.url}/")
+    page.wait_for_selector("#live-status >> text=Game 1 has started", timeout=WAIT_MS)
+    # The turn and the scores come before the drawings on a phone.
+    scores = page.locator("#live-scores").bounding_box()
+    board = page.locator("#live-board").bounding_box()
+    assert scores and board and scores["y"] < board["y"]
+    # The sound switch is remembered by the browser.
+    page.click("button[data-mute]")
+    page.reload()
+    page.wait_for_selector('button[data-mute][aria-pressed="true"]', timeout=WAIT_MS)
+
+    # A pearl in the hidden centre: said in words, and the visible ring is drawn.
+    tap(page, "#cell-c3")
+    page.wait_for_selector("#live-status >> text=c3 stays hidden inside the pyramid")
+    assert page.locator("#live-board svg.pyramid-layers path.ring").count() == 5
+    shot(page, "family-hidden-phone")
+    # Lifting Ben's pearl and putting it back: the words that asked are gone again.
+    tap(page, "#cell-d4")
+    rig.wait(lambda s: s["moves"] == 2)
+    tap(page, "#cell-d4")
+    page.wait_for_selector("#live-status >> text=Keep the pearl off d4", timeout=WAIT_MS)
+    tap(page, "#cell-d4")
+    page.wait_for_function(
+        "() => !document.querySelector('#live-status').innerText.includes('Keep the pearl')",
+        timeout=WAIT_MS,
+    )
+    assert rig.snapshot()["moves"] == 2
+    # The computer's cell is ringed in the computer's own colour, and a hand puts it there.
+    snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
+    cell = snap["computer_move"]
+    ring = page.locator(f"#cell-{cell} circle.computer")
+    ring.wait_for(timeout=WAIT_MS)
+    assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
+    assert "end_turn" not in snap["commands"]  # End turn is for Pyramidos only
+    shot(page, "family-computer-phone")
+
+    # The rest of the game: people take a legal cell, the computer's pearl goes where
+    # it chose; bonus pearls are confirmed with one press of the page's button.
+    while True:
+        snap = rig.snapshot()
+        if snap["status"] == "over":
+            break
+        if snap["pending"]:
+            page.locator('[data-command="confirm"] button').click()
+            rig.wait(lambda s: not s["pending"] or s["status"] == "over")
+            continue
+        mover = snap["players"][snap["to_move"]]
+        if mover["computer"]:
+            snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
+            target = snap["computer_move"]
+        else:
+            target = snap["legal"][0]
+        moves = snap["moves"]
+        tap(page, f"#cell-{target}")
+        rig.wait(lambda s, m=moves: s["moves"] > m)
+    # The 25th pearl: the winner at once, and the last bonus pearls finish the pyramid.
+    page.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
+    final = rig.snapshot()
+    assert final["pending"] and "Finish the pyramid" in live_text(page)
+    confirm = page.locator('[data-command="confirm"] button')
+    assert "The pyramid is finished" in confirm.inner_text()
+    shot(page, "family-over-phone")
+    confirm.click()
+    rig.wait(lambda s: not s["pending"])
+    # The virtual board is cleared with one tap, and the same players play again.
+    tap(page, 'button[data-virtual="board"]')
+    rig.wait(lambda s: not s["sensors"])
+    page.locator('[data-command="play_again"] button').click()
+    again = rig.wait(lambda s: s["game_id"] == 2)
+    assert [p["name"] for p in sorted(again["players"], key=lambda p: p["seat"])] == [
+        "Anna",
+        "Ben",
+        "Computer (gentle)",
+    ]
+    assert again["players"][0]["seat"] == 1  # the next seat starts
+    page.wait_for_selector("#live-status >> text=Game 2 has started", timeout=WAIT_MS)
+
+
+def test_taking_back_under_bonus_pearls_on_a_laptop(browser: Any, served: Any) -> None:
+    """Undo under a cascade of three: the bonus pearls come off top down, as they are."""
+    rig, server = served
+    page = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB").new_page()
+    start_game(
+        page, server.url, "perlen-pyramide", ["Anna", "Ben", "Cleo"], ["red", "blue", "yellow"]
+    )
+    for n, cell in enumerate(("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3"), start=1):
+        if rig.snapshot()["pending"]:
+            page.locator('[data-command="confirm"] button').click()
+            rig.wait(lambda s: not s["pending"])
+        tap(page, f"#cell-{cell}")
+        rig.wait(lambda s, n=n: s["moves"] == n)
+    assert [b["pos"] for b in rig.snapshot()["pending"]] == ["2:b2", "2:b3", "3:b2"]
+    # While bonus pearls are owed, their layer is drawn large with the place marked.
+    page.wait_for_selector("#live-board svg.pyramid-focus", timeout=WAIT_MS)
+    confirm = page.locator('[data-command="confirm"] button')
+    assert "All 3 bonus pearls are placed" in confirm.inner_text()
+    confirm.click()
+    rig.wait(lambda s: not s["pending"])
+    page.locator('[data-command="undo"] button').click()
+    page.wait_for_selector("#live-status >> text=Take off the bonus pearls 3:b2, 2:b3 and 2:b2")
+    # They stay in the drawing, marked to come off, until they are off.
+    assert page.locator("#live-board .place.remove").count() >= 3
+    shot(page, "takeback-desktop")
+    off = page.locator('[data-command="confirm"] button')
+    assert "This bonus pearl is off" in off.inner_text()
+    off.click()
+    rig.wait(lambda s: [b["pos"] for b in s["removals"]] == ["2:b3", "2:b2"])
+    tap(page, "#cell-b3")
+    snap = rig.wait(lambda s: s["status"] == "playing")
+    assert snap["moves"] == 8 and snap["removals"] == []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from tests.web.conftest import Rig
+from tests.web.conftest import PIN, Rig, csrf
 
 PAGES = (
     "/",
@@ -152,3 +152,19 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(rig: Rig, cl
     assert wrong_pin.status_code == 403 and "Wrong PIN." in text(wrong_pin)
     assert 'value="Ben"' in text(wrong_pin)
     assert rig.snapshot()["game"] is None
+
+
+def test_the_buzzer_volume_is_set_in_settings(rig: Rig, client) -> None:
+    from web_ui.state import VOLUME_KEY, volume_percent
+
+    page = client.get("/settings").get_data(as_text=True)
+    assert "This board has no buzzer" in page  # the simulated board has none
+    rig.board.__class__ = type("Buzzing", (type(rig.board),), {"has_buzzer": True})
+    page = client.get("/settings").get_data(as_text=True)
+    assert 'name="volume"' in page
+    token = csrf(client, "/settings")
+    done = client.post("/settings/volume", data={"volume": "30", "csrf_token": token, "pin": PIN})
+    assert done.status_code == 302
+    assert rig.store.get_setting(VOLUME_KEY) == "30" and volume_percent(rig.store) == 30
+    bad = client.post("/settings/volume", data={"volume": "35", "csrf_token": token})
+    assert bad.status_code == 400 and volume_percent(rig.store) == 30

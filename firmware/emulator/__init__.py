@@ -1,0 +1,1 @@
+"""The firmware on MicroPython for RP2040 in rp2040js: see pico.py (host side) and pico.mjs."""

@@ -1,0 +1,294 @@
+"""The whole product on an emulated Pico: `pyramid run` plays two games to the end.
+
+`pyramid run` (a subprocess, its HTTP API and its SQLite store: public behaviour only)
+drives the firmware on MicroPython for the Pico in rp2040js (firmware/emulator) over the
+pty, as it would a Pico on /dev/ttyACM0. Pearls and balls are reed switches closed at the
+emulated pins; the LEDs are the WS2812 bytes decoded from the LED pin's edges.
+
+Time: the harness runs the emulated clock at ``RATE`` (a quarter) of wall time, and the
+config stretches the serial adapter's timings by ``1 / RATE`` through ``[board.serial]``
+(``silence_s`` and the others), so the adapter waits as long in the Pico's time as it
+would for a real one. The firmware runs with the shipped timings (config.py as shipped).
+
+Checked: every move is stored (the store's game record has every placement and landing
+in order), and every LED frame the program sent (each ``F`` line, in the order sent) is
+what the LEDs then show, bit for bit on the wire, with no WS2812 timing error.
+"""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import sqlite3
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from test_emulated_pico import need_emulator
+
+from controller.hardware.channels import ChannelMap
+from firmware import protocol
+from firmware.emulator.pico import EmulatedPico
+from firmware.sim.harness import FIRMWARE_DIR, SimConfig
+
+RATE = 0.25
+SHIPPED = SimConfig.from_file(FIRMWARE_DIR / "config.py")
+CHANNELS = ChannelMap.default().channel_by_name
+TOGETHER_S = 0.4
+"""Wall seconds between two placements: the referee takes pearls that arrive within its
+``together_s`` (0.25 s) of each other as placed at once, and asks for one at a time."""
+CSRF_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
+
+
+class Product:
+    """`pyramid run` on the emulated Pico, spoken to over HTTP."""
+
+    def __init__(self, pico: EmulatedPico, folder: Path) -> None:
+        self.pico = pico
+        config = folder / "config.toml"
+        stretch = 1 / RATE
+        config.write_text(
+            "[board]\n"
+            'adapter = "serial"\n'
+            "[board.serial]\n"
+            f'port = "{pico.port}"\n'
+            f"silence_s = {3.0 * stretch}\n"
+            f"refresh_s = {2.0 * stretch}\n"
+            f"frame_retry_s = {0.25 * stretch}\n"
+            f"handshake_s = {0.5 * stretch}\n"
+        )
+        self.proc = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "controller.cli",
+                "run",
+                "--config",
+                str(config),
+                "--data-dir",
+                str(folder),
+                "--host",
+                "127.0.0.1",
+                "--port",
+                "0",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        self.log: list[str] = []
+        self._seen = threading.Condition()
+        threading.Thread(target=self._read, daemon=True).start()
+        self.url = self._wait_log(r"web page on (http://127\.0\.0\.1:\d+/)")
+        pin = self._wait_log(r"Admin PIN for the web page: (\d+)")
+        self.opener = urllib.request.build_opener(
+            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+        )
+        page = self.opener.open(self.url + "rules", timeout=10).read().decode()
+        match = CSRF_RE.search(page)
+        assert match, "no CSRF token on the page"
+        self.token = match.group(1)
+        self.token = self.post("/api/unlock", {"pin": pin})["csrf_token"]
+        self.db = folder / "pyramid.sqlite3"
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            with self._seen:
+                self.log.append(line)
+                self._seen.notify_all()
+
+    def _wait_log(self, pattern: str, timeout: float = 30.0) -> str:
+        regex = re.compile(pattern)
+
+        def found() -> str | None:
+            for line in self.log:
+                match = regex.search(line)
+                if match:
+                    return match.group(1)
+            return None
+
+        with self._seen:
+            if not self._seen.wait_for(lambda: found() is not None, timeout):
+                raise AssertionError(f"no {pattern!r} in the log: {''.join(self.log[-20:])}")
+        result = found()
+        assert result is not None
+        return result
+
+    def get(self, path: str) -> Any:
+        with self.opener.open(self.url + path.lstrip("/"), timeout=10) as response:
+            return json.loads(response.read())
+
+    def post(self, path: str, body: dict[str, Any]) -> Any:
+        request = urllib.request.Request(
+            self.url + path.lstrip("/"),
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json", "X-CSRFToken": self.token},
+            method="POST",
+        )
+        with self.opener.open(request, timeout=10) as response:
+            return json.loads(response.read())
+
+    def wait(self, check: Any, what: str, timeout: float = 60.0) -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            state: dict[str, Any] = self.get("/api/state")
+            if check(state):
+                return state
+            if time.monotonic() > deadline:
+                raise AssertionError(f"waited {timeout} s for {what}; state {state}")
+            time.sleep(0.05)
+
+    def close(self) -> None:
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+@pytest.fixture(scope="module")
+def product(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Product]:
+    need_emulator()
+    with EmulatedPico(SHIPPED, rate=RATE) as pico:
+        running = Product(pico, tmp_path_factory.mktemp("product"))
+        try:
+            running.wait(lambda s: s["link"]["state"] == "connected", "the link", 60)
+            yield running
+        finally:
+            running.close()
+
+
+def press_button(product: Product, name: str) -> None:
+    """A push of a board button: closed long enough to be debounced, then open again."""
+    channel = CHANNELS[name]
+    product.pico.press(channel)
+    product.wait(lambda s: name in s["sensors"], f"{name} pressed", 30)
+    product.pico.release(channel)
+    product.wait(lambda s: name not in s["sensors"], f"{name} released", 30)
+
+
+def record_of(product: Product, game_id: int) -> dict[str, Any]:
+    game = product.get(f"/api/games/{game_id}")
+    record: dict[str, Any] = game["record"]
+    return record
+
+
+def check_pictures(product: Product, since: float) -> int:
+    """Every F line the program sent since ``since`` was then shown exactly, in the order
+    sent; returns how many. (The winner's sweep sends frames faster, in the Pico's slowed
+    time, than the firmware decodes them: they queue and are shown late, but all shown.)"""
+    pico = product.pico
+    frames = []
+    for at, line in pico.lines(since, name="in"):
+        try:
+            message = protocol.decode(line)
+        except protocol.ProtocolError:
+            continue
+        if isinstance(message, protocol.Frame):
+            frames.append((at, message))
+    assert frames
+    last = frames[-1][1].n
+    pico.wait_for("out", lambda e: e.data["line"].startswith(f"OK {last}*"), timeout=pico.wall(10))
+    time.sleep(0.5)
+    shown = pico.of("leds", since)
+
+    def matches(colours: tuple[int, ...], frame: protocol.Frame) -> bool:
+        # A refresh of the frame already shown keeps the blink rhythm: its blinking LEDs
+        # may be in their dark half.
+        return all(
+            shown_colour == wanted or (frame.blink >> i & 1 and shown_colour == 0)
+            for i, (shown_colour, wanted) in enumerate(zip(colours, frame.colours, strict=True))
+        )
+
+    position = 0
+    for at, message in frames:
+        while position < len(shown) and not (
+            shown[position].t >= at and matches(shown[position].colours, message)
+        ):
+            position += 1
+        assert position < len(shown), f"frame {message.n} sent at {at:.3f} s never shown"
+        position += 1
+    assert not pico.of("ws2812_error"), pico.of("ws2812_error")
+    return len(frames)
+
+
+def test_a_perlen_pyramide_game_to_the_end(product: Product) -> None:
+    since = product.pico.now
+    product.post(
+        "/api/game",
+        {
+            "game": "perlen-pyramide",
+            "players": [
+                {"name": "Anna", "colour": "green"},
+                {"name": "Ben", "colour": "blue"},
+                {"name": "Cleo", "colour": "orange"},
+            ],
+            "first_seat": 0,
+            "options": {"pools": "unlimited"},
+        },
+    )
+    state = product.wait(lambda s: s["game"] == "perlen-pyramide", "the new game")
+    game_id = state["game_id"]
+    placed: list[str] = []
+    while True:
+        state = product.get("/api/state")
+        if state["over"] and not state["pending"]:
+            break
+        if state["pending"]:
+            owed = len(state["pending"])
+            press_button(product, "button:confirm")  # the bonus pearl is placed
+            product.wait(lambda s, owed=owed: len(s["pending"]) < owed, "the bonus taken")
+            continue
+        cell = state["legal"][0]
+        moves = state["moves"]
+        product.pico.press(CHANNELS[cell])  # the pearl stays: its switch stays closed
+        product.wait(lambda s, moves=moves: s["moves"] > moves, f"the move {cell}")
+        placed.append(cell)
+        time.sleep(TOGETHER_S)
+    assert len(placed) == 25
+    record = record_of(product, game_id)
+    assert record["moves"] == placed  # every move stored, in order
+    with sqlite3.connect(product.db) as db:
+        (finished,) = db.execute("SELECT COUNT(*) FROM games WHERE id = ?", (game_id,)).fetchone()
+    assert finished == 1
+    assert check_pictures(product, since) >= 25
+    counters = state["link"]["counters"]
+    assert counters["frames_acked"] >= 25 and counters["dropped_lines"] == 0, counters
+    for cell in placed:  # clear the board for the next game
+        product.pico.release(CHANNELS[cell])
+    product.wait(lambda s: not s["sensors"], "an empty board")
+
+
+def test_a_pyramidos_game_to_the_end(product: Product) -> None:
+    since = product.pico.now
+    product.post(
+        "/api/game",
+        {
+            "game": "pyramidos",
+            "players": [{"name": "Anna", "colour": "green"}, {"name": "Ben", "colour": "blue"}],
+            "first_seat": 0,
+        },
+    )
+    state = product.wait(lambda s: s["game"] == "pyramidos", "the new game")
+    game_id = state["game_id"]
+    landings = ["t1", "t2", "t3", "t4", "top"]
+    for target in landings:
+        moves = product.get("/api/state")["moves"]
+        product.pico.press(CHANNELS[target])
+        product.wait(lambda s, moves=moves: s["moves"] > moves, f"the landing on {target}")
+        time.sleep(TOGETHER_S)
+    state = product.wait(lambda s: s["over"], "the end of the game")
+    assert state["winners"]
+    record = record_of(product, game_id)
+    assert [e for e in record["events"] if e.startswith("land")] == [f"land {t}" for t in landings]
+    assert check_pictures(product, since) >= 5
+    for target in landings:
+        product.pico.release(CHANNELS[target])
