@@ -67,7 +67,7 @@ def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None
     every = host in ("0.0.0.0", "::", "")
     shown = f"[{host}]" if ":" in host else host or "0.0.0.0"
     log.info(
-        "web page: listening on %s:%d%s",
+        "web page on http://%s:%d/%s",
         shown,
         bound,
         " (every address of this machine; --host 127.0.0.1 keeps it to this one)" if every else "",

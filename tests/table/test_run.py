@@ -171,7 +171,7 @@ def test_port_0_prints_the_bound_port_on_one_line_of_standard_output(tmp_path: P
             assert json.load(response)["unlocked"] is False
         # The log says where it listens: every address (the built-in default), and each one.
         port = match.group(2)
-        assert f"listening on 0.0.0.0:{port} (every address of this machine" in run.log
+        assert f"web page on http://0.0.0.0:{port}/ (every address of this machine" in run.log
         for address in interface_addresses():
             assert f"    http://{address}:{port}/" in run.log
     finally:
@@ -191,7 +191,7 @@ def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path):
         line = again.wait_for(r"admin PIN: set before \(not shown again\); `(.+)` sets a new one")
         assert line.group(1) == f"pyramid pin --data-dir {tmp_path}"
         assert pin not in again.log and "Admin PIN for the web page" not in again.log
-        again.wait_for(r"listening on 127\.0\.0\.1:\d+$")
+        again.wait_for(r"web page on http://127\.0\.0\.1:\d+/$")
     finally:
         assert again.stop() == 0
     # The command it names reaches the same store: a PIN set with it unlocks the page.
