@@ -41,6 +41,7 @@ def extract(output: Path) -> None:
             *keywords,
             "--no-location",
             "--sort-output",
+            "--width=100",
             "-o",
             str(output),
             *SOURCES,
@@ -69,7 +70,19 @@ def main(argv: list[str] | None = None) -> int:
         return 0 if wanted == committed else 1
     extract(TEMPLATE)
     subprocess.run(
-        [pybabel(), "-q", "update", "-N", "-i", str(TEMPLATE), "-d", str(TRANSLATIONS)], check=True
+        [
+            pybabel(),
+            "-q",
+            "update",
+            "-N",
+            "-w",
+            "100",
+            "-i",
+            str(TEMPLATE),
+            "-d",
+            str(TRANSLATIONS),
+        ],
+        check=True,
     )
     subprocess.run([pybabel(), "-q", "compile", "-d", str(TRANSLATIONS)], check=True)
     return 0
