@@ -86,16 +86,21 @@ class Product:
         self.log: list[str] = []
         self._seen = threading.Condition()
         threading.Thread(target=self._read, daemon=True).start()
-        self.url = self._wait_log(r"web page on (http://127\.0\.0\.1:\d+/)")
-        pin = self._wait_log(r"Admin PIN for the web page: (\d+)")
-        self.opener = urllib.request.build_opener(
-            urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
-        )
-        page = self.opener.open(self.url + "rules", timeout=10).read().decode()
-        match = CSRF_RE.search(page)
-        assert match, "no CSRF token on the page"
-        self.token = match.group(1)
-        self.token = self.post("/api/unlock", {"pin": pin})["csrf_token"]
+        try:
+            # The one line `pyramid run` prints on standard output for scripts.
+            self.url = self._wait_log(r"^pyramid: serving on (http://127\.0\.0\.1:\d+/)")
+            pin = self._wait_log(r"Admin PIN for the web page: (\d+)")
+            self.opener = urllib.request.build_opener(
+                urllib.request.HTTPCookieProcessor(http.cookiejar.CookieJar())
+            )
+            page = self.opener.open(self.url + "rules", timeout=10).read().decode()
+            match = CSRF_RE.search(page)
+            assert match, "no CSRF token on the page"
+            self.token = match.group(1)
+            self.token = self.post("/api/unlock", {"pin": pin})["csrf_token"]
+        except BaseException:
+            self.close()  # a product that did not come up must not outlive the test
+            raise
         self.db = folder / "pyramid.sqlite3"
 
     def _read(self) -> None:
