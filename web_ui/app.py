@@ -72,8 +72,9 @@ def create_app(
     if pin is not None:
         log.warning(
             "Admin PIN for the web page: %s (shown once; change it in Settings or with "
-            "`pyramid pin`)",
+            "`pyramid pin --data-dir %s`)",
             pin,
+            store.path.parent,
         )
     language = store.get_setting(i18n.LANGUAGE_KEY)
     app.config.update(
