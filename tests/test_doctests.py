@@ -16,6 +16,20 @@ MODULES = [
     "controller.hardware.channels",
     "firmware.debounce",
     "controller.table",
+    "controller.subscription",
+    *(
+        f"controller.referee.{name}"
+        for name in (
+            "messages",
+            "games",
+            "events",
+            "session",
+            "setup",
+            "computer",
+            "referee",
+            "snapshot",
+        )
+    ),
     "controller.store",
     "controller.guidance",
     "controller.palette",
@@ -32,6 +46,11 @@ MODULES = [
     "controller.hardware.apa102",
     "controller.hardware.gpio",
     "controller.hardware.mock_circuits",
+    "controller.hardware",
+    "controller.hardware.wiring",
+    "controller.hardware.buzzer",
+    "controller.hardware.mock_contacts",
+    "controller.commands.pin",
     "firmware.protocol",
     "firmware.sim.ticks",
     *(
