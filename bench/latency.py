@@ -40,8 +40,9 @@ from bench.stats import latency_ms  # noqa: E402
 from controller.config import GpioConfig, LedConfig  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, SensorFrame  # noqa: E402
+from controller.referee.commands import ConfirmBonus, NewGame  # noqa: E402
 from controller.store import Store  # noqa: E402
-from controller.table import ConfirmBonus, NewGame, Table, TableSettings  # noqa: E402
+from controller.table import Table, TableSettings  # noqa: E402
 
 
 def latency(moves: int, seed: int, store_dir: Path) -> None:

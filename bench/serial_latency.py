@@ -46,8 +46,9 @@ from bench.stats import latency_ms  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import Led, LedFrame, LinkState, SensorFrame  # noqa: E402
 from controller.hardware.serial import SerialBoard  # noqa: E402
+from controller.referee.commands import ConfirmBonus, NewGame  # noqa: E402
 from controller.store import Store  # noqa: E402
-from controller.table import ConfirmBonus, NewGame, Table, TableSettings  # noqa: E402
+from controller.table import Table, TableSettings  # noqa: E402
 from firmware.sim.harness import (  # noqa: E402
     FIRMWARE_DIR,
     SIM_DIR,

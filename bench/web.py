@@ -152,7 +152,7 @@ class Rig:
             raise RuntimeError("the web page did not start")
         self.port = int(self.app.config["SERVER_PORT"])
         # A game in progress, so every update carries the drawn pyramid as phones get it.
-        from controller.table import NewGame
+        from controller.referee.commands import NewGame
 
         reply = self.table.submit(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")))
         if not reply.ok:

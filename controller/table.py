@@ -9,6 +9,7 @@ LED picture, **publish** the snapshot, then **reply**. It sleeps until the refer
 deadline, read from its :class:`Clock`, so a test's virtual clock drives it.
 
 >>> import pathlib, tempfile
+>>> from controller.referee.commands import NewGame
 >>> from controller.hardware.channels import ChannelMap
 >>> from controller.hardware.sim import SimBoard
 >>> from controller.store import Store
@@ -44,18 +45,7 @@ from controller.computer_player import ComputerPlayer, Thinker, bot_player
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame
 from controller.referee import lights, referee, snapshot
-from controller.referee.commands import (
-    COMMANDS,
-    Abort,
-    Command,
-    ConfirmBonus,
-    EndTurn,
-    Hint,
-    LedTest,
-    NewGame,
-    PlayAgain,
-    Undo,
-)
+from controller.referee.commands import COMMANDS, Command
 from controller.referee.computer import Why
 from controller.referee.messages import Message, english
 from controller.referee.resume import resume
@@ -367,24 +357,3 @@ class Table:
             return  # an animation stepped (the sweep, the LED walk): nothing a page shows
         self._version += 1
         self._published.publish(snap)
-
-
-__all__ = [
-    "Abort",
-    "Clock",
-    "ConfirmBonus",
-    "EndTurn",
-    "Hint",
-    "LedTest",
-    "NewGame",
-    "PlayAgain",
-    "Reply",
-    "Rules",
-    "Snapshot",
-    "Subscription",
-    "SystemClock",
-    "Table",
-    "TableBusy",
-    "TableSettings",
-    "Undo",
-]

@@ -14,6 +14,7 @@ import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from controller.clock import Clock, SystemClock
 from controller.hardware.channels import ChannelMap
 from controller.hardware.mock_contacts import ContactBank
 from controller.hardware.port import Led
@@ -23,7 +24,7 @@ from controller.referee.messages import english
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply, Rules
 from controller.store import Store
-from controller.table import Clock, SystemClock, Table, TableSettings
+from controller.table import Table, TableSettings
 from tests.support.pins import mock_pins
 from tests.support.poll import wait_until
 

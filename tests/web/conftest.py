@@ -16,13 +16,14 @@ import pytest
 from flask import Flask
 from flask.testing import FlaskClient
 
+from controller.clock import SystemClock
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import ConfirmBonus, NewGame
 from controller.referee.messages import english
 from controller.referee.state import Rules
 from controller.store import Store
-from controller.table import SystemClock, Table, TableSettings
+from controller.table import Table, TableSettings
 from tests.support.poll import wait_until
 from web_ui.app import WebSettings, close_app, create_app
 from web_ui.security import set_pin

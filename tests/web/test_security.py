@@ -5,8 +5,8 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+from controller.referee.commands import NewGame
 from controller.store import Store
-from controller.table import NewGame
 from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
 from web_ui import security
 from web_ui.app import WebSettings
