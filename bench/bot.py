@@ -39,7 +39,7 @@ import sys
 import time
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -56,6 +56,11 @@ PLAN = Speed(playouts_per_second=30_000, nodes_per_second=110_000)
 """The planning speed of the matches: what ``machine_speed()`` measured on the
 development machine with nothing else running (docs/performance.md)."""
 OPPONENTS = ("random", "greedy")
+EXTRA: dict[str, Level] = {
+    "margin": replace(LEVEL_SETTINGS["strongest"], measure="margin"),
+    "greedy0.5": replace(LEVEL_SETTINGS["strongest"], greedy=0.5),
+    "margin+g0.5": replace(LEVEL_SETTINGS["strongest"], measure="margin", greedy=0.5),
+}
 
 
 @dataclass(frozen=True)
@@ -88,7 +93,7 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _move(state: PerlenState, who: str, seed: int, plan: Speed) -> tuple[int, float]:
+def _move(state: PerlenState, who: str | Level, seed: int, plan: Speed) -> tuple[int, float]:
     started = time.perf_counter()
     if who == "random":
         cell = random_move(state, random.Random(seed))
@@ -181,6 +186,10 @@ def endgames(count: int, empty: int, plan: Speed) -> None:
         "sampling 5000": lambda s, r: mcts.search(s, playouts=5000, rng=r).best.cell,
         "strong": lambda s, r: _move(s, "strong", r.randrange(2**32), plan)[0],
         "strongest": lambda s, r: _move(s, "strongest", r.randrange(2**32), plan)[0],
+        **{
+            name: (lambda s, r, level=level: _move(s, level, r.randrange(2**32), plan)[0])
+            for name, level in EXTRA.items()
+        },
     }
     totals = dict.fromkeys(ways, 0.0)
     wins = dict.fromkeys(ways, 0.0)

@@ -18,7 +18,7 @@ say.
 
 from __future__ import annotations
 
-from controller.bot.advice import Advice, MoveReview, advise, hint, review
+from controller.bot.advice import Advice, Facts, MoveReview, advise, facts, hint, review
 from controller.bot.player import (
     LEVEL_SETTINGS,
     LEVELS,
@@ -36,12 +36,14 @@ __all__ = [
     "LEVEL_SETTINGS",
     "Advice",
     "Decision",
+    "Facts",
     "Level",
     "MoveReview",
     "Speed",
     "advise",
     "choose_move",
     "decide",
+    "facts",
     "hint",
     "machine_speed",
     "measure_speed",

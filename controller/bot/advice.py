@@ -87,6 +87,15 @@ class Advice:
     """Whether ``value`` and ``worth`` are exact."""
 
 
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What taking one cell does at once, in bonus pearls (see :class:`Advice`)."""
+
+    wins: tuple[Bonus, ...]
+    gives: tuple[Bonus, ...]
+    denies: tuple[Bonus, ...]
+
+
 def bonuses_at(pyramid: Pyramid, cell: int, colour: int) -> tuple[Bonus, ...]:
     """The bonus pearls a pearl of ``colour`` on base cell ``cell`` would set off now."""
     placed: list[Bonus] = []
@@ -94,17 +103,40 @@ def bonuses_at(pyramid: Pyramid, cell: int, colour: int) -> tuple[Bonus, ...]:
     return tuple(placed)
 
 
-def _facts(pyramid: Pyramid, cell: int) -> tuple[tuple[Bonus, ...], ...]:
+def facts(state: PerlenState, cell: Position | str) -> Facts:
+    """The bonus pearls the mover wins and gives by taking ``cell``, and those it denies
+    its rivals (as :class:`Advice` defines them), for any legal cell.
+
+    >>> from controller.rules.perlen import new_game, play
+    >>> state = new_game()
+    >>> for move in ("a1", "b1", "a2", "c1", "c2"):
+    ...     state, _ = play(state, move)
+    >>> told = facts(state, "b2")
+    >>> [(str(b.position), b.colour) for b in told.wins + told.gives]
+    [('2:a1', 2), ('2:b1', 1)]
+    >>> [(str(b.position), b.colour) for b in told.denies]
+    [('2:a1', 0), ('2:a1', 1), ('2:b1', 1)]
+    """
+    state = check_state(state)
+    pos = cell if isinstance(cell, Position) else parse_cell(cell)
+    if not state.legal >> pos.index & 1:
+        raise ValueError(f"{pos.short} is not a legal cell for the player to move")
+    return _facts(state, pos.index)
+
+
+def _facts(pyramid: Pyramid, cell: int) -> Facts:
     mover = pyramid[3]
     assert mover is not None
     cascade = bonuses_at(pyramid, cell, mover)
-    wins = tuple(b for b in cascade if b.colour == mover)
-    gives = tuple(b for b in cascade if b.colour != mover)
     denies: list[Bonus] = []
     for step in (1, 2):
         rival = (mover + step) % 3
         denies.extend(b for b in bonuses_at(pyramid, cell, rival) if b.colour == rival)
-    return wins, gives, tuple(denies)
+    return Facts(
+        tuple(b for b in cascade if b.colour == mover),
+        tuple(b for b in cascade if b.colour != mover),
+        tuple(denies),
+    )
 
 
 def advise(
@@ -134,13 +166,13 @@ def advise(
         worth: float,
         exact: bool,
     ) -> Advice:
-        wins, gives, denies = _facts(pyramid, cell)
+        told = _facts(pyramid, cell)
         return Advice(
             mover,
             BASE[cell],
-            wins,
-            gives,
-            denies,
+            told.wins,
+            told.gives,
+            told.denies,
             value,
             tuple(BASE[c] for c in equal if c != cell),
             None if next_best is None else BASE[next_best],

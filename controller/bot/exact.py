@@ -251,6 +251,7 @@ class ExactSearch:
         code = viewpoint + 1
         low_pattern = LOW if code & 1 else 0
         high_pattern = LOW if code & 2 else 0
+        patterns = [(LOW if (c + 1) & 1 else 0, LOW if (c + 1) & 2 else 0) for c in range(3)]
         scoring_upper = scoring & ~BASE_MASK
         scoring_base = scoring & BASE_MASK
         hidden_base = BASE_MASK & ~scoring
@@ -382,6 +383,9 @@ class ExactSearch:
                         children.append((value + 1000 if maximise else 1000 - value, cell, None))
                         continue
                     known = get(cboard << 2 | child[3])  # type: ignore[operator]
+                    guess = (
+                        score_mask & ~(cboard ^ low_pattern) & ~((cboard >> 1) ^ high_pattern)
+                    ).bit_count()
                     if known is not None:
                         value = (known & 0xFF) - 128
                         kind = known >> 8 & 3
@@ -392,10 +396,13 @@ class ExactSearch:
                         elif kind != _LOWER and value <= alpha:
                             best, chosen = value, cell
                             break
-                    guess = (
-                        score_mask & ~(cboard ^ low_pattern) & ~((cboard >> 1) ^ high_pattern)
-                    ).bit_count()
-                    children.append((guess if maximise else -guess, cell, child))
+                        guess = value
+                    if maximise:
+                        children.append((guess << 6, cell, child))
+                    else:
+                        lp, hp = patterns[mover]  # type: ignore[index]
+                        theirs = (score_mask & ~(cboard ^ lp) & ~((cboard >> 1) ^ hp)).bit_count()
+                        children.append((theirs - (guess << 6), cell, child))
                 else:
                     children.sort(reverse=True)
                     for order, cell, child in children:

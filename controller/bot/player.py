@@ -57,8 +57,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from controller.bot import mcts
-from controller.bot.exact import ExactSearch, OutOfBudget, empty_cells
-from controller.bot.policies import greedy_move, sensible_moves
+from controller.bot.exact import MARGIN, OWN, ExactSearch, OutOfBudget, empty_cells
+from controller.bot.policies import greedy_move, greedy_playout, playout, sensible_moves
 from controller.rules.notation import BASE, Position
 from controller.rules.perlen import PerlenState, legal_moves, new_game, play
 from controller.rules.pyramid import Pyramid, cells_of, place
@@ -86,6 +86,15 @@ class Level:
     """Chance of playing a random sensible cell instead."""
     exploration: float = mcts.EXPLORATION
     """UCT's exploration weight."""
+    score_weight: float = mcts.SCORE_WEIGHT
+    """How much a playout's result counts the mover's share of the pearls, rather than
+    its share of the win."""
+    measure: str = OWN
+    """What the exact search makes sure of: the mover's own final score (:data:`OWN`),
+    or its lead over the better rival (:data:`MARGIN`)."""
+    greedy: float = 0.0
+    """Chance that a playout move is the greedy cell rather than a random one (greedy
+    playouts cost several random ones: :func:`playout_cost`)."""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.budget) and self.budget > 0):
@@ -98,6 +107,17 @@ class Level:
             raise ValueError(f"level {self.name!r}: wander is a chance between 0 and 1")
         if not (math.isfinite(self.exploration) and self.exploration >= 0):
             raise ValueError(f"level {self.name!r}: exploration must not be negative")
+        if self.measure not in (OWN, MARGIN):
+            raise ValueError(f"level {self.name!r}: measure must be {OWN!r} or {MARGIN!r}")
+        if not 0.0 <= self.greedy <= 1.0:
+            raise ValueError(f"level {self.name!r}: greedy is a chance between 0 and 1")
+
+    def rollout(self) -> mcts.Rollout:
+        """The playout its searches use."""
+        if not self.greedy:
+            return playout
+        greedy = self.greedy
+        return lambda pyramid, random: greedy_playout(pyramid, random, greedy)
 
 
 LEVEL_SETTINGS: Mapping[str, Level] = {
@@ -273,10 +293,16 @@ def check_seed(seed: object) -> int:
     return seed
 
 
-def affordable_playouts(seconds: float, speed: Speed) -> int:
+def playout_cost(greedy: float) -> float:
+    """What a playout with this chance of greedy moves costs, in random playouts (measured
+    by bench/bot.py: a greedy move places every legal cell to compare them)."""
+    return 1.0 + 5.0 * greedy
+
+
+def affordable_playouts(seconds: float, speed: Speed, greedy: float = 0.0) -> int:
     """As many playouts as fit in ``seconds`` with headroom, rounded down to 50 × 2^k so
     that a slightly different speed measurement seldom changes the work (and the move)."""
-    affordable = seconds * SAFE_SHARE * speed.playouts_per_second
+    affordable = seconds * SAFE_SHARE * speed.playouts_per_second / playout_cost(greedy)
     playouts = ROUND_PLAYOUTS
     while playouts * 2 <= affordable:
         playouts *= 2
@@ -371,6 +397,7 @@ def decide(
         exact = ExactSearch(
             pyramid[0],
             viewpoint=mover,
+            measure=spec.measure,
             deadline=started + seconds * EXACT_SHARE if timed else None,
             cancel=cancel,
             max_nodes=exact_limit(planned, speed),
@@ -387,22 +414,28 @@ def decide(
             # among them.
             result = mcts.search(
                 pyramid,
-                playouts=affordable_playouts(planned * (1 - EXACT_SHARE) * share, speed),
+                playouts=affordable_playouts(
+                    planned * (1 - EXACT_SHARE) * share, speed, spec.greedy
+                ),
                 rng=rng,
                 deadline=stop_at,
                 cancel=cancel,
                 only=perfect,
                 exploration=spec.exploration,
+                score_weight=spec.score_weight,
+                rollout=spec.rollout(),
             )
             cell = result.best.cell if result.playouts else perfect[0]
             return done(cell, "exact", float(value), result.playouts, exact.nodes, result.complete)
     result = mcts.search(
         pyramid,
-        playouts=affordable_playouts(planned * share, speed),
+        playouts=affordable_playouts(planned * share, speed, spec.greedy),
         rng=rng,
         deadline=stop_at,
         cancel=cancel,
         exploration=spec.exploration,
+        score_weight=spec.score_weight,
+        rollout=spec.rollout(),
     )
     if result.playouts == 0:
         # Cancelled or out of time before the first playout: the greedy cell is instant.

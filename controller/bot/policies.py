@@ -89,3 +89,31 @@ def playout(pyramid: Pyramid, random: Callable[[], float]) -> tuple[int, int, in
         cells = cells_of(pyramid[4])
         pyramid = place(pyramid, cells[int(random() * len(cells))])
     return scores(pyramid[2], rules.score)
+
+
+def greedy_playout(
+    pyramid: Pyramid, random: Callable[[], float], greedy: float = 0.5
+) -> tuple[int, int, int]:
+    """:func:`playout`, but each move is the greedy cell (the most pearls now, ties to
+    the first) with chance ``greedy``: games more like those people play, at several
+    times the cost of a random one."""
+    rules = pyramid[0]
+    mask = rules.score
+    while pyramid[3] is not None:
+        cells = cells_of(pyramid[4])
+        if len(cells) > 1 and random() < greedy:
+            mover = pyramid[3]
+            board = pyramid[2]
+            best = None
+            best_key = -99
+            for cell in cells:
+                child = place(pyramid, cell)
+                gained = scores(child[2] ^ board, mask)
+                key = 2 * gained[mover] - sum(gained)
+                if key > best_key:
+                    best, best_key = child, key
+            assert best is not None
+            pyramid = best
+        else:
+            pyramid = place(pyramid, cells[int(random() * len(cells))])
+    return scores(pyramid[2], mask)

@@ -331,19 +331,19 @@ class _Above(dict[int, "_Plan | None"]):
     region, worked out when a pattern first occurs: a plan meets at most 2^8 patterns,
     so all of them together stay below 60,000 entries."""
 
-    __slots__ = ("placed",)
+    __slots__ = ("parents",)
 
     def __init__(self, placed: int) -> None:
         super().__init__()
-        self.placed = placed
+        self.parents = tuple(
+            sorted({q for p in range(PEARLS) if placed >> p & 1 for q in PARENTS[p]})
+        )
 
     def __missing__(self, pattern: int) -> _Plan | None:
         done = 0
-        for p in range(PEARLS):
-            if self.placed >> p & 1:
-                for q in PARENTS[p]:
-                    if pattern & SUPPORTS[q] == SUPPORTS[q]:
-                        done |= 1 << q
+        for q in self.parents:
+            if pattern & SUPPORTS[q] == SUPPORTS[q]:
+                done |= 1 << q
         above = _plan(done) if done else None
         self[pattern] = above
         return above
@@ -390,6 +390,12 @@ def _completes(cell: int) -> tuple[int, dict[int, _Plan | None]]:
 _LAYER2: tuple[tuple[int, dict[int, _Plan | None]], ...] = tuple(
     _completes(cell) for cell in range(BASE_CELLS)
 )
+_MARKS: tuple[tuple[int, ...], ...] = tuple(
+    tuple((colour + 1) << 2 * cell for cell in range(BASE_CELLS)) for colour in range(COLOURS)
+)
+"""A pearl of each colour on each base cell, as board bits."""
+_NEXT = (1, 2, 0)
+"""The colour after each in turn order."""
 
 
 def place(
@@ -410,7 +416,7 @@ def place(
     rules, occupied, board, mover, legal = pyramid
     assert mover is not None, "the pyramid is complete"
     after = occupied | 1 << cell
-    marked = board | (mover + 1) << 2 * cell
+    marked = board | _MARKS[mover][cell]
     counts = list(scores(marked, LOW)) if counted else None
     around, completes = _LAYER2[cell]
     plan = completes[after & around]
@@ -443,13 +449,13 @@ def place(
             return (rules, after, marked, None, 0)
         # A player whose pool is empty passes (55 < 75: someone has pearls).
         out = (n0, n1, n2)
-        mover = 1 if mover == 0 else 2 if mover == 1 else 0
+        mover = _NEXT[mover]
         while out[mover] >= POOL:
-            mover = 1 if mover == 0 else 2 if mover == 1 else 0
+            mover = _NEXT[mover]
         return (rules, after, marked, mover, opened)
     if not opened:
         return (rules, after, marked, None, 0)  # the base is full: no cell is empty
-    return (rules, after, marked, 1 if mover == 0 else 2 if mover == 1 else 0, opened)
+    return (rules, after, marked, _NEXT[mover], opened)
 
 
 def _pass_on(counts: list[int], value: int) -> int:
