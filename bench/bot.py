@@ -46,13 +46,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.bot import LEVEL_SETTINGS, LEVELS, Level, Speed, decide, machine_speed, mcts, review
 from controller.bot.exact import ExactSearch, OutOfBudget
-from controller.bot.player import STOP_SHARE, affordable_playouts, exact_fits
+from controller.bot.player import EXACT_SHARE, STOP_SHARE, affordable_playouts, exact_fits
 from controller.bot.policies import greedy_move, random_move
 from controller.rules.notation import BASE
 from controller.rules.perlen import PerlenState, legal_moves, new_game, outcome, play
 from controller.rules.records import PerlenRecord
 
-PLAN = Speed(playouts_per_second=30_000, nodes_per_second=110_000)
+PLAN = Speed(playouts_per_second=25_000, nodes_per_second=100_000)
 """The planning speed of the matches: what ``machine_speed()`` measured on the
 development machine with nothing else running (docs/performance.md)."""
 OPPONENTS = ("random", "greedy")
@@ -170,9 +170,13 @@ def plan_of(level: Level, plan: Speed) -> str:
         return "greedy cell, no search"
     planned = level.budget * STOP_SHARE
     share = 1.0 if level.share is None else level.share
-    playouts = affordable_playouts(planned * share, plan)
+    playouts = affordable_playouts(planned * share, plan, level.greedy)
     exact = max(
-        (e for e in range(26) if e <= level.exact_empty and exact_fits(e, planned, plan)),
+        (
+            e
+            for e in range(26)
+            if e <= level.exact_empty and exact_fits(e, level.budget * EXACT_SHARE, plan)
+        ),
         default=0,
     )
     return f"{playouts:,} playouts a move; exact from {exact} empty cells"

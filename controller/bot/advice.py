@@ -29,17 +29,17 @@ import threading
 import time
 from dataclasses import dataclass
 
-from controller.bot import mcts
 from controller.bot.exact import ExactSearch, OutOfBudget, empty_cells
 from controller.bot.player import (
+    LEVEL_SETTINGS,
     STOP_SHARE,
-    affordable_playouts,
     check_budget,
     check_state,
     exact_fits,
     exact_limit,
     machine_speed,
     perfect_cells,
+    sample,
     speed_for,
 )
 from controller.rules.notation import BASE, Position, parse_cell
@@ -49,6 +49,8 @@ from controller.rules.records import PerlenRecord, ReplayError
 
 EXACT_SHARE = 0.7
 """Share of a hint's budget the exact search may take before sampling takes over."""
+ADVISER = LEVEL_SETTINGS["strongest"]
+"""Hints and reviews sample games as the strongest level does."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,9 +204,11 @@ def advise(
         else:
             cell = perfect[0]
             if len(perfect) > 1:
-                result = mcts.search(
+                result = sample(
+                    ADVISER,
                     pyramid,
-                    playouts=affordable_playouts(planned * (1 - EXACT_SHARE), speed),
+                    seconds=planned * (1 - EXACT_SHARE),
+                    speed=speed,
                     rng=rng,
                     deadline=started + planned,
                     cancel=cancel,
@@ -214,9 +218,11 @@ def advise(
                     cell = result.best.cell
             worth = 0.0 if second is None else float(value - second)
             return advice(cell, float(value), perfect, second_cell, worth, True)
-    result = mcts.search(
+    result = sample(
+        ADVISER,
         pyramid,
-        playouts=affordable_playouts(planned, speed),
+        seconds=planned,
+        speed=speed,
         rng=rng,
         deadline=started + planned,
         cancel=cancel,
@@ -349,9 +355,11 @@ def _review_move(
             return MoveReview(
                 number, mover, played, BASE[cell], loss, True, float(best.value), float(mine)
             )
-    result = mcts.search(
+    result = sample(
+        ADVISER,
         pyramid,
-        playouts=affordable_playouts(seconds * STOP_SHARE, speed),
+        seconds=seconds * STOP_SHARE,
+        speed=speed,
         rng=random.Random(seed * 1000 + number),
         deadline=started + seconds * STOP_SHARE,
         cancel=cancel,

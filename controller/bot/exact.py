@@ -123,6 +123,7 @@ class ExactSearch:
         self.max_entries = max_entries
         self.symmetries = symmetries
         self.table: dict[int, int] = {}
+        self.killers = [-1] * 26
         self.nodes = 0
         """Positions expanded (a table hit is not counted)."""
         self.placements = 0
@@ -245,6 +246,7 @@ class ExactSearch:
         max_entries = self.max_entries
         nodes = self.nodes
         placements = 0
+        killers = self.killers
 
         scoring = sum(1 << p for p in range(len(POSITIONS)) if score_mask >> 2 * p & 1)
         # The viewpoint's pearls on scoring places: where both bits match its colour + 1.
@@ -252,8 +254,6 @@ class ExactSearch:
         low_pattern = LOW if code & 1 else 0
         high_pattern = LOW if code & 2 else 0
         patterns = [(LOW if (c + 1) & 1 else 0, LOW if (c + 1) & 2 else 0) for c in range(3)]
-        scoring_upper = scoring & ~BASE_MASK
-        scoring_base = scoring & BASE_MASK
         hidden_base = BASE_MASK & ~scoring
         upper = ((1 << len(POSITIONS)) - 1) & ~BASE_MASK
         strict = self.rules.strict
@@ -300,40 +300,29 @@ class ExactSearch:
                 else:
                     beta = min(beta, value)
                 best_cell = entry >> 10
-            # Pearls never change colour and each empty scoring place may still go either
-            # way: bounds that often settle a position without searching it.
-            occupied = node[1]
-            own = (score_mask & ~(board ^ low_pattern) & ~((board >> 1) ^ high_pattern)).bit_count()
-            free_upper = (scoring_upper & ~occupied).bit_count()
-            free_base = (scoring_base & ~occupied).bit_count()
+            # Pearls never change colour, so what the viewpoint has is a lower bound; and
+            # a player must put a pearl down on each of its turns, on a scoring cell once
+            # no other is left. That often settles a position without searching it.
             if own_only:
-                floor = ceiling = own
-                left = (~occupied & BASE_MASK).bit_count()
-                ahead = (viewpoint - mover) % 3  # type: ignore[operator]
-                mine = turns[left][ahead]
-                # With strict pools the turns counted hold while nobody runs out: the
-                # viewpoint gets no fewer while it cannot, no more while its rivals cannot.
-                fewer = more = False
-                if strict:
-                    counts = scores(board, LOW)
-                    come = (upper & ~occupied).bit_count()
-                    fewer = counts[viewpoint] + come + mine >= POOL
-                    more = (
-                        counts[rival_a] + come + turns[left][(ahead + 1) % 3] >= POOL
-                        or counts[rival_b] + come + turns[left][(ahead + 2) % 3] >= POOL
-                    )
-                if not fewer:
-                    floor += max(0, mine - (hidden_base & ~occupied).bit_count())
-                ceiling += free_upper + (free_base if more else min(mine, free_base))
-            else:
-                s = scores(board, score_mask)
-                free = free_upper + free_base
-                lead = s[viewpoint] - max(s[rival_a], s[rival_b])
-                floor, ceiling = lead - free, lead + free
-            if floor >= beta:
-                return floor
-            if ceiling <= alpha:
-                return ceiling
+                occupied = node[1]
+                floor = (
+                    score_mask & ~(board ^ low_pattern) & ~((board >> 1) ^ high_pattern)
+                ).bit_count()
+                if floor >= beta:
+                    return floor
+                mine = turns[(~occupied & BASE_MASK).bit_count()][(viewpoint - mover) % 3]  # type: ignore[operator]
+                hidden = (hidden_base & ~occupied).bit_count()
+                if mine > hidden and (
+                    # With strict pools the turns counted hold while it cannot run out.
+                    not strict
+                    or (LOW & ~(board ^ low_pattern) & ~((board >> 1) ^ high_pattern)).bit_count()
+                    + (upper & ~occupied).bit_count()
+                    + mine
+                    < POOL
+                ):
+                    floor += mine - hidden
+                    if floor >= beta:
+                        return floor
             high = beta
             nodes += 1
             if nodes % check == 0:
@@ -398,11 +387,13 @@ class ExactSearch:
                             break
                         guess = value
                     if maximise:
-                        children.append((guess << 6, cell, child))
+                        killer = cell == killers[empty.bit_count()]
+                        children.append((guess << 7 | killer, cell, child))
                     else:
                         lp, hp = patterns[mover]  # type: ignore[index]
                         theirs = (score_mask & ~(cboard ^ lp) & ~((cboard >> 1) ^ hp)).bit_count()
-                        children.append((theirs - (guess << 6), cell, child))
+                        killer = cell == killers[empty.bit_count()]
+                        children.append(((theirs - (guess << 6)) * 2 + killer, cell, child))
                 else:
                     children.sort(reverse=True)
                     for order, cell, child in children:
@@ -420,6 +411,7 @@ class ExactSearch:
                             if value < beta:
                                 beta = value
                         if alpha >= beta:
+                            killers[(~node[1] & BASE_MASK).bit_count() - 1] = cell
                             break
             if best <= low:
                 kind = _UPPER

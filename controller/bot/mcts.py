@@ -12,8 +12,8 @@ in pearls, for hints and reviews.
 >>> from controller.rules.perlen import new_game, play
 >>> state, _ = play(new_game(), "c3")
 >>> result = search(state, playouts=400, rng=random.Random(1))
->>> result.playouts, len(result.moves) == 8
-(400, True)
+>>> result.playouts, len(result.moves)  # 8 cells touch c3, of 2 kinds
+(400, 2)
 >>> sum(m.visits for m in result.moves)
 400
 
@@ -32,7 +32,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 
 from controller.bot.policies import playout
-from controller.rules.pyramid import Pyramid, cells_of, place
+from controller.rules.pyramid import Pyramid, cells_of, distinct_cells, place, scores
 
 EXPLORATION = 0.25
 """UCT's exploration weight for results in [0, 1]; chosen with ``bench/bot.py
@@ -62,7 +62,8 @@ class MoveStats:
 @dataclass(frozen=True, slots=True)
 class SearchResult:
     moves: tuple[MoveStats, ...]
-    """One per move searched (every legal one, or ``only``), in reading order."""
+    """One per move searched, in reading order: every legal one but those that are the
+    mirror image of another on a symmetric pyramid, or ``only``."""
     playouts: int
     complete: bool
     """False when the deadline or a cancel stopped it before ``playouts``."""
@@ -74,14 +75,28 @@ class SearchResult:
 
 
 class _Node:
-    __slots__ = ("cell", "children", "colour", "pyramid", "score", "untried", "value", "visits")
+    __slots__ = (
+        "cell",
+        "children",
+        "colour",
+        "gain",
+        "pyramid",
+        "score",
+        "untried",
+        "value",
+        "visits",
+    )
 
-    def __init__(self, pyramid: Pyramid, cell: int, colour: int, untried: list[int]) -> None:
+    def __init__(
+        self, pyramid: Pyramid, cell: int, colour: int, untried: list[int], gain: float
+    ) -> None:
         self.pyramid = pyramid
         self.cell = cell
         self.colour = colour
         """The colour that moved into this node: whose result it collects."""
         self.untried = untried
+        self.gain = gain
+        """Pearls the move gained its mover at once, less those it gave the others."""
         self.children: list[_Node] = []
         self.visits = 0
         self.value = 0.0
@@ -94,7 +109,8 @@ def _expand(node: _Node, cell: int, rng: _random.Random) -> _Node:
     rng.shuffle(untried)
     mover = node.pyramid[3]
     assert mover is not None
-    child = _Node(pyramid, cell, mover, untried)
+    new = scores(pyramid[2] ^ node.pyramid[2], pyramid[0].score)
+    child = _Node(pyramid, cell, mover, untried, 2 * new[mover] - sum(new))
     node.children.append(child)
     return child
 
@@ -124,19 +140,27 @@ def search(
     only: Collection[int] | None = None,
     exploration: float = EXPLORATION,
     score_weight: float = SCORE_WEIGHT,
+    bias: float = 0.0,
+    depth: int = 25,
     rollout: Rollout = playout,
 ) -> SearchResult:
     """Grow a tree from ``pyramid`` with ``playouts`` random games (fewer if stopped).
 
     ``focus``, a legal cell, gets at least a quarter of the playouts, so that its mean is
     as well founded as the best move's (a review compares the two). ``only`` limits the
-    moves at the root to some of the legal cells.
+    moves at the root to some of the legal cells. ``bias`` favours, while a move has
+    few visits, the moves that gain pearls at once ("progressive bias": ``bias`` times
+    the net gain, divided by the visits). ``depth`` limits the tree to that many moves
+    from the root; below it the playouts decide alone (1: flat Monte Carlo).
     """
     if pyramid[3] is None:
         raise ValueError("the pyramid is complete: there is no move to search")
     if playouts < 1:
         raise ValueError(f"playouts must be at least 1, not {playouts}")
     untried = list(cells_of(pyramid[4]))
+    if only is None and focus is None:
+        # A cell and its mirror image on a symmetric pyramid are one choice.
+        untried = list(distinct_cells(pyramid[2], tuple(untried)))
     if only is not None:
         if not only or not set(only) <= set(untried):
             raise ValueError(f"only {sorted(only)} must be some of the legal cells {untried}")
@@ -144,7 +168,7 @@ def search(
     if focus is not None and focus not in untried:
         raise ValueError(f"the focus cell {focus} is not a legal move")
     rng.shuffle(untried)
-    root = _Node(pyramid, -1, -1, untried)
+    root = _Node(pyramid, -1, -1, untried, 0.0)
     focus_node: _Node | None = None
     if focus is not None:
         untried.remove(focus)
@@ -174,13 +198,14 @@ def search(
             best_child = node.children[0]
             best_value = -1.0
             for child in node.children:
-                value = child.value / child.visits + scale / sqrt(child.visits)
+                visits = child.visits
+                value = (child.value + bias * child.gain) / visits + scale / sqrt(visits)
                 if value > best_value:
                     best_value, best_child = value, child
             node = best_child
             path.append(node)
-        # Expansion: one new move.
-        if node.untried:
+        # Expansion: one new move (down to ``depth`` moves from the root).
+        if node.untried and len(path) <= depth:
             node = _expand(node, node.untried.pop(), rng)
             path.append(node)
         scores = rollout(node.pyramid, random)

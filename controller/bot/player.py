@@ -16,16 +16,20 @@ Levels, gentlest first (:data:`LEVELS`; :data:`LEVEL_SETTINGS` holds what each d
   hand no rival a bonus pearl), now and then the greedy cell.
 - ``easy``: the greedy cell (most pearls for itself now, fewest for the others), with an
   occasional random sensible cell.
-- ``medium``, ``strong``: Monte Carlo tree search, and perfect play
-  (:mod:`controller.bot.exact`) for the last 6 or 9 empty cells.
-- ``strongest``: Monte Carlo tree search with more playouts, and perfect play as soon as
-  the exact search fits its budget (13 empty cells in its 3 s on the development
-  machine; fewer on a Pi). Where several cells are perfect, sampling picks among them:
-  people are not the perfect rivals the exact search assumes.
+- ``medium``: for each cell, a few hundred random games played on from it (flat Monte
+  Carlo), and perfect play (:mod:`controller.bot.exact`) for the last 6 empty cells.
+- ``strong``: the same with games in which half the moves are greedy (more like the
+  games people play), a thousand or so per move, and perfect play for the last 9.
+- ``strongest``: as strong with as many games as its budget allows, and perfect play as
+  soon as the exact search fits the budget (12 or 13 empty cells in its 3 s on the
+  development machine; fewer on a Pi). Where several cells are perfect, the sampled
+  games pick among them: people are not the perfect rivals the exact search assumes.
 
 **Value.** The exact search makes sure of as many of the mover's own final pearls
 (visible pearls, or all with ``score = all``) as it can whatever the rivals do; the
-Monte Carlo search plays to win, and for more pearls among equally winning moves.
+sampled games play to win, and for more pearls among equally winning moves. Why flat
+Monte Carlo and not a deeper tree: against people-like rivals a deep tree expects
+rivals cleverer than they are and plays worse (docs/performance.md has the figures).
 
 **Time.** A level's ``budget`` is what a family waits, on any machine: the work it plans
 (playouts, whether to solve exactly) is the budget times this machine's measured speed.
@@ -86,6 +90,10 @@ class Level:
     """Chance of playing a random sensible cell instead."""
     exploration: float = mcts.EXPLORATION
     """UCT's exploration weight."""
+    depth: int = 25
+    """How many moves from the root the tree may grow (1: flat Monte Carlo)."""
+    bias: float = 0.0
+    """Progressive bias of the tree search towards moves that gain pearls at once."""
     score_weight: float = mcts.SCORE_WEIGHT
     """How much a playout's result counts the mover's share of the pearls, rather than
     its share of the win."""
@@ -95,6 +103,8 @@ class Level:
     greedy: float = 0.0
     """Chance that a playout move is the greedy cell rather than a random one (greedy
     playouts cost several random ones: :func:`playout_cost`)."""
+    rivals_greedy: float | None = None
+    """The same chance for the rivals' moves in the playouts, when it differs."""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.budget) and self.budget > 0):
@@ -112,43 +122,44 @@ class Level:
         if not 0.0 <= self.greedy <= 1.0:
             raise ValueError(f"level {self.name!r}: greedy is a chance between 0 and 1")
 
-    def rollout(self) -> mcts.Rollout:
-        """The playout its searches use."""
-        if not self.greedy:
+    def rollout(self, me: int) -> mcts.Rollout:
+        """The playout its searches use when ``me`` is to move at the root."""
+        if not self.greedy and not self.rivals_greedy:
             return playout
-        greedy = self.greedy
-        return lambda pyramid, random: greedy_playout(pyramid, random, greedy)
+        greedy, rivals = self.greedy, self.rivals_greedy
+        return lambda pyramid, random: greedy_playout(pyramid, random, greedy, rivals, me)
 
 
 LEVEL_SETTINGS: Mapping[str, Level] = {
     "gentle": Level("gentle", budget=0.5, share=0.0, exact_empty=0, wander=0.7),
     "easy": Level("easy", budget=0.5, share=0.0, exact_empty=0, wander=0.15),
-    "medium": Level("medium", budget=1.0, share=0.02, exact_empty=6),
-    "strong": Level("strong", budget=2.0, share=0.1, exact_empty=9),
-    "strongest": Level("strongest", budget=3.0, share=None, exact_empty=25),
+    "medium": Level("medium", budget=1.0, share=0.03, exact_empty=6, depth=1),
+    "strong": Level("strong", budget=2.0, share=0.05, exact_empty=9, depth=1, greedy=0.5, bias=1.0),
+    "strongest": Level(
+        "strongest", budget=3.0, share=None, exact_empty=25, depth=1, greedy=0.5, bias=1.0
+    ),
 }
 """The levels by name, in the order of :data:`LEVELS`."""
 
-# Positions the exact search expands for n empty base cells (the worst of random
-# positions, measured by bench/bot.py; about fourfold per cell), to tell beforehand
-# whether it fits a budget.
+# Positions the exact search expands for n empty base cells: the 90th percentile of
+# random positions (bench/bot.py prints how long they take); about threefold per cell.
 EXACT_WORK: tuple[float, ...] = (
     0,
     1,
     3,
-    8,
-    20,
-    60,
-    160,
-    450,
-    1.3e3,
-    4e3,
-    1.8e4,
-    5e4,
+    7,
+    17,
+    57,
+    150,
+    410,
+    1.1e3,
+    2.8e3,
+    1e4,
+    3.7e4,
     1.5e5,
-    4e5,
-    1.5e6,
-    5e6,
+    2.2e5,
+    8e5,
+    3e6,
     *([math.inf] * 10),
 )
 SAFE_SHARE = 0.6
@@ -311,15 +322,14 @@ def affordable_playouts(seconds: float, speed: Speed, greedy: float = 0.0) -> in
 
 def exact_fits(empty: int, seconds: float, speed: Speed) -> bool:
     """Whether the exact search of a position with ``empty`` empty cells should finish
-    in ``seconds`` (with the headroom of :data:`SAFE_SHARE`)."""
-    return EXACT_WORK[empty] / speed.nodes_per_second <= seconds * SAFE_SHARE
+    in ``seconds`` (nine positions in ten do, at ``speed``)."""
+    return EXACT_WORK[empty] / speed.nodes_per_second <= seconds
 
 
 def exact_limit(seconds: float, speed: Speed) -> int:
-    """The positions an exact search may expand in ``seconds``: twice what the speed
-    says fits, so that a search planned from a typical position is not cut short by a
-    hard one, while a runaway one stops in time."""
-    return int(2 * seconds * speed.nodes_per_second) + 1000
+    """The positions an exact search may expand in ``seconds`` at ``speed`` (it also
+    proves which other cells are as good, hence the 1.5)."""
+    return int(1.5 * seconds * speed.nodes_per_second) + 1000
 
 
 def perfect_cells(search: ExactSearch, pyramid: Pyramid) -> tuple[int, tuple[int, ...]]:
@@ -332,6 +342,41 @@ def perfect_cells(search: ExactSearch, pyramid: Pyramid) -> tuple[int, tuple[int
         if cell != best.cell and search.at_least(place(pyramid, cell), best.value):
             perfect.append(cell)
     return best.value, tuple(sorted(perfect))
+
+
+def sample(
+    spec: Level,
+    pyramid: Pyramid,
+    *,
+    seconds: float,
+    speed: Speed,
+    rng: random.Random,
+    deadline: float | None,
+    cancel: threading.Event | None,
+    only: tuple[int, ...] | None = None,
+    focus: int | None = None,
+) -> mcts.SearchResult:
+    """The sampled games of ``spec`` from ``pyramid``: as many as its share of
+    ``seconds`` holds at ``speed``."""
+    me = pyramid[3]
+    assert me is not None
+    share = 1.0 if spec.share is None else spec.share
+    return mcts.search(
+        pyramid,
+        playouts=affordable_playouts(
+            seconds * share, speed, max(spec.greedy, spec.rivals_greedy or 0.0)
+        ),
+        rng=rng,
+        deadline=deadline,
+        cancel=cancel,
+        only=only,
+        focus=focus,
+        exploration=spec.exploration,
+        score_weight=spec.score_weight,
+        bias=spec.bias,
+        depth=spec.depth,
+        rollout=spec.rollout(me),
+    )
 
 
 def decide(
@@ -390,17 +435,16 @@ def decide(
     # Plan from the whole budget, not from what the first call's speed measurement left
     # of it, so that the first call plans the same work as every later one.
     planned = seconds * STOP_SHARE
-    share = 1.0 if spec.share is None else spec.share
     empty = empty_cells(pyramid)
     nodes = 0
-    if empty <= spec.exact_empty and exact_fits(empty, planned, speed):
+    if empty <= spec.exact_empty and exact_fits(empty, seconds * EXACT_SHARE, speed):
         exact = ExactSearch(
             pyramid[0],
             viewpoint=mover,
             measure=spec.measure,
             deadline=started + seconds * EXACT_SHARE if timed else None,
             cancel=cancel,
-            max_nodes=exact_limit(planned, speed),
+            max_nodes=exact_limit(seconds * EXACT_SHARE, speed),
         )
         try:
             value, perfect = perfect_cells(exact, pyramid)
@@ -412,30 +456,20 @@ def decide(
             # Several cells are perfect if the rivals play perfectly against the mover,
             # and people do not: sampling, which expects rivals of every kind, picks
             # among them.
-            result = mcts.search(
+            result = sample(
+                spec,
                 pyramid,
-                playouts=affordable_playouts(
-                    planned * (1 - EXACT_SHARE) * share, speed, spec.greedy
-                ),
+                seconds=planned * (1 - EXACT_SHARE),
+                speed=speed,
                 rng=rng,
                 deadline=stop_at,
                 cancel=cancel,
                 only=perfect,
-                exploration=spec.exploration,
-                score_weight=spec.score_weight,
-                rollout=spec.rollout(),
             )
             cell = result.best.cell if result.playouts else perfect[0]
             return done(cell, "exact", float(value), result.playouts, exact.nodes, result.complete)
-    result = mcts.search(
-        pyramid,
-        playouts=affordable_playouts(planned * share, speed, spec.greedy),
-        rng=rng,
-        deadline=stop_at,
-        cancel=cancel,
-        exploration=spec.exploration,
-        score_weight=spec.score_weight,
-        rollout=spec.rollout(),
+    result = sample(
+        spec, pyramid, seconds=planned, speed=speed, rng=rng, deadline=stop_at, cancel=cancel
     )
     if result.playouts == 0:
         # Cancelled or out of time before the first playout: the greedy cell is instant.

@@ -92,16 +92,23 @@ def playout(pyramid: Pyramid, random: Callable[[], float]) -> tuple[int, int, in
 
 
 def greedy_playout(
-    pyramid: Pyramid, random: Callable[[], float], greedy: float = 0.5
+    pyramid: Pyramid,
+    random: Callable[[], float],
+    greedy: float = 0.5,
+    rivals: float | None = None,
+    me: int | None = None,
 ) -> tuple[int, int, int]:
-    """:func:`playout`, but each move is the greedy cell (the most pearls now, ties to
-    the first) with chance ``greedy``: games more like those people play, at several
-    times the cost of a random one."""
+    """:func:`playout`, but each move is the greedy cell (the most pearls now, less
+    those it gives the others; the first of equals, which measured better than a random
+    one of them) with chance ``greedy``: games more like those people play, at several
+    times the cost of a random one. With ``rivals`` and ``me``, colours other than
+    ``me`` play the greedy cell with chance ``rivals`` instead."""
     rules = pyramid[0]
     mask = rules.score
     while pyramid[3] is not None:
         cells = cells_of(pyramid[4])
-        if len(cells) > 1 and random() < greedy:
+        chance = greedy if rivals is None or pyramid[3] == me else rivals
+        if len(cells) > 1 and random() < chance:
             mover = pyramid[3]
             board = pyramid[2]
             best = None

@@ -111,7 +111,36 @@ SYMMETRIES: tuple[tuple[int, ...], ...] = _symmetries()
 """The eight turns and mirror images of the square, each as the image of every position
 (``SYMMETRIES[k][i]`` is where ``POSITIONS[i]`` goes; ``SYMMETRIES[0]`` is the
 identity). Neighbours, supports and the visible ring are the same in each, so a pyramid
-and its image play alike."""
+and its image play alike (see :func:`distinct_cells`)."""
+
+
+def image(board: int, symmetry: tuple[int, ...]) -> int:
+    """``board`` turned or mirrored by one of :data:`SYMMETRIES`."""
+    out = 0
+    for i, j in enumerate(symmetry):
+        out |= (board >> 2 * i & 3) << 2 * j
+    return out
+
+
+def distinct_cells(board: int, cells: tuple[int, ...]) -> tuple[int, ...]:
+    """``cells`` without those that are a turn or mirror image of an earlier one under a
+    symmetry that leaves ``board`` as it is: on a symmetric pyramid they play alike
+    (exactly, but where a pool runs dry in the middle of a cascade and reading order,
+    which no turn keeps, decides which pearl passes on).
+
+    >>> len(distinct_cells(0, tuple(range(25))))  # the empty base: 6 kinds of cell
+    6
+    """
+    keep = [s for s in SYMMETRIES[1:] if image(board, s) == board]
+    if not keep:
+        return cells
+    seen: set[int] = set()
+    out = []
+    for cell in cells:
+        if cell not in seen:
+            out.append(cell)
+            seen.update(s[cell] for s in keep)
+    return tuple(out)
 
 
 # -- bonus pearls --------------------------------------------------------------------------
