@@ -76,6 +76,7 @@ class SearchResult:
 
 class _Node:
     __slots__ = (
+        "by_cell",
         "cell",
         "children",
         "colour",
@@ -98,6 +99,7 @@ class _Node:
         self.gain = gain
         """Pearls the move gained its mover at once, less those it gave the others."""
         self.children: list[_Node] = []
+        self.by_cell: dict[int, _Node] = {}
         self.visits = 0
         self.value = 0.0
         self.score = 0.0
@@ -112,6 +114,7 @@ def _expand(node: _Node, cell: int, rng: _random.Random) -> _Node:
     new = scores(pyramid[2] ^ node.pyramid[2], pyramid[0].score)
     child = _Node(pyramid, cell, mover, untried, 2 * new[mover] - sum(new))
     node.children.append(child)
+    node.by_cell[cell] = child
     return child
 
 
@@ -143,6 +146,7 @@ def search(
     bias: float = 0.0,
     depth: int = 25,
     rollout: Rollout = playout,
+    rivals: Callable[[Pyramid, Callable[[], float]], int] | None = None,
 ) -> SearchResult:
     """Grow a tree from ``pyramid`` with ``playouts`` random games (fewer if stopped).
 
@@ -151,7 +155,10 @@ def search(
     moves at the root to some of the legal cells. ``bias`` favours, while a move has
     few visits, the moves that gain pearls at once ("progressive bias": ``bias`` times
     the net gain, divided by the visits). ``depth`` limits the tree to that many moves
-    from the root; below it the playouts decide alone (1: flat Monte Carlo).
+    from the root; below it the playouts decide alone (1: flat Monte Carlo). With
+    ``rivals``, a move picker, the tree chooses only the root mover's moves: at a
+    rival's turn it follows the rival's move that ``rivals`` picks (a model of the
+    rivals, as the playouts are), instead of the rival's best by the tree.
     """
     if pyramid[3] is None:
         raise ValueError("the pyramid is complete: there is no move to search")
@@ -174,6 +181,7 @@ def search(
         untried.remove(focus)
         focus_node = _expand(root, focus, rng)
     random = rng.random
+    me = pyramid[3]
     clock = time.perf_counter
     stop_at = math.inf if deadline is None else deadline
     sqrt, log = math.sqrt, math.log
@@ -193,7 +201,29 @@ def search(
             node = focus_node
             path.append(node)
         # Selection: down the tree while every move of a node has been tried.
-        while not node.untried and node.children:
+        while True:
+            mover = node.pyramid[3]
+            if mover is None:
+                break
+            if rivals is not None and mover != me:
+                if len(path) > depth:
+                    break
+                cell = rivals(node.pyramid, random)
+                child = node.by_cell.get(cell)
+                if child is None:
+                    node.untried.remove(cell)
+                    node = _expand(node, cell, rng)
+                    path.append(node)
+                    break
+                node = child
+                path.append(node)
+                continue
+            if node.untried or not node.children:
+                # Expansion: one new move (down to ``depth`` moves from the root).
+                if node.untried and len(path) <= depth:
+                    node = _expand(node, node.untried.pop(), rng)
+                    path.append(node)
+                break
             scale = exploration * sqrt(log(node.visits))
             best_child = node.children[0]
             best_value = -1.0
@@ -203,10 +233,6 @@ def search(
                 if value > best_value:
                     best_value, best_child = value, child
             node = best_child
-            path.append(node)
-        # Expansion: one new move (down to ``depth`` moves from the root).
-        if node.untried and len(path) <= depth:
-            node = _expand(node, node.untried.pop(), rng)
             path.append(node)
         scores = rollout(node.pyramid, random)
         result = known.get(scores)

@@ -16,14 +16,20 @@ Levels, gentlest first (:data:`LEVELS`; :data:`LEVEL_SETTINGS` holds what each d
   hand no rival a bonus pearl), now and then the greedy cell.
 - ``easy``: the greedy cell (most pearls for itself now, fewest for the others), with an
   occasional random sensible cell.
-- ``medium``: for each cell, a few hundred random games played on from it (flat Monte
-  Carlo), and perfect play (:mod:`controller.bot.exact`) for the last 6 empty cells.
+- ``medium``: for each cell, a couple of hundred random games played on from it (flat
+  Monte Carlo), and perfect play (:mod:`controller.bot.exact`) for the last 6 empty
+  cells; one move in ten before that is a random sensible cell.
 - ``strong``: the same with games in which half the moves are greedy (more like the
-  games people play), a thousand or so per move, and perfect play for the last 9.
-- ``strongest``: as strong with as many games as its budget allows, and perfect play as
-  soon as the exact search fits the budget (12 or 13 empty cells in its 3 s on the
-  development machine; fewer on a Pi). Where several cells are perfect, the sampled
-  games pick among them: people are not the perfect rivals the exact search assumes.
+  games people play), several hundred per move, and perfect play for the last 9; also
+  one slip in ten before that.
+- ``strongest``: as strong without slips and with as many games as its budget allows,
+  and perfect play as soon as the exact search fits the budget (12 empty cells in its
+  3 s on the development machine; fewer on a Pi). Where several cells are perfect, the
+  sampled games pick among them: people are not the perfect rivals the exact search
+  assumes.
+
+Each level beats the one below it, and the strongest beats greedy players, by the
+measures of ``bench/bot.py`` (docs/performance.md).
 
 **Value.** The exact search makes sure of as many of the mover's own final pearls
 (visible pearls, or all with ``score = all``) as it can whatever the rivals do; the
@@ -57,12 +63,18 @@ import math
 import random
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from controller.bot import mcts
 from controller.bot.exact import MARGIN, OWN, ExactSearch, OutOfBudget, empty_cells
-from controller.bot.policies import greedy_move, greedy_playout, playout, sensible_moves
+from controller.bot.policies import (
+    greedy_move,
+    greedy_playout,
+    model_move,
+    playout,
+    sensible_moves,
+)
 from controller.rules.notation import BASE, Position
 from controller.rules.perlen import PerlenState, legal_moves, new_game, play
 from controller.rules.pyramid import Pyramid, cells_of, place
@@ -87,11 +99,15 @@ class Level:
     exact_empty: int
     """Play perfectly once at most this many base cells are empty (if it fits the budget)."""
     wander: float = 0.0
-    """Chance of playing a random sensible cell instead."""
+    """Chance of playing a random sensible cell instead (a slip that makes the level a
+    step easier; none once the level plays perfectly)."""
     exploration: float = mcts.EXPLORATION
     """UCT's exploration weight."""
     depth: int = 25
     """How many moves from the root the tree may grow (1: flat Monte Carlo)."""
+    model: bool = False
+    """Whether the tree follows the rivals' moves as the playouts model them (chosen
+    like the playouts' moves) instead of searching the rivals' best."""
     bias: float = 0.0
     """Progressive bias of the tree search towards moves that gain pearls at once."""
     score_weight: float = mcts.SCORE_WEIGHT
@@ -122,6 +138,11 @@ class Level:
         if not 0.0 <= self.greedy <= 1.0:
             raise ValueError(f"level {self.name!r}: greedy is a chance between 0 and 1")
 
+    def rivals_model(self) -> Callable[[Pyramid, Callable[[], float]], int]:
+        """How the tree expects a rival to move, with :attr:`model`."""
+        greedy = self.greedy if self.rivals_greedy is None else self.rivals_greedy
+        return lambda pyramid, random: model_move(pyramid, random, greedy)
+
     def rollout(self, me: int) -> mcts.Rollout:
         """The playout its searches use when ``me`` is to move at the root."""
         if not self.greedy and not self.rivals_greedy:
@@ -133,10 +154,26 @@ class Level:
 LEVEL_SETTINGS: Mapping[str, Level] = {
     "gentle": Level("gentle", budget=0.5, share=0.0, exact_empty=0, wander=0.7),
     "easy": Level("easy", budget=0.5, share=0.0, exact_empty=0, wander=0.15),
-    "medium": Level("medium", budget=1.0, share=0.03, exact_empty=6, depth=1),
-    "strong": Level("strong", budget=2.0, share=0.05, exact_empty=9, depth=1, greedy=0.5, bias=1.0),
+    "medium": Level("medium", budget=1.0, share=0.03, exact_empty=6, wander=0.1, depth=1),
+    "strong": Level(
+        "strong",
+        budget=2.0,
+        share=0.2,
+        exact_empty=9,
+        wander=0.1,
+        depth=1,
+        greedy=0.5,
+        bias=1.0,
+    ),
     "strongest": Level(
-        "strongest", budget=3.0, share=None, exact_empty=25, depth=1, greedy=0.5, bias=1.0
+        "strongest",
+        budget=5.0,
+        share=None,
+        exact_empty=25,
+        depth=7,
+        model=True,
+        greedy=0.5,
+        bias=1.0,
     ),
 }
 """The levels by name, in the order of :data:`LEVELS`."""
@@ -171,7 +208,10 @@ covers the last look at the clock and a busy machine taking the processor away).
 EXACT_SHARE = 0.6
 """Share of the budget after which an exact search gives up, leaving time to sample."""
 ROUND_PLAYOUTS = 50
-"""Playouts are planned as this many times a power of two."""
+"""Playouts are planned as this many (or one and a half times this many) times a power
+of two."""
+CALIBRATION_EMPTY = 19
+"""Empty cells of the opening :func:`measure_speed` times its playouts from."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,7 +251,7 @@ def _calibration_positions() -> tuple[Pyramid, Pyramid]:
     opening: Pyramid | None = None
     while state.base_pearls < 25 - 13:  # the endgame: 13 empty cells
         state, _ = play(state, rng.choice(legal_moves(state)))
-        if state.base_pearls == 6:
+        if state.base_pearls == 25 - CALIBRATION_EMPTY:
             opening = state
     assert opening is not None
     return opening, state
@@ -304,20 +344,26 @@ def check_seed(seed: object) -> int:
     return seed
 
 
-def playout_cost(greedy: float) -> float:
-    """What a playout with this chance of greedy moves costs, in random playouts (measured
-    by bench/bot.py: a greedy move places every legal cell to compare them)."""
-    return 1.0 + 5.0 * greedy
+def playout_cost(greedy: float, empty: int = CALIBRATION_EMPTY) -> float:
+    """What a playout from a position with ``empty`` empty cells costs, with this chance
+    of greedy moves, in the playouts :attr:`Speed.playouts_per_second` counts (random
+    ones from :data:`CALIBRATION_EMPTY` empty cells): a playout's length is its empty
+    cells, and a greedy move places every legal cell to compare them (measured: half
+    greedy costs three random ones)."""
+    return (1.0 + 4.0 * greedy) * max(empty, 2) / CALIBRATION_EMPTY
 
 
-def affordable_playouts(seconds: float, speed: Speed, greedy: float = 0.0) -> int:
-    """As many playouts as fit in ``seconds`` with headroom, rounded down to 50 × 2^k so
-    that a slightly different speed measurement seldom changes the work (and the move)."""
-    affordable = seconds * SAFE_SHARE * speed.playouts_per_second / playout_cost(greedy)
+def affordable_playouts(
+    seconds: float, speed: Speed, greedy: float = 0.0, empty: int = CALIBRATION_EMPTY
+) -> int:
+    """As many playouts as fit in ``seconds`` with headroom, rounded down to 50 or 75
+    times a power of two so that a slightly different speed measurement seldom changes
+    the work (and the move)."""
+    affordable = seconds * SAFE_SHARE * speed.playouts_per_second / playout_cost(greedy, empty)
     playouts = ROUND_PLAYOUTS
     while playouts * 2 <= affordable:
         playouts *= 2
-    return playouts
+    return playouts * 3 // 2 if playouts * 3 // 2 <= affordable else playouts
 
 
 def exact_fits(empty: int, seconds: float, speed: Speed) -> bool:
@@ -364,7 +410,10 @@ def sample(
     return mcts.search(
         pyramid,
         playouts=affordable_playouts(
-            seconds * share, speed, max(spec.greedy, spec.rivals_greedy or 0.0)
+            seconds * share,
+            speed,
+            max(spec.greedy, spec.rivals_greedy or 0.0),
+            empty_cells(pyramid),
         ),
         rng=rng,
         deadline=deadline,
@@ -376,6 +425,7 @@ def sample(
         bias=spec.bias,
         depth=spec.depth,
         rollout=spec.rollout(me),
+        rivals=spec.rivals_model() if spec.model else None,
     )
 
 
@@ -424,7 +474,9 @@ def decide(
 
     if len(legal) == 1:
         return done(legal[0].index, "forced", None)
-    if spec.wander and rng.random() < spec.wander:
+    # A level's slips (``wander``) stop where its perfect play begins.
+    empty = empty_cells(pyramid)
+    if spec.wander and empty > spec.exact_empty and rng.random() < spec.wander:
         sensible = sensible_moves(pyramid)
         return done(sensible[int(rng.random() * len(sensible))], "quick", None)
     if spec.share == 0:
@@ -435,7 +487,6 @@ def decide(
     # Plan from the whole budget, not from what the first call's speed measurement left
     # of it, so that the first call plans the same work as every later one.
     planned = seconds * STOP_SHARE
-    empty = empty_cells(pyramid)
     nodes = 0
     if empty <= spec.exact_empty and exact_fits(empty, seconds * EXACT_SHARE, speed):
         exact = ExactSearch(

@@ -25,7 +25,16 @@ from __future__ import annotations
 import random as _random
 from collections.abc import Callable
 
-from controller.rules.pyramid import LOW, Pyramid, cells_of, place, scores
+from controller.rules.pyramid import (
+    HIGH_CELLS,
+    LOW,
+    LOW_CELLS,
+    Pyramid,
+    cells_of,
+    completes,
+    place,
+    scores,
+)
 
 
 def gains(pyramid: Pyramid, cell: int) -> tuple[int, int, int, int]:
@@ -85,10 +94,33 @@ def playout(pyramid: Pyramid, random: Callable[[], float]) -> tuple[int, int, in
     game, the one :func:`controller.rules.perlen.play` plays with the same numbers.
     """
     rules = pyramid[0]
+    low, high, place_ = LOW_CELLS, HIGH_CELLS, place  # locals: this loop is the search's
     while pyramid[3] is not None:
-        cells = cells_of(pyramid[4])
-        pyramid = place(pyramid, cells[int(random() * len(cells))])
+        legal = pyramid[4]
+        cells = low[legal & 0x1FFF] + high[legal >> 13]
+        pyramid = place_(pyramid, cells[int(random() * len(cells))])
     return scores(pyramid[2], rules.score)
+
+
+def greedy_cell(pyramid: Pyramid) -> tuple[int, Pyramid | None]:
+    """The cell that gains the mover most pearls now less those it gives the others
+    (the first of equals), and the pyramid after it when that was worked out (a cell
+    that completes no group gains just its own pearl, which needs no placing)."""
+    rules, occupied, board, mover, legal = pyramid
+    mask = rules.score
+    best = -1
+    best_after: Pyramid | None = None
+    best_key = -99
+    for cell in cells_of(legal):
+        if completes(occupied, cell):
+            after = place(pyramid, cell)
+            gained = scores(after[2] ^ board, mask)
+            key = 2 * gained[mover] - sum(gained)  # type: ignore[index]
+            if key > best_key:
+                best, best_after, best_key = cell, after, key
+        elif mask >> 2 * cell & 1 > best_key:
+            best, best_after, best_key = cell, None, mask >> 2 * cell & 1
+    return best, best_after
 
 
 def greedy_playout(
@@ -98,29 +130,27 @@ def greedy_playout(
     rivals: float | None = None,
     me: int | None = None,
 ) -> tuple[int, int, int]:
-    """:func:`playout`, but each move is the greedy cell (the most pearls now, less
-    those it gives the others; the first of equals, which measured better than a random
-    one of them) with chance ``greedy``: games more like those people play, at several
-    times the cost of a random one. With ``rivals`` and ``me``, colours other than
-    ``me`` play the greedy cell with chance ``rivals`` instead."""
+    """:func:`playout`, but each move is the greedy cell (:func:`greedy_cell`; the first
+    of equals measured better than a random one of them) with chance ``greedy``: games
+    more like those people play, at about three times the cost of a random one. With
+    ``rivals`` and ``me``, colours other than ``me`` play the greedy cell with chance
+    ``rivals`` instead."""
     rules = pyramid[0]
-    mask = rules.score
     while pyramid[3] is not None:
         cells = cells_of(pyramid[4])
         chance = greedy if rivals is None or pyramid[3] == me else rivals
         if len(cells) > 1 and random() < chance:
-            mover = pyramid[3]
-            board = pyramid[2]
-            best = None
-            best_key = -99
-            for cell in cells:
-                child = place(pyramid, cell)
-                gained = scores(child[2] ^ board, mask)
-                key = 2 * gained[mover] - sum(gained)
-                if key > best_key:
-                    best, best_key = child, key
-            assert best is not None
-            pyramid = best
+            cell, after = greedy_cell(pyramid)
+            pyramid = place(pyramid, cell) if after is None else after
         else:
             pyramid = place(pyramid, cells[int(random() * len(cells))])
-    return scores(pyramid[2], mask)
+    return scores(pyramid[2], rules.score)
+
+
+def model_move(pyramid: Pyramid, random: Callable[[], float], greedy: float = 0.5) -> int:
+    """A rival's move as the playouts model it: the greedy cell with chance ``greedy``,
+    else a random one."""
+    cells = cells_of(pyramid[4])
+    if len(cells) == 1 or random() >= greedy:
+        return cells[int(random() * len(cells))]
+    return greedy_cell(pyramid)[0]

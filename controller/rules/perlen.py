@@ -14,7 +14,7 @@ bonus pearls the move earned, in the order they are placed:
 
 A state is a thin typed face over the integers of :mod:`controller.rules.pyramid`
 (bit ``i`` of a mask is ``POSITIONS[i]``), which holds the one implementation of the
-pyramid's geometry and of the bonus cascade; a whole random game takes about twenty
+pyramid's geometry and of the bonus cascade; a whole random game takes a few dozen
 microseconds (``bench/engine.py``).
 """
 

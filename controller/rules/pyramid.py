@@ -239,13 +239,14 @@ def colour_mask(board: int, colour: int) -> int:
     return mask
 
 
-# The base cell numbers in each pattern of the low 13 and the high 12 bits of a mask.
-_LOW_CELLS: tuple[tuple[int, ...], ...] = tuple(
+LOW_CELLS: tuple[tuple[int, ...], ...] = tuple(
     tuple(i for i in range(13) if bits >> i & 1) for bits in range(1 << 13)
 )
-_HIGH_CELLS: tuple[tuple[int, ...], ...] = tuple(
+"""The base cell numbers in each pattern of the low 13 bits of a mask."""
+HIGH_CELLS: tuple[tuple[int, ...], ...] = tuple(
     tuple(13 + i for i in range(12) if bits >> i & 1) for bits in range(1 << 12)
 )
+"""The base cell numbers in each pattern of bits 13 to 24 of a mask."""
 
 
 def cells_of(mask: int) -> tuple[int, ...]:
@@ -254,7 +255,7 @@ def cells_of(mask: int) -> tuple[int, ...]:
     >>> cells_of(0b101)
     (0, 2)
     """
-    return _LOW_CELLS[mask & 0x1FFF] + _HIGH_CELLS[mask >> 13 & 0xFFF]
+    return LOW_CELLS[mask & 0x1FFF] + HIGH_CELLS[mask >> 13 & 0xFFF]
 
 
 # -- rules and positions -------------------------------------------------------------------
@@ -427,6 +428,17 @@ _NEXT = (1, 2, 0)
 """The colour after each in turn order."""
 
 
+def completes(occupied: int, cell: int) -> bool:
+    """Whether a pearl on base cell ``cell`` completes a 2×2 group (and so earns bonus
+    pearls) in a pyramid with these ``occupied`` positions: one table look-up.
+
+    >>> completes(0b11 | 0b11 << 5, 6), completes(0b11 | 0b11 << 5, 12)
+    (True, False)
+    """
+    around, plans = _LAYER2[cell]
+    return plans[(occupied | 1 << cell) & around] is not None
+
+
 def place(
     pyramid: Pyramid, cell: int, record: list[Bonus] | None = None, *, counted: bool = False
 ) -> Pyramid:
@@ -460,8 +472,8 @@ def place(
                 record.append(bonuses[value])  # type: ignore[arg-type]
         after |= placed
         plan = above[after & region]
-    opened = ((legal if occupied else 0) | rules.opens[cell]) & ~after
-    if rules.strict and after.bit_count() >= POOL:
+    opened = ((legal if occupied else 0) | rules[2][cell]) & ~after  # rules.opens
+    if rules[1] and after.bit_count() >= POOL:  # rules.strict
         # Pools matter once 25 pearls are out. A colour that was owed a pearl with its
         # 25 out shows more than 25: then the cascade is placed again, counting.
         low = marked & LOW
