@@ -185,7 +185,7 @@ def plan_of(level: Level, plan: Speed) -> str:
         return "greedy cell, no search"
     planned = level.budget * STOP_SHARE
     share = 1.0 if level.share is None else level.share
-    greedy = max(level.greedy, level.rivals_greedy or 0.0)
+    greedy = level.greedy
     early, late = (affordable_playouts(planned * share, plan, greedy, e) for e in (24, 13))
     exact = max(
         (

@@ -119,8 +119,6 @@ class Level:
     greedy: float = 0.0
     """Chance that a playout move is the greedy cell rather than a random one (greedy
     playouts cost several random ones: :func:`playout_cost`)."""
-    rivals_greedy: float | None = None
-    """The same chance for the rivals' moves in the playouts, when it differs."""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.budget) and self.budget > 0):
@@ -140,15 +138,15 @@ class Level:
 
     def rivals_model(self) -> Callable[[Pyramid, Callable[[], float]], int]:
         """How the tree expects a rival to move, with :attr:`model`."""
-        greedy = self.greedy if self.rivals_greedy is None else self.rivals_greedy
+        greedy = self.greedy
         return lambda pyramid, random: model_move(pyramid, random, greedy)
 
-    def rollout(self, me: int) -> mcts.Rollout:
-        """The playout its searches use when ``me`` is to move at the root."""
-        if not self.greedy and not self.rivals_greedy:
+    def rollout(self) -> mcts.Rollout:
+        """The playout its searches use."""
+        if not self.greedy:
             return playout
-        greedy, rivals = self.greedy, self.rivals_greedy
-        return lambda pyramid, random: greedy_playout(pyramid, random, greedy, rivals, me)
+        greedy = self.greedy
+        return lambda pyramid, random: greedy_playout(pyramid, random, greedy)
 
 
 LEVEL_SETTINGS: Mapping[str, Level] = {
@@ -404,17 +402,10 @@ def sample(
 ) -> mcts.SearchResult:
     """The sampled games of ``spec`` from ``pyramid``: as many as its share of
     ``seconds`` holds at ``speed``."""
-    me = pyramid[3]
-    assert me is not None
     share = 1.0 if spec.share is None else spec.share
     return mcts.search(
         pyramid,
-        playouts=affordable_playouts(
-            seconds * share,
-            speed,
-            max(spec.greedy, spec.rivals_greedy or 0.0),
-            empty_cells(pyramid),
-        ),
+        playouts=affordable_playouts(seconds * share, speed, spec.greedy, empty_cells(pyramid)),
         rng=rng,
         deadline=deadline,
         cancel=cancel,
@@ -424,7 +415,7 @@ def sample(
         score_weight=spec.score_weight,
         bias=spec.bias,
         depth=spec.depth,
-        rollout=spec.rollout(me),
+        rollout=spec.rollout(),
         rivals=spec.rivals_model() if spec.model else None,
     )
 

@@ -124,22 +124,15 @@ def greedy_cell(pyramid: Pyramid) -> tuple[int, Pyramid | None]:
 
 
 def greedy_playout(
-    pyramid: Pyramid,
-    random: Callable[[], float],
-    greedy: float = 0.5,
-    rivals: float | None = None,
-    me: int | None = None,
+    pyramid: Pyramid, random: Callable[[], float], greedy: float = 0.5
 ) -> tuple[int, int, int]:
     """:func:`playout`, but each move is the greedy cell (:func:`greedy_cell`; the first
     of equals measured better than a random one of them) with chance ``greedy``: games
-    more like those people play, at about three times the cost of a random one. With
-    ``rivals`` and ``me``, colours other than ``me`` play the greedy cell with chance
-    ``rivals`` instead."""
+    more like those people play, at about three times the cost of a random one."""
     rules = pyramid[0]
     while pyramid[3] is not None:
         cells = cells_of(pyramid[4])
-        chance = greedy if rivals is None or pyramid[3] == me else rivals
-        if len(cells) > 1 and random() < chance:
+        if len(cells) > 1 and random() < greedy:
             cell, after = greedy_cell(pyramid)
             pyramid = place(pyramid, cell) if after is None else after
         else:
