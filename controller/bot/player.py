@@ -1,5 +1,8 @@
 """The computer player: levels and a move within a time budget.
 
+(Longer than most modules: the levels, the speed they plan with and the one place
+that turns a level, a budget and a speed into a move belong together.)
+
 >>> from controller.rules.perlen import new_game, play, legal_moves
 >>> state = new_game()
 >>> for cell in ("c3", "d4", "d3"):

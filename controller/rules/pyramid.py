@@ -33,7 +33,9 @@ legal)``:
 
 Speed is the point of this module (the computer's search places millions of pearls),
 so tables are made once at import (about 30 ms) and :func:`place` is written for
-CPython's sake; ``bench/engine.py`` measures it.
+CPython's sake; ``bench/engine.py`` measures it. It is longer than most modules because
+geometry, bonus rule and cascade belong together: splitting them would put the one
+implementation in several places again.
 """
 
 from __future__ import annotations
