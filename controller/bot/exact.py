@@ -124,6 +124,7 @@ class ExactSearch:
         self.symmetries = symmetries
         self.table: dict[int, int] = {}
         self.killers = [-1] * 26
+        self.killers2 = [-1] * 26
         self.nodes = 0
         """Positions expanded (a table hit is not counted)."""
         self.placements = 0
@@ -247,6 +248,7 @@ class ExactSearch:
         nodes = self.nodes
         placements = 0
         killers = self.killers
+        killers2 = self.killers2
 
         scoring = sum(1 << p for p in range(len(POSITIONS)) if score_mask >> 2 * p & 1)
         # The viewpoint's pearls on scoring places: where both bits match its colour + 1.
@@ -387,13 +389,15 @@ class ExactSearch:
                             break
                         guess = value
                     if maximise:
-                        killer = cell == killers[empty.bit_count()]
+                        depth = empty.bit_count()
+                        killer = (cell == killers[depth]) * 2 + (cell == killers2[depth])
                         children.append((guess << 7 | killer, cell, child))
                     else:
                         lp, hp = patterns[mover]  # type: ignore[index]
                         theirs = (score_mask & ~(cboard ^ lp) & ~((cboard >> 1) ^ hp)).bit_count()
-                        killer = cell == killers[empty.bit_count()]
-                        children.append(((theirs - (guess << 6)) * 2 + killer, cell, child))
+                        depth = empty.bit_count()
+                        killer = (cell == killers[depth]) * 2 + (cell == killers2[depth])
+                        children.append(((theirs - (guess << 6)) * 4 + killer, cell, child))
                 else:
                     children.sort(reverse=True)
                     for order, cell, child in children:
@@ -411,7 +415,10 @@ class ExactSearch:
                             if value < beta:
                                 beta = value
                         if alpha >= beta:
-                            killers[(~node[1] & BASE_MASK).bit_count() - 1] = cell
+                            depth = (~node[1] & BASE_MASK).bit_count() - 1
+                            if killers[depth] != cell:
+                                killers2[depth] = killers[depth]
+                                killers[depth] = cell
                             break
             if best <= low:
                 kind = _UPPER
