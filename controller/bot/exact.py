@@ -24,12 +24,15 @@ all``); :data:`MARGIN` measures its lead over the better rival instead.
 
 Colour 2 takes ``c5``: 14 visible pearls, whatever colours 0 and 1 do after it.
 
-What was tried, and measured by ``bench/bot.py`` (docs/performance.md): max^n (each
-rival for itself; no pruning, four times the work per empty cell: 9 empty cells in a
-second), and this search with a transposition table, the table's best cell tried first,
-the other cells ordered by what they give at once, and the 8 symmetries of the square
-used at the root. Positions are keyed by their board (which holds every pearl and so
-the whole game), so "incremental hashing" is Python's own hash of one integer.
+How: MTD(f) null-window searches over one transposition table; at each position the
+table's cell first, then the others ordered by what they give the viewpoint at once
+(and, for a rival, what they give the rival), two killer cells per depth breaking ties;
+a child the table already knows to settle the position ends it (enhanced transposition
+cut-off); and a lower bound (the pearls the viewpoint holds, plus the scoring cells it
+must still take when no other is left for its turns) that settles one position in
+seven without searching it. Positions are keyed by their board, which holds every
+pearl and so the whole game: the "incremental hash" is Python's hash of one integer.
+What else was tried, and why it is not here, is in docs/performance.md.
 """
 
 from __future__ import annotations
