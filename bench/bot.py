@@ -1,27 +1,31 @@
 """How strong and how quick the computer player is, at every level.
 
-    .venv/bin/python bench/bot.py [--games 24] [--processes 2] [--levels medium,strong]
+    .venv/bin/python bench/bot.py [--games 60] [--processes 2] [--levels medium,strong]
 
-Prints, for each level:
+Prints:
 
-- its win rate against two random players, against two greedy players, and against two
-  players of the level below, seats rotated so that each seat (the first has an edge) is
-  played equally often; a shared win counts as 1/k of a win, and the 95 % interval is
-  Wilson's. A seat wins a third of its games when it is no better than its opponents.
-- its mean score margin (its visible pearls minus the mean of its rivals'),
-- the time per move (mean and longest) and the share of moves cut short by the clock;
+- speed: Monte Carlo playouts per second (tree included) and positions per second of
+  the exact search, on this machine as it is now;
+- the endgame depth: how many empty base cells the exact search solves, every one of
+  three random positions, within 1 s and within 5 s, and the seconds each took;
+- each level's time budget and the work it plans with it at the planning speed (see
+  below): playouts per move and the empty cells from which it plays exactly;
+- the matches: each level in one seat against two players of the level below, and
+  against two greedy players, seats rotated so that each seat (the first has an edge)
+  is played equally often. A shared win counts as 1/k of a win; the 95 % interval is
+  Wilson's. A seat wins a third of its games when it is no better than its opponents,
+  so a level is stronger when the interval's lower bound is above 1/3;
+- how long the review of a whole game takes at the history page's 0.25 s per move.
 
-and, for the searches: playouts and exact-search placements per second, how many empty
-base cells the exact search solves within 1 s and 5 s, and how long the review of a
-whole game takes at the history page's 0.25 s per move.
+The matches do not depend on the machine's load: every move plans its work from one
+fixed planning speed (``--plan``, by default :data:`PLAN` below, this machine's speed
+when quiet) and searches without a clock (``timed=False``), so the same seeds give the
+same games on a busy machine, only slower. The default run (120 games a match, 180 for
+the strongest level against greedy players) takes about 20 minutes on two cores;
+``--games`` scales it.
 
-``--endgames N`` instead plays N endgames of 8 empty cells (from greedy games) four ways
-against two greedy players and prints the mover's mean final score: greedily, by 3,000
-playouts, by the exact search's own choice, and as the strongest level does.
-
-Quick levels play ten times as many games as ``--games``, and the strongest level three
-times as many against greedy players. The default run takes about nine minutes on two
-shared cores.
+``--endgames N`` instead plays N endgames of 10 empty cells (from greedy games) several
+ways against two greedy players and prints the mover's mean final score and win rate.
 """
 
 from __future__ import annotations
@@ -41,16 +45,23 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.bot import LEVEL_SETTINGS, LEVELS, Level, decide, machine_speed, mcts, review
-from controller.bot.bits import Rules, from_state
+from controller.bot import LEVEL_SETTINGS, LEVELS, Level, Speed, decide, machine_speed, mcts, review
 from controller.bot.exact import ExactSearch, OutOfBudget
-from controller.bot.player import best_exact_cell
+from controller.bot.player import EXACT_SHARE, STOP_SHARE, affordable_playouts, exact_fits
 from controller.bot.policies import greedy_move, random_move
 from controller.rules.notation import BASE
-from controller.rules.perlen import PerlenOptions, legal_moves, new_game, outcome, play
+from controller.rules.perlen import PerlenState, legal_moves, new_game, outcome, play
 from controller.rules.records import PerlenRecord
 
+PLAN = Speed(playouts_per_second=25_000, nodes_per_second=100_000)
+"""The planning speed of the matches: what ``machine_speed()`` measured on the
+development machine with nothing else running (docs/performance.md)."""
 OPPONENTS = ("random", "greedy")
+EXTRA: dict[str, Level] = {
+    "margin": replace(LEVEL_SETTINGS["strongest"], measure="margin"),
+    "greedy0.5": replace(LEVEL_SETTINGS["strongest"], greedy=0.5),
+    "margin+g0.5": replace(LEVEL_SETTINGS["strongest"], measure="margin", greedy=0.5),
+}
 
 
 @dataclass(frozen=True)
@@ -61,8 +72,7 @@ class Game:
     opponent: str
     seat: int
     seed: int
-    budget: float | None
-    exploration: float | None
+    plan: Speed
 
 
 @dataclass(frozen=True)
@@ -72,7 +82,10 @@ class Played:
     winners: tuple[int, ...]
     move_seconds: tuple[float, ...]
     """The seconds each move of ``level`` took."""
-    cut_short: int
+    playouts: int
+    """Playouts the level's moves played in all."""
+    exact_moves: int
+    """Moves of the level the exact search decided."""
 
 
 def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
@@ -85,72 +98,71 @@ def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def _level(name: str, budget: float | None, exploration: float | None) -> Level:
-    level = LEVEL_SETTINGS[name]
-    if exploration is not None:
-        level = replace(level, exploration=exploration)
-    if budget is not None:
-        level = replace(level, budget=budget)
-    return level
+def _decide(
+    state: PerlenState, who: str | Level, seed: int, plan: Speed
+) -> tuple[int, float, int, bool]:
+    """A move of ``who``: the cell, the seconds, the playouts and whether it was exact."""
+    started = time.perf_counter()
+    if who == "random":
+        return random_move(state, random.Random(seed)), time.perf_counter() - started, 0, False
+    if who == "greedy":
+        return greedy_move(state, random.Random(seed)), time.perf_counter() - started, 0, False
+    decision = decide(state, who, seed=seed, speed=plan, timed=False)
+    return decision.move.index, decision.seconds, decision.playouts, decision.method == "exact"
+
+
+def _move(state: PerlenState, who: str | Level, seed: int, plan: Speed) -> tuple[int, float]:
+    cell, seconds, _, _ = _decide(state, who, seed, plan)
+    return cell, seconds
 
 
 def play_game(game: Game) -> Played:
-    options = PerlenOptions()
-    rules = Rules.of(options)
-    state = new_game(options)
+    state = new_game()
     rng = random.Random(game.seed)
-    own = _level(game.level, game.budget, game.exploration)
-    other: Level | None = None
-    if game.opponent not in OPPONENTS:
-        other = _level(game.opponent, game.budget, game.exploration)
     seconds: list[float] = []
-    cut = 0
+    playouts = exact = 0
     while state.to_move is not None:
         colour = state.to_move
-        seed = rng.randrange(2**32)
-        if colour == game.seat or other is not None:
-            level = own if colour == game.seat else other
-            assert level is not None
-            decision = decide(state, level, seed=seed)
-            move = decision.move
-            if colour == game.seat:
-                seconds.append(decision.seconds)
-                cut += not decision.complete
-        else:
-            bits = from_state(state)
-            pick: Callable[..., int] = random_move if game.opponent == "random" else greedy_move
-            move = BASE[pick(bits, rules, random.Random(seed))]
-        assert move in legal_moves(state)
-        state, _ = play(state, move)
+        who = game.level if colour == game.seat else game.opponent
+        cell, took, played, solved = _decide(state, who, rng.randrange(2**32), game.plan)
+        if colour == game.seat:
+            seconds.append(took)
+            playouts += played
+            exact += solved
+        state, _ = play(state, BASE[cell])
     result = outcome(state)
-    return Played(game, result.scores, result.winners, tuple(seconds), cut)
+    return Played(game, result.scores, result.winners, tuple(seconds), playouts, exact)
 
 
-def exact_reach(limit: float, positions: int = 3) -> tuple[int, float]:
+def endgame(seed: int, empty: int) -> PerlenState:
+    rng = random.Random(seed)
+    state = new_game()
+    while 25 - state.base_pearls > empty:
+        state, _ = play(state, rng.choice(legal_moves(state)))
+    return state
+
+
+def exact_reach(limit: float, positions: int = 3) -> tuple[int, list[tuple[int, list[float]]]]:
     """The most empty cells whose every position (of ``positions`` random ones) the exact
-    search solves within ``limit`` seconds, and the placements per second it made."""
+    search solves within ``limit`` seconds, and the seconds each took, by empty cells."""
     solved = 0
-    edges = 0
-    took = 0.0
-    for empty in range(4, 26):
+    times: list[tuple[int, list[float]]] = []
+    for empty in range(6, 26):
+        took: list[float] = []
         for seed in range(positions):
-            rng = random.Random(1000 * empty + seed)
-            state = new_game()
-            while 25 - state.base_pearls > empty:
-                state, _ = play(state, rng.choice(legal_moves(state)))
+            state = endgame(1000 * empty + seed, empty)
+            assert state.to_move is not None
             started = time.perf_counter()
-            search = ExactSearch(
-                Rules.of(state.options), viewpoint=state.to_move, deadline=started + limit
-            )
+            search = ExactSearch(state.rules, viewpoint=state.to_move, deadline=started + limit)
             try:
-                search.move_values(from_state(state))
+                search.solve(state)
             except OutOfBudget:
-                return solved, edges / took if took else 0.0
-            finally:
-                edges += search.edges
-                took += time.perf_counter() - started
+                times.append((empty, [*took, math.inf]))
+                return solved, times
+            took.append(time.perf_counter() - started)
+        times.append((empty, took))
         solved = empty
-    return solved, edges / took if took else 0.0
+    return solved, times
 
 
 def review_seconds(budget_per_move: float) -> tuple[float, int]:
@@ -167,50 +179,75 @@ def review_seconds(budget_per_move: float) -> tuple[float, int]:
     return time.perf_counter() - started, sum(r.exact for r in reviews)
 
 
-def endgames(count: int, empty: int) -> dict[str, float]:
-    """The mover's mean final score when it plays the last ``empty`` cells four ways
-    against two greedy players, from ``count`` positions of greedy games."""
-    options = PerlenOptions()
-    rules = Rules.of(options)
-    ways = ("greedy", "sampling 3000", "max^n cell", "strongest")
+def plan_of(level: Level, plan: Speed) -> str:
+    """What ``level`` does with its budget at the planning speed."""
+    if level.share == 0:
+        return "greedy cell, no search"
+    planned = level.budget * STOP_SHARE
+    share = 1.0 if level.share is None else level.share
+    greedy = level.greedy
+    early, late = (affordable_playouts(planned * share, plan, greedy, e) for e in (24, 13))
+    exact = max(
+        (
+            e
+            for e in range(26)
+            if e <= level.exact_empty and exact_fits(e, level.budget * EXACT_SHARE, plan)
+        ),
+        default=0,
+    )
+    return f"{early:,} to {late:,} playouts a move; exact from {exact} empty cells"
+
+
+def endgames(count: int, empty: int, plan: Speed) -> None:
+    """The mover's mean final score and win rate when it plays the last ``empty`` cells
+    several ways against two greedy players, from ``count`` positions of greedy games."""
+    ways: dict[str, Callable[[PerlenState, random.Random], int]] = {
+        "greedy": lambda s, r: greedy_move(s, r),
+        "sampling 5000": lambda s, r: mcts.search(s, playouts=5000, rng=r).best.cell,
+        "strong": lambda s, r: _move(s, "strong", r.randrange(2**32), plan)[0],
+        "strongest": lambda s, r: _move(s, "strongest", r.randrange(2**32), plan)[0],
+        **{
+            name: (lambda s, r, level=level: _move(s, level, r.randrange(2**32), plan)[0])
+            for name, level in EXTRA.items()
+        },
+    }
     totals = dict.fromkeys(ways, 0.0)
+    wins = dict.fromkeys(ways, 0.0)
     for number in range(count):
         rng = random.Random(number)
-        start = new_game(options)
+        start = new_game()
         while 25 - start.base_pearls > empty:
-            start, _ = play(start, BASE[greedy_move(from_state(start), rules, rng)])
+            start, _ = play(start, BASE[greedy_move(start, rng)])
         me = start.to_move
         assert me is not None
-        for way in ways:
+        for name, way in ways.items():
             state, moves = start, random.Random(number * 7)
-            exact = ExactSearch(rules, viewpoint=me)
             while state.to_move is not None:
-                bits = from_state(state)
-                if state.to_move != me or way == "greedy":
-                    cell = greedy_move(bits, rules, moves)
-                elif way == "sampling 3000":
-                    cell = mcts.search(bits, rules, playouts=3000, rng=moves).best.cell
-                elif way == "max^n cell":
-                    cell = best_exact_cell(exact.move_values(bits), me, moves)
-                else:
-                    cell = decide(state, "strongest", seed=moves.randrange(2**32)).move.index
+                mine = state.to_move == me
+                cell = way(state, moves) if mine else greedy_move(state, moves)
                 state, _ = play(state, BASE[cell])
-            totals[way] += outcome(state).scores[me]
-    return {way: total / count for way, total in totals.items()}
+            result = outcome(state)
+            totals[name] += result.scores[me]
+            wins[name] += 1 / len(result.winners) if me in result.winners else 0.0
+    for name in ways:
+        print(
+            f"last {empty} cells by {name:<14} mean final score {totals[name] / count:6.2f}, "
+            f"wins {wins[name] / count:5.0%}"
+        )
 
 
 def schedule(args: argparse.Namespace) -> list[Game]:
     games: list[Game] = []
     for index, name in enumerate(args.levels):
-        quick = LEVEL_SETTINGS[name].playouts == 0
-        count = args.games * (10 if quick else 1)
-        count -= count % 3  # every seat equally often
-        lower = LEVELS[LEVELS.index(name) - 1] if LEVELS.index(name) > 0 else None
-        opponents = [*OPPONENTS, *([lower] if lower else [])]
-        for opponent in opponents:
+        count = args.games - args.games % 3  # every seat equally often
+        lower = LEVELS[LEVELS.index(name) - 1] if LEVELS.index(name) > 0 else "random"
+        opponents = [lower] if lower == "greedy" else [lower, "greedy"]
+        if name == "strongest":
+            opponents = [lower, "greedy"]
+        for opponent in dict.fromkeys(opponents):
             # The claim that matters most, the strongest level against greedy players,
-            # gets three times the games, for a narrower interval.
-            games_here = count * (3 if (name, opponent) == ("strongest", "greedy") else 1)
+            # gets half as many games again, for a narrower interval.
+            games_here = count * (3 if (name, opponent) == ("strongest", "greedy") else 2) // 2
             for number in range(games_here):
                 games.append(
                     Game(
@@ -218,13 +255,12 @@ def schedule(args: argparse.Namespace) -> list[Game]:
                         opponent,
                         seat=number % 3,
                         seed=args.seed + 7919 * number + 104729 * index,
-                        budget=args.budget,
-                        exploration=args.exploration,
+                        plan=args.plan,
                     )
                 )
-    # The slowest first, so that two processes end together.
+    # The slowest first, so that the processes end together.
     weight = {name: i for i, name in enumerate(LEVELS)}
-    games.sort(key=lambda g: -(weight[g.level] + weight.get(g.opponent, -1)))
+    games.sort(key=lambda g: -(2 * weight[g.level] + weight.get(g.opponent, -1)))
     return games
 
 
@@ -235,7 +271,7 @@ def report(results: list[Played]) -> None:
     print()
     print(
         f"{'level':<10} {'against':<10} {'games':>5} {'win rate':>9} {'95% interval':>14} "
-        f"{'margin':>7} {'s/move':>7} {'max s':>6} {'cut':>4}"
+        f"{'margin':>7} {'s/move':>7} {'max s':>6} {'playouts/s':>10} {'exact':>6}"
     )
     for level in LEVELS:
         for opponent in (*OPPONENTS, *LEVELS):
@@ -248,29 +284,42 @@ def report(results: list[Played]) -> None:
                 p.scores[p.game.seat] - (sum(p.scores) - p.scores[p.game.seat]) / 2 for p in rows
             )
             seconds = [s for p in rows for s in p.move_seconds]
-            cut = sum(p.cut_short for p in rows)
+            rate = sum(p.playouts for p in rows) / sum(seconds) if sum(seconds) else 0.0
+            exact = sum(p.exact_moves for p in rows) / sum(len(p.move_seconds) for p in rows)
+            verdict = "stronger" if low > 1 / 3 else "not shown"
             print(
                 f"{level:<10} {opponent:<10} {len(rows):>5} {wins / len(rows):>8.0%} "
                 f"  {low:>5.0%} – {high:<4.0%} {margin:>+7.2f} {statistics.mean(seconds):>7.3f} "
-                f"{max(seconds):>6.2f} {cut:>4}"
+                f"{max(seconds):>6.2f} {rate:>10,.0f} {exact:>6.0%}  {verdict}"
             )
 
 
+def _speed(text: str) -> Speed:
+    playouts, nodes = (float(part) for part in text.split(","))
+    return Speed(playouts, nodes)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=24, help="games per match (default 24)")
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--games", type=int, default=120, help="games per match (default 120)")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--levels", default=",".join(LEVELS), help="comma-separated levels")
-    parser.add_argument("--budget", type=float, default=None, help="seconds per move, all levels")
-    parser.add_argument("--exploration", type=float, default=None, help="MCTS exploration weight")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--plan",
+        type=_speed,
+        default=PLAN,
+        metavar="PLAYOUTS,NODES",
+        help="planning speed of the matches: playouts/s and exact positions/s",
+    )
     parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
+    parser.add_argument("--no-matches", action="store_true", help="skip the matches")
     parser.add_argument(
         "--endgames",
         type=int,
         default=0,
         metavar="N",
-        help="instead: N endgames of 8 empty cells played four ways against greedy players",
+        help="instead: N endgames of 10 empty cells played several ways against greedy players",
     )
     args = parser.parse_args()
     args.levels = [name.strip() for name in args.levels.split(",") if name.strip()]
@@ -286,21 +335,29 @@ def main() -> None:
     )
     started = time.perf_counter()
     if args.endgames:
-        for way, score in endgames(args.endgames, 8).items():
-            print(f"last 8 cells by {way:<14} mean final score {score:6.2f}")
+        endgames(args.endgames, 10, args.plan)
         return
     if not args.no_speed:
         speed = machine_speed(1.0)
-        print(f"MCTS playouts per second (tree included):  {speed.playouts_per_second:10,.0f}")
-        print(f"exact search placements per second:        {speed.placements_per_second:10,.0f}")
+        print(f"Monte Carlo playouts per second (tree included): {speed.playouts_per_second:9,.0f}")
+        print(f"exact search positions per second:               {speed.nodes_per_second:9,.0f}")
         for limit in (1.0, 5.0):
-            solved, rate = exact_reach(limit)
-            print(
-                f"exact search solves within {limit:.0f} s:            {solved:>4} empty cells "
-                f"({rate:,.0f} placements/s)"
-            )
+            solved, times = exact_reach(limit)
+            print(f"exact search solves within {limit:.0f} s: {solved} empty cells (3 of 3)")
+            for empty, took in times[-3:]:
+                shown = ", ".join("over" if math.isinf(t) else f"{t:.2f}" for t in took)
+                print(f"    {empty:>2} empty: {shown} s")
         took, exact = review_seconds(0.25)
-        print(f"review of a 25-move game, 0.25 s per move: {took:10.1f} s ({exact} moves exact)")
+        print(f"review of a 25-move game, 0.25 s per move: {took:.1f} s ({exact} moves exact)")
+    print(
+        f"\nplanning speed of the matches: {args.plan.playouts_per_second:,.0f} playouts/s, "
+        f"{args.plan.nodes_per_second:,.0f} exact positions/s"
+    )
+    for name in LEVELS:
+        level = LEVEL_SETTINGS[name]
+        print(f"  {name:<10} budget {level.budget:.1f} s: {plan_of(level, args.plan)}")
+    if args.no_matches:
+        return
     games = schedule(args)
     print(f"{len(games)} games …", flush=True)
     with multiprocessing.Pool(args.processes) as pool:

@@ -10,6 +10,7 @@ import pytest
 MODULES = [
     "controller.rules.notation",
     "controller.rules.perlen",
+    "controller.rules.pyramid",
     "controller.rules.pyramidos",
     "controller.rules.records",
     "controller.hardware.sim",
@@ -35,7 +36,7 @@ MODULES = [
     "controller.palette",
     "controller.commands.run",
     "controller.bot",
-    "controller.bot.bits",
+    "controller.bot.advice",
     "controller.bot.exact",
     "controller.bot.mcts",
     "controller.bot.policies",

@@ -8,38 +8,42 @@
 >>> choose_move(state, "gentle", seed=1).short in {"b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4"}
 True
 
-The Table calls :func:`choose_move` and :func:`hint` from a worker thread: they only
-read the immutable state, keep no state between calls (but the measured machine speed)
-and return within their budget. See :mod:`controller.bot.player` for the levels, the
-value each colour plays for, and what exactly is deterministic.
+The Table calls :func:`choose_move` and :func:`advise` (or :func:`hint`) from a worker
+thread: they only read the immutable state, keep no state between calls (but the
+measured machine speed) and return within their budget. See
+:mod:`controller.bot.player` for the levels, the value each colour plays for, and what
+exactly is deterministic, and :mod:`controller.bot.advice` for what a hint and a review
+say.
 """
 
 from __future__ import annotations
 
+from controller.bot.advice import Advice, Facts, MoveReview, advise, facts, hint, review
 from controller.bot.player import (
     LEVEL_SETTINGS,
     LEVELS,
     Decision,
     Level,
-    MoveReview,
     Speed,
     choose_move,
     decide,
-    hint,
     machine_speed,
     measure_speed,
-    review,
 )
 
 __all__ = [
     "LEVELS",
     "LEVEL_SETTINGS",
+    "Advice",
     "Decision",
+    "Facts",
     "Level",
     "MoveReview",
     "Speed",
+    "advise",
     "choose_move",
     "decide",
+    "facts",
     "hint",
     "machine_speed",
     "measure_speed",

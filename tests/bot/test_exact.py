@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import random
-from dataclasses import replace
 
 import pytest
 
-from controller.bot.bits import Rules, from_state
-from controller.bot.exact import ExactSearch, OutOfBudget
+from controller.bot.exact import MARGIN, ExactSearch, OutOfBudget, pools_can_run_dry
 from controller.rules.perlen import (
     PerlenOptions,
     PerlenState,
@@ -22,27 +20,17 @@ from controller.rules.perlen import (
 )
 
 
-def brute_force(state: PerlenState, viewpoint: int) -> tuple[int, int, int]:
-    """Final scores under max^n play, by trying every order of the empty cells through
-    the engine: each mover takes the highest own score; then the viewpoint the lowest
-    best rival, a rival the lowest score for the viewpoint; then the first cell in
-    reading order. No table, no bitmasks of its own."""
+def brute_force(state: PerlenState, viewpoint: int, margin: bool = False) -> int:
+    """The viewpoint's final score (or lead over the better rival) when it plays to make
+    it as high as it can and both rivals play to make it as low as they can, by trying
+    every order of the empty cells through the engine. No table, no pruning."""
     if state.to_move is None:
-        s0, s1, s2 = outcome(state).scores
-        return (s0, s1, s2)
-    mover = state.to_move
-    best: tuple[int, int, int] | None = None
-    best_rank: tuple[int, int] | None = None
-    for move in legal_moves(state):
-        scores = brute_force(play(state, move)[0], viewpoint)
-        if mover == viewpoint:
-            rank = (scores[mover], -max(scores[(mover + 1) % 3], scores[(mover + 2) % 3]))
-        else:
-            rank = (scores[mover], -scores[viewpoint])
-        if best_rank is None or rank > best_rank:
-            best, best_rank = scores, rank
-    assert best is not None
-    return best
+        scores = outcome(state).scores
+        if not margin:
+            return scores[viewpoint]
+        return scores[viewpoint] - max(scores[(viewpoint + 1) % 3], scores[(viewpoint + 2) % 3])
+    values = [brute_force(play(state, move)[0], viewpoint, margin) for move in legal_moves(state)]
+    return max(values) if state.to_move == viewpoint else min(values)
 
 
 def endgame(seed: int, empty: int, options: PerlenOptions | None = None) -> PerlenState:
@@ -61,33 +49,71 @@ OPTIONS = [
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["default", "score-all", "unlimited-free"])
-@pytest.mark.parametrize("empty", [1, 2, 4, 5])
+@pytest.mark.parametrize("empty", [1, 2, 4, 6])
 def test_value_and_every_move_agree_with_brute_force(options, empty):
     for seed in range(6):
         state = endgame(seed, empty, options)
         viewpoint = seed % 3  # the mover's, or a rival's
-        search = ExactSearch(Rules.of(options), viewpoint=viewpoint)
-        bits = from_state(state)
-        assert search.value(bits) == brute_force(state, viewpoint)
-        values = search.move_values(bits)
+        search = ExactSearch(state.rules, viewpoint=viewpoint)
+        assert search.value(state) == brute_force(state, viewpoint)
+        values = search.move_values(state)
         assert sorted(values) == [m.index for m in legal_moves(state)]
         for move in legal_moves(state):
             after = play(state, move)[0]
             assert values[move.index] == brute_force(after, viewpoint), (seed, move)
 
 
-def test_agrees_where_a_pool_runs_dry_during_the_endgame():
-    # Endgames whose perfect-play result changes when the pools are ignored: there a
-    # colour runs out, and bonuses and turns pass on.
-    checked = 0
-    for seed in range(400):
-        state = endgame(seed, 5)
-        rules = Rules.of(state.options)
+def test_the_margin_agrees_with_brute_force_too():
+    for seed in range(8):
+        state = endgame(50 + seed, 5)
+        search = ExactSearch(state.rules, viewpoint=seed % 3, measure=MARGIN)
+        assert search.value(state) == brute_force(state, seed % 3, margin=True)
+
+
+def test_the_best_cell_reaches_the_value_and_null_windows_agree():
+    for seed in range(10):
+        state = endgame(100 + seed, 6)
         mover = state.to_move
-        value = ExactSearch(rules, viewpoint=mover).value(from_state(state))
-        dry = ExactSearch(replace(rules, strict=False), viewpoint=mover)
-        if value == dry.value(from_state(state)):
+        search = ExactSearch(state.rules, viewpoint=mover)
+        best = search.solve(state)
+        move = next(m for m in legal_moves(state) if m.index == best.cell)
+        assert brute_force(play(state, move)[0], mover) == best.value
+        assert search.at_least(state, best.value)
+        assert not search.at_least(state, best.value + 1)
+
+
+def test_the_best_below_is_the_second_value():
+    checked = 0
+    for seed in range(20):
+        state = endgame(200 + seed, 5)
+        mover = state.to_move
+        values = {m.index: brute_force(play(state, m)[0], mover) for m in legal_moves(state)}
+        top = max(values.values())
+        perfect = tuple(sorted(c for c, v in values.items() if v == top))
+        rest = [v for c, v in values.items() if v < top]
+        search = ExactSearch(state.rules, viewpoint=mover)
+        second, cell = search.best_below(state, top, exclude=perfect)
+        if not rest:
+            assert (second, cell) == (None, None)
             continue
+        assert second == max(rest)
+        assert values[cell] == second
+        checked += 1
+    assert checked > 10
+
+
+def test_agrees_where_a_pool_runs_dry_during_the_endgame():
+    # Endgames whose result changes when the pools are ignored: there a colour runs
+    # out, and bonuses and turns pass on.
+    checked = 0
+    for seed in range(600):
+        state = endgame(seed, 5)
+        mover = state.to_move
+        value = ExactSearch(state.rules, viewpoint=mover).value(state)
+        loose = ExactSearch(state.rules._replace(strict=False), viewpoint=mover)
+        if value == loose.value(state):
+            continue
+        assert pools_can_run_dry(state)
         assert value == brute_force(state, mover)
         checked += 1
         if checked == 4:
@@ -96,46 +122,36 @@ def test_agrees_where_a_pool_runs_dry_during_the_endgame():
 
 
 def test_one_table_serves_later_positions_of_the_same_game():
-    state = endgame(11, 6)
-    search = ExactSearch(Rules.of(state.options), viewpoint=1)
-    search.value(from_state(state))
+    state = endgame(11, 7)
+    search = ExactSearch(state.rules, viewpoint=state.to_move)
+    best = search.solve(state)
+    later, _ = play(state, next(m for m in legal_moves(state) if m.index == best.cell))
     solved = search.nodes
-    later, _ = play(state, legal_moves(state)[0])
-    assert search.value(from_state(later)) == brute_force(later, 1)
-    assert search.nodes == solved  # every position after it was in the table already
+    # After the best cell, every reply of a rival was searched to prove the value.
+    for reply in legal_moves(later):
+        after, _ = play(later, reply)
+        assert search.at_least(after, best.value)
+    assert search.nodes - solved < 50
 
 
-def test_a_deadline_stops_a_search_too_big_for_it():
+def test_a_deadline_or_a_work_limit_stops_a_search_too_big_for_it():
     state = endgame(3, 14)
-    search = ExactSearch(Rules.of(state.options), viewpoint=0, deadline=0.0)
-    with pytest.raises(OutOfBudget):
-        search.value(from_state(state))
-    full = ExactSearch(Rules.of(state.options), viewpoint=0, max_entries=100)
-    with pytest.raises(OutOfBudget, match="table full"):
-        full.value(from_state(state))
+    with pytest.raises(OutOfBudget, match="time"):
+        ExactSearch(state.rules, viewpoint=0, deadline=0.0).value(state)
+    with pytest.raises(OutOfBudget, match="work"):
+        ExactSearch(state.rules, viewpoint=0, max_nodes=300).value(state)
 
 
-def test_a_complete_pyramid_has_its_scores_and_no_moves():
+def test_a_complete_pyramid_has_its_score_and_no_moves():
     state = endgame(5, 0)
-    search = ExactSearch(Rules.of(state.options), viewpoint=0)
-    s0, s1, s2 = outcome(state).scores
-    assert search.value(from_state(state)) == (s0, s1, s2)
+    search = ExactSearch(state.rules, viewpoint=0)
+    assert search.value(state) == outcome(state).scores[0]
     with pytest.raises(ValueError, match="complete"):
-        search.move_values(from_state(state))
+        search.move_values(state)
 
 
-def test_the_viewpoint_is_a_colour():
+def test_the_viewpoint_is_a_colour_and_the_measure_is_known():
     with pytest.raises(ValueError, match="viewpoint"):
-        ExactSearch(Rules.of(PerlenOptions()), viewpoint=3)
-
-
-def test_the_viewpoint_changes_what_the_search_expects_of_indifferent_rivals():
-    differ = 0
-    for seed in range(12):
-        state = endgame(seed, 6)
-        values = [
-            ExactSearch(Rules.of(state.options), viewpoint=v).move_values(from_state(state))
-            for v in range(3)
-        ]
-        differ += values[0] != values[1] or values[1] != values[2]
-    assert differ > 0
+        ExactSearch(new_game().rules, viewpoint=3)
+    with pytest.raises(ValueError, match="measure"):
+        ExactSearch(new_game().rules, viewpoint=0, measure="lead")

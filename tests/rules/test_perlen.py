@@ -415,3 +415,26 @@ def test_engine_agrees_with_a_plain_implementation(seed, pools, start, placement
         assert state.to_move == plain.to_move
     assert engine_placements == plain.placed
     assert list(outcome(state).visible) == plain.visible()
+
+
+# -- the pyramid's symmetries -------------------------------------------------------------
+
+
+def test_a_turned_or_mirrored_game_is_the_same_game_turned_or_mirrored():
+    from controller.rules.notation import BASE
+    from controller.rules.pyramid import SYMMETRIES, image
+
+    for number, symmetry in enumerate(SYMMETRIES):
+        rng = random.Random(number)
+        state = new_game(PerlenOptions(pools=Pools.UNLIMITED))
+        turned = state
+        while not state.over:
+            move = rng.choice(legal_moves(state))
+            assert BASE[symmetry[move.index]] in legal_moves(turned)
+            state, earned = play(state, move)
+            turned, earned_turned = play(turned, BASE[symmetry[move.index]])
+            assert sorted((symmetry[b.position.index], b.colour) for b in earned) == sorted(
+                (b.position.index, b.colour) for b in earned_turned
+            )
+            assert image(state.board, symmetry) == turned.board
+            assert state.to_move == turned.to_move
