@@ -13,12 +13,15 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from controller.referee.computer import Why
 from controller.referee.state import AskComputer
 from controller.rules import perlen
 from controller.rules.notation import Position, parse_cell
+
+if TYPE_CHECKING:
+    from controller.bot import Advice
 
 log = logging.getLogger(__name__)
 
@@ -61,8 +64,19 @@ class BotPlayer:
     ) -> Position | str:
         return self._bot.choose_move(state, level, seed=seed, budget=self._budget, cancel=cancel)
 
-    def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position | str:
-        return self._bot.hint(state, budget=self._hint_budget, cancel=cancel)
+    def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Hinted:
+        advice = self._bot.advise(state, budget=self._hint_budget, cancel=cancel)
+        return Hinted(advice.cell, reasons(advice))
+
+
+def reasons(advice: Advice) -> Why:
+    """What the family is told about a hinted cell: the bonus pearls it wins or keeps
+    from a rival, and how many visible pearls it is worth against the next best cell."""
+    return Why(
+        wins=tuple(bonus.position.short for bonus in advice.wins),
+        denies=tuple(bonus.position.short for bonus in advice.denies),
+        worth=advice.worth,
+    )
 
 
 def bot_player(computer_budget_s: float | None, hint_budget_s: float) -> ComputerPlayer:

@@ -67,3 +67,32 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
     reviews = review(record, budget_per_move=0.02)
     assert [r.played.short for r in reviews] == list(record.moves)
     assert all(r.loss >= 0 for r in reviews)
+
+
+# Seventeen random pearls (random.Random(0) over the legal cells), colour 2 to move with
+# eight base cells left: the exact search (deterministic, a tenth of a second here) finds
+# that a4 wins the bonus pearl 2:a4 and makes exactly one visible pearl more than a1,
+# the next best cell:
+#   advise(state, budget=1.0) -> cell a4, wins (2:a4,), worth 1.0, next_best a1, exact
+ENDGAME = "c3 c4 b2 c2 d3 d5 e4 e5 b5 a5 a2 b3 e2 b4 d1 d4 c1"
+
+
+def test_a_hint_through_the_table_says_why_the_cell_is_good(tmp_path: Path) -> None:
+    machine_speed()
+    settings = TableSettings(hint_budget_s=1.0)
+    with Harness(tmp_path / "games.sqlite3", settings) as h:
+        assert h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
+        for number, cell in enumerate(ENDGAME.split(), start=1):
+            h.settle(1)
+            h.put(cell)
+            h.wait(lambda s, n=number: s.moves == n)  # type: ignore[misc]
+            if h.snap.pending:
+                assert h.do(ConfirmBonus()).ok
+        assert h.snap.to_move == 2
+        assert h.do(Hint()).ok
+        snap = h.wait(lambda s: s.hint is not None, timeout=10)
+        assert snap.hint == "a4"
+        assert (
+            "Hint: a4, which wins the bonus pearl 2:a4. It is worth about 1.0 visible "
+            "pearls more than the next best cell."
+        ) in h.said()
