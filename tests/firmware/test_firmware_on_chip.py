@@ -8,6 +8,7 @@ host adapter instead).
 from __future__ import annotations
 
 import itertools
+import statistics
 import time
 from dataclasses import replace
 
@@ -107,8 +108,13 @@ def test_the_state_is_repeated_at_least_every_report_ms(pico: SimPico, host: Raw
     host.listen(1.0)
     reports = [(at, m) for at, m in host.messages if isinstance(m, Sensors)]
     gaps = [b[0] - a[0] for a, b in itertools.pairwise(reports)]
+    period = FAST.report_ms / 1000
     assert len(reports) >= 5
-    assert max(gaps) < FAST.report_ms / 1000 + 0.1
+    # The times are when the host read each line: on a busy machine a reader held up
+    # reads one line late and the next soon after, so the typical gap is the period
+    # and none is two.
+    assert statistics.median(gaps) == pytest.approx(period, rel=0.2)
+    assert max(gaps) < 2 * period
     seqs = [m.seq for _, m in reports]
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs)))
 
