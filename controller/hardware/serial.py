@@ -31,6 +31,10 @@ The Pico scans the sensors and drives the LEDs; this adapter only speaks wire pr
 Everything happens on the adapter's own reader thread, except that :meth:`show` writes
 its frame at once when the link is up (the fastest path from a move to the LEDs).
 
+(Longer than most modules: one reader thread owns the link's whole life, from finding
+the port to the last frame, and the state it keeps is :class:`SerialBoard`'s; split,
+each part would reach into the others' fields under the same lock.)
+
 >>> board = SerialBoard("loop://", channels=33, leds=37)  # doctest: +SKIP
 >>> board.start(on_frame=print, on_status=print)          # doctest: +SKIP
 """
