@@ -23,22 +23,24 @@ Levels, gentlest first (:data:`LEVELS`; :data:`LEVEL_SETTINGS` holds what each d
   Monte Carlo), and perfect play (:mod:`controller.bot.exact`) for the last 6 empty
   cells; one move in ten before that is a random sensible cell.
 - ``strong``: the same with games in which half the moves are greedy (more like the
-  games people play), several hundred per move, and perfect play for the last 9; also
+  games people play), over a thousand per move, and perfect play for the last 9; also
   one slip in ten before that.
-- ``strongest``: as strong without slips and with as many games as its budget allows,
-  and perfect play as soon as the exact search fits the budget (12 empty cells in its
-  3 s on the development machine; fewer on a Pi). Where several cells are perfect, the
+- ``strongest``: no slips; a tree of its own moves seven deep, in which the rivals
+  move as the playouts model them (half greedy), filled with as many games as its 5 s
+  allow, and perfect play as soon as the exact search fits the budget (13 empty cells
+  on the development machine; fewer on a Pi). Where several cells are perfect, the
   sampled games pick among them: people are not the perfect rivals the exact search
   assumes.
 
-Each level beats the one below it, and the strongest beats greedy players, by the
-measures of ``bench/bot.py`` (docs/performance.md).
+Each level is meant to beat the one below it, and the strongest greedy players;
+``bench/bot.py`` measures how far that holds (docs/performance.md has the matrix).
 
 **Value.** The exact search makes sure of as many of the mover's own final pearls
 (visible pearls, or all with ``score = all``) as it can whatever the rivals do; the
-sampled games play to win, and for more pearls among equally winning moves. Why flat
-Monte Carlo and not a deeper tree: against people-like rivals a deep tree expects
-rivals cleverer than they are and plays worse (docs/performance.md has the figures).
+sampled games play to win, and for more pearls among equally winning moves. Why the
+lower levels sample flat and the strongest's tree models its rivals instead of
+searching their best replies: against people-like rivals a tree that expects the best
+reply expects rivals cleverer than they are, and plays worse.
 
 **Time.** A level's ``budget`` is what a family waits, on any machine: the work it plans
 (playouts, whether to solve exactly) is the budget times this machine's measured speed.
