@@ -69,8 +69,8 @@ def environment(scratch: Path) -> dict[str, str]:
 
 def localised(command: str, scratch: Path) -> str:
     """``.venv/bin/pyramid`` is this checkout's; ``/tmp/...`` folders go to the scratch."""
-    command = command.replace(".venv/bin/pyramid", str(BIN / "pyramid"))
-    return re.sub(r"/tmp/([\w.-]+)", lambda m: str(scratch / m.group(1)), command)
+    command = re.sub(r"/tmp/([\w.-]+)", lambda m: str(scratch / m.group(1)), command)
+    return command.replace(".venv/bin/pyramid", str(BIN / "pyramid"))  # after: it may be in /tmp
 
 
 def pattern(shown: str) -> re.Pattern[str]:
