@@ -111,7 +111,6 @@ class ExactSearch:
         cancel: threading.Event | None = None,
         max_nodes: int | None = None,
         max_entries: int = 3_000_000,
-        symmetries: bool = True,
     ) -> None:
         if viewpoint not in (0, 1, 2):
             raise ValueError(f"viewpoint must be a colour 0, 1 or 2, not {viewpoint!r}")
@@ -124,7 +123,6 @@ class ExactSearch:
         self.cancel = cancel
         self.max_nodes = max_nodes
         self.max_entries = max_entries
-        self.symmetries = symmetries
         self.table: dict[int, int] = {}
         self.killers = [-1] * 26
         self.killers2 = [-1] * 26
