@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from babel.numbers import format_decimal
 from flask import Flask, render_template
-from flask_babel import get_translations, gettext, lazy_gettext
+from flask_babel import get_locale, get_translations, gettext, lazy_gettext
 
 from controller.hardware.channels import CELLS
 from controller.referee.messages import TERMS, Message, colour_term, sentences
@@ -54,7 +55,13 @@ def say(messages: Iterable[Message] | Message | None) -> str:
         return ""
     if isinstance(messages, Message):
         messages = (messages,)
-    return sentences(messages, get_translations())
+    return sentences(messages, get_translations(), number)
+
+
+def number(value: float, places: int) -> str:
+    """``1.5`` in English, ``1,5`` in German and Danish (Babel's data for the reader's
+    language)."""
+    return format_decimal(value, format="0." + "0" * places, locale=str(get_locale() or "en"))
 
 
 def term(kind: str, value: object) -> str:

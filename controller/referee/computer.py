@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.referee.games import PerlenGame
-from controller.referee.messages import Items, Message
+from controller.referee.messages import Amount, Items, Message
 from controller.referee.state import (
     Ask,
     AskComputer,
@@ -129,7 +129,7 @@ def explained(cell: str, why: Why | None) -> tuple[Message, ...]:
         said = Message.of("hint", cell=cell)
     if why.worth < WORTH_SAYING:
         return (said,)
-    return (said, Message.of("hint_worth", worth=f"{why.worth:.1f}"))
+    return (said, Message.of("hint_worth", worth=Amount(why.worth)))
 
 
 def answered(

@@ -28,7 +28,7 @@ messages, so that one sentence can hold another.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final, Protocol, TypeAlias
 
@@ -56,13 +56,29 @@ class Term:
 
 
 @dataclass(frozen=True, slots=True)
+class Amount:
+    """A number with ``places`` decimals, written the reader's way (``1.5``, ``1,5``)."""
+
+    value: float
+    places: int = 1
+
+
+@dataclass(frozen=True, slots=True)
 class Items:
     """Several parameters shown as one list: ``b3, c4 and d4``."""
 
     items: tuple[Param, ...]
 
 
-Param: TypeAlias = "str | int | Term | Items | Message"
+Param: TypeAlias = "str | int | Amount | Term | Items | Message"
+
+Numbers: TypeAlias = Callable[[float, int], str]
+"""Writes a number with so many decimals in the reader's language (``1.5`` or ``1,5``)."""
+
+
+def english_number(value: float, places: int) -> str:
+    """``1.5``: the English way, for the log and the tests."""
+    return f"{value:.{places}f}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,7 +110,8 @@ class Message:
         raise KeyError(name)
 
     def to_json(self) -> dict[str, Any]:
-        """``{"key": …, "params": {…}}`` (terms as ``{"term", "value"}``, lists as lists)."""
+        """``{"key": …, "params": {…}}`` (terms as ``{"term", "value"}``, lists as lists,
+        amounts as numbers)."""
         return {"key": self.key, "params": {k: _param_json(v) for k, v in self.params}}
 
 
@@ -105,6 +122,8 @@ def _param_json(value: Param) -> Any:
         return {"term": value.kind, "value": value.value}
     if isinstance(value, Items):
         return [_param_json(v) for v in value.items]
+    if isinstance(value, Amount):
+        return round(value.value, value.places)
     return value
 
 
@@ -389,10 +408,10 @@ CAPITALISED: Final = frozenset({"fix_board"})
 other sentences begin as their template does (a cell name stays ``c3``)."""
 
 
-def render(message: Message, translations: Translations) -> str:
-    """``message`` as text in the language of ``translations``."""
+def render(message: Message, translations: Translations, numbers: Numbers = english_number) -> str:
+    """``message`` as text in the language of ``translations`` (and of ``numbers``)."""
     template = CATALOGUE[message.key].text
-    values = {name: _render_param(value, translations) for name, value in message.params}
+    values = {name: _render_param(value, translations, numbers) for name, value in message.params}
     if isinstance(template, tuple):
         num = message.param("num")
         count = num if isinstance(num, int) else 0
@@ -403,14 +422,16 @@ def render(message: Message, translations: Translations) -> str:
     return capitalised(text) if message.key in CAPITALISED else text
 
 
-def _render_param(value: Param, translations: Translations) -> str | int:
+def _render_param(value: Param, translations: Translations, numbers: Numbers) -> str | int:
     if isinstance(value, Message):
-        return render(value, translations)
+        return render(value, translations, numbers)
+    if isinstance(value, Amount):
+        return numbers(value.value, value.places)
     if isinstance(value, Term):
         word = TERMS[value.kind].get(value.value, value.value)
         return word if value.kind == "game" else translations.gettext(word)
     if isinstance(value, Items):
-        parts = [str(_render_param(v, translations)) for v in value.items]
+        parts = [str(_render_param(v, translations, numbers)) for v in value.items]
         if len(parts) <= 1:
             return "".join(parts)
         joined = translations.gettext(CATALOGUE["and"].singular)
@@ -434,9 +455,11 @@ def english(message: Message) -> str:
     return render(message, ENGLISH)
 
 
-def sentences(messages: Iterable[Message], translations: Translations) -> str:
+def sentences(
+    messages: Iterable[Message], translations: Translations, numbers: Numbers = english_number
+) -> str:
     """Several messages shown as one paragraph."""
-    return " ".join(render(m, translations) for m in messages)
+    return " ".join(render(m, translations, numbers) for m in messages)
 
 
 def capitalised(text: str) -> str:

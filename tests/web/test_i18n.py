@@ -155,3 +155,21 @@ def test_every_message_of_the_referee_has_a_translation(lang: str) -> None:
             continue  # names of games stay as they are
         for word in words.values():
             assert word in catalog, f"{lang}: {kind} {word!r}"
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "It is worth about 1.5 visible pearls more than the next best cell."),
+        ("de", "Es ist etwa 1,5 sichtbare Perlen mehr wert als das nächstbeste Feld."),
+        ("da", "Det er omkring 1,5 synlige perler mere værd end det næstbedste felt."),
+    ],
+)
+def test_a_hints_worth_is_written_the_readers_way(rig: Rig, lang: str, said: str) -> None:
+    from controller.referee.messages import Amount, Message
+    from web_ui.render import say
+
+    worth = Message.of("hint_worth", worth=Amount(1.5))
+    with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+        assert say(worth) == said
+    assert worth.to_json() == {"key": "hint_worth", "params": {"worth": 1.5}}
