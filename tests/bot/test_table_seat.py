@@ -16,6 +16,7 @@ from controller.referee.commands import ConfirmBonus, Hint, NewGame
 from controller.rules.perlen import legal_moves, new_game, play
 from controller.rules.records import PerlenRecord, parse_record
 from controller.table import TableSettings
+from tests.support.scripts import HINTED_ENDGAME
 from tests.support.table import Harness
 
 
@@ -69,20 +70,12 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
     assert all(r.loss >= 0 for r in reviews)
 
 
-# Seventeen random pearls (random.Random(0) over the legal cells), colour 2 to move with
-# eight base cells left: the exact search (deterministic, a tenth of a second here) finds
-# that a4 wins the bonus pearl 2:a4 and makes exactly one visible pearl more than a1,
-# the next best cell:
-#   advise(state, budget=1.0) -> cell a4, wins (2:a4,), worth 1.0, next_best a1, exact
-ENDGAME = "c3 c4 b2 c2 d3 d5 e4 e5 b5 a5 a2 b3 e2 b4 d1 d4 c1"
-
-
 def test_a_hint_through_the_table_says_why_the_cell_is_good(tmp_path: Path) -> None:
     machine_speed()
     settings = TableSettings(hint_budget_s=1.0)
     with Harness(tmp_path / "games.sqlite3", settings) as h:
         assert h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
-        for number, cell in enumerate(ENDGAME.split(), start=1):
+        for number, cell in enumerate(HINTED_ENDGAME, start=1):
             h.settle(1)
             h.put(cell)
             h.wait(lambda s, n=number: s.moves == n)  # type: ignore[misc]

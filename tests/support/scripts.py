@@ -17,6 +17,13 @@ from controller.rules import perlen, pyramidos
 
 NAMES = {"perlen-pyramide": ("Anna", "Ben", "Cleo"), "pyramidos": ("Anna", "Ben", "Cleo")}
 
+HINTED_ENDGAME = tuple("c3 c4 b2 c2 d3 d5 e4 e5 b5 a5 a2 b3 e2 b4 d1 d4 c1".split())  # noqa: SIM905
+"""Seventeen random pearls (random.Random(0) over the legal cells), colour 2 to move with
+eight base cells left. The exact search (deterministic, a tenth of a second here) finds
+that a4 wins the bonus pearl 2:a4 and makes exactly one visible pearl more than a1, the
+next best cell: ``advise(state, budget=1.0)`` gives cell a4, wins (2:a4,), worth 1.0,
+next_best a1, exact."""
+
 
 @dataclass(frozen=True)
 class Step:

@@ -20,6 +20,7 @@ from typing import Any
 
 import pytest
 
+from tests.support.scripts import HINTED_ENDGAME
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
 from web_ui import create_app, serve, stop
 from web_ui.app import WebSettings
@@ -379,3 +380,34 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(browser: Any, served: Any) -
     tap(page, "#cell-b3")
     snap = rig.wait(lambda s: s["status"] == "playing")
     assert snap["moves"] == 8 and snap["removals"] == []
+
+
+def test_a_hint_says_why_in_german_on_a_phone(browser: Any, served: Any) -> None:
+    """The real computer player's hint (issue "One rules core … and levels that differ"):
+    the cell is ringed in the mover's colour, and the page says in German which bonus
+    pearl it wins and how many visible pearls it is worth, with a German decimal comma."""
+    rig, server = served
+    page = browser.new_context(viewport=PHONE, locale="de-DE").new_page()
+    start_game(
+        page, server.url, "perlen-pyramide", ["Anna", "Ben", "Cleo"], ["red", "blue", "yellow"]
+    )
+    for n, cell in enumerate(HINTED_ENDGAME, start=1):
+        if rig.snapshot()["pending"]:
+            page.locator('[data-command="confirm"] button').click()
+            rig.wait(lambda s: not s["pending"])
+        tap(page, f"#cell-{cell}")
+        rig.wait(lambda s, n=n: s["moves"] == n)
+    if rig.snapshot()["pending"]:
+        page.locator('[data-command="confirm"] button').click()
+        rig.wait(lambda s: not s["pending"])
+    page.locator('[data-command="hint"] button').click()
+    snap = rig.wait(lambda s: s["hint"] is not None, timeout=10)
+    assert snap["hint"] == "a4" and snap["to_move"] == 2
+    page.wait_for_selector(
+        "#live-status >> text=Tipp: a4 – das bringt die Bonusperle 2:a4.", timeout=WAIT_MS
+    )
+    assert "Es ist etwa 1,0 sichtbare Perlen mehr wert als das nächstbeste Feld." in live_text(page)
+    ring = page.locator("#cell-a4 circle.hint")
+    ring.wait_for(timeout=WAIT_MS)
+    assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
+    shot(page, "hint-why-de-phone")
