@@ -21,10 +21,11 @@ Levels, gentlest first (:data:`LEVELS`; :data:`LEVEL_SETTINGS` holds what each d
   occasional random sensible cell.
 - ``medium``: for each cell, a couple of hundred random games played on from it (flat
   Monte Carlo), and perfect play (:mod:`controller.bot.exact`) for the last 6 empty
-  cells; one move in ten before that is a random sensible cell.
+  cells; one move in seven before that is a random sensible cell.
 - ``strong``: the same with games in which half the moves are greedy (more like the
   games people play), over a thousand per move, and perfect play for the last 9; also
-  one slip in ten before that.
+  one slip in five before that (the slips keep the levels apart: see
+  docs/performance.md).
 - ``strongest``: no slips; a tree of its own moves seven deep, in which the rivals
   move as the playouts model them (half greedy), filled with as many games as its 5 s
   allow, and perfect play as soon as the exact search fits the budget (13 empty cells
@@ -157,13 +158,13 @@ class Level:
 LEVEL_SETTINGS: Mapping[str, Level] = {
     "gentle": Level("gentle", budget=0.5, share=0.0, exact_empty=0, wander=0.7),
     "easy": Level("easy", budget=0.5, share=0.0, exact_empty=0, wander=0.15),
-    "medium": Level("medium", budget=1.0, share=0.03, exact_empty=6, wander=0.1, depth=1),
+    "medium": Level("medium", budget=1.0, share=0.03, exact_empty=6, wander=0.15, depth=1),
     "strong": Level(
         "strong",
         budget=2.0,
         share=0.2,
         exact_empty=9,
-        wander=0.1,
+        wander=0.2,
         depth=1,
         greedy=0.5,
         bias=1.0,
