@@ -245,6 +245,8 @@ def schedule(args: argparse.Namespace) -> list[Game]:
         if name == "strongest":
             opponents = [lower, "greedy"]
         for opponent in dict.fromkeys(opponents):
+            if args.against and opponent not in args.against:
+                continue
             # The claim that matters most, the strongest level against greedy players,
             # gets half as many games again, for a narrower interval.
             games_here = count * (3 if (name, opponent) == ("strongest", "greedy") else 2) // 2
@@ -312,6 +314,12 @@ def main() -> None:
         metavar="PLAYOUTS,NODES",
         help="planning speed of the matches: playouts/s and exact positions/s",
     )
+    parser.add_argument(
+        "--against",
+        default="",
+        help="comma-separated opponents to play (of each level's lower level and greedy); "
+        "default: both",
+    )
     parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
     parser.add_argument("--no-matches", action="store_true", help="skip the matches")
     parser.add_argument(
@@ -323,6 +331,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.levels = [name.strip() for name in args.levels.split(",") if name.strip()]
+    args.against = {name.strip() for name in args.against.split(",") if name.strip()}
+    for name in args.against:
+        if name not in (*OPPONENTS, *LEVELS):
+            parser.error(f"unknown opponent {name!r}; opponents are random, greedy or a level")
     for name in args.levels:
         if name not in LEVELS:
             parser.error(f"unknown level {name!r}; the levels are {', '.join(LEVELS)}")
