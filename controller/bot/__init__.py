@@ -1,6 +1,6 @@
 """The computer player for Perlen-Pyramide: a seat at any level, hints, and reviews.
 
->>> from controller.bot import LEVELS, choose_move, hint
+>>> from controller.bot import LEVELS, choose_move
 >>> from controller.rules.perlen import new_game, play
 >>> LEVELS
 ('gentle', 'easy', 'medium', 'strong', 'strongest')
@@ -8,7 +8,7 @@
 >>> choose_move(state, "gentle", seed=1).short in {"b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4"}
 True
 
-The Table calls :func:`choose_move` and :func:`advise` (or :func:`hint`) from a worker
+The Table calls :func:`choose_move` and :func:`advise` from a worker
 thread: they only read the immutable state, keep no state between calls (but the
 measured machine speed) and return within their budget. See
 :mod:`controller.bot.player` for the levels, the value each colour plays for, and what
@@ -18,7 +18,7 @@ say.
 
 from __future__ import annotations
 
-from controller.bot.advice import Advice, Facts, MoveReview, advise, facts, hint, review
+from controller.bot.advice import Advice, Facts, MoveReview, advise, facts, review
 from controller.bot.player import (
     LEVEL_SETTINGS,
     LEVELS,
@@ -44,7 +44,6 @@ __all__ = [
     "choose_move",
     "decide",
     "facts",
-    "hint",
     "machine_speed",
     "measure_speed",
     "review",

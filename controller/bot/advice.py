@@ -236,17 +236,6 @@ def advise(
     return advice(best.cell, round(best.score, 1), (), runner_up.cell, worth, False)
 
 
-def hint(
-    state: PerlenState,
-    *,
-    budget: float = 1.0,
-    seed: int = 0,
-    cancel: threading.Event | None = None,
-) -> Position:
-    """The best cell for the player to move: :attr:`Advice.cell` of :func:`advise`."""
-    return advise(state, budget=budget, seed=seed, cancel=cancel).cell
-
-
 @dataclass(frozen=True, slots=True)
 class MoveReview:
     """How one move of a finished (or unfinished) game compares with the best one."""

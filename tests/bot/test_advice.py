@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from controller.bot import Advice, advise, facts, hint, machine_speed
+from controller.bot import Advice, advise, facts, machine_speed
 from controller.bot.exact import ExactSearch
 from controller.rules.perlen import PerlenState, legal_moves, new_game, play
 
@@ -89,7 +89,6 @@ def test_in_the_opening_the_advice_is_a_legal_cell_in_time_and_repeatable():
     assert not advice.exact and advice.worth >= 0
     assert advice.value is not None and advice.next_best in legal_moves(state)
     assert advise(state, budget=0.4) == advice
-    assert hint(state, budget=0.4) == advice.cell
 
 
 def test_a_single_legal_cell_needs_no_search():

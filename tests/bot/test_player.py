@@ -19,9 +19,9 @@ from controller.bot import (
     LEVELS,
     Level,
     MoveReview,
+    advise,
     choose_move,
     decide,
-    hint,
     machine_speed,
     review,
 )
@@ -216,18 +216,18 @@ def test_a_hint_in_a_solved_endgame_is_a_best_cell():
     for seed in range(4):
         state = position(200 + seed, 18)
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
-        cell = hint(state, budget=1.0)
+        cell = advise(state, budget=1.0).cell
         assert values[cell.index] == max(values.values())
-        assert hint(state, budget=1.0) == cell
+        assert advise(state, budget=1.0).cell == cell
 
 
 def test_a_hint_in_the_opening_is_legal_in_time_and_repeatable():
     state = position(9, 2)
     started = time.perf_counter()
-    cell = hint(state, budget=0.4)
+    cell = advise(state, budget=0.4).cell
     assert time.perf_counter() - started < 0.4
     assert cell in legal_moves(state)
-    assert hint(state, budget=0.4) == cell
+    assert advise(state, budget=0.4).cell == cell
 
 
 # -- reviews -----------------------------------------------------------------------------
