@@ -26,12 +26,16 @@ Colour 2 takes ``c5``: 14 visible pearls, whatever colours 0 and 1 do after it.
 
 How: MTD(f) null-window searches over one transposition table; at each position the
 table's cell first, then the others ordered by what they give the viewpoint at once
-(and, for a rival, what they give the rival), two killer cells per depth breaking ties;
-a child the table already knows to settle the position ends it (enhanced transposition
-cut-off); and a lower bound (the pearls the viewpoint holds, plus the scoring cells it
+(and, for a rival, what they give the rival), two killer cells per depth and then each
+cell's history for that mover (the history heuristic) breaking ties; a child the table
+already knows to settle the position ends it (enhanced transposition cut-off), and so
+does a child of the viewpoint's that already holds enough pearls, before the rest are
+placed; and a lower bound (the pearls the viewpoint holds, plus the scoring cells it
 must still take when no other is left for its turns) that settles one position in
-seven without searching it. Positions are keyed by their board, which holds every
-pearl and so the whole game: the "incremental hash" is Python's hash of one integer.
+seven without searching it. With two empty cells left, each child's value is known
+(its last move is forced), so those positions are valued without ordering. Positions
+are keyed by their board, which holds every pearl and so the whole game: the
+"incremental hash" is Python's hash of one integer.
 What else was tried, and why it is not here, is in docs/performance.md.
 """
 
@@ -126,6 +130,10 @@ class ExactSearch:
         self.table: dict[int, int] = {}
         self.killers = [-1] * 26
         self.killers2 = [-1] * 26
+        self.history = [0] * 100
+        """The history heuristic, by base cell and mover (``cell << 2 | mover``): the sum
+        of the empty cells squared of every position where that cell cut the search off
+        (capped at 2**20 - 1)."""
         self.nodes = 0
         """Positions expanded (a table hit is not counted)."""
         self.placements = 0
@@ -250,6 +258,7 @@ class ExactSearch:
         placements = 0
         killers = self.killers
         killers2 = self.killers2
+        history = self.history
 
         scoring = sum(1 << p for p in range(len(POSITIONS)) if score_mask >> 2 * p & 1)
         # The viewpoint's pearls on scoring places: where both bits match its colour + 1.
@@ -265,21 +274,12 @@ class ExactSearch:
         turns = [[(e - d + 2) // 3 if e > d else 0 for d in range(3)] for e in range(26)]
 
         def final(board: int) -> int:
-            s = scores(board, score_mask)
             if own_only:
-                return s[viewpoint]
+                return (
+                    score_mask & ~(board ^ low_pattern) & ~((board >> 1) ^ high_pattern)
+                ).bit_count()
+            s = scores(board, score_mask)
             return s[viewpoint] - max(s[rival_a], s[rival_b])
-
-        def value_of(child: Pyramid, alpha: int, beta: int) -> int:
-            nonlocal placements
-            empty = ~child[1] & BASE_MASK
-            if empty & (empty - 1):
-                return search(child, alpha, beta)
-            # Complete, or one cell left whose move is forced: the value is known.
-            if empty:
-                child = place(child, empty.bit_length() - 1)
-                placements += 1
-            return final(child[2])
 
         def search(node: Pyramid, alpha: int, beta: int) -> int:
             nonlocal nodes, placements
@@ -297,23 +297,25 @@ class ExactSearch:
                 if kind == _LOWER:
                     if value >= beta:
                         return value
-                    alpha = max(alpha, value)
+                    if value > alpha:
+                        alpha = value
                 elif value <= alpha:
                     return value
-                else:
-                    beta = min(beta, value)
+                elif value < beta:
+                    beta = value
                 best_cell = entry >> 10
+            occupied = node[1]
+            left = (~occupied & BASE_MASK).bit_count()
             # Pearls never change colour, so what the viewpoint has is a lower bound; and
             # a player must put a pearl down on each of its turns, on a scoring cell once
             # no other is left. That often settles a position without searching it.
             if own_only:
-                occupied = node[1]
                 floor = (
                     score_mask & ~(board ^ low_pattern) & ~((board >> 1) ^ high_pattern)
                 ).bit_count()
                 if floor >= beta:
                     return floor
-                mine = turns[(~occupied & BASE_MASK).bit_count()][(viewpoint - mover) % 3]  # type: ignore[operator]
+                mine = turns[left][(viewpoint - mover) % 3]  # type: ignore[operator]
                 hidden = (hidden_base & ~occupied).bit_count()
                 if mine > hidden and (
                     # With strict pools the turns counted hold while it cannot run out.
@@ -338,89 +340,110 @@ class ExactSearch:
             maximise = mover == viewpoint
             best = -1000 if maximise else 1000
             chosen = -1
-            if best_cell >= 0:
-                # The table's cell first, before placing the others: often it is enough.
-                placements += 1
-                best = value_of(place(node, best_cell), alpha, beta)
-                chosen = best_cell
-                if maximise:
-                    alpha = max(alpha, best)
-                else:
-                    beta = min(beta, best)
-            if alpha < beta:
-                # The others, likeliest first by what they give at once; a child the
-                # table already knows to be good enough ends the search at once.
-                children: list[tuple[int, int, Pyramid | None]] = []
-                for cell in cells_of(node[4]):
-                    if cell == best_cell:
-                        continue
-                    child: Pyramid | None = place(node, cell)
-                    assert child is not None
+            if left <= 2:
+                # Each child is complete or has one cell left, whose move is forced: its
+                # value is known without ordering, table or killers.
+                cells = cells_of(node[4])
+                if best_cell >= 0 and cells[0] != best_cell:
+                    cells = (best_cell, *(c for c in cells if c != best_cell))
+                for cell in cells:
+                    child = place(node, cell)
                     placements += 1
-                    cboard = child[2]
-                    empty = ~child[1] & BASE_MASK
-                    if not empty & (empty - 1):
-                        # Complete, or one cell left whose move is forced: known.
-                        if empty:
-                            cboard = place(child, empty.bit_length() - 1)[2]
-                            placements += 1
-                        value = final(cboard)
-                        if maximise:
-                            if value >= beta:
-                                best, chosen = value, cell
-                                break
-                        elif value <= alpha:
-                            best, chosen = value, cell
-                            break
-                        children.append((value + 1000 if maximise else 1000 - value, cell, None))
-                        continue
-                    known = get(cboard << 2 | child[3])  # type: ignore[operator]
-                    guess = (
-                        score_mask & ~(cboard ^ low_pattern) & ~((cboard >> 1) ^ high_pattern)
-                    ).bit_count()
-                    if known is not None:
-                        value = (known & 0xFF) - 128
-                        kind = known >> 8 & 3
-                        if maximise:
-                            if kind != _UPPER and value >= beta:
-                                best, chosen = value, cell
-                                break
-                        elif kind != _LOWER and value <= alpha:
-                            best, chosen = value, cell
-                            break
-                        guess = value
+                    rest = ~child[1] & BASE_MASK
+                    if rest:
+                        child = place(child, rest.bit_length() - 1)
+                        placements += 1
+                    value = final(child[2])
                     if maximise:
-                        depth = empty.bit_count()
-                        killer = (cell == killers[depth]) * 2 + (cell == killers2[depth])
-                        children.append((guess << 7 | killer, cell, child))
-                    else:
-                        lp, hp = patterns[mover]  # type: ignore[index]
-                        theirs = (score_mask & ~(cboard ^ lp) & ~((cboard >> 1) ^ hp)).bit_count()
-                        depth = empty.bit_count()
-                        killer = (cell == killers[depth]) * 2 + (cell == killers2[depth])
-                        children.append(((theirs - (guess << 6)) * 4 + killer, cell, child))
-                else:
-                    children.sort(reverse=True)
-                    for order, cell, child in children:
-                        if child is None:
-                            value = order - 1000 if maximise else 1000 - order
-                        else:
-                            value = search(child, alpha, beta)
-                        if maximise:
-                            if value > best:
-                                best, chosen = value, cell
-                                if value > alpha:
-                                    alpha = value
-                        elif value < best:
+                        if value > best:
                             best, chosen = value, cell
-                            if value < beta:
-                                beta = value
-                        if alpha >= beta:
-                            depth = (~node[1] & BASE_MASK).bit_count() - 1
-                            if killers[depth] != cell:
-                                killers2[depth] = killers[depth]
-                                killers[depth] = cell
+                            if value >= beta:
+                                break
+                    elif value < best:
+                        best, chosen = value, cell
+                        if value <= alpha:
                             break
+            else:
+                if best_cell >= 0:
+                    # The table's cell first, before placing the others: often enough.
+                    placements += 1
+                    best = search(place(node, best_cell), alpha, beta)
+                    chosen = best_cell
+                    if maximise:
+                        if best > alpha:
+                            alpha = best
+                    elif best < beta:
+                        beta = best
+                if alpha < beta:
+                    # The others, likeliest first by what they give at once; a child the
+                    # table already knows to be good enough ends the search at once. Each
+                    # is sorted as one integer: its order, its place in ``kids``, its cell.
+                    depth = left - 1
+                    killer1 = killers[depth]
+                    killer2 = killers2[depth]
+                    lp, hp = patterns[mover]  # type: ignore[index]
+                    keys: list[int] = []
+                    kids: list[Pyramid] = []
+                    for cell in cells_of(node[4]):
+                        if cell == best_cell:
+                            continue
+                        child = place(node, cell)
+                        placements += 1
+                        cboard = child[2]
+                        known = get(cboard << 2 | child[3])  # type: ignore[operator]
+                        guess = (
+                            score_mask & ~(cboard ^ low_pattern) & ~((cboard >> 1) ^ high_pattern)
+                        ).bit_count()
+                        if own_only and maximise and guess >= beta:
+                            # The pearls it holds are enough: no need to place the rest.
+                            best, chosen = guess, cell
+                            break
+                        if known is not None:
+                            value = (known & 0xFF) - 128
+                            kind = known >> 8 & 3
+                            if maximise:
+                                if kind != _UPPER and value >= beta:
+                                    best, chosen = value, cell
+                                    break
+                            elif kind != _LOWER and value <= alpha:
+                                best, chosen = value, cell
+                                break
+                            guess = value
+                        # Ties: the killers, then the history of the cell for this mover.
+                        killer = (
+                            2 if cell == killer1 else 1 if cell == killer2 else 0
+                        ) << 20 | history[cell << 2 | mover]  # type: ignore[operator]
+                        if maximise:
+                            order = guess << 24 | killer
+                        else:
+                            theirs = (
+                                score_mask & ~(cboard ^ lp) & ~((cboard >> 1) ^ hp)
+                            ).bit_count()
+                            order = ((theirs - (guess << 6)) << 24) + killer
+                        keys.append(order << 10 | len(kids) << 5 | cell)
+                        kids.append(child)
+                    else:
+                        keys.sort(reverse=True)
+                        for k in keys:
+                            cell = k & 31
+                            value = search(kids[k >> 5 & 31], alpha, beta)
+                            if maximise:
+                                if value > best:
+                                    best, chosen = value, cell
+                                    if value > alpha:
+                                        alpha = value
+                            elif value < best:
+                                best, chosen = value, cell
+                                if value < beta:
+                                    beta = value
+                            if alpha >= beta:
+                                slot = cell << 2 | mover  # type: ignore[operator]
+                                count = history[slot] + left * left
+                                history[slot] = count if count < 0xFFFFF else 0xFFFFF
+                                if killers[depth] != cell:
+                                    killers2[depth] = killers[depth]
+                                    killers[depth] = cell
+                                break
             if best <= low:
                 kind = _UPPER
             elif best >= high:
