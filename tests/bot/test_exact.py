@@ -2,22 +2,17 @@
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from controller.bot.exact import MARGIN, ExactSearch, OutOfBudget, pools_can_run_dry
 from controller.rules.perlen import (
-    PerlenOptions,
     PerlenState,
-    Placement,
-    Pools,
-    Score,
     legal_moves,
     new_game,
     outcome,
     play,
 )
+from tests.bot.positions import OPTIONS, endgame
 
 
 def brute_force(state: PerlenState, viewpoint: int, margin: bool = False) -> int:
@@ -31,21 +26,6 @@ def brute_force(state: PerlenState, viewpoint: int, margin: bool = False) -> int
         return scores[viewpoint] - max(scores[(viewpoint + 1) % 3], scores[(viewpoint + 2) % 3])
     values = [brute_force(play(state, move)[0], viewpoint, margin) for move in legal_moves(state)]
     return max(values) if state.to_move == viewpoint else min(values)
-
-
-def endgame(seed: int, empty: int, options: PerlenOptions | None = None) -> PerlenState:
-    rng = random.Random(seed)
-    state = new_game(options)
-    while 25 - state.base_pearls > empty:
-        state, _ = play(state, rng.choice(legal_moves(state)))
-    return state
-
-
-OPTIONS = [
-    PerlenOptions(),
-    PerlenOptions(score=Score.ALL),
-    PerlenOptions(pools=Pools.UNLIMITED, placement=Placement.FREE),
-]
 
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["default", "score-all", "unlimited-free"])
