@@ -24,6 +24,11 @@ same games on a busy machine, only slower. The default run (120 games a match, 1
 the strongest level against greedy players) takes about 20 minutes on two cores;
 ``--games`` scales it.
 
+``--variants strongest-perfect,strongest-sampling`` also plays other ways the strongest
+level could play its endgame (:data:`VARIANTS`) against greedy players, in the very
+games the strongest level plays against them (``--levels ""`` plays the variants
+alone).
+
 ``--endgames N`` instead plays N endgames of 10 empty cells (from greedy games) several
 ways against two greedy players and prints the mover's mean final score and win rate.
 """
@@ -47,7 +52,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.bot import LEVEL_SETTINGS, LEVELS, Level, Speed, decide, machine_speed, mcts, review
 from controller.bot.exact import ExactSearch, OutOfBudget
-from controller.bot.player import EXACT_SHARE, STOP_SHARE, affordable_playouts, exact_fits
+from controller.bot.expectimax import ModelSearch
+from controller.bot.player import (
+    EXACT_SHARE,
+    MODEL,
+    PERFECT,
+    STOP_SHARE,
+    affordable_playouts,
+    exact_fits,
+    model_fits,
+)
 from controller.bot.policies import greedy_move, random_move
 from controller.rules.notation import BASE
 from controller.rules.perlen import PerlenState, legal_moves, new_game, outcome, play
@@ -57,11 +71,20 @@ PLAN = Speed(playouts_per_second=25_000, nodes_per_second=100_000)
 """The planning speed of the matches: what ``machine_speed()`` measured on the
 development machine with nothing else running (docs/performance.md)."""
 OPPONENTS = ("random", "greedy")
-EXTRA: dict[str, Level] = {
-    "margin": replace(LEVEL_SETTINGS["strongest"], measure="margin"),
-    "greedy0.5": replace(LEVEL_SETTINGS["strongest"], greedy=0.5),
-    "margin+g0.5": replace(LEVEL_SETTINGS["strongest"], measure="margin", greedy=0.5),
+VARIANTS: dict[str, Level] = {
+    "strongest-perfect": replace(
+        LEVEL_SETTINGS["strongest"], name="strongest-perfect", against=PERFECT
+    ),
+    "strongest-sampling": replace(
+        LEVEL_SETTINGS["strongest"], name="strongest-sampling", exact_empty=0
+    ),
+    "strongest-margin": replace(
+        LEVEL_SETTINGS["strongest"], name="strongest-margin", against=PERFECT, measure="margin"
+    ),
 }
+"""Other ways the strongest level could play its endgame, for ``--variants`` and
+``--endgames``: perfect against perfect rivals (by its own score, as strong does, or by
+its lead), or no endgame search at all (sampling to the end)."""
 
 
 @dataclass(frozen=True)
@@ -69,6 +92,7 @@ class Game:
     """One game: ``level`` in seat ``seat``, ``opponent`` in the two other seats."""
 
     level: str
+    """A name of :data:`LEVELS` or :data:`VARIANTS`."""
     opponent: str
     seat: int
     seed: int
@@ -107,6 +131,8 @@ def _decide(
         return random_move(state, random.Random(seed)), time.perf_counter() - started, 0, False
     if who == "greedy":
         return greedy_move(state, random.Random(seed)), time.perf_counter() - started, 0, False
+    if isinstance(who, str) and who in VARIANTS:
+        who = VARIANTS[who]
     decision = decide(state, who, seed=seed, speed=plan, timed=False)
     return decision.move.index, decision.seconds, decision.playouts, decision.method == "exact"
 
@@ -142,20 +168,32 @@ def endgame(seed: int, empty: int) -> PerlenState:
     return state
 
 
-def exact_reach(limit: float, positions: int = 3) -> tuple[int, list[tuple[int, list[float]]]]:
-    """The most empty cells whose every position (of ``positions`` random ones) the exact
-    search solves within ``limit`` seconds, and the seconds each took, by empty cells."""
+def exact_solve(state: PerlenState, deadline: float) -> None:
+    """The exact search's answer (against perfect rivals) for the player to move."""
+    assert state.to_move is not None
+    ExactSearch(state.rules, viewpoint=state.to_move, deadline=deadline).solve(state)
+
+
+def model_solve(state: PerlenState, deadline: float) -> None:
+    """The strongest level's endgame: against rivals modelled half greedy."""
+    assert state.to_move is not None
+    ModelSearch(state.rules, viewpoint=state.to_move, greedy=0.5, deadline=deadline).solve(state)
+
+
+def exact_reach(
+    limit: float, positions: int = 3, solve: Callable[[PerlenState, float], None] = exact_solve
+) -> tuple[int, list[tuple[int, list[float]]]]:
+    """The most empty cells whose every position (of ``positions`` random ones) ``solve``
+    solves within ``limit`` seconds, and the seconds each took, by empty cells."""
     solved = 0
     times: list[tuple[int, list[float]]] = []
     for empty in range(6, 26):
         took: list[float] = []
         for seed in range(positions):
             state = endgame(1000 * empty + seed, empty)
-            assert state.to_move is not None
             started = time.perf_counter()
-            search = ExactSearch(state.rules, viewpoint=state.to_move, deadline=started + limit)
             try:
-                search.solve(state)
+                solve(state, started + limit)
             except OutOfBudget:
                 times.append((empty, [*took, math.inf]))
                 return solved, times
@@ -187,15 +225,24 @@ def plan_of(level: Level, plan: Speed) -> str:
     share = 1.0 if level.share is None else level.share
     greedy = level.greedy
     early, late = (affordable_playouts(planned * share, plan, greedy, e) for e in (24, 13))
+    fits = model_fits if level.against == MODEL else exact_fits
     exact = max(
         (
             e
             for e in range(26)
-            if e <= level.exact_empty and exact_fits(e, level.budget * EXACT_SHARE, plan)
+            if e <= level.exact_empty and fits(e, level.budget * EXACT_SHARE, plan)
         ),
         default=0,
     )
-    return f"{early:,} to {late:,} playouts a move; exact from {exact} empty cells"
+    rivals = "modelled" if level.against == MODEL else "perfect"
+    return (
+        f"{early:,} to {late:,} playouts a move; exact against {rivals} rivals "
+        f"from {exact} empty cells"
+    )
+
+
+def _mover(level: Level, plan: Speed) -> Callable[[PerlenState, random.Random], int]:
+    return lambda state, rng: _move(state, level, rng.randrange(2**32), plan)[0]
 
 
 def endgames(count: int, empty: int, plan: Speed) -> None:
@@ -206,10 +253,7 @@ def endgames(count: int, empty: int, plan: Speed) -> None:
         "sampling 5000": lambda s, r: mcts.search(s, playouts=5000, rng=r).best.cell,
         "strong": lambda s, r: _move(s, "strong", r.randrange(2**32), plan)[0],
         "strongest": lambda s, r: _move(s, "strongest", r.randrange(2**32), plan)[0],
-        **{
-            name: (lambda s, r, level=level: _move(s, level, r.randrange(2**32), plan)[0])
-            for name, level in EXTRA.items()
-        },
+        **{name: _mover(level, plan) for name, level in VARIANTS.items()},
     }
     totals = dict.fromkeys(ways, 0.0)
     wins = dict.fromkeys(ways, 0.0)
@@ -260,9 +304,17 @@ def schedule(args: argparse.Namespace) -> list[Game]:
                         plan=args.plan,
                     )
                 )
+    # The variants play the very games the strongest level plays against greedy players
+    # in the full run (the same seeds), so that the two compare game by game.
+    strongest = LEVELS.index("strongest")
+    for name in args.variants:
+        count = args.games - args.games % 3
+        for number in range(count * 3 // 2):
+            seed = args.seed + 7919 * number + 104729 * strongest
+            games.append(Game(name, "greedy", seat=number % 3, seed=seed, plan=args.plan))
     # The slowest first, so that the processes end together.
     weight = {name: i for i, name in enumerate(LEVELS)}
-    games.sort(key=lambda g: -(2 * weight[g.level] + weight.get(g.opponent, -1)))
+    games.sort(key=lambda g: -(2 * weight.get(g.level, len(LEVELS)) + weight.get(g.opponent, -1)))
     return games
 
 
@@ -272,10 +324,10 @@ def report(results: list[Played]) -> None:
         by_match[(played.game.level, played.game.opponent)].append(played)
     print()
     print(
-        f"{'level':<10} {'against':<10} {'games':>5} {'win rate':>9} {'95% interval':>14} "
+        f"{'level':<18} {'against':<10} {'games':>5} {'win rate':>9} {'95% interval':>14} "
         f"{'margin':>7} {'s/move':>7} {'max s':>6} {'playouts/s':>10} {'exact':>6}"
     )
-    for level in LEVELS:
+    for level in (*LEVELS, *VARIANTS):
         for opponent in (*OPPONENTS, *LEVELS):
             rows = by_match.get((level, opponent))
             if not rows:
@@ -290,7 +342,7 @@ def report(results: list[Played]) -> None:
             exact = sum(p.exact_moves for p in rows) / sum(len(p.move_seconds) for p in rows)
             verdict = "stronger" if low > 1 / 3 else "not shown"
             print(
-                f"{level:<10} {opponent:<10} {len(rows):>5} {wins / len(rows):>8.0%} "
+                f"{level:<18} {opponent:<10} {len(rows):>5} {wins / len(rows):>8.0%} "
                 f"  {low:>5.0%} – {high:<4.0%} {margin:>+7.2f} {statistics.mean(seconds):>7.3f} "
                 f"{max(seconds):>6.2f} {rate:>10,.0f} {exact:>6.0%}  {verdict}"
             )
@@ -320,6 +372,12 @@ def main() -> None:
         help="comma-separated opponents to play (of each level's lower level and greedy); "
         "default: both",
     )
+    parser.add_argument(
+        "--variants",
+        default="",
+        help="comma-separated variants of the strongest level to play against greedy "
+        f"players too ({', '.join(VARIANTS)})",
+    )
     parser.add_argument("--no-speed", action="store_true", help="skip the speed figures")
     parser.add_argument("--no-matches", action="store_true", help="skip the matches")
     parser.add_argument(
@@ -335,6 +393,10 @@ def main() -> None:
     for name in args.against:
         if name not in (*OPPONENTS, *LEVELS):
             parser.error(f"unknown opponent {name!r}; opponents are random, greedy or a level")
+    args.variants = [name.strip() for name in args.variants.split(",") if name.strip()]
+    for name in args.variants:
+        if name not in VARIANTS:
+            parser.error(f"unknown variant {name!r}; the variants are {', '.join(VARIANTS)}")
     for name in args.levels:
         if name not in LEVELS:
             parser.error(f"unknown level {name!r}; the levels are {', '.join(LEVELS)}")
@@ -353,14 +415,20 @@ def main() -> None:
         speed = machine_speed(1.0)
         print(f"Monte Carlo playouts per second (tree included): {speed.playouts_per_second:9,.0f}")
         print(f"exact search positions per second:               {speed.nodes_per_second:9,.0f}")
-        for limit in (1.0, 5.0):
-            solved, times = exact_reach(limit)
-            print(f"exact search solves within {limit:.0f} s: {solved} empty cells (3 of 3)")
-            for empty, took in times[-3:]:
-                shown = ", ".join("over" if math.isinf(t) else f"{t:.2f}" for t in took)
-                print(f"    {empty:>2} empty: {shown} s")
-        took, exact = review_seconds(0.25)
-        print(f"review of a 25-move game, 0.25 s per move: {took:.1f} s ({exact} moves exact)")
+        for what, solve in (
+            ("exact search", exact_solve),
+            ("against modelled rivals", model_solve),
+        ):
+            for limit in (1.0, 5.0):
+                solved, times = exact_reach(limit, solve=solve)
+                print(f"{what} solves within {limit:.0f} s: {solved} empty cells (3 of 3)")
+                for empty, took in times[-3:]:
+                    shown = ", ".join("over" if math.isinf(t) else f"{t:.2f}" for t in took)
+                    print(f"    {empty:>2} empty: {shown} s")
+        review_took, exact = review_seconds(0.25)
+        print(
+            f"review of a 25-move game, 0.25 s per move: {review_took:.1f} s ({exact} moves exact)"
+        )
     print(
         f"\nplanning speed of the matches: {args.plan.playouts_per_second:,.0f} playouts/s, "
         f"{args.plan.nodes_per_second:,.0f} exact positions/s"

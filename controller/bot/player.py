@@ -28,17 +28,19 @@ Levels, gentlest first (:data:`LEVELS`; :data:`LEVEL_SETTINGS` holds what each d
   docs/performance.md).
 - ``strongest``: no slips; a tree of its own moves seven deep, in which the rivals
   move as the playouts model them (half greedy), filled with as many games as its 5 s
-  allow, and perfect play as soon as the exact search fits the budget (13 empty cells
-  on the development machine; fewer on a Pi). Where several cells are perfect, the
-  sampled games pick among them: people are not the perfect rivals the exact search
-  assumes.
+  allow, and perfect play against rivals who move so (:mod:`controller.bot.expectimax`)
+  as soon as that fits the budget (10 empty cells on the development machine; fewer on
+  a Pi). Not the exact search's perfect play against perfect rivals: people are not
+  the rivals who join forces against the mover that it assumes, and against people-like
+  rivals its safe cells win less (docs/performance.md has the figures).
 
 Each level is meant to beat the one below it, and the strongest greedy players;
 ``bench/bot.py`` measures how far that holds (docs/performance.md has the matrix).
 
 **Value.** The exact search makes sure of as many of the mover's own final pearls
 (visible pearls, or all with ``score = all``) as it can whatever the rivals do; the
-sampled games play to win, and for more pearls among equally winning moves. Why the
+sampled games, and the strongest's endgame against modelled rivals, play to win, and
+for more pearls among equally winning moves. Why the
 lower levels sample flat and the strongest's tree models its rivals instead of
 searching their best replies: against people-like rivals a tree that expects the best
 reply expects rivals cleverer than they are, and plays worse.
@@ -74,6 +76,8 @@ from dataclasses import dataclass
 
 from controller.bot import mcts
 from controller.bot.exact import MARGIN, OWN, ExactSearch, OutOfBudget, empty_cells
+from controller.bot.expectimax import WORK as MODEL_WORK
+from controller.bot.expectimax import ModelSearch
 from controller.bot.policies import (
     greedy_move,
     greedy_playout,
@@ -88,6 +92,10 @@ from controller.rules.pyramid import Pyramid, cells_of, place
 log = logging.getLogger(__name__)
 
 LEVELS: tuple[str, ...] = ("gentle", "easy", "medium", "strong", "strongest")
+PERFECT = "perfect"
+"""A level's endgame is perfect against perfect rivals (:attr:`Level.against`)."""
+MODEL = "model"
+"""A level's endgame is perfect against rivals as its playouts model them."""
 """Names of the levels, gentlest first: the one list the Table and the web page offer."""
 
 
@@ -125,6 +133,11 @@ class Level:
     greedy: float = 0.0
     """Chance that a playout move is the greedy cell rather than a random one (greedy
     playouts cost several random ones: :func:`playout_cost`)."""
+    against: str = PERFECT
+    """Whom the endgame is played perfectly against: rivals who play perfectly together
+    against the mover (:data:`PERFECT`, :mod:`controller.bot.exact`), or rivals who move
+    as the playouts model them (:data:`MODEL`, :mod:`controller.bot.expectimax`: the
+    greedy cell with chance :attr:`greedy`, else any)."""
 
     def __post_init__(self) -> None:
         if not (math.isfinite(self.budget) and self.budget > 0):
@@ -141,6 +154,8 @@ class Level:
             raise ValueError(f"level {self.name!r}: measure must be {OWN!r} or {MARGIN!r}")
         if not 0.0 <= self.greedy <= 1.0:
             raise ValueError(f"level {self.name!r}: greedy is a chance between 0 and 1")
+        if self.against not in (PERFECT, MODEL):
+            raise ValueError(f"level {self.name!r}: against must be {PERFECT!r} or {MODEL!r}")
 
     def rivals_model(self) -> Callable[[Pyramid, Callable[[], float]], int]:
         """How the tree expects a rival to move, with :attr:`model`."""
@@ -178,6 +193,7 @@ LEVEL_SETTINGS: Mapping[str, Level] = {
         model=True,
         greedy=0.5,
         bias=1.0,
+        against=MODEL,
     ),
 }
 """The levels by name, in the order of :data:`LEVELS`."""
@@ -299,7 +315,9 @@ class Decision:
     method: str
     """``"forced"`` (one legal cell), ``"quick"`` (gentle, easy), ``"exact"`` or ``"search"``."""
     expected: float | None
-    """The mover's final score the search expects after ``move`` (exact: certain)."""
+    """The mover's final score the search expects after ``move`` (certain when the
+    endgame was played perfectly against perfect rivals; None when against modelled
+    ones, whose search weighs the chance of winning, not pearls)."""
     playouts: int
     nodes: int
     """Positions the exact search expanded."""
@@ -374,6 +392,13 @@ def exact_fits(empty: int, seconds: float, speed: Speed) -> bool:
     """Whether the exact search of a position with ``empty`` empty cells should finish
     in ``seconds`` (nine positions in ten do, at ``speed``)."""
     return EXACT_WORK[empty] / speed.nodes_per_second <= seconds
+
+
+def model_fits(empty: int, seconds: float, speed: Speed) -> bool:
+    """Whether the search against modelled rivals of a position with ``empty`` empty
+    cells should finish in ``seconds`` at ``speed`` (it expands a position about as fast
+    as the exact search does)."""
+    return empty < len(MODEL_WORK) and MODEL_WORK[empty] / speed.nodes_per_second <= seconds
 
 
 def exact_limit(seconds: float, speed: Speed) -> int:
@@ -485,7 +510,24 @@ def decide(
     # of it, so that the first call plans the same work as every later one.
     planned = seconds * STOP_SHARE
     nodes = 0
-    if empty <= spec.exact_empty and exact_fits(empty, seconds * EXACT_SHARE, speed):
+    if spec.against == MODEL:
+        if empty <= spec.exact_empty and model_fits(empty, seconds * EXACT_SHARE, speed):
+            model = ModelSearch(
+                pyramid[0],
+                viewpoint=mover,
+                greedy=spec.greedy,
+                score_weight=spec.score_weight,
+                deadline=started + seconds * EXACT_SHARE if timed else None,
+                cancel=cancel,
+                max_positions=exact_limit(seconds * EXACT_SHARE, speed),
+            )
+            try:
+                expected = model.solve(pyramid)
+            except OutOfBudget:
+                nodes = model.positions  # fall back to sampling with the time left
+            else:
+                return done(expected.cell, "exact", None, nodes=model.positions)
+    elif empty <= spec.exact_empty and exact_fits(empty, seconds * EXACT_SHARE, speed):
         exact = ExactSearch(
             pyramid[0],
             viewpoint=mover,

@@ -27,6 +27,7 @@ from controller.bot import (
 )
 from controller.bot import player as player_module
 from controller.bot.exact import ExactSearch
+from controller.bot.expectimax import Expected, ModelSearch
 from controller.bot.player import Speed
 from controller.rules.notation import BASE
 from controller.rules.perlen import (
@@ -119,13 +120,17 @@ def test_a_move_arrives_within_its_budget(placed, level, budget):
         assert decision.move in legal_moves(state)
 
 
-def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(monkeypatch):
-    # Pretend the exact search is cheap, so that it starts on 13 empty cells and meets
-    # its deadline; the move still comes from Monte Carlo within the budget.
+@pytest.mark.parametrize("against", ["perfect", "model"])
+def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(monkeypatch, against):
+    # Pretend the exact search (against perfect or against modelled rivals) is cheap, so
+    # that it starts on 13 empty cells and meets its deadline; the move still comes from
+    # Monte Carlo within the budget.
     monkeypatch.setattr(player_module, "EXACT_WORK", (0,) * 26)
+    monkeypatch.setattr(player_module, "MODEL_WORK", (0,) * 26)
+    level = replace(LEVEL_SETTINGS["strongest"], against=against)
     state = position(4, 12)
     started = time.perf_counter()
-    decision = decide(state, "strongest", seed=1, budget=0.3)
+    decision = decide(state, level, seed=1, budget=0.3)
     assert time.perf_counter() - started < 0.3
     assert decision.method == "search"
     assert decision.nodes > 0  # the exact search did run first
@@ -182,18 +187,35 @@ def test_different_seeds_vary_the_gentle_players_game():
 PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
 
 
+def strongest_endgame(state: PerlenState) -> Expected:
+    """Every cell's expected result against rivals as the strongest level models them."""
+    strongest = LEVEL_SETTINGS["strongest"]
+    return ModelSearch(
+        state.rules,
+        viewpoint=state.to_move,
+        greedy=strongest.greedy,
+        score_weight=strongest.score_weight,
+    ).solve(state)
+
+
 def test_levels_that_solve_endgames_play_a_perfect_cell():
-    # Ten endgames with 8 empty cells, solved exactly: strong and strongest give nothing
-    # away, by the measure the exact search uses (what the mover can make sure of).
+    # Ten endgames with 8 empty cells, solved exactly. Strong gives nothing away by the
+    # measure of the exact search (what the mover can make sure of against perfect
+    # rivals); the strongest plays the best cell against rivals as its playouts model
+    # them (the greedy cell half the time), by the expected result.
     for seed in range(10):
         state = position(100 + seed, 17)
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         best = max(values.values())
-        for name in ("strong", "strongest"):
-            decision = decide(state, name, seed=seed, speed=PLANNED, timed=False)
-            assert decision.method == "exact"
-            assert values[decision.move.index] == best
-            assert decision.expected == best
+        decision = decide(state, "strong", seed=seed, speed=PLANNED, timed=False)
+        assert decision.method == "exact"
+        assert values[decision.move.index] == best
+        assert decision.expected == best
+        model = strongest_endgame(state)
+        decision = decide(state, "strongest", seed=seed, speed=PLANNED, timed=False)
+        assert decision.method == "exact"
+        assert decision.move.index == model.cell
+        assert decision.expected is None
 
 
 def test_gentle_and_easy_make_mistakes_the_searching_levels_do_not():
@@ -202,9 +224,13 @@ def test_gentle_and_easy_make_mistakes_the_searching_levels_do_not():
         state = position(300 + seed, 19)  # 6 empty: medium solves these too
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         best = max(values.values())
-        for name in LEVELS:
+        for name in LEVELS[:-1]:
             move = decide(state, name, seed=seed, speed=PLANNED, timed=False).move
             loss[name] += best - values[move.index]
+        # The strongest's yardstick is its expected result against modelled rivals.
+        expected = strongest_endgame(state)
+        move = decide(state, "strongest", seed=seed, speed=PLANNED, timed=False).move
+        loss["strongest"] += expected.value - expected.values[move.index]
     assert loss["gentle"] > 0 and loss["easy"] > 0, loss
     assert loss["medium"] == loss["strong"] == loss["strongest"] == 0, loss
 
@@ -285,7 +311,8 @@ def test_a_review_values_every_move_and_solves_the_endgame_exactly():
 
 
 def test_a_perfect_endgame_loses_nothing():
-    # Play the last 6 placements of a game as the exact search does: no loss.
+    # Play the last 6 placements of a game as the exact search does (strong plays
+    # perfectly from 9 empty cells): the review finds no loss.
     state = position(21, 19)
     moves = []
     rng = random.Random(21)
@@ -296,7 +323,7 @@ def test_a_perfect_endgame_loses_nothing():
         replay, _ = play(replay, move)
     assert replay == state
     while state.to_move is not None:
-        move = choose_move(state, "strongest", seed=0)
+        move = choose_move(state, "strong", seed=0)
         moves.append(move.short)
         state, _ = play(state, move)
     reviews = review(PerlenRecord(tuple(moves)), budget_per_move=0.03)
