@@ -92,11 +92,11 @@ from controller.rules.pyramid import Pyramid, cells_of, place
 log = logging.getLogger(__name__)
 
 LEVELS: tuple[str, ...] = ("gentle", "easy", "medium", "strong", "strongest")
+"""Names of the levels, gentlest first: the one list the Table and the web page offer."""
 PERFECT = "perfect"
 """A level's endgame is perfect against perfect rivals (:attr:`Level.against`)."""
 MODEL = "model"
 """A level's endgame is perfect against rivals as its playouts model them."""
-"""Names of the levels, gentlest first: the one list the Table and the web page offer."""
 
 
 @dataclass(frozen=True, slots=True)
