@@ -275,7 +275,7 @@ def endgames(count: int, empty: int, plan: Speed) -> None:
             wins[name] += 1 / len(result.winners) if me in result.winners else 0.0
     for name in ways:
         print(
-            f"last {empty} cells by {name:<14} mean final score {totals[name] / count:6.2f}, "
+            f"last {empty} cells by {name:<18} mean final score {totals[name] / count:6.2f}, "
             f"wins {wins[name] / count:5.0%}"
         )
 
