@@ -9,7 +9,7 @@ model_move`): on each of their turns the greedy cell (:func:`controller.bot.poli
 greedy_cell`) with chance ``greedy``, otherwise any legal cell, each as likely. Every
 turn of the viewpoint takes its best cell. The value is the viewpoint's expected result
 (:func:`controller.bot.mcts.results`: its share of the win, blended with its share of
-the pearls), exactly: it is what the Monte Carlo search's means converge to, with no
+the pearls), exactly: what the Monte Carlo tree's means approach as it grows, with no
 sampling left in it (an *expectimax* over the model).
 
 >>> from controller.rules.perlen import new_game, play
@@ -24,8 +24,8 @@ sampling left in it (an *expectimax* over the model).
 
 Nothing is pruned (a rival's turn averages over every cell), so the work grows with the
 positions the game can still reach, 3.7 times as many a cell: about 2,000 at 7 empty
-cells, 26,000 at 9 and 97,000 at 10. :data:`WORK` holds them so
-that the player can plan; ``max_positions``, a deadline and a cancel stop it beyond.
+cells, 26,000 at 9 and 97,000 at 10. :data:`WORK` holds them so that the player can
+plan; ``max_positions``, a deadline and a cancel stop it beyond.
 """
 
 from __future__ import annotations
