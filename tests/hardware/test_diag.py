@@ -5,6 +5,7 @@ from __future__ import annotations
 import _thread
 import io
 import re
+import signal
 import threading
 import time
 from collections.abc import Iterator
@@ -227,6 +228,19 @@ def test_the_guide_asks_for_each_sensor_in_reading_order(cmap: ChannelMap) -> No
     ]
 
 
+@pytest.fixture
+def ctrl_c_raises() -> Iterator[None]:
+    """Python's own Ctrl-C handler for the test, as in a terminal: a shell starts a
+    background job (``make test &``) with SIGINT ignored, and then interrupt_main(),
+    which simulates the signal, does nothing at all."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+@pytest.mark.usefixtures("ctrl_c_raises")
 def test_ctrl_c_ends_a_guided_check_with_its_report(cmap: ChannelMap) -> None:
     board = SimBoard(cmap.channel_count, cmap.led_count)
     press_later(board, [(0.05, cmap.channel("a1"), True)])
