@@ -175,9 +175,16 @@ def exact_solve(state: PerlenState, deadline: float) -> None:
 
 
 def model_solve(state: PerlenState, deadline: float) -> None:
-    """The strongest level's endgame: against rivals modelled half greedy."""
+    """The strongest level's endgame: against rivals as its playouts model them."""
     assert state.to_move is not None
-    ModelSearch(state.rules, viewpoint=state.to_move, greedy=0.5, deadline=deadline).solve(state)
+    strongest = LEVEL_SETTINGS["strongest"]
+    ModelSearch(
+        state.rules,
+        viewpoint=state.to_move,
+        greedy=strongest.greedy,
+        score_weight=strongest.score_weight,
+        deadline=deadline,
+    ).solve(state)
 
 
 def exact_reach(
