@@ -31,6 +31,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +42,8 @@ from controller.config import GpioConfig, LedConfig  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, SensorFrame  # noqa: E402
 from controller.referee.commands import ConfirmBonus, NewGame  # noqa: E402
-from controller.store import Store  # noqa: E402
+from controller.referee.events import Event, Result  # noqa: E402
+from controller.store import Store, StoredEvent  # noqa: E402
 from controller.table import Table, TableSettings  # noqa: E402
 
 
@@ -77,10 +79,12 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
     commits: list[float] = []
     append = store.append
 
-    def timed_append(*args: object, **kwargs: object) -> object:
+    def timed_append(
+        game_id: int, events: Sequence[Event], *, result: Result | None = None
+    ) -> tuple[StoredEvent, ...]:
         start = time.perf_counter()
         try:
-            return append(*args, **kwargs)  # type: ignore[arg-type]
+            return append(game_id, events, result=result)
         finally:
             commits.append(time.perf_counter() - start)
 
@@ -114,7 +118,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
                 while True:
                     got = sub.get(timeout=2.0)
                     if got is None:
-                        raise RuntimeError(f"no answer to {cell}: {table.snapshot.to_dict()}")
+                        raise RuntimeError(f"no answer to {cell}: {table.snapshot.to_json()}")
                     if got.moves == played + 1:
                         snap = got
                         break
