@@ -90,7 +90,7 @@ def build_image(uf2: bytes, files: Mapping[str, bytes] | None) -> bytearray:
     return image
 
 
-def read_files(image: bytes) -> dict[str, bytes]:
+def read_files(image: bytes | bytearray) -> dict[str, bytes]:
     """The files in the root of an image's littlefs (after an emulated ``mpremote fs cp``)."""
     from littlefs import LittleFS
 

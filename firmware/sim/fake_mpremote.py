@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from harness import INTERRUPT_REQUEST, RESET_REQUEST
+from firmware.sim.harness import INTERRUPT_REQUEST, RESET_REQUEST
 
 LOG = ".mpremote.log"
 
