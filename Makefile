@@ -22,7 +22,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict controller web_ui firmware/debounce.py tests/support
+	$(BIN)/mypy --strict controller web_ui firmware bench tests
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)

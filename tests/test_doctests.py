@@ -62,7 +62,7 @@ MODULES = [
 
 
 @pytest.mark.parametrize("name", MODULES)
-def test_doctests(name):
+def test_doctests(name: str) -> None:
     module = importlib.import_module(name)
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0, f"{name} has no examples"

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 
-def test_importing_the_rules_loads_no_io_library():
+def test_importing_the_rules_loads_no_io_library() -> None:
     code = (
         "import sys, controller.rules, controller.rules.perlen, controller.rules.pyramidos, "
         "controller.rules.records; "

@@ -7,13 +7,13 @@ import time
 
 import pytest
 
-from controller.bot import Advice, advise, facts, machine_speed
+from controller.bot import Advice, Speed, advise, facts, machine_speed
 from controller.bot.exact import ExactSearch
 from controller.rules.perlen import PerlenState, legal_moves, new_game, play
 
 
 @pytest.fixture(scope="module", autouse=True)
-def measured_speed():
+def measured_speed() -> Speed:
     return machine_speed()
 
 
@@ -25,10 +25,11 @@ def position(seed: int, placed: int) -> PerlenState:
     return state
 
 
-def test_in_a_solved_endgame_the_advice_is_exact_and_its_worth_is_the_gap_to_the_next_cell():
+def test_in_a_solved_endgame_the_advice_is_exact_and_worth_the_gap_to_the_next_cell() -> None:
     checked = 0
     for seed in range(8):
         state = position(400 + seed, 18)
+        assert state.to_move is not None
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         best = max(values.values())
         advice = advise(state, budget=1.0)
@@ -49,7 +50,7 @@ def test_in_a_solved_endgame_the_advice_is_exact_and_its_worth_is_the_gap_to_the
     assert checked >= 4
 
 
-def test_the_bonus_pearls_of_the_advice_are_the_cascade_of_its_cell():
+def test_the_bonus_pearls_of_the_advice_are_the_cascade_of_its_cell() -> None:
     for seed in range(6):
         state = position(500 + seed, 10)
         advice = advise(state, budget=0.3)
@@ -61,7 +62,7 @@ def test_the_bonus_pearls_of_the_advice_are_the_cascade_of_its_cell():
         assert all(b.colour != state.to_move for b in advice.gives)
 
 
-def test_denied_pearls_are_what_a_rival_would_earn_on_the_same_cell():
+def test_denied_pearls_are_what_a_rival_would_earn_on_the_same_cell() -> None:
     state = new_game()
     for move in ("a1", "b1", "a2", "c1", "c2"):
         state, _ = play(state, move)
@@ -80,7 +81,7 @@ def test_denied_pearls_are_what_a_rival_would_earn_on_the_same_cell():
     assert facts(state, "d1").denies == ()
 
 
-def test_in_the_opening_the_advice_is_a_legal_cell_in_time_and_repeatable():
+def test_in_the_opening_the_advice_is_a_legal_cell_in_time_and_repeatable() -> None:
     state = position(9, 3)
     started = time.perf_counter()
     advice = advise(state, budget=0.4)
@@ -91,14 +92,14 @@ def test_in_the_opening_the_advice_is_a_legal_cell_in_time_and_repeatable():
     assert advise(state, budget=0.4) == advice
 
 
-def test_a_single_legal_cell_needs_no_search():
+def test_a_single_legal_cell_needs_no_search() -> None:
     state = position(8, 24)
     advice = advise(state, budget=0.2)
     assert advice.cell == legal_moves(state)[0]
     assert (advice.value, advice.next_best, advice.worth, advice.exact) == (None, None, 0.0, True)
 
 
-def test_bad_arguments_are_refused():
+def test_bad_arguments_are_refused() -> None:
     state = position(1, 3)
     with pytest.raises(ValueError, match="budget"):
         advise(state, budget=0)

@@ -6,6 +6,7 @@ import pytest
 
 from controller.bot.exact import MARGIN, ExactSearch, OutOfBudget, pools_can_run_dry
 from controller.rules.perlen import (
+    PerlenOptions,
     PerlenState,
     legal_moves,
     new_game,
@@ -30,7 +31,7 @@ def brute_force(state: PerlenState, viewpoint: int, margin: bool = False) -> int
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["default", "score-all", "unlimited-free"])
 @pytest.mark.parametrize("empty", [1, 2, 4, 6])
-def test_value_and_every_move_agree_with_brute_force(options, empty):
+def test_value_and_every_move_agree_with_brute_force(options: PerlenOptions, empty: int) -> None:
     for seed in range(6):
         state = endgame(seed, empty, options)
         viewpoint = seed % 3  # the mover's, or a rival's
@@ -43,17 +44,18 @@ def test_value_and_every_move_agree_with_brute_force(options, empty):
             assert values[move.index] == brute_force(after, viewpoint), (seed, move)
 
 
-def test_the_margin_agrees_with_brute_force_too():
+def test_the_margin_agrees_with_brute_force_too() -> None:
     for seed in range(8):
         state = endgame(50 + seed, 5)
         search = ExactSearch(state.rules, viewpoint=seed % 3, measure=MARGIN)
         assert search.value(state) == brute_force(state, seed % 3, margin=True)
 
 
-def test_the_best_cell_reaches_the_value_and_null_windows_agree():
+def test_the_best_cell_reaches_the_value_and_null_windows_agree() -> None:
     for seed in range(10):
         state = endgame(100 + seed, 6)
         mover = state.to_move
+        assert mover is not None
         search = ExactSearch(state.rules, viewpoint=mover)
         best = search.solve(state)
         move = next(m for m in legal_moves(state) if m.index == best.cell)
@@ -62,11 +64,12 @@ def test_the_best_cell_reaches_the_value_and_null_windows_agree():
         assert not search.at_least(state, best.value + 1)
 
 
-def test_the_best_below_is_the_second_value():
+def test_the_best_below_is_the_second_value() -> None:
     checked = 0
     for seed in range(20):
         state = endgame(200 + seed, 5)
         mover = state.to_move
+        assert mover is not None
         values = {m.index: brute_force(play(state, m)[0], mover) for m in legal_moves(state)}
         top = max(values.values())
         perfect = tuple(sorted(c for c, v in values.items() if v == top))
@@ -77,18 +80,20 @@ def test_the_best_below_is_the_second_value():
             assert (second, cell) == (None, None)
             continue
         assert second == max(rest)
+        assert cell is not None
         assert values[cell] == second
         checked += 1
     assert checked > 10
 
 
-def test_agrees_where_a_pool_runs_dry_during_the_endgame():
+def test_agrees_where_a_pool_runs_dry_during_the_endgame() -> None:
     # Endgames whose result changes when the pools are ignored: there a colour runs
     # out, and bonuses and turns pass on.
     checked = 0
     for seed in range(600):
         state = endgame(seed, 5)
         mover = state.to_move
+        assert mover is not None
         value = ExactSearch(state.rules, viewpoint=mover).value(state)
         loose = ExactSearch(state.rules._replace(strict=False), viewpoint=mover)
         if value == loose.value(state):
@@ -101,8 +106,9 @@ def test_agrees_where_a_pool_runs_dry_during_the_endgame():
     assert checked == 4
 
 
-def test_one_table_serves_later_positions_of_the_same_game():
+def test_one_table_serves_later_positions_of_the_same_game() -> None:
     state = endgame(11, 7)
+    assert state.to_move is not None
     search = ExactSearch(state.rules, viewpoint=state.to_move)
     best = search.solve(state)
     later, _ = play(state, next(m for m in legal_moves(state) if m.index == best.cell))
@@ -114,7 +120,7 @@ def test_one_table_serves_later_positions_of_the_same_game():
     assert search.nodes - solved < 50
 
 
-def test_a_deadline_or_a_work_limit_stops_a_search_too_big_for_it():
+def test_a_deadline_or_a_work_limit_stops_a_search_too_big_for_it() -> None:
     state = endgame(3, 14)
     with pytest.raises(OutOfBudget, match="time"):
         ExactSearch(state.rules, viewpoint=0, deadline=0.0).value(state)
@@ -122,7 +128,7 @@ def test_a_deadline_or_a_work_limit_stops_a_search_too_big_for_it():
         ExactSearch(state.rules, viewpoint=0, max_nodes=300).value(state)
 
 
-def test_a_complete_pyramid_has_its_score_and_no_moves():
+def test_a_complete_pyramid_has_its_score_and_no_moves() -> None:
     state = endgame(5, 0)
     search = ExactSearch(state.rules, viewpoint=0)
     assert search.value(state) == outcome(state).scores[0]
@@ -130,7 +136,7 @@ def test_a_complete_pyramid_has_its_score_and_no_moves():
         search.move_values(state)
 
 
-def test_the_viewpoint_is_a_colour_and_the_measure_is_known():
+def test_the_viewpoint_is_a_colour_and_the_measure_is_known() -> None:
     with pytest.raises(ValueError, match="viewpoint"):
         ExactSearch(new_game().rules, viewpoint=3)
     with pytest.raises(ValueError, match="measure"):

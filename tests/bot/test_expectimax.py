@@ -12,6 +12,7 @@ from controller.bot.exact import OutOfBudget
 from controller.bot.expectimax import WORK, ModelSearch
 from controller.bot.policies import model_move
 from controller.rules.perlen import (
+    PerlenOptions,
     PerlenState,
     legal_moves,
     new_game,
@@ -54,9 +55,10 @@ def plain(state: PerlenState, viewpoint: int, greedy: float, weight: float) -> f
 
 @pytest.mark.parametrize("options", OPTIONS, ids=["default", "score-all", "unlimited-free"])
 @pytest.mark.parametrize("empty", [2, 4, 5])
-def test_every_cell_agrees_with_a_plain_expectimax(options, empty):
+def test_every_cell_agrees_with_a_plain_expectimax(options: PerlenOptions, empty: int) -> None:
     for seed in range(4):
         state = endgame(seed, empty, options)
+        assert state.to_move is not None
         greedy, weight = (0.5, 0.25) if seed % 2 else (0.9, 0.0)
         search = ModelSearch(
             state.rules, viewpoint=state.to_move, greedy=greedy, score_weight=weight
@@ -71,11 +73,12 @@ def test_every_cell_agrees_with_a_plain_expectimax(options, empty):
         assert best.values[best.cell] == best.value
 
 
-def test_agrees_where_a_pool_runs_dry_during_the_endgame():
+def test_agrees_where_a_pool_runs_dry_during_the_endgame() -> None:
     checked = 0
     for seed in range(600):
         state = endgame(seed, 5)
         mover = state.to_move
+        assert mover is not None
         strict = ModelSearch(state.rules, viewpoint=mover, greedy=0.5).solve(state)
         loose = ModelSearch(state.rules._replace(strict=False), viewpoint=mover, greedy=0.5)
         if strict.values == loose.solve(state).values:
@@ -89,11 +92,12 @@ def test_agrees_where_a_pool_runs_dry_during_the_endgame():
     assert checked == 3
 
 
-def test_sampled_games_against_the_playouts_model_average_to_the_value():
+def test_sampled_games_against_the_playouts_model_average_to_the_value() -> None:
     # The rivals here are the very function the strongest level's playouts and tree use
     # (policies.model_move), so the search models what it claims to model.
     state = endgame(21, 7)
     me = state.to_move
+    assert me is not None
     search = ModelSearch(state.rules, viewpoint=me, greedy=0.5)
     value = search.solve(state).value
     rng = random.Random(4)
@@ -113,17 +117,19 @@ def test_sampled_games_against_the_playouts_model_average_to_the_value():
     assert total / games == pytest.approx(value, abs=0.046)
 
 
-def test_the_work_table_holds_for_random_endgames():
+def test_the_work_table_holds_for_random_endgames() -> None:
     for empty in range(4, 10):
         for seed in range(2):
             state = endgame(500 + 10 * empty + seed, empty)
+            assert state.to_move is not None
             search = ModelSearch(state.rules, viewpoint=state.to_move, greedy=0.5)
             search.solve(state)
             assert WORK[empty] / 1.3 <= search.positions <= WORK[empty]
 
 
-def test_a_deadline_a_work_limit_or_a_cancel_stops_it():
+def test_a_deadline_a_work_limit_or_a_cancel_stops_it() -> None:
     state = endgame(3, 12)
+    assert state.to_move is not None
     with pytest.raises(OutOfBudget, match="time"):
         ModelSearch(state.rules, viewpoint=state.to_move, greedy=0.5, deadline=0.0).solve(state)
     with pytest.raises(OutOfBudget, match="work"):
@@ -136,7 +142,7 @@ def test_a_deadline_a_work_limit_or_a_cancel_stops_it():
         ModelSearch(state.rules, viewpoint=state.to_move, greedy=0.5, cancel=cancel).solve(state)
 
 
-def test_bad_arguments_are_refused_with_their_name():
+def test_bad_arguments_are_refused_with_their_name() -> None:
     rules = new_game().rules
     with pytest.raises(ValueError, match="viewpoint"):
         ModelSearch(rules, viewpoint=3, greedy=0.5)
@@ -145,6 +151,7 @@ def test_bad_arguments_are_refused_with_their_name():
     with pytest.raises(ValueError, match="score_weight"):
         ModelSearch(rules, viewpoint=0, greedy=0.5, score_weight=-0.1)
     state = endgame(2, 6)
+    assert state.to_move is not None
     rival = (state.to_move + 1) % 3
     with pytest.raises(ValueError, match="not to move"):
         ModelSearch(state.rules, viewpoint=rival, greedy=0.5).solve(state)

@@ -46,7 +46,7 @@ from controller.rules.records import PerlenRecord, ReplayError
 
 
 @pytest.fixture(scope="module", autouse=True)
-def measured_speed():
+def measured_speed() -> Speed:
     # As the Table does at start: measure once, so that no test's budget pays for it.
     return machine_speed()
 
@@ -77,7 +77,7 @@ ANY_OPTIONS = st.builds(
     placed=st.integers(0, 24),
     level=st.sampled_from(LEVELS),
 )
-def test_never_an_illegal_move(options, seed, placed, level):
+def test_never_an_illegal_move(options: PerlenOptions, seed: int, placed: int, level: str) -> None:
     state = position(seed, placed, options)
     # Timing has its own tests below, with budgets a loaded machine cannot upset; here a
     # 50 ms budget only keeps the many examples quick.
@@ -85,7 +85,7 @@ def test_never_an_illegal_move(options, seed, placed, level):
     assert move in legal_moves(state)
 
 
-def test_plays_whole_games_under_every_option_without_an_illegal_move():
+def test_plays_whole_games_under_every_option_without_an_illegal_move() -> None:
     for number, (pools, start, placement, score) in enumerate(
         itertools.product(Pools, Start, Placement, Score)
     ):
@@ -110,7 +110,7 @@ def test_plays_whole_games_under_every_option_without_an_illegal_move():
         (16, "strong", 0.1),  # a short budget: fewer playouts, and in time
     ],
 )
-def test_a_move_arrives_within_its_budget(placed, level, budget):
+def test_a_move_arrives_within_its_budget(placed: int, level: str, budget: float) -> None:
     for seed in range(3):
         state = position(seed, placed)
         started = time.perf_counter()
@@ -121,7 +121,9 @@ def test_a_move_arrives_within_its_budget(placed, level, budget):
 
 
 @pytest.mark.parametrize("against", ["perfect", "model"])
-def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(monkeypatch, against):
+def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(
+    monkeypatch: pytest.MonkeyPatch, against: str
+) -> None:
     # Pretend the exact search (against perfect or against modelled rivals) is cheap, so
     # that it starts on 13 empty cells and meets its deadline; the move still comes from
     # Monte Carlo within the budget.
@@ -137,7 +139,7 @@ def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(monkeypatc
     assert decision.move in legal_moves(state)
 
 
-def test_a_cancel_ends_the_search_at_once_with_a_legal_move():
+def test_a_cancel_ends_the_search_at_once_with_a_legal_move() -> None:
     cancel = threading.Event()
     cancel.set()
     state = position(2, 3)
@@ -148,7 +150,7 @@ def test_a_cancel_ends_the_search_at_once_with_a_legal_move():
     assert decision.move in legal_moves(state)
 
 
-def test_a_cancel_from_another_thread_stops_a_long_search():
+def test_a_cancel_from_another_thread_stops_a_long_search() -> None:
     cancel = threading.Event()
     state = position(2, 3)
     timer = threading.Timer(0.1, cancel.set)
@@ -164,7 +166,7 @@ def test_a_cancel_from_another_thread_stops_a_long_search():
 
 
 @pytest.mark.parametrize("level", LEVELS)
-def test_the_same_seed_gives_the_same_move(level):
+def test_the_same_seed_gives_the_same_move(level: str) -> None:
     for seed, placed in ((1, 2), (2, 9), (3, 16)):
         state = position(seed, placed)
         first = decide(state, level, seed=seed, budget=0.5)
@@ -174,7 +176,7 @@ def test_the_same_seed_gives_the_same_move(level):
         assert first.expected == again.expected
 
 
-def test_different_seeds_vary_the_gentle_players_game():
+def test_different_seeds_vary_the_gentle_players_game() -> None:
     state = position(5, 4)
     moves = {choose_move(state, "gentle", seed=seed) for seed in range(40)}
     assert len(moves) >= 3
@@ -189,6 +191,7 @@ PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
 
 def strongest_endgame(state: PerlenState) -> Expected:
     """Every cell's expected result against rivals as the strongest level models them."""
+    assert state.to_move is not None
     strongest = LEVEL_SETTINGS["strongest"]
     return ModelSearch(
         state.rules,
@@ -198,13 +201,14 @@ def strongest_endgame(state: PerlenState) -> Expected:
     ).solve(state)
 
 
-def test_levels_that_solve_endgames_play_a_perfect_cell():
+def test_levels_that_solve_endgames_play_a_perfect_cell() -> None:
     # Ten endgames with 8 empty cells, solved exactly. Strong gives nothing away by the
     # measure of the exact search (what the mover can make sure of against perfect
     # rivals); the strongest plays the best cell against rivals as its playouts model
     # them (the greedy cell half the time), by the expected result.
     for seed in range(10):
         state = position(100 + seed, 17)
+        assert state.to_move is not None
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         best = max(values.values())
         decision = decide(state, "strong", seed=seed, speed=PLANNED, timed=False)
@@ -218,10 +222,11 @@ def test_levels_that_solve_endgames_play_a_perfect_cell():
         assert decision.expected is None
 
 
-def test_gentle_and_easy_make_mistakes_the_searching_levels_do_not():
-    loss = dict.fromkeys(LEVELS, 0)
+def test_gentle_and_easy_make_mistakes_the_searching_levels_do_not() -> None:
+    loss: dict[str, float] = dict.fromkeys(LEVELS, 0)
     for seed in range(10):
         state = position(300 + seed, 19)  # 6 empty: medium solves these too
+        assert state.to_move is not None
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         best = max(values.values())
         for name in LEVELS[:-1]:
@@ -238,16 +243,17 @@ def test_gentle_and_easy_make_mistakes_the_searching_levels_do_not():
 # -- hints -------------------------------------------------------------------------------
 
 
-def test_a_hint_in_a_solved_endgame_is_a_best_cell():
+def test_a_hint_in_a_solved_endgame_is_a_best_cell() -> None:
     for seed in range(4):
         state = position(200 + seed, 18)
+        assert state.to_move is not None
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         cell = advise(state, budget=1.0).cell
         assert values[cell.index] == max(values.values())
         assert advise(state, budget=1.0).cell == cell
 
 
-def test_a_hint_in_the_opening_is_legal_in_time_and_repeatable():
+def test_a_hint_in_the_opening_is_legal_in_time_and_repeatable() -> None:
     state = position(9, 2)
     started = time.perf_counter()
     cell = advise(state, budget=0.4).cell
@@ -270,7 +276,7 @@ def random_record(seed: int) -> PerlenRecord:
     return PerlenRecord(tuple(moves))
 
 
-def test_a_review_values_every_move_and_solves_the_endgame_exactly():
+def test_a_review_values_every_move_and_solves_the_endgame_exactly() -> None:
     record = random_record(3)
     started = time.perf_counter()
     reviews = review(record, budget_per_move=0.04)
@@ -310,7 +316,7 @@ def test_a_review_values_every_move_and_solves_the_endgame_exactly():
     }
 
 
-def test_a_perfect_endgame_loses_nothing():
+def test_a_perfect_endgame_loses_nothing() -> None:
     # Play the last 6 placements of a game as the exact search does (strong plays
     # perfectly from 9 empty cells): the review finds no loss.
     state = position(21, 19)
@@ -330,7 +336,7 @@ def test_a_perfect_endgame_loses_nothing():
     assert all(r.loss == 0 and r.best == r.played for r in reviews[19:])
 
 
-def test_a_review_names_the_first_illegal_move():
+def test_a_review_names_the_first_illegal_move() -> None:
     with pytest.raises(ReplayError) as caught:
         review(PerlenRecord(("c3", "c3")), budget_per_move=0.02)
     assert caught.value.number == 2
@@ -341,21 +347,21 @@ def test_a_review_names_the_first_illegal_move():
 # -- outside input -----------------------------------------------------------------------
 
 
-def test_bad_arguments_are_refused_with_a_clear_message():
+def test_bad_arguments_are_refused_with_a_clear_message() -> None:
     state = position(1, 3)
     with pytest.raises(ValueError, match=r"unknown level 'hard'.*gentle"):
         choose_move(state, "hard")
     for budget in (0, -1, float("nan"), float("inf"), True, "1"):
         with pytest.raises(ValueError, match="budget"):
-            choose_move(state, "easy", budget=budget)
+            choose_move(state, "easy", budget=budget)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="seed"):
-        choose_move(state, "easy", seed="x")
+        choose_move(state, "easy", seed="x")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="complete"):
         choose_move(position(1, 25), "easy")
     with pytest.raises(TypeError, match="state"):
-        choose_move("c3", "easy")
+        choose_move("c3", "easy")  # type: ignore[arg-type]
     with pytest.raises(TypeError, match="record"):
-        review("c3 d4")
+        review("c3 d4")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="budget_per_move"):
         review(PerlenRecord(("c3",)), budget_per_move=0)
     with pytest.raises(ValueError, match="exact_empty"):
@@ -364,20 +370,20 @@ def test_bad_arguments_are_refused_with_a_clear_message():
         replace(LEVEL_SETTINGS["easy"], wander=2.0)
 
 
-def test_a_single_legal_cell_is_played_at_once():
+def test_a_single_legal_cell_is_played_at_once() -> None:
     state = position(8, 24)
     decision = decide(state, "strongest", seed=0)
     assert decision.method == "forced"
     assert decision.move == legal_moves(state)[0]
 
 
-def test_levels_are_the_contracts_names_in_order():
+def test_levels_are_the_contracts_names_in_order() -> None:
     assert LEVELS == ("gentle", "easy", "medium", "strong", "strongest")
     assert tuple(LEVEL_SETTINGS) == LEVELS
     assert all(BASE[0] in BASE for _ in LEVELS)
 
 
-def test_importing_the_bot_loads_no_hardware_or_web_library():
+def test_importing_the_bot_loads_no_hardware_or_web_library() -> None:
     code = (
         "import sys, controller.bot; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "

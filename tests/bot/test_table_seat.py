@@ -8,16 +8,23 @@ the Table's own timers run on the harness's virtual clock.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from controller.bot import machine_speed, review
 from controller.hardware.port import Led, LedMode
 from controller.referee.commands import ConfirmBonus, Hint, NewGame
+from controller.referee.snapshot import Snapshot
 from controller.rules.perlen import legal_moves, new_game, play
 from controller.rules.records import PerlenRecord, parse_record
 from controller.table import TableSettings
 from tests.support.scripts import HINTED_ENDGAME
 from tests.support.table import Harness
+
+
+def moves_reach(count: int) -> Callable[[Snapshot], bool]:
+    """Whether a snapshot's game has ``count`` base placements."""
+    return lambda s: s.moves == count
 
 
 def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> None:
@@ -43,8 +50,8 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
                 cell = h.wait(lambda s: s.computer_move is not None, timeout=10).computer_move
                 assert cell is not None
                 # The LEDs show the computer's cell blinking in its colour.
-                colour = tuple(int(player.colour[i : i + 2], 16) for i in (1, 3, 5))
-                assert h.lit[cell] == Led(colour, LedMode.BLINK)  # type: ignore[arg-type]
+                red, green, blue = (int(player.colour[i : i + 2], 16) for i in (1, 3, 5))
+                assert h.lit[cell] == Led((red, green, blue), LedMode.BLINK)
                 if not mismatch_tried:
                     mismatch_tried = True
                     elsewhere = next(p.short for p in legal_moves(state) if p.short != cell)
@@ -56,7 +63,7 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
             before = snap.moves
             h.settle(1)
             h.put(cell)
-            h.wait(lambda s, before=before: s.moves == before + 1)  # type: ignore[misc]
+            h.wait(moves_reach(before + 1))
             state, _ = play(state, cell)
         assert state.over and len(h.active()) == 25
         stored = h.store.game(h.snap.game_id or 0)
@@ -78,7 +85,7 @@ def test_a_hint_through_the_table_says_why_the_cell_is_good(tmp_path: Path) -> N
         for number, cell in enumerate(HINTED_ENDGAME, start=1):
             h.settle(1)
             h.put(cell)
-            h.wait(lambda s, n=number: s.moves == n)  # type: ignore[misc]
+            h.wait(moves_reach(number))
             if h.snap.pending:
                 assert h.do(ConfirmBonus()).ok
         assert h.snap.to_move == 2

@@ -26,7 +26,7 @@ import sys
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -141,7 +141,9 @@ class Product:
         with self.opener.open(request, timeout=10) as response:
             return json.loads(response.read())
 
-    def wait(self, check: Any, what: str, timeout: float = 60.0) -> dict[str, Any]:
+    def wait(
+        self, check: Callable[[dict[str, Any]], bool], what: str, timeout: float = 60.0
+    ) -> dict[str, Any]:
         deadline = time.monotonic() + timeout
         while True:
             state: dict[str, Any] = self.get("/api/state")
@@ -250,12 +252,20 @@ def test_a_perlen_pyramide_game_to_the_end(product: Product) -> None:
         if state["pending"]:
             owed = len(state["pending"])
             press_button(product, "button:confirm")  # the bonus pearl is placed
-            product.wait(lambda s, owed=owed: len(s["pending"]) < owed, "the bonus taken")
+
+            def taken(s: dict[str, Any], owed: int = owed) -> bool:
+                return len(s["pending"]) < owed
+
+            product.wait(taken, "the bonus taken")
             continue
         cell = state["legal"][0]
         moves = state["moves"]
         product.pico.press(CHANNELS[cell])  # the pearl stays: its switch stays closed
-        product.wait(lambda s, moves=moves: s["moves"] > moves, f"the move {cell}")
+
+        def moved(s: dict[str, Any], moves: int = moves) -> bool:
+            return bool(s["moves"] > moves)
+
+        product.wait(moved, f"the move {cell}")
         placed.append(cell)
         time.sleep(TOGETHER_S)
     assert len(placed) == 25
@@ -288,7 +298,11 @@ def test_a_pyramidos_game_to_the_end(product: Product) -> None:
     for target in landings:
         moves = product.get("/api/state")["moves"]
         product.pico.press(CHANNELS[target])
-        product.wait(lambda s, moves=moves: s["moves"] > moves, f"the landing on {target}")
+
+        def landed(s: dict[str, Any], moves: int = moves) -> bool:
+            return bool(s["moves"] > moves)
+
+        product.wait(landed, f"the landing on {target}")
         time.sleep(TOGETHER_S)
     state = product.wait(lambda s: s["over"], "the end of the game")
     assert state["winners"]

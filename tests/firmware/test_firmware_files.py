@@ -262,6 +262,7 @@ def test_the_flash_image_holds_the_uf2_and_the_files() -> None:
     block[508:512] = (0x0AB16F30).to_bytes(4, "little")
     image = flash_image.build_image(bytes(block), {"main.py": b"print(1)"})
     assert image[0x100:0x200] == bytes(range(256)) and image[0] == 0xFF
+    # read_files takes bytes (as the emulator reads them from the flash file).
     assert flash_image.read_files(image) == {"main.py": b"print(1)"}
     with pytest.raises(flash_image.ImageError, match="UF2 magic"):
         flash_image.build_image(bytes(512), None)

@@ -273,7 +273,9 @@ def cpython_decision(raw: bytes) -> str:
     try:
         message = decode(raw)
     except ProtocolError as error:
-        return "refused " + error.args[0]
+        reason = error.args[0]
+        assert isinstance(reason, str)
+        return "refused " + reason
     return f"{type(message).__name__} {tuple(message)!r} {encode(message) == raw}"
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 import time
+from collections.abc import Callable
 
 import pytest
 from gpiozero.pins.mock import MockFactory
@@ -54,9 +55,9 @@ def test_dark_leds_have_brightness_zero() -> None:
         ("component", lambda: encode([(1, 2)], 1.0)),  # type: ignore[list-item]
     ],
 )
-def test_bad_input_is_refused(bad: str, call: object) -> None:
+def test_bad_input_is_refused(bad: str, call: Callable[[], bytes]) -> None:
     with pytest.raises(ValueError):
-        call()  # type: ignore[operator]
+        call()
 
 
 @given(colour=colours, limit=brightness)

@@ -16,10 +16,10 @@ import types
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 from gpiozero import Device
+from gpiozero.pins import Factory
 from gpiozero.pins.mock import MockFactory
 
 from controller.config import (
@@ -77,6 +77,8 @@ class Rig:
     """False where blinking is left to the viewer (the sim board records frames only)."""
     channels: tuple[int, ...] = (0, 1, 5)
     frames: list[SensorFrame] = field(default_factory=list)
+    arrived: threading.Condition = field(default_factory=threading.Condition)
+    """Notified on each new entry of ``frames`` (once :func:`started`)."""
 
 
 @contextmanager
@@ -92,7 +94,7 @@ def sim_rig() -> Iterator[Rig]:
 
 
 @contextmanager
-def lgpio_pins() -> Iterator[tuple[LgpioModel, Any]]:
+def lgpio_pins() -> Iterator[tuple[LgpioModel, Factory]]:
     """gpiozero's real LGPIOFactory over the lgpio model (SPI0 on), as a Pi's default."""
     saved_module = sys.modules.get("lgpio")
     model = LgpioModel(spi_devices={"/dev/spidev0.0"})
@@ -116,7 +118,7 @@ def gpio_rig(
     def rig() -> Iterator[Rig]:
         with ExitStack() as stack:
             header: Header
-            factory: Any
+            factory: Factory
             if on_lgpio:
                 header, factory = stack.enter_context(lgpio_pins())
             else:
@@ -223,22 +225,20 @@ def rig(request: pytest.FixtureRequest) -> Iterator[Rig]:
 
 
 def started(rig: Rig) -> Rig:
-    arrived = threading.Condition()
-
     def on_frame(frame: SensorFrame) -> None:
-        with arrived:
+        with rig.arrived:
             rig.frames.append(frame)
-            arrived.notify_all()
+            rig.arrived.notify_all()
 
     rig.board.start(on_frame)
-    setattr(rig, "arrived", arrived)  # noqa: B010 - kept with the rig for wait_for
     return rig
 
 
 def wait_for(rig: Rig, active: set[int]) -> SensorFrame:
-    arrived: threading.Condition = getattr(rig, "arrived")  # noqa: B009
-    with arrived:
-        ok = arrived.wait_for(lambda: bool(rig.frames) and rig.frames[-1].active == active, TIMEOUT)
+    with rig.arrived:
+        ok = rig.arrived.wait_for(
+            lambda: bool(rig.frames) and rig.frames[-1].active == active, TIMEOUT
+        )
     assert ok, f"no frame with {sorted(active)}; frames: {rig.frames}"
     return rig.frames[-1]
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory
 
@@ -16,10 +17,8 @@ PINS = (4, 17, 27, 22, 5, 6, 13, 19)
 NO_LEDS = LedConfig(spi=None)
 
 
-def direct_config(**changes: object) -> GpioConfig:
-    values: dict[str, object] = {"topology": "direct", "rows": (), "cols": (), "pins": PINS}
-    values.update(changes)
-    return GpioConfig(**values)  # type: ignore[arg-type]
+def direct_config() -> GpioConfig:
+    return GpioConfig("direct", rows=(), cols=(), pins=PINS)
 
 
 def test_every_pin_reads_as_its_channel(mock_factory: MockFactory) -> None:
@@ -34,7 +33,7 @@ def test_every_pin_reads_as_its_channel(mock_factory: MockFactory) -> None:
 
 def test_active_high_sensors_are_pulled_down(mock_factory: MockFactory) -> None:
     wiring = DirectWiring(mock_factory, PINS, active="high")
-    with GpioBoard(direct_config(active="high"), NO_LEDS, 0) as board:
+    with GpioBoard(replace(direct_config(), active="high"), NO_LEDS, 0) as board:
         board.scan_until_settled()
         assert board.read().active == frozenset()
         wiring.switches.press(2, 7)
@@ -55,7 +54,7 @@ def test_an_edge_wakes_the_scanner_long_before_the_idle_scan(mock_factory: MockF
         arrived.set()
 
     latencies = []
-    with GpioBoard(direct_config(scan=timing), NO_LEDS, 0) as board:
+    with GpioBoard(replace(direct_config(), scan=timing), NO_LEDS, 0) as board:
         board.start(on_frame)
         time.sleep(0.05)
         for i in range(6):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import random
+from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory
 
@@ -17,17 +18,8 @@ ENABLE = 20
 NO_LEDS = LedConfig(spi=None)
 
 
-def mux_config(**changes: object) -> GpioConfig:
-    values: dict[str, object] = {
-        "topology": "mux",
-        "rows": (),
-        "cols": (),
-        "select": SELECT,
-        "signals": SIGNALS,
-        "enable": ENABLE,
-    }
-    values.update(changes)
-    return GpioConfig(**values)  # type: ignore[arg-type]
+def mux_config() -> GpioConfig:
+    return GpioConfig("mux", rows=(), cols=(), select=SELECT, signals=SIGNALS, enable=ENABLE)
 
 
 def read_with(bank: MuxBank, board: GpioBoard, active: set[int]) -> frozenset[int]:
@@ -56,14 +48,14 @@ def test_random_sets_read_exactly(mock_factory: MockFactory) -> None:
 def test_select_lines_in_the_wrong_order_read_the_wrong_sensor(mock_factory: MockFactory) -> None:
     bank = MuxBank(mock_factory, SELECT, SIGNALS, enable=ENABLE)
     swapped = (SELECT[1], SELECT[0], *SELECT[2:])  # S0 and S1 crossed
-    with GpioBoard(mux_config(select=swapped), NO_LEDS, 0) as board:
+    with GpioBoard(replace(mux_config(), select=swapped), NO_LEDS, 0) as board:
         assert read_with(bank, board, {1}) == {2}
         assert read_with(bank, board, {3}) == {3}  # symmetric addresses hide it
 
 
 def test_signals_in_the_wrong_order_swap_the_muxes(mock_factory: MockFactory) -> None:
     bank = MuxBank(mock_factory, SELECT, SIGNALS, enable=ENABLE)
-    with GpioBoard(mux_config(signals=tuple(reversed(SIGNALS))), NO_LEDS, 0) as board:
+    with GpioBoard(replace(mux_config(), signals=tuple(reversed(SIGNALS))), NO_LEDS, 0) as board:
         assert read_with(bank, board, {4}) == {16 + 4}
 
 
@@ -97,33 +89,33 @@ def test_enable_is_held_low_while_scanning_and_released_on_close(
 
 def test_without_enable_pin_the_mux_is_read(mock_factory: MockFactory) -> None:
     bank = MuxBank(mock_factory, SELECT, SIGNALS)
-    with GpioBoard(mux_config(enable=None), NO_LEDS, 0) as board:
+    with GpioBoard(replace(mux_config(), enable=None), NO_LEDS, 0) as board:
         assert read_with(bank, board, {31}) == {31}
 
 
 def test_a_disabled_mux_reads_nothing(mock_factory: MockFactory) -> None:
     """EN left high (a wiring fault): the signal pins only see their pull-ups."""
     bank = MuxBank(mock_factory, SELECT, SIGNALS, enable=ENABLE)
-    with GpioBoard(mux_config(enable=None), NO_LEDS, 0) as board:  # EN never driven
+    with GpioBoard(replace(mux_config(), enable=None), NO_LEDS, 0) as board:  # EN never driven
         assert read_with(bank, board, {0, 17}) == frozenset()
 
 
 def test_active_high_sensors(mock_factory: MockFactory) -> None:
     bank = MuxBank(mock_factory, SELECT, SIGNALS, enable=ENABLE, active="high")
-    with GpioBoard(mux_config(active="high"), NO_LEDS, 0) as board:
+    with GpioBoard(replace(mux_config(), active="high"), NO_LEDS, 0) as board:
         assert read_with(bank, board, {9, 20}) == {9, 20}
         assert mock_factory.pin(SIGNALS[0]).pull == "down"
 
 
 def test_push_pull_sensors_read_as_active_low_are_inverted(mock_factory: MockFactory) -> None:
     bank = MuxBank(mock_factory, SELECT, SIGNALS, enable=ENABLE, active="high")
-    with GpioBoard(mux_config(active="low"), NO_LEDS, 0) as board:
+    with GpioBoard(replace(mux_config(), active="low"), NO_LEDS, 0) as board:
         assert read_with(bank, board, {0}) == set(range(1, 32))
 
 
 def test_open_drain_sensors_read_as_active_high_never_show(mock_factory: MockFactory) -> None:
     """The pull-down holds an open-drain output low whatever the magnet does."""
     bank = MuxBank(mock_factory, SELECT, SIGNALS, enable=ENABLE, active="low")
-    with GpioBoard(mux_config(active="high"), NO_LEDS, 0) as board:
+    with GpioBoard(replace(mux_config(), active="high"), NO_LEDS, 0) as board:
         assert read_with(bank, board, {0, 5}) == frozenset()
         assert read_with(bank, board, set()) == frozenset()

@@ -22,6 +22,7 @@ def test_a_computer_seat_is_asked_and_its_cell_blinks() -> None:
     assert snap.thinking and snap.computer_move is None
     assert p.lit["seat:1"] == Led(BLUE, LedMode.BLINK)
     ask = p.asked[-1]
+    assert snap.game_id is not None
     assert (ask.purpose, ask.level, ask.seed) == ("move", "medium", snap.game_id * 1000 + 1)
     assert ask.state.base_pearls == 1
     assert p.said().endswith("Ben (computer) is thinking…")

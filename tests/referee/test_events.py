@@ -5,6 +5,7 @@ own Table: four games, every event kind)."""
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,6 +16,7 @@ from controller.referee.events import (
     BasePearl,
     BonusPlaced,
     By,
+    Event,
     EventError,
     KnockedOff,
     Landed,
@@ -24,16 +26,22 @@ from controller.referee.events import (
     from_stored,
     standing,
 )
-from controller.referee.games import PerlenGame, new_game, read_options
+from controller.referee.games import PerlenGame, PyramidosGame, new_game, read_options
 from controller.referee.resume import resume
 from controller.referee.state import Referee
 from controller.rules import perlen, pyramidos
-from controller.rules.records import parse_record, replay_perlen, replay_pyramidos
+from controller.rules.records import (
+    PerlenRecord,
+    PyramidosRecord,
+    parse_record,
+    replay_perlen,
+    replay_pyramidos,
+)
 from controller.store import Store
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite3"
 
-EVERY = [
+EVERY: list[Event] = [
     BasePearl("c3", 0),
     BonusPlaced("2:c3", 0, By.PEARL),
     TakeBack(By.LIFT, "c3"),
@@ -90,7 +98,7 @@ def test_folding_a_game_gives_its_record() -> None:
 
 
 @pytest.fixture
-def old_store(tmp_path: Path) -> Store:
+def old_store(tmp_path: Path) -> Iterator[Store]:
     copy = tmp_path / "games.sqlite3"
     shutil.copyfile(FIXTURE, copy)
     store = Store(copy)
@@ -105,13 +113,17 @@ def test_the_files_of_release_0_1_0_still_load(old_store: Store) -> None:
         events = [from_stored(e.kind, e.data) for e in stored.events]
         options = read_options(stored.game, len(stored.players), dict(stored.options))
         game = fold(new_game(options), events)
-        assert list(standing(game)) == list(
-            stored.record.get("moves") or stored.record.get("events")
-        )
+        recorded = stored.record.get("moves") or stored.record.get("events")
+        assert recorded is not None
+        assert list(standing(game)) == list(recorded)
     # The finished games replay to the results release 0.1.0 stored with them.
-    perlen_game = replay_perlen(parse_record(dict(games[1].record)))
+    perlen_record = parse_record(dict(games[1].record))
+    assert isinstance(perlen_record, PerlenRecord) and games[1].result is not None
+    perlen_game = replay_perlen(perlen_record)
     assert list(perlen.outcome(perlen_game.state).scores) == games[1].result["scores"]
-    pyramidos_state = replay_pyramidos(parse_record(dict(games[2].record)))
+    pyramidos_record = parse_record(dict(games[2].record))
+    assert isinstance(pyramidos_record, PyramidosRecord) and games[2].result is not None
+    pyramidos_state = replay_pyramidos(pyramidos_record)
     assert list(pyramidos.outcome(pyramidos_state).points) == games[2].result["points"]
     assert games[3].summary.status == "aborted" and games[3].record["moves"] == [
         "c3",
@@ -128,6 +140,7 @@ def test_the_unfinished_game_of_release_0_1_0_resumes(old_store: Store) -> None:
     step = resume(Referee(), old_store.unfinished(), 0.0)
     session = step.state.session
     assert session is not None and session.game_id == 4 and session.game.moves == 4
+    assert isinstance(session.game, PyramidosGame)
     assert dict(session.game.state.targets()) == {
         "t1": None,
         "t2": 0,

@@ -4,6 +4,8 @@ time. Pure: the referee in virtual time."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from controller.referee.commands import EndTurn
 from tests.support.referee import Play
 
@@ -25,7 +27,7 @@ def test_a_refused_button_press_is_forgotten_once_the_board_changes(p: Play) -> 
     assert p.said() == "Ben to move."
 
 
-def test_a_resumed_game_stops_saying_it_waits_once_the_board_matches(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_resumed_game_stops_saying_it_waits_once_the_board_matches(tmp_path: Path) -> None:
     from controller.referee.resume import resume
     from controller.store import Store
 

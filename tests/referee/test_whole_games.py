@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from controller.hardware.channels import CELLS
 from controller.referee.events import fold, from_stored, standing
-from controller.referee.games import new_game
+from controller.referee.games import PerlenGame, new_game
 from controller.rules import perlen
 from tests.support.referee import Play
 from tests.support.scripts import expected_events, perlen_script, play
@@ -29,6 +29,7 @@ def test_whole_games_end_as_the_rules_say_and_the_store_keeps_them(seed: int) ->
     record = p.ledger.games[1]
     events = list(record["events"])
     game = fold(new_game(perlen.PerlenOptions()), events)
+    assert isinstance(game, PerlenGame)
     assert game.state.over
     replayed = perlen.outcome(game.state)
     assert list(snap.winners) == list(replayed.winners) == list(record["result"].winners)

@@ -9,6 +9,7 @@ from controller.rules.notation import (
     BASE,
     POSITIONS,
     NotationError,
+    Position,
     Target,
     parse_cell,
     parse_position,
@@ -17,7 +18,7 @@ from controller.rules.notation import (
 )
 
 
-def test_there_are_55_positions_in_reading_order():
+def test_there_are_55_positions_in_reading_order() -> None:
     assert len(POSITIONS) == 55
     assert [p.index for p in POSITIONS] == list(range(55))
     keys = [(p.layer, p.rank, p.file) for p in POSITIONS]
@@ -27,12 +28,12 @@ def test_there_are_55_positions_in_reading_order():
 
 
 @pytest.mark.parametrize("pos", POSITIONS, ids=str)
-def test_round_trip(pos):
+def test_round_trip(pos: Position) -> None:
     assert parse_position(str(pos)) is pos
     assert parse_position(pos.short) is pos
 
 
-def test_the_rule_book_examples():
+def test_the_rule_book_examples() -> None:
     assert parse_position("c3") is parse_position("1:c3")
     assert [s.short for s in parse_position("2:b3").supports] == ["b3", "c3", "b4", "c4"]
     three = parse_position("3:a1")
@@ -42,7 +43,7 @@ def test_the_rule_book_examples():
     assert APEX.footprint == tuple(p.short for p in BASE)
 
 
-def test_visible_ring():
+def test_visible_ring() -> None:
     assert sum(p.visible for p in POSITIONS) == 41
     assert not parse_position("c3").visible
     assert parse_position("3:b2").visible is False
@@ -73,18 +74,18 @@ def test_visible_ring():
         "1:c3:1",
     ],
 )
-def test_rejections(text):
+def test_rejections(text: str) -> None:
     with pytest.raises(NotationError):
         parse_position(text)
 
 
-def test_rejects_non_text():
+def test_rejects_non_text() -> None:
     with pytest.raises(NotationError):
         parse_position(3)  # type: ignore[arg-type]
 
 
 @given(st.text(max_size=6))
-def test_any_text_parses_or_raises_notation_error(text):
+def test_any_text_parses_or_raises_notation_error(text: str) -> None:
     try:
         pos = parse_position(text)
     except NotationError:
@@ -92,19 +93,19 @@ def test_any_text_parses_or_raises_notation_error(text):
     assert pos.short == text or str(pos) == text
 
 
-def test_parse_cell_only_takes_the_base():
+def test_parse_cell_only_takes_the_base() -> None:
     assert parse_cell("1:e5").short == "e5"
     with pytest.raises(NotationError, match="not a base cell"):
         parse_cell("2:a1")
 
 
-def test_position_constructor_refuses_places_that_do_not_exist():
+def test_position_constructor_refuses_places_that_do_not_exist() -> None:
     assert position(4, 1, 1) is parse_position("4:b2")
     with pytest.raises(NotationError):
         position(4, 2, 0)
 
 
-def test_targets():
+def test_targets() -> None:
     assert [str(t) for t in Target] == ["t1", "t2", "t3", "t4", "top"]
     assert parse_target("top") is Target.TOP
     for bad in ("t0", "t5", "TOP", "", "t 1"):

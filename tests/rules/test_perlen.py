@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterable
 
 import pytest
 from hypothesis import given, settings
@@ -11,10 +12,12 @@ from hypothesis import strategies as st
 from controller.rules import perlen
 from controller.rules.notation import APEX, POSITIONS, parse_position
 from controller.rules.perlen import (
+    Bonus,
     BonusRule,
     IllegalMoveError,
     IllegalReason,
     PerlenOptions,
+    PerlenState,
     Placement,
     Pools,
     Score,
@@ -30,22 +33,27 @@ from tests.rules.plain_perlen import PlainGame
 FREE = PerlenOptions(placement=Placement.FREE)
 FILLERS = ("e5", "c5", "e3", "a5", "e1", "c3", "a4", "c1", "e4")
 
+Placed = tuple[str, int, str]
+"""A pearl as (position, colour, "base" or "bonus"), in the order it was placed."""
 
-def play_all(moves, options=None):
+
+def play_all(
+    moves: Iterable[str], options: PerlenOptions | None = None
+) -> tuple[PerlenState, list[Bonus]]:
     state = new_game(options)
-    bonuses = []
+    bonuses: list[Bonus] = []
     for move in moves:
         state, earned = play(state, move)
         bonuses.extend(earned)
     return state, bonuses
 
 
-def colour_group(colours: dict[str, int]):
+def colour_group(colours: dict[str, int]) -> tuple[PerlenState, tuple[Bonus, ...]]:
     """Play (open placement) until the cells hold the given colours; fillers elsewhere."""
     state = new_game(FREE)
     wanted = dict(colours)
     fillers = list(FILLERS)
-    last = ()
+    last: tuple[Bonus, ...] = ()
     while wanted:
         mover = state.to_move
         mine = [cell for cell, c in wanted.items() if c == mover]
@@ -58,13 +66,17 @@ def colour_group(colours: dict[str, int]):
     return state, last
 
 
-def random_game(seed: int, options: PerlenOptions | None = None):
+def random_game(
+    seed: int, options: PerlenOptions | None = None
+) -> tuple[PerlenState, list[str], list[Placed]]:
     rng = random.Random(seed)
     state = new_game(options)
-    moves, placements = [], []
+    moves: list[str] = []
+    placements: list[Placed] = []
     while not state.over:
         move = rng.choice(legal_moves(state))
         mover = state.to_move
+        assert mover is not None
         state, earned = play(state, move)
         moves.append(move.short)
         placements.append((str(move), mover, "base"))
@@ -75,7 +87,7 @@ def random_game(seed: int, options: PerlenOptions | None = None):
 # -- the worked example ---------------------------------------------------------------
 
 
-def test_worked_example_of_the_rule_book():
+def test_worked_example_of_the_rule_book() -> None:
     state, bonuses = play_all(["c3", "d4", "d3"])
     assert bonuses == []
     state, earned = play(state, "c4")
@@ -94,7 +106,7 @@ GROUP = ("a1", "b1", "a2", "b2")
 
 
 @pytest.mark.parametrize("colour", [0, 1, 2])
-def test_three_one_gives_the_three(colour):
+def test_three_one_gives_the_three(colour: int) -> None:
     other = (colour + 1) % 3
     _, earned = colour_group(dict(zip(GROUP, (colour, colour, other, colour), strict=True)))
     assert [(str(b.position), b.colour, b.reason) for b in earned] == [
@@ -103,26 +115,26 @@ def test_three_one_gives_the_three(colour):
 
 
 @pytest.mark.parametrize("colour", [0, 1, 2])
-def test_two_one_one_gives_the_two(colour):
+def test_two_one_one_gives_the_two(colour: int) -> None:
     a, b = (colour + 1) % 3, (colour + 2) % 3
     _, earned = colour_group(dict(zip(GROUP, (a, colour, b, colour), strict=True)))
     assert [(b.colour, b.reason) for b in earned] == [(colour, BonusRule.MAJORITY)]
 
 
 @pytest.mark.parametrize("absent", [0, 1, 2])
-def test_two_two_gives_the_absent_colour(absent):
+def test_two_two_gives_the_absent_colour(absent: int) -> None:
     a, b = (absent + 1) % 3, (absent + 2) % 3
     _, earned = colour_group(dict(zip(GROUP, (a, b, b, a), strict=True)))
     assert [(b.colour, b.reason) for b in earned] == [(absent, BonusRule.TWO_TWO)]
 
 
 @pytest.mark.parametrize("colour", [0, 1, 2])
-def test_four_of_a_kind_gives_the_next_colour(colour):
+def test_four_of_a_kind_gives_the_next_colour(colour: int) -> None:
     _, earned = colour_group(dict.fromkeys(GROUP, colour))
     assert [(b.colour, b.reason) for b in earned] == [((colour + 1) % 3, BonusRule.FOUR_OF_A_KIND)]
 
 
-def test_bonus_pearls_do_not_change_whose_turn_it_is():
+def test_bonus_pearls_do_not_change_whose_turn_it_is() -> None:
     state, earned = colour_group({"a1": 0, "b1": 1, "a2": 2, "b2": 0})
     assert earned  # the 4th pearl was colour 0's, so colour 1 moves next
     assert state.to_move == 1
@@ -131,7 +143,7 @@ def test_bonus_pearls_do_not_change_whose_turn_it_is():
 # -- cascades -------------------------------------------------------------------------
 
 
-def test_a_bonus_completes_the_layer_above_and_order_is_reading_order():
+def test_a_bonus_completes_the_layer_above_and_order_is_reading_order() -> None:
     # Fill a 3x3 block so the last base pearl (b2, the centre) completes four
     # layer-2 groups at once, and with them the layer-3 pearl 3:a1.
     state = new_game(FREE)
@@ -146,7 +158,7 @@ def test_a_bonus_completes_the_layer_above_and_order_is_reading_order():
             assert state.colour_at(support) is not None
 
 
-def test_the_last_base_pearl_completes_the_pyramid_up_to_the_apex():
+def test_the_last_base_pearl_completes_the_pyramid_up_to_the_apex() -> None:
     state, _, placements = random_game(7)
     assert state.over and state.to_move is None
     assert placements[-1][0] == str(APEX)
@@ -169,7 +181,9 @@ def test_the_last_base_pearl_completes_the_pyramid_up_to_the_apex():
         (["c3"], "e5", IllegalReason.NOT_TOUCHING),
     ],
 )
-def test_illegal_moves_raise_a_named_error(moves, move, reason):
+def test_illegal_moves_raise_a_named_error(
+    moves: list[str], move: str, reason: IllegalReason
+) -> None:
     state, _ = play_all(moves)
     with pytest.raises(IllegalMoveError) as info:
         play(state, move)
@@ -177,20 +191,20 @@ def test_illegal_moves_raise_a_named_error(moves, move, reason):
     assert isinstance(info.value, ValueError)
 
 
-def test_no_move_after_the_end():
+def test_no_move_after_the_end() -> None:
     state, _, _ = random_game(3)
     with pytest.raises(IllegalMoveError) as info:
         play(state, "a1")
     assert info.value.reason is IllegalReason.GAME_OVER
 
 
-def test_touching_includes_diagonals():
+def test_touching_includes_diagonals() -> None:
     state, _ = play_all(["c3"])
     assert {p.short for p in legal_moves(state)} == {"b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4"}
     play(state, "d4")  # diagonal: legal
 
 
-def test_a_failed_move_leaves_the_state_unchanged():
+def test_a_failed_move_leaves_the_state_unchanged() -> None:
     state, _ = play_all(["c3", "d4"])
     before = state
     with pytest.raises(IllegalMoveError):
@@ -201,7 +215,7 @@ def test_a_failed_move_leaves_the_state_unchanged():
 # -- house variants -------------------------------------------------------------------
 
 
-def test_centre_start():
+def test_centre_start() -> None:
     opts = PerlenOptions(start=Start.CENTRE)
     state = new_game(opts)
     assert [p.short for p in legal_moves(state)] == ["c3"]
@@ -212,13 +226,13 @@ def test_centre_start():
     assert len(legal_moves(state)) == 8
 
 
-def test_open_placement():
+def test_open_placement() -> None:
     state, _ = play_all(["c3"], FREE)
     assert len(legal_moves(state)) == 24
     play(state, "a1")
 
 
-def test_score_all_counts_hidden_pearls():
+def test_score_all_counts_hidden_pearls() -> None:
     state, _, _ = random_game(11, PerlenOptions(score=Score.ALL))
     result = outcome(state)
     assert result.scores == result.totals
@@ -229,7 +243,11 @@ def test_score_all_counts_hidden_pearls():
 # -- pools ----------------------------------------------------------------------------
 
 
-def _seed_where(predicate, options=None, tries=400):
+def _seed_where(
+    predicate: Callable[[PerlenState, list[str], list[Placed]], bool],
+    options: PerlenOptions | None = None,
+    tries: int = 400,
+) -> tuple[int, PerlenState, list[str], list[Placed]]:
     for seed in range(tries):
         state, moves, placements = random_game(seed, options)
         if predicate(state, moves, placements):
@@ -237,8 +255,8 @@ def _seed_where(predicate, options=None, tries=400):
     raise AssertionError("no such game in the seeds tried")
 
 
-def test_strict_pools_pass_a_bonus_on_and_never_go_negative():
-    def passed_on(state, moves, placements):
+def test_strict_pools_pass_a_bonus_on_and_never_go_negative() -> None:
+    def passed_on(state: PerlenState, moves: list[str], placements: list[Placed]) -> bool:
         return any(b.passed_from is not None for b in _bonuses_of(moves))
 
     _, state, moves, _ = _seed_where(passed_on)
@@ -280,16 +298,17 @@ POOL_RUNS_OUT = [
 ]
 
 
-def test_strict_pools_a_player_with_no_pearls_passes():
+def test_strict_pools_a_player_with_no_pearls_passes() -> None:
     state = new_game()
-    passes = []
+    passes: list[int] = []
     for move in POOL_RUNS_OUT:
         before = state
         state, _ = play(state, move)
         passes.extend(perlen.passes(before, state))
         if state.to_move is not None:
             # Nobody with an empty pool is ever asked to move.
-            assert state.pools_left()[state.to_move] > 0
+            left = state.pools_left()[state.to_move]
+            assert left is not None and left > 0
     assert passes == [0]
     assert state.pools_left()[0] == 0
     # The plain implementation agrees on who moves.
@@ -299,16 +318,16 @@ def test_strict_pools_a_player_with_no_pearls_passes():
     assert plain.to_move == state.to_move
 
 
-def _bonuses_of(moves):
+def _bonuses_of(moves: Iterable[str]) -> list[Bonus]:
     state = new_game()
-    out = []
+    out: list[Bonus] = []
     for move in moves:
         state, earned = play(state, move)
         out.extend(earned)
     return out
 
 
-def test_unlimited_pools_ignore_the_25_pearl_limit():
+def test_unlimited_pools_ignore_the_25_pearl_limit() -> None:
     opts = PerlenOptions(pools=Pools.UNLIMITED)
     seed, state, _, _ = _seed_where(
         lambda s, m, p: max(c.bit_count() for c in s.colours) > 25, opts
@@ -322,8 +341,8 @@ def test_unlimited_pools_ignore_the_25_pearl_limit():
 # -- ties -----------------------------------------------------------------------------
 
 
-def test_ties_shared_and_total():
-    def tied(state, moves, placements):
+def test_ties_shared_and_total() -> None:
+    def tied(state: PerlenState, moves: list[str], placements: list[Placed]) -> bool:
         r = outcome(state)
         best = max(r.visible)
         leaders = [c for c in range(3) if r.visible[c] == best]
@@ -339,7 +358,7 @@ def test_ties_shared_and_total():
     assert all(by_total.totals[w] == best_total for w in by_total.winners)
 
 
-def test_options_from_dict_rejects_unknown_keys_and_values():
+def test_options_from_dict_rejects_unknown_keys_and_values() -> None:
     with pytest.raises(perlen.OptionError, match="'colour'"):
         PerlenOptions.from_dict({"colour": "red"})
     with pytest.raises(perlen.OptionError, match="'strict' or 'unlimited'"):
@@ -365,7 +384,7 @@ options_strategy = st.builds(
 
 @settings(max_examples=150, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), options=options_strategy)
-def test_random_games_build_a_whole_pyramid(seed, options):
+def test_random_games_build_a_whole_pyramid(seed: int, options: PerlenOptions) -> None:
     state, moves, placements = random_game(seed, options)
     assert len(placements) == 55
     assert len(moves) == 25
@@ -382,7 +401,7 @@ def test_random_games_build_a_whole_pyramid(seed, options):
         assert all(str(s) in seen for s in p.supports)
         seen.add(pos)
     if options.pools is Pools.STRICT:
-        assert all(left >= 0 for left in state.pools_left())
+        assert all(left is not None and left >= 0 for left in state.pools_left())
     # Replay is deterministic.
     again = new_game(options)
     for move in moves:
@@ -397,7 +416,9 @@ def test_random_games_build_a_whole_pyramid(seed, options):
     start=st.sampled_from(["anywhere", "centre"]),
     placement=st.sampled_from(["touching", "free"]),
 )
-def test_engine_agrees_with_a_plain_implementation(seed, pools, start, placement):
+def test_engine_agrees_with_a_plain_implementation(
+    seed: int, pools: str, start: str, placement: str
+) -> None:
     options = PerlenOptions.from_dict({"pools": pools, "start": start, "placement": placement})
     rng = random.Random(seed)
     plain = PlainGame(pools=pools, start=start, placement=placement)
@@ -420,7 +441,7 @@ def test_engine_agrees_with_a_plain_implementation(seed, pools, start, placement
 # -- the pyramid's symmetries -------------------------------------------------------------
 
 
-def test_a_turned_or_mirrored_game_is_the_same_game_turned_or_mirrored():
+def test_a_turned_or_mirrored_game_is_the_same_game_turned_or_mirrored() -> None:
     from controller.rules.notation import BASE
     from controller.rules.pyramid import SYMMETRIES, image
 

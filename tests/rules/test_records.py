@@ -15,7 +15,7 @@ from controller.rules.records import (
 )
 
 
-def test_perlen_summary_of_the_worked_example():
+def test_perlen_summary_of_the_worked_example() -> None:
     out = summary(parse_record({"game": "perlen-pyramide", "moves": ["c3", "d4", "d3", "c4"]}))
     assert out["placements"] == [
         {"pos": "1:c3", "colour": 0, "kind": "base"},
@@ -33,7 +33,7 @@ def test_perlen_summary_of_the_worked_example():
     assert out["visible"] == [0, 0, 0]
 
 
-def test_pyramidos_summary():
+def test_pyramidos_summary() -> None:
     record = parse_record(
         {"game": "pyramidos", "seats": 3, "events": ["land t1", "end", "leave t1", "land top"]}
         | {"events": ["land t1", "end", "land t2", "land t3", "land t4", "land top"]}
@@ -46,7 +46,7 @@ def test_pyramidos_summary():
     assert out["winners"] == [2]
 
 
-def test_round_trip():
+def test_round_trip() -> None:
     for raw in (
         {"game": "perlen-pyramide", "moves": ["c3"], "options": {"pools": "unlimited"}},
         {"game": "pyramidos", "seats": 4, "events": ["end"], "players": ["A", "B", "C", "D"]},
@@ -73,12 +73,12 @@ def test_round_trip():
         ({"game": "perlen-pyramide", "moves": ["c3"] * 1001}, "far fewer"),
     ],
 )
-def test_bad_records(raw, match):
+def test_bad_records(raw: str | dict[str, object], match: str) -> None:
     with pytest.raises(RecordError, match=match):
         parse_record(raw)
 
 
-def test_replay_error_names_the_move():
+def test_replay_error_names_the_move() -> None:
     record = parse_record({"game": "perlen-pyramide", "moves": ["c3", "d4", "a1"]})
     with pytest.raises(ReplayError) as info:
         summary(record)

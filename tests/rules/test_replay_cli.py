@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -17,7 +18,7 @@ def replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[
     )
 
 
-def test_json_from_a_file(tmp_path):
+def test_json_from_a_file(tmp_path: Path) -> None:
     path = tmp_path / "game.json"
     path.write_text(json.dumps({"game": "perlen-pyramide", "moves": ["c3", "d4", "d3", "c4"]}))
     done = replay(str(path), "--json")
@@ -27,7 +28,7 @@ def test_json_from_a_file(tmp_path):
     assert out["placements"][-1] == {"pos": "2:c3", "colour": 0, "kind": "bonus"}
 
 
-def test_json_from_standard_input():
+def test_json_from_standard_input() -> None:
     record = {"game": "pyramidos", "seats": 2, "events": ["land t1", "land t2"]}
     done = replay("-", "--json", stdin=json.dumps(record))
     assert done.returncode == 0
@@ -35,7 +36,7 @@ def test_json_from_standard_input():
 
 
 @pytest.mark.parametrize("as_json", [True, False])
-def test_an_illegal_move_exits_2_with_nothing_on_stdout(as_json):
+def test_an_illegal_move_exits_2_with_nothing_on_stdout(as_json: bool) -> None:
     record = {"game": "perlen-pyramide", "moves": ["c3", "c3"]}
     done = replay("-", *(["--json"] if as_json else []), stdin=json.dumps(record))
     assert done.returncode == 2
@@ -43,13 +44,13 @@ def test_an_illegal_move_exits_2_with_nothing_on_stdout(as_json):
     assert "move 2" in done.stderr and "occupied" in done.stderr
 
 
-def test_missing_file_and_bad_json():
+def test_missing_file_and_bad_json() -> None:
     assert replay("/nonexistent/game.json").returncode == 2
     done = replay("-", stdin="not json")
     assert done.returncode == 2 and "not JSON" in done.stderr and done.stdout == ""
 
 
-def test_drawing_of_a_whole_game():
+def test_drawing_of_a_whole_game() -> None:
     from tests.rules.test_perlen import random_game
 
     _, moves, _ = random_game(5)
@@ -65,16 +66,15 @@ def test_drawing_of_a_whole_game():
     assert "\x1b[" not in text
 
 
-def test_pyramidos_drawing():
+def test_pyramidos_drawing() -> None:
     record = {"game": "pyramidos", "seats": 2, "events": ["land t1"]}
     done = replay("-", "--colour", "always", stdin=json.dumps(record))
     assert "seat 0" in done.stdout and "1 point\n" in done.stdout
     assert "\x1b[" in done.stdout
 
 
-def test_a_game_of_the_store_is_replayed_through_its_events(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_game_of_the_store_is_replayed_through_its_events(tmp_path: Path) -> None:
     import shutil
-    from pathlib import Path
 
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite3"
     store = tmp_path / "games.sqlite3"

@@ -13,10 +13,10 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from serial.tools import list_ports
 
 from controller.cli import main
 from controller.commands import flash
-from controller.hardware import serial as serial_adapter
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, SimConfig, SimPico
 
 FAKE_MPREMOTE = shlex.join([sys.executable, str(SIM_DIR / "fake_mpremote.py")])
@@ -118,7 +118,7 @@ def test_no_pico_plugged_in(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(
-        serial_adapter.list_ports,
+        list_ports,
         "comports",
         lambda: [SimpleNamespace(device="/dev/ttyUSB0", vid=0x0403, pid=0x6001)],
     )

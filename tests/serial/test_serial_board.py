@@ -8,8 +8,10 @@ import time
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
+from typing import NotRequired, TypedDict
 
 import pytest
+from serial.tools import list_ports
 from serial_helpers import (
     BOARD,
     CHANNELS,
@@ -23,9 +25,8 @@ from serial_helpers import (
 )
 
 from controller.config import SerialConfig
-from controller.hardware import serial as serial_adapter
 from controller.hardware.channels import ChannelMap
-from controller.hardware.port import Led, LedFrame, LinkState
+from controller.hardware.port import Led, LedFrame, LinkState, SensorFrame
 from controller.hardware.serial import (
     LinkTiming,
     NoPicoFound,
@@ -38,6 +39,24 @@ from firmware.sim.cable import Cable, Noise
 from firmware.sim.harness import SimConfig, SimPico
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
+
+
+class BoardSettings(TypedDict):
+    """Keyword arguments of :class:`SerialBoard`, as the refused settings give them."""
+
+    port: str
+    channels: int
+    leds: int
+    brightness: NotRequired[float]
+
+
+class TimingChanges(TypedDict, total=False):
+    """Fields of :class:`LinkTiming`, as the refused timings change them."""
+
+    refresh: float
+    silence: float
+    handshake_tries: int
+    backoff_max: float
 
 
 def test_it_handshakes_and_says_what_it_found(
@@ -224,7 +243,7 @@ def test_auto_finds_the_pico_by_its_usb_id(
 ) -> None:
     # No USB device here: the OS's list of ports is the one thing that must be faked.
     plugged: list[SimpleNamespace] = [SimpleNamespace(device="/dev/ttyS0", vid=None, pid=None)]
-    monkeypatch.setattr(serial_adapter.list_ports, "comports", lambda: list(plugged))
+    monkeypatch.setattr(list_ports, "comports", lambda: list(plugged))
     board = SerialBoard("auto", CHANNELS, LEDS, timing=TIMING)
     board.start(recorder.on_frame, recorder.on_status)
     try:
@@ -274,15 +293,15 @@ def test_built_from_config(pico: SimPico) -> None:
         ({"port": "auto", "channels": 0, "leds": 1}, "at least one channel"),
     ],
 )
-def test_bad_settings_are_refused(kwargs: dict[str, object], message: str) -> None:
+def test_bad_settings_are_refused(kwargs: BoardSettings, message: str) -> None:
     with pytest.raises(ValueError, match=message):
-        SerialBoard(**kwargs)  # type: ignore[arg-type]
+        SerialBoard(**kwargs)
 
 
 @pytest.mark.parametrize(
     "changes", [{"refresh": 10.0}, {"silence": 0.0}, {"handshake_tries": 0}, {"backoff_max": 0.01}]
 )
-def test_bad_timings_are_refused(changes: dict[str, float]) -> None:
+def test_bad_timings_are_refused(changes: TimingChanges) -> None:
     with pytest.raises(ValueError, match="LinkTiming"):
         replace(LinkTiming(), **changes)
 
@@ -295,8 +314,8 @@ def test_a_colour_out_of_range_fails_in_the_caller(board: SerialBoard) -> None:
 def test_a_failing_listener_does_not_stop_the_link(pico: SimPico) -> None:
     calls: list[frozenset[int]] = []
 
-    def clumsy(frame: object) -> None:
-        calls.append(frame.active)  # type: ignore[attr-defined]
+    def clumsy(frame: SensorFrame) -> None:
+        calls.append(frame.active)
         raise RuntimeError("the listener's own bug")
 
     board = SerialBoard(pico.port, CHANNELS, LEDS, timing=TIMING)

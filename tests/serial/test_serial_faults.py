@@ -61,7 +61,7 @@ def play(
     pico: SimPico, board: SerialBoard, rng: random.Random, steps: int
 ) -> tuple[list[frozenset[int]], set[tuple[int, ...]]]:
     """Random moves and LED frames; the true sensor history and every picture shown."""
-    history = [frozenset()]
+    history: list[frozenset[int]] = [frozenset()]
     shown = {(0,) * LEDS}
     for step in range(steps):
         active = set(history[-1])

@@ -9,15 +9,17 @@ The one thing these tests wait for is the Table's thread, through :func:`wait_un
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING, Generic, Self, TypeVar
 
 from controller.clock import Clock, SystemClock
 from controller.hardware.channels import ChannelMap
 from controller.hardware.mock_contacts import ContactBank
-from controller.hardware.port import Led
+from controller.hardware.port import Board, Led
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import Command
 from controller.referee.messages import english
@@ -27,6 +29,9 @@ from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.pins import mock_pins
 from tests.support.poll import wait_until
+
+if TYPE_CHECKING:
+    from controller.hardware.gpio import GpioBoard
 
 
 class VirtualClock:
@@ -51,8 +56,12 @@ class VirtualClock:
             table.wake()
 
 
-class Harness:
-    """A SimBoard, a store at ``path`` and a Table over them."""
+BoardT = TypeVar("BoardT", bound=Board)
+
+
+class BoardHarness(abc.ABC, Generic[BoardT]):
+    """A board made by :meth:`_make_board`, a store at ``path`` and a Table over them;
+    :class:`Harness` on a SimBoard, :class:`GpioHarness` on the gpio adapter."""
 
     def __init__(
         self,
@@ -71,10 +80,10 @@ class Harness:
         if isinstance(self.clock, VirtualClock):
             self.clock.tables.append(self.table)
 
-    def _make_board(self) -> SimBoard:
-        return SimBoard(self.cmap.channel_count, self.cmap.led_count)
+    @abc.abstractmethod
+    def _make_board(self) -> BoardT: ...
 
-    def start(self) -> Harness:
+    def start(self) -> Self:
         self.table.start()
         self.wait(lambda s: s.link is not None and s.sensor_seq >= self.board.read().seq)
         return self
@@ -83,7 +92,7 @@ class Harness:
         self.table.stop()
         self.store.close()
 
-    def __enter__(self) -> Harness:
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc: object) -> None:
@@ -117,14 +126,13 @@ class Harness:
         }
 
     # -- what players do --------------------------------------------------------------------
+    @abc.abstractmethod
     def set_names(self, names: Iterable[str]) -> Snapshot:
         """Make exactly ``names`` active and wait until the Table has handled the frame."""
-        frame = self.board.set_active(self.cmap.channel(n) for n in names)
-        seq = self.board.read().seq if frame is None else frame.seq
-        return self.wait(lambda s: s.sensor_seq >= seq)
 
+    @abc.abstractmethod
     def active(self) -> set[str]:
-        return set(self.cmap.names_of(self.board.read().active))
+        """The names of the sensors that are active now."""
 
     def put(self, *names: str) -> Snapshot:
         return self.set_names(self.active() | set(names))
@@ -158,13 +166,28 @@ class Harness:
         return self.snap
 
 
+class Harness(BoardHarness[SimBoard]):
+    """A SimBoard, a store at ``path`` and a Table over them."""
+
+    def _make_board(self) -> SimBoard:
+        return SimBoard(self.cmap.channel_count, self.cmap.led_count)
+
+    def set_names(self, names: Iterable[str]) -> Snapshot:
+        frame = self.board.set_active(self.cmap.channel(n) for n in names)
+        seq = self.board.read().seq if frame is None else frame.seq
+        return self.wait(lambda s: s.sensor_seq >= seq)
+
+    def active(self) -> set[str]:
+        return set(self.cmap.names_of(self.board.read().active))
+
+
 def fast_rules(settle_s: float = 0.05, together_s: float = 0.0) -> TableSettings:
     """Settings for a Table on real time with short holds (the logic is the same)."""
     rules = Rules(settle_s=settle_s, together_s=together_s, sweep_s=0.3, sweep_step_s=0.05)
     return TableSettings(rules=rules, clock=SystemClock())
 
 
-class GpioHarness(Harness):
+class GpioHarness(BoardHarness["GpioBoard"]):
     """The same on the gpio adapter: a diode matrix of reed switches on gpiozero mock pins
     (the default 6×6 wiring) and an APA102 chain on SPI that decodes what the Pi sends.
 
@@ -178,7 +201,7 @@ class GpioHarness(Harness):
         self._contacts = contacts
         super().__init__(path, settings or fast_rules(), clock=SystemClock())
 
-    def _make_board(self):  # type: ignore[no-untyped-def]
+    def _make_board(self) -> GpioBoard:
         from controller.config import GpioConfig, LedConfig
         from controller.hardware.gpio import GpioBoard
         from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix

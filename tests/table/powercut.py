@@ -33,6 +33,7 @@ import os
 import shutil
 import sqlite3
 import sys
+from collections.abc import Callable
 from ctypes import CFUNCTYPE, POINTER, Structure, c_char_p, c_int, c_int64, c_void_p
 from pathlib import Path
 from typing import Any
@@ -107,7 +108,7 @@ HEADER = 16
 class PowerCut:
     """The VFS and its record of what is durable (see the module docstring)."""
 
-    def __init__(self, lib: ctypes.CDLL, on_sync: Any) -> None:
+    def __init__(self, lib: ctypes.CDLL, on_sync: Callable[[str], None]) -> None:
         lib.sqlite3_vfs_find.restype = P
         lib.sqlite3_vfs_find.argtypes = [c_char_p]
         lib.sqlite3_vfs_register.argtypes = [P, c_int]

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,14 @@ import pytest
 from controller.hardware.mock_circuits import BouncingContacts
 from controller.palette import parse_hex
 from controller.referee.commands import NewGame
-from controller.rules.records import parse_record, replay_perlen, replay_pyramidos
+from controller.referee.snapshot import BonusView, PearlView, Snapshot
+from controller.rules.records import (
+    PerlenRecord,
+    PyramidosRecord,
+    parse_record,
+    replay_perlen,
+    replay_pyramidos,
+)
 from tests.support.scripts import perlen_script, play, pyramidos_script
 from tests.support.table import GpioHarness
 
@@ -20,47 +28,60 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 
 
 @pytest.fixture
-def h(tmp_path: Path):
-    harness = GpioHarness(tmp_path / "g.sqlite3").start()
+def h(tmp_path: Path) -> Iterator[GpioHarness]:
+    harness = GpioHarness(tmp_path / "g.sqlite3")
+    harness.start()
     try:
         yield harness
     finally:
         harness.stop()
 
 
-def test_a_whole_perlen_game_through_the_matrix(h: GpioHarness):
+def test_a_whole_perlen_game_through_the_matrix(h: GpioHarness) -> None:
     assert h.submit(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
-    h.strip.wait_for(lambda colours: colours[h.cmap.led("seat:0")] == RED)
+    seat0, seat1 = h.cmap.led("seat:0"), h.cmap.led("seat:1")
+    assert seat0 is not None and seat1 is not None
+    h.strip.wait_for(lambda colours: colours[seat0] == RED)
     steps = perlen_script(11)
     for n, step in enumerate(steps):
         play(h, step)
         if n == 0:  # the LED chain itself shows the next player's seat
-            h.strip.wait_for(
-                lambda c: c[h.cmap.led("seat:1")] == BLUE and not any(c[h.cmap.led("seat:0")])
-            )
+            h.strip.wait_for(lambda c: c[seat1] == BLUE and not any(c[seat0]))
     snap = h.wait(lambda s: s.status == "over")
+    assert snap.game_id is not None
     stored = h.store.game(snap.game_id)
-    state = replay_perlen(parse_record(dict(stored.record))).state
-    shown = {(q.pos, q.colour) for q in (*snap.pearls, *snap.pending)}  # the last bonus
+    assert stored is not None
+    record = parse_record(dict(stored.record))
+    assert isinstance(record, PerlenRecord)
+    state = replay_perlen(record).state
+    views: tuple[PearlView | BonusView, ...] = (*snap.pearls, *snap.pending)
+    shown = {(q.pos, q.colour) for q in views}  # the last bonus
     assert {(str(p), c) for p, c in state.pearls()} == shown  # pearls finish the pyramid
     status = h.board.status()
     assert status.counters["frames"] >= sum(1 for s in steps if s.action == "place")
     assert h.strip.malformed == 0
 
 
-def test_a_whole_pyramidos_game_through_the_matrix(h: GpioHarness):
+def test_a_whole_pyramidos_game_through_the_matrix(h: GpioHarness) -> None:
     assert h.submit(NewGame("pyramidos", ("Anna", "Ben", "Cleo"))).ok
     for step in pyramidos_script(4, 3):
         play(h, step)
     snap = h.wait(lambda s: s.status == "over")
-    state = replay_pyramidos(parse_record(dict(h.store.game(snap.game_id).record)))
+    assert snap.game_id is not None
+    stored = h.store.game(snap.game_id)
+    assert stored is not None
+    record = parse_record(dict(stored.record))
+    assert isinstance(record, PyramidosRecord)
+    state = replay_pyramidos(record)
     assert dict(snap.targets) == state.targets()
     winner = snap.players[snap.winners[0]]
     rgb = parse_hex(winner.colour)
-    h.strip.wait_for(lambda c: c[h.cmap.led(f"seat:{winner.seat}")] == rgb)
+    seat = h.cmap.led(f"seat:{winner.seat}")
+    assert seat is not None
+    h.strip.wait_for(lambda c: c[seat] == rgb)
 
 
-def test_bouncing_contacts_and_glitches_make_exactly_the_moves_made(tmp_path: Path):
+def test_bouncing_contacts_and_glitches_make_exactly_the_moves_made(tmp_path: Path) -> None:
     contacts = BouncingContacts(36, time.monotonic, seed=5, bounce_ms=(1.0, 6.0))
     h = GpioHarness(tmp_path / "g.sqlite3", contacts=contacts).start()
     rng = random.Random(5)
@@ -71,7 +92,11 @@ def test_bouncing_contacts_and_glitches_make_exactly_the_moves_made(tmp_path: Pa
             contacts.set(h.cmap.channel(cell), True)  # chatters for up to 6 ms, then rests
             placed.append(cell)
             want = tuple(sorted(placed))
-            h.wait(lambda s, want=want: s.moves == len(want) and s.sensors == want)
+
+            def settled(s: Snapshot, want: tuple[str, ...] = want) -> bool:
+                return s.moves == len(want) and s.sensors == want
+
+            h.wait(settled)
             # Glitches shorter than the adapter's glitch window on empty cells and a bumped
             # board's brief drop-outs on occupied ones: never a frame, never a move.
             now = time.monotonic()
@@ -82,7 +107,10 @@ def test_bouncing_contacts_and_glitches_make_exactly_the_moves_made(tmp_path: Pa
         time.sleep(0.05)
         snap = h.snap
         assert snap.moves == len(placed) and snap.status in ("playing", "bonus")
-        moves = [e.data["cell"] for e in h.store.game(snap.game_id).events if e.kind == "move"]
+        assert snap.game_id is not None
+        stored = h.store.game(snap.game_id)
+        assert stored is not None
+        moves = [e.data["cell"] for e in stored.events if e.kind == "move"]
         assert moves == placed
     finally:
         h.stop()

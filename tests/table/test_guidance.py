@@ -18,14 +18,17 @@ from controller.hardware.channels import CELLS, ChannelMap
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE, scaled
 from controller.rules import perlen, pyramidos
-from controller.rules.pyramidos import Land, Target
+from controller.rules.notation import Target, parse_position
+from controller.rules.pyramidos import Land
 
 RED, BLUE, YELLOW, GREEN = (200, 0, 0), (0, 0, 200), (200, 200, 0), (0, 200, 0)
 PLAYERS = [Light(0, RED), Light(1, BLUE), Light(2, YELLOW)]
 STEADY, BLINK = LedMode.STEADY, LedMode.BLINK
 
 
-def play(*cells: str, options: perlen.PerlenOptions | None = None):
+def play(
+    *cells: str, options: perlen.PerlenOptions | None = None
+) -> tuple[perlen.PerlenState, tuple[perlen.Bonus, ...]]:
     state = perlen.new_game(options)
     bonuses: tuple[perlen.Bonus, ...] = ()
     for cell in cells:
@@ -33,21 +36,21 @@ def play(*cells: str, options: perlen.PerlenOptions | None = None):
     return state, bonuses
 
 
-def test_no_game_is_dark():
+def test_no_game_is_dark() -> None:
     assert guide(None, PLAYERS) == {}
 
 
-def test_first_move_lights_only_the_starters_seat():
+def test_first_move_lights_only_the_starters_seat() -> None:
     assert guide(perlen.new_game(), PLAYERS) == {"seat:0": Led(RED, STEADY)}
 
 
-def test_seat_led_follows_the_physical_seat_of_the_mover():
+def test_seat_led_follows_the_physical_seat_of_the_mover() -> None:
     # Colour 0 sits at seat 2: its turn lights seat:2, in its own colour.
     players = [Light(2, RED), Light(0, BLUE), Light(1, YELLOW)]
     assert guide(perlen.new_game(), players) == {"seat:2": Led(RED, STEADY)}
 
 
-def test_bonus_footprint_blinks_in_the_bonus_colour_and_confirm_glows():
+def test_bonus_footprint_blinks_in_the_bonus_colour_and_confirm_glows() -> None:
     state, bonuses = play("c3", "d4", "d3", "c4")  # 2:c3 for colour 0 (2:1:1)
     picture = guide(state, PLAYERS, bonuses)
     assert picture == {
@@ -60,7 +63,7 @@ def test_bonus_footprint_blinks_in_the_bonus_colour_and_confirm_glows():
     }
 
 
-def test_only_the_first_of_several_bonuses_is_shown():
+def test_only_the_first_of_several_bonuses_is_shown() -> None:
     # A 3×3 block filled so that the last pearl completes four groups at once.
     moves = ["b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4", "c3"]
     state, bonuses = play(*moves)
@@ -76,8 +79,8 @@ def test_only_the_first_of_several_bonuses_is_shown():
     assert blinking == set(bonuses[1].position.footprint)
 
 
-def test_a_higher_bonus_blinks_its_whole_footprint():
-    bonus = perlen.Bonus(perlen.parse_position("3:b2"), 2, perlen.BonusRule.MAJORITY)
+def test_a_higher_bonus_blinks_its_whole_footprint() -> None:
+    bonus = perlen.Bonus(parse_position("3:b2"), 2, perlen.BonusRule.MAJORITY)
     state, _ = play("c3")
     picture = guide(state, PLAYERS, [bonus])
     assert {n for n, led in picture.items() if led.mode is BLINK} == {
@@ -85,7 +88,7 @@ def test_a_higher_bonus_blinks_its_whole_footprint():
     }  # fmt: skip
 
 
-def test_mismatch_extra_flashes_white_missing_blinks_its_colour_and_nothing_else_shows():
+def test_mismatch_extra_flashes_white_missing_blinks_its_colour_and_nothing_else_shows() -> None:
     state, bonuses = play("c3", "d4", "d3", "c4")
     wrong = [Mismatch("a1", MismatchKind.EXTRA), Mismatch("d4", MismatchKind.MISSING, 1)]
     picture = guide(state, PLAYERS, bonuses, wrong, GuidanceOptions(children_help=True))
@@ -96,7 +99,7 @@ def test_mismatch_extra_flashes_white_missing_blinks_its_colour_and_nothing_else
     }
 
 
-def test_children_help_glows_every_legal_cell_dimly_in_the_movers_colour():
+def test_children_help_glows_every_legal_cell_dimly_in_the_movers_colour() -> None:
     state, _ = play("c3")
     options = GuidanceOptions(children_help=True, dim=0.1)
     picture = guide(state, PLAYERS, options=options)
@@ -106,14 +109,14 @@ def test_children_help_glows_every_legal_cell_dimly_in_the_movers_colour():
     assert "c3" not in picture
 
 
-def test_hint_blinks_over_the_dim_glow():
+def test_hint_blinks_over_the_dim_glow() -> None:
     state, _ = play("c3")
     picture = guide(state, PLAYERS, options=GuidanceOptions(children_help=True, hint="d4"))
     assert picture["d4"] == Led(BLUE, BLINK)
     assert picture["b2"].mode is STEADY
 
 
-def test_computer_move_blinks_alone_and_the_thinking_seat_blinks():
+def test_computer_move_blinks_alone_and_the_thinking_seat_blinks() -> None:
     state, _ = play("c3")
     thinking = guide(state, PLAYERS, options=GuidanceOptions(children_help=True, thinking=True))
     assert thinking == {"seat:1": Led(BLUE, BLINK)}
@@ -131,7 +134,7 @@ def _full_game(seed: int = 1) -> perlen.PerlenState:
     return state
 
 
-def test_game_over_sweeps_the_winners_colour_one_diagonal_per_frame():
+def test_game_over_sweeps_the_winners_colour_one_diagonal_per_frame() -> None:
     state = _full_game()
     winners = perlen.outcome(state).winners
     colour = PLAYERS[winners[0]].rgb
@@ -151,7 +154,7 @@ def test_game_over_sweeps_the_winners_colour_one_diagonal_per_frame():
     assert not any(c in CELLS for c in gap)
 
 
-def test_a_shared_win_sweeps_each_winners_colour_in_turn():
+def test_a_shared_win_sweeps_each_winners_colour_in_turn() -> None:
     for seed in range(200):
         state = _full_game(seed)
         winners = perlen.outcome(state).winners
@@ -164,16 +167,16 @@ def test_a_shared_win_sweeps_each_winners_colour_in_turn():
         assert picture["a1"].colour == PLAYERS[w].rgb
 
 
-def test_after_the_sweep_a_calm_picture():
+def test_after_the_sweep_a_calm_picture() -> None:
     state = _full_game()
     winner = perlen.outcome(state).winners[0]
     picture = guide(state, PLAYERS, options=GuidanceOptions(sweep_frame=None, dim=0.1))
     assert {picture[c] for c in CELLS} == {Led(scaled(PLAYERS[winner].rgb, 0.1), STEADY)}
 
 
-def test_last_bonuses_of_a_complete_pyramid_still_blink_before_the_sweep():
+def test_last_bonuses_of_a_complete_pyramid_still_blink_before_the_sweep() -> None:
     state = _full_game()
-    bonus = perlen.Bonus(perlen.parse_position("5:a1"), 0, perlen.BonusRule.MAJORITY)
+    bonus = perlen.Bonus(parse_position("5:a1"), 0, perlen.BonusRule.MAJORITY)
     picture = guide(state, PLAYERS, [bonus])
     assert {n for n, led in picture.items() if led.mode is BLINK} == set(CELLS)
     assert not any(n.startswith("seat:") for n in picture)
@@ -191,7 +194,7 @@ def pyr(*events: str, seats: int = 3) -> pyramidos.PyramidosState:
     return state
 
 
-def test_pyramidos_targets_show_their_owners_and_end_turn_glows_for_the_mover():
+def test_pyramidos_targets_show_their_owners_and_end_turn_glows_for_the_mover() -> None:
     state = pyr("land t1", "end", "land t3")
     assert guide(state, P4) == {
         "t1": Led(RED, STEADY),
@@ -201,14 +204,14 @@ def test_pyramidos_targets_show_their_owners_and_end_turn_glows_for_the_mover():
     }
 
 
-def test_pyramidos_open_top_pulses_in_the_movers_colour():
+def test_pyramidos_open_top_pulses_in_the_movers_colour() -> None:
     state = pyr("land t1", "land t2", "land t3", "land t4")
     assert state.top_open
     picture = guide(state, P4)
     assert picture["top"] == Led(BLUE, BLINK)
 
 
-def test_pyramidos_children_help_glows_free_base_targets():
+def test_pyramidos_children_help_glows_free_base_targets() -> None:
     state = pyr("land t2")
     picture = guide(state, P4, options=GuidanceOptions(children_help=True, dim=0.1))
     dim = Led(scaled(BLUE, 0.1), STEADY)
@@ -217,7 +220,7 @@ def test_pyramidos_children_help_glows_free_base_targets():
     assert "top" not in picture
 
 
-def test_pyramidos_ball_on_a_closed_top_flashes_white():
+def test_pyramidos_ball_on_a_closed_top_flashes_white() -> None:
     state = pyr("land t1")
     picture = guide(state, P4, mismatches=[Mismatch("top", MismatchKind.EXTRA)])
     assert picture["top"] == Led(WHITE, BLINK)
@@ -225,16 +228,16 @@ def test_pyramidos_ball_on_a_closed_top_flashes_white():
     assert picture["t1"] == Led(RED, STEADY)
 
 
-def test_pyramidos_missing_ball_blinks_in_its_owners_colour():
+def test_pyramidos_missing_ball_blinks_in_its_owners_colour() -> None:
     state = pyr("land t1", "land t2")
     picture = guide(state, P4, mismatches=[Mismatch("t2", MismatchKind.MISSING, 1)])
     assert picture["t2"] == Led(BLUE, BLINK)
 
 
-def test_pyramidos_game_over_sweeps_the_targets():
+def test_pyramidos_game_over_sweeps_the_targets() -> None:
     state = pyr("land t1", "land t2", "land t3", "land t4", "land top", seats=2)
     assert pyramidos.outcome(state).winners == (0,)
-    seen = []
+    seen: list[str] = []
     for k in range(SWEEP_PERIOD):
         picture = guide(state, P4, options=GuidanceOptions(sweep_frame=k))
         heads = [t for t, led in picture.items() if led.colour == RED and not t.startswith("seat")]
@@ -244,7 +247,7 @@ def test_pyramidos_game_over_sweeps_the_targets():
     assert calm["top"] == Led(RED, STEADY) and calm["t2"] == Led(BLUE, STEADY)
 
 
-def test_pyramidos_land_applies_to_the_mover():
+def test_pyramidos_land_applies_to_the_mover() -> None:
     state = pyramidos.apply(pyr(), Land(Target.T4))
     assert guide(state, P4)["t4"] == Led(RED, STEADY)
 
@@ -252,7 +255,7 @@ def test_pyramidos_land_applies_to_the_mover():
 # -- frames and the LED test ---------------------------------------------------------------
 
 
-def test_to_frame_places_each_named_led_by_the_channel_map():
+def test_to_frame_places_each_named_led_by_the_channel_map() -> None:
     cmap = ChannelMap.default()
     state, _ = play("c3")
     frame = to_frame(guide(state, PLAYERS), cmap)
@@ -261,7 +264,7 @@ def test_to_frame_places_each_named_led_by_the_channel_map():
     assert lit == [cmap.led("seat:1")]
 
 
-def test_led_test_walks_every_led_in_order():
+def test_led_test_walks_every_led_in_order() -> None:
     names = ["a1", "b1", "c1"]
     assert [list(led_test(names, WHITE, step=k)) for k in range(4)] == [
         ["a1"], ["b1"], ["c1"], ["a1"]

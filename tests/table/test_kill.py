@@ -16,6 +16,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -25,7 +26,9 @@ from tests.support.scripts import expected_events, physical_after, script_for
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def run_once(store: Path, game: str, seed: int, board: set[str], kill_after: float | None):
+def run_once(
+    store: Path, game: str, seed: int, board: set[str], kill_after: float | None
+) -> list[str]:
     """Run the driver; SIGKILL it ``kill_after`` seconds after it resumed. Returns its lines."""
     proc = subprocess.Popen(
         [sys.executable, "-m", "tests.table.driver", "--store", str(store), "--game", game,
@@ -60,7 +63,7 @@ def run_once(store: Path, game: str, seed: int, board: set[str], kill_after: flo
     return lines
 
 
-def stored_events(store: Path) -> list[tuple[str, dict]]:
+def stored_events(store: Path) -> list[tuple[str, dict[str, Any]]]:
     with Store(store) as s:
         latest = s.games(limit=1)
         if not latest:
@@ -72,7 +75,9 @@ def stored_events(store: Path) -> list[tuple[str, dict]]:
 
 @pytest.mark.parametrize(("game", "seed"), [("perlen-pyramide", 7), ("perlen-pyramide", 8),
                                             ("pyramidos", 4)])  # fmt: skip
-def test_sigkill_at_random_moments_loses_and_invents_nothing(tmp_path: Path, game: str, seed: int):
+def test_sigkill_at_random_moments_loses_and_invents_nothing(
+    tmp_path: Path, game: str, seed: int
+) -> None:
     rng = random.Random(seed)
     store = tmp_path / "games.sqlite3"
     steps = script_for(game, seed)

@@ -34,7 +34,7 @@ def restarted(path: Path, board: set[str]) -> Harness:
     return h
 
 
-def test_a_matching_board_goes_on_where_it_was(tmp_path: Path):
+def test_a_matching_board_goes_on_where_it_was(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     board = played(path, ("c3", "d4", "d3"))
     with restarted(path, board) as h:
@@ -45,7 +45,7 @@ def test_a_matching_board_goes_on_where_it_was(tmp_path: Path):
         assert h.put("c4").status == "bonus"
 
 
-def test_waiting_bonuses_come_back_in_order(tmp_path: Path):
+def test_waiting_bonuses_come_back_in_order(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     board = played(path, ("c3", "d4", "d3", "c4"))
     with restarted(path, board) as h:
@@ -55,7 +55,7 @@ def test_waiting_bonuses_come_back_in_order(tmp_path: Path):
         assert h.press("button:confirm").status == "playing"
 
 
-def test_a_board_that_differs_shows_the_mismatch_until_fixed(tmp_path: Path):
+def test_a_board_that_differs_shows_the_mismatch_until_fixed(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     played(path, ("c3", "d4", "d3"))
     with restarted(path, {"c3", "d3", "e5"}) as h:  # d4 fell off, e5 was put on meanwhile
@@ -71,7 +71,7 @@ def test_a_board_that_differs_shows_the_mismatch_until_fixed(tmp_path: Path):
         assert h.snap.moves == 3  # nothing was played or taken back by the differences
 
 
-def test_a_pearl_placed_during_the_power_cut_is_not_a_move(tmp_path: Path):
+def test_a_pearl_placed_during_the_power_cut_is_not_a_move(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     board = played(path, ("c3", "d4"))
     with restarted(path, board | {"d3"}) as h:
@@ -81,7 +81,7 @@ def test_a_pearl_placed_during_the_power_cut_is_not_a_move(tmp_path: Path):
         assert h.put("d3").moves == 3
 
 
-def test_a_stored_game_that_cannot_be_replayed_is_set_aside(tmp_path: Path):
+def test_a_stored_game_that_cannot_be_replayed_is_set_aside(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     with Store(path) as store:
         people = [("A", "red", "#d62728"), ("B", "blue", "#1f77b4"), ("C", "yellow", "#f2c500")]
@@ -93,12 +93,13 @@ def test_a_stored_game_that_cannot_be_replayed_is_set_aside(tmp_path: Path):
         assert h.snap.status == "idle"
         assert h.said() == ("Game 1 could not be resumed and was set aside (the log says why).")
         stored = h.store.game(game)
-        assert stored.summary.status == "aborted"
+        assert stored is not None and stored.summary.status == "aborted"
+        assert stored.result is not None
         assert "could not be resumed" in stored.result["reason"]
         assert "occupied" in stored.result["reason"]
 
 
-def test_a_finished_game_is_not_resumed(tmp_path: Path):
+def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     with Harness(path) as h:
         assert h.submit(NewGame("pyramidos", ("A", "B"))).ok

@@ -76,7 +76,7 @@ class Running:
         return "\n".join(self.lines)
 
 
-def test_serves_the_page_logs_where_and_stops_on_sigterm(tmp_path: Path):
+def test_serves_the_page_logs_where_and_stops_on_sigterm(tmp_path: Path) -> None:
     run = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")
     try:
         url = run.wait_for(r"    (http://127\.0\.0\.1:\d+/)").group(1)
@@ -91,14 +91,14 @@ def test_serves_the_page_logs_where_and_stops_on_sigterm(tmp_path: Path):
     assert (tmp_path / "pyramid.sqlite3").is_file()
 
 
-def test_ctrl_c_stops_cleanly_too(tmp_path: Path):
+def test_ctrl_c_stops_cleanly_too(tmp_path: Path) -> None:
     run = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")
     run.wait_for("open the page at")
     assert run.stop(signal.SIGINT) == 0, run.log
     assert "SIGINT: shutting down" in run.log
 
 
-def test_a_bad_config_exits_2_naming_the_key(tmp_path: Path):
+def test_a_bad_config_exits_2_naming_the_key(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('[board]\nadapter = "gpoi"\n')
     run = Running("--config", str(config), "--data-dir", str(tmp_path))
@@ -107,7 +107,7 @@ def test_a_bad_config_exits_2_naming_the_key(tmp_path: Path):
     assert "board.adapter" in run.log and "gpoi" in run.log
 
 
-def test_a_gpio_board_without_gpio_hardware_exits_2_with_one_clear_line(tmp_path: Path):
+def test_a_gpio_board_without_gpio_hardware_exits_2_with_one_clear_line(tmp_path: Path) -> None:
     # This machine has no Raspberry Pi header: gpiozero finds no pin factory. The maker
     # gets a sentence naming the board, not a traceback.
     run = Running(
@@ -123,7 +123,7 @@ def test_a_gpio_board_without_gpio_hardware_exits_2_with_one_clear_line(tmp_path
     assert "Traceback" not in run.log
 
 
-def test_a_taken_port_exits_1(tmp_path: Path):
+def test_a_taken_port_exits_1(tmp_path: Path) -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
@@ -134,7 +134,7 @@ def test_a_taken_port_exits_1(tmp_path: Path):
     assert "cannot be served" in run.log
 
 
-def test_a_damaged_store_is_set_aside_and_the_program_starts(tmp_path: Path):
+def test_a_damaged_store_is_set_aside_and_the_program_starts(tmp_path: Path) -> None:
     (tmp_path / "pyramid.sqlite3").write_text("not a database")
     run = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")
     try:
@@ -146,7 +146,7 @@ def test_a_damaged_store_is_set_aside_and_the_program_starts(tmp_path: Path):
     assert len(aside) == 1 and aside[0].read_text() == "not a database"
 
 
-def test_page_urls_name_the_host_and_every_address(monkeypatch: pytest.MonkeyPatch):
+def test_page_urls_name_the_host_and_every_address(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(socket, "gethostname", lambda: "pyramid")
     urls = page_urls("0.0.0.0", 8080)
     assert urls[0] == "http://pyramid.local:8080/"
@@ -155,7 +155,7 @@ def test_page_urls_name_the_host_and_every_address(monkeypatch: pytest.MonkeyPat
     assert page_urls("10.0.0.7", 80) == ["http://10.0.0.7:80/"]
 
 
-def test_port_0_prints_the_bound_port_on_one_line_of_standard_output(tmp_path: Path):
+def test_port_0_prints_the_bound_port_on_one_line_of_standard_output(tmp_path: Path) -> None:
     """Issue 15: a script reads where the page is from standard output, nothing else."""
     run = Running("--data-dir", str(tmp_path), "--port", "0")
     try:
@@ -179,7 +179,7 @@ def test_port_0_prints_the_bound_port_on_one_line_of_standard_output(tmp_path: P
     assert len(run.out) == 1  # nothing more on standard output, shutting down included
 
 
-def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path):
+def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path) -> None:
     first = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")
     try:
         pin = first.wait_for(r"Admin PIN for the web page: (\d{6}) \(shown once").group(1)

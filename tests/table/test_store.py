@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,12 @@ PLAYERS = [
 
 
 @pytest.fixture
-def store(tmp_path: Path):
+def store(tmp_path: Path) -> Iterator[Store]:
     with Store(tmp_path / "games.sqlite3") as s:
         yield s
 
 
-def test_wal_full_sync_and_our_ids(tmp_path: Path):
+def test_wal_full_sync_and_our_ids(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "folder" / "games.sqlite3"
     with Store(path) as store:
         conn = store._conn
@@ -47,7 +48,7 @@ def test_wal_full_sync_and_our_ids(tmp_path: Path):
     assert raw.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
 
 
-def test_events_are_visible_to_another_connection_when_append_returns(store: Store):
+def test_events_are_visible_to_another_connection_when_append_returns(store: Store) -> None:
     game = store.create_game("perlen-pyramide", PLAYERS, {"pools": "strict"}, children_help=True)
     store.append(game, [ev("move", {"cell": "c3", "colour": 0})])
     other = sqlite3.connect(store.path)
@@ -56,7 +57,7 @@ def test_events_are_visible_to_another_connection_when_append_returns(store: Sto
     ]
 
 
-def test_a_whole_game_with_undo_history_result_and_record(store: Store):
+def test_a_whole_game_with_undo_history_result_and_record(store: Store) -> None:
     game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
     store.append(game, [ev("move", {"cell": "c3", "colour": 0})])
     store.append(game, [ev("move", {"cell": "d4", "colour": 1})])
@@ -83,13 +84,16 @@ def test_a_whole_game_with_undo_history_result_and_record(store: Store):
         store.append(game, [ev("move", {"cell": "a1", "colour": 0})])
 
 
-def test_one_unfinished_game_at_a_time(store: Store):
+def test_one_unfinished_game_at_a_time(store: Store) -> None:
     first = store.create_game("pyramidos", PLAYERS[:2], {"first_seat": 1}, children_help=False)
     store.append(first, [ev("land", {"target": "t1", "seat": 1})])
-    assert store.unfinished().id == first
+    unfinished = store.unfinished()
+    assert unfinished is not None and unfinished.id == first
     second = store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
-    assert store.unfinished().id == second
+    unfinished = store.unfinished()
+    assert unfinished is not None and unfinished.id == second
     old = store.game(first)
+    assert old is not None
     assert old.summary.status == "aborted" and old.result == {"reason": "a new game was started"}
     assert old.record == {
         "game": "pyramidos",
@@ -101,7 +105,7 @@ def test_one_unfinished_game_at_a_time(store: Store):
     }
 
 
-def test_history_pages_and_leaderboard(store: Store):
+def test_history_pages_and_leaderboard(store: Store) -> None:
     for n in range(5):
         g = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
         winners = [n % 3]
@@ -129,7 +133,7 @@ def test_history_pages_and_leaderboard(store: Store):
     assert store.game(999) is None
 
 
-def test_settings_round_trip_and_limits(store: Store):
+def test_settings_round_trip_and_limits(store: Store) -> None:
     assert store.get_setting("pin_hash") is None
     assert store.get_setting("pin_hash", "x") == "x"
     store.set_setting("pin_hash", "scrypt:abc")
@@ -145,7 +149,7 @@ def test_settings_round_trip_and_limits(store: Store):
         store.set_setting("k", "x" * 70_000)
 
 
-def test_reading_threads_do_not_block_the_writer(store: Store):
+def test_reading_threads_do_not_block_the_writer(store: Store) -> None:
     game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
     errors: list[BaseException] = []
 
@@ -165,10 +169,11 @@ def test_reading_threads_do_not_block_the_writer(store: Store):
     for t in threads:
         t.join()
     assert not errors
-    assert len(store.game(game).events) == 5
+    stored = store.game(game)
+    assert stored is not None and len(stored.events) == 5
 
 
-def test_an_unknown_game_is_refused(store: Store):
+def test_an_unknown_game_is_refused(store: Store) -> None:
     with pytest.raises(ValueError):
         store.create_game("chess", PLAYERS, {}, children_help=False)
     assert store.count_games() == 0
@@ -181,7 +186,7 @@ def _aside(tmp_path: Path) -> list[Path]:
     return sorted(p for p in tmp_path.iterdir() if ".unusable-" in p.name)
 
 
-def test_a_text_file_is_set_aside_never_overwritten(tmp_path: Path):
+def test_a_text_file_is_set_aside_never_overwritten(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     path.write_text("my shopping list\n" * 100)
     with pytest.raises(StoreError) as info:
@@ -196,7 +201,7 @@ def test_a_text_file_is_set_aside_never_overwritten(tmp_path: Path):
         assert fresh.count_games() == 0
 
 
-def test_another_programs_database_is_set_aside(tmp_path: Path):
+def test_another_programs_database_is_set_aside(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     other = sqlite3.connect(path)
     other.execute("CREATE TABLE photos (id INTEGER PRIMARY KEY, title TEXT)")
@@ -209,7 +214,7 @@ def test_another_programs_database_is_set_aside(tmp_path: Path):
     assert sqlite3.connect(aside).execute("SELECT title FROM photos").fetchall() == [("holiday",)]
 
 
-def test_a_damaged_store_is_set_aside_with_its_wal(tmp_path: Path):
+def test_a_damaged_store_is_set_aside_with_its_wal(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     with Store(path) as store:
         game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
@@ -225,7 +230,7 @@ def test_a_damaged_store_is_set_aside_with_its_wal(tmp_path: Path):
     assert not path.exists()
 
 
-def test_a_newer_schema_is_refused_and_left_in_place(tmp_path: Path):
+def test_a_newer_schema_is_refused_and_left_in_place(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     Store(path).close()
     conn = sqlite3.connect(path)
@@ -237,14 +242,14 @@ def test_a_newer_schema_is_refused_and_left_in_place(tmp_path: Path):
     assert path.exists() and not _aside(tmp_path)
 
 
-def test_an_empty_file_becomes_a_store(tmp_path: Path):
+def test_an_empty_file_becomes_a_store(tmp_path: Path) -> None:
     path = tmp_path / "games.sqlite3"
     path.touch()
     with Store(path) as store:
         assert store.games() == []
 
 
-def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store):
+def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store) -> None:
     game = store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
     store.append(game, [ev("land", {"target": "t1", "seat": 0}), ev("end", {"seat": 1,
                         "by": "page"}), ev("undo", {"by": "page", "what": "end"})])  # fmt: skip
@@ -257,7 +262,7 @@ def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store):
 
 def test_an_older_store_is_migrated_keeping_its_games(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-):
+) -> None:
     import controller.store as store_module
 
     path = tmp_path / "games.sqlite3"
@@ -269,19 +274,23 @@ def test_an_older_store_is_migrated_keeping_its_games(
     monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
     monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
     with Store(path) as new:
-        assert new.game(game).record["moves"] == ["c3"]
+        migrated = new.game(game)
+        assert migrated is not None and migrated.record["moves"] == ["c3"]
         columns = [r[1] for r in new._conn.execute("PRAGMA table_info(games)")]
         assert "note" in columns
         assert new._conn.execute("PRAGMA user_version").fetchone()[0] == 2
 
 
-def test_the_log_is_checkpointed_between_games_not_during_moves(store: Store, tmp_path: Path):
+def test_the_log_is_checkpointed_between_games_not_during_moves(
+    store: Store, tmp_path: Path
+) -> None:
     def events_in_the_main_file() -> int:
         # The database file alone, without its write-ahead log: what checkpoints copied.
         copy = tmp_path / "copy.sqlite3"
         copy.write_bytes(store.path.read_bytes())
         with sqlite3.connect(copy) as conn:
-            return conn.execute("SELECT count(*) FROM events").fetchone()[0]
+            count: int = conn.execute("SELECT count(*) FROM events").fetchone()[0]
+            return count
 
     assert store._conn.execute("PRAGMA wal_autocheckpoint").fetchone()[0] >= 10_000
     game = store.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)

@@ -61,7 +61,8 @@ def test_a_read_only_store_says_so(tmp_path: Path) -> None:
         assert info.value.fault == "read-only"
         store._conn.execute("PRAGMA query_only = OFF")
         store.append(game, [BasePearl("c3", 0)])
-        assert len(store.game(game).events) == 1  # type: ignore[union-attr]
+        stored = store.game(game)
+        assert stored is not None and len(stored.events) == 1
 
 
 def test_the_table_waits_while_the_card_is_full_and_goes_on_after(tmp_path: Path) -> None:

@@ -13,17 +13,19 @@ import dataclasses
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from controller.hardware.port import Led, LedMode, Sound
+from controller.hardware.port import Led, LedFrame, LedMode, Sound
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import ConfirmBonus, Hint, NewGame, Undo
 from controller.referee.events import fold, from_stored, standing
 from controller.referee.games import new_game
 from controller.referee.messages import english
 from controller.rules import perlen
+from controller.rules.notation import Position
 from controller.table import TableBusy, TableSettings
 from tests.support.scripts import perlen_script, play, pyramidos_script
 from tests.support.table import Harness
@@ -32,7 +34,7 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 
 
 @pytest.fixture
-def h(tmp_path: Path):  # type: ignore[no-untyped-def]
+def h(tmp_path: Path) -> Iterator[Harness]:
     with Harness(tmp_path / "games.sqlite3") as harness:
         assert harness.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
         yield harness
@@ -42,6 +44,7 @@ def test_a_move_is_stored_shown_and_published(h: Harness) -> None:
     snap = h.put("c3")
     assert snap.moves == 1 and snap.to_move == 1
     assert h.lit == {"seat:1": Led(BLUE)}
+    assert snap.game_id is not None
     stored = h.store.game(snap.game_id)
     assert stored is not None and [(e.kind, dict(e.data)) for e in stored.events] == [
         ("move", {"cell": "c3", "colour": 0})
@@ -72,9 +75,10 @@ def test_whole_games_through_the_table(tmp_path: Path) -> None:
             for step in script:
                 play(h, step)
             snap = h.snap
-            assert snap.status == "over"
+            assert snap.status == "over" and snap.game_id is not None
             stored = h.store.game(snap.game_id)
             assert stored is not None and stored.summary.status == "over"
+            assert stored.result is not None
             assert list(stored.result["winners"]) == list(snap.winners)
 
 
@@ -96,7 +100,7 @@ def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_pat
         checked: list[tuple[int, int]] = []
         show = h.board.show
 
-        def checking_show(frame):  # type: ignore[no-untyped-def]
+        def checking_show(frame: LedFrame) -> None:
             session = h.table._state.session  # the owner thread is the caller: safe to look
             if session is not None:
                 checked.append((session.game.moves, stored_moves()))
@@ -166,6 +170,7 @@ def test_sounds_go_to_the_board(tmp_path: Path) -> None:
     volume = [0.5]
     settings = TableSettings(volume=lambda: volume[0])
     with BuzzingHarness(tmp_path / "g.sqlite3", settings) as h:
+        assert isinstance(h.board, Buzzing)
         h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")))
         for cell in ("c3", "d4", "d3", "c4"):
             h.settle(1)
@@ -187,11 +192,13 @@ def test_a_computer_seat_thinks_on_a_worker_thread(tmp_path: Path) -> None:
     class First:
         levels = ("easy",)
 
-        def choose(self, state, level, seed, cancel):  # type: ignore[no-untyped-def]
+        def choose(
+            self, state: perlen.PerlenState, level: str, seed: int, cancel: threading.Event
+        ) -> Position:
             seen.append(threading.current_thread().name)
             return perlen.legal_moves(state)[0]
 
-        def hint(self, state, cancel):  # type: ignore[no-untyped-def]
+        def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position:
             seen.append(threading.current_thread().name)
             return perlen.legal_moves(state)[-1]
 
@@ -212,7 +219,7 @@ def test_a_command_that_waits_too_long_is_a_timeout(h: Harness) -> None:
     gate = threading.Event()
     show = h.board.show
 
-    def slow(frame):  # type: ignore[no-untyped-def]
+    def slow(frame: LedFrame) -> None:
         gate.wait(2)
         show(frame)
 

@@ -13,7 +13,7 @@ after a jump forward and years late after one backward.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -60,7 +60,7 @@ def wall(monkeypatch: pytest.MonkeyPatch) -> Iterator[Wall]:
 class Board:
     """A SimBoard, a store on the jumping wall clock, a Table on the monotonic clock."""
 
-    def __init__(self, path: Path, wall: Wall, on: set[str] = frozenset()) -> None:
+    def __init__(self, path: Path, wall: Wall, on: Iterable[str] = frozenset()) -> None:
         self.cmap = ChannelMap.default()
         self.sim = SimBoard(self.cmap.channel_count, self.cmap.led_count)
         self.sim.set_active(self.cmap.channel(n) for n in on)
@@ -77,8 +77,8 @@ class Board:
         assert snap is not None
         return snap
 
-    def wait(self, predicate, timeout: float = 5.0) -> Snapshot:  # type: ignore[no-untyped-def]
-        snap = lambda: self.table.snapshot  # noqa: E731
+    def wait(self, predicate: Callable[[Snapshot], bool], timeout: float = 5.0) -> Snapshot:
+        snap: Callable[[], Snapshot] = lambda: self.table.snapshot  # noqa: E731
         return wait_until(lambda: snap() if predicate(snap()) else None, timeout)
 
     def close(self) -> None:
@@ -164,7 +164,8 @@ def test_history_stays_in_play_order_and_the_game_resumes_after_jumps(
         listed = store.games()
         assert [g.id for g in listed] == [second, first]  # newest first: by id
         assert listed[0].started < listed[1].started  # though its wall time is older
-        assert store.unfinished() is not None and store.unfinished().summary.id == second
+        unfinished = store.unfinished()
+        assert unfinished is not None and unfinished.summary.id == second
         old = store.game(first or 0)
         assert old is not None and old.summary.status == "aborted"
         assert [e.kind for e in old.events] == ["move", "move", "move", "move", "abort"]

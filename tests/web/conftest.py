@@ -72,7 +72,11 @@ class Rig:
                 continue
             moves = snap["moves"]
             self.place(snap["legal"][0])
-            self.wait(lambda s, m=moves: s["moves"] > m)
+
+            def moved(s: dict[str, Any], m: int = moves) -> bool:
+                return bool(s["moves"] > m)
+
+            self.wait(moved)
 
     def new_perlen(self, names: tuple[str, ...] = ("Anna", "Ben", "Cleo"), **kw: Any) -> None:
         reply = self.table.submit(NewGame("perlen-pyramide", names, **kw))
@@ -130,7 +134,9 @@ def unlocked(client: FlaskClient, pin: str = PIN) -> str:
     token = csrf(client)
     response = client.post("/api/unlock", json={"pin": pin}, headers={"X-CSRFToken": token})
     assert response.status_code == 200, response.get_json()
-    return response.get_json()["csrf_token"]
+    fresh = response.get_json()["csrf_token"]
+    assert isinstance(fresh, str)
+    return fresh
 
 
 @pytest.fixture

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import time
+from typing import Any
+
+from flask.testing import FlaskClient
 
 from tests.web.conftest import PIN, Rig
 
 
-def test_state_is_the_tables_snapshot(rig: Rig, client) -> None:
+def test_state_is_the_tables_snapshot(rig: Rig, client: FlaskClient) -> None:
     response = client.get("/api/state")
     assert response.status_code == 200
     body = response.get_json()
@@ -15,7 +18,9 @@ def test_state_is_the_tables_snapshot(rig: Rig, client) -> None:
     assert response.headers["Cache-Control"] == "no-store"
 
 
-def test_new_game_moves_commands_and_history_through_the_api(rig: Rig, admin) -> None:
+def test_new_game_moves_commands_and_history_through_the_api(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     setup = {
         "game": "perlen-pyramide",
@@ -71,12 +76,18 @@ def test_new_game_moves_commands_and_history_through_the_api(rig: Rig, admin) ->
     assert client.get("/api/games").get_json()["games"][0]["status"] == "aborted"
 
 
-def test_buttons_of_the_virtual_board_drive_pyramidos(rig: Rig, admin) -> None:
+def test_buttons_of_the_virtual_board_drive_pyramidos(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     rig.new_pyramidos(("Anna", "Ben"))
     for target in ("t1", "t2", "t3", "t4"):
         client.post("/api/virtual", json={"name": target}, headers=headers)
-        rig.wait(lambda s, t=target: s["targets"][t] is not None)
+
+        def reached(s: dict[str, Any], t: str = target) -> bool:
+            return s["targets"][t] is not None
+
+        rig.wait(reached)
     assert rig.snapshot()["top_open"] is True
     press = client.post("/api/virtual", json={"name": "button:end_turn"}, headers=headers)
     assert press.get_json()["active"] is False
@@ -91,13 +102,15 @@ def test_buttons_of_the_virtual_board_drive_pyramidos(rig: Rig, admin) -> None:
     assert client.get("/api/leaderboard?game=pyramidos").get_json()["rows"] == board
 
 
-def test_led_test_and_settings(rig: Rig, admin) -> None:
+def test_led_test_and_settings(rig: Rig, admin: tuple[FlaskClient, dict[str, str]]) -> None:
     client, headers = admin
     response = client.post("/api/led-test", json={"led": "c3", "colour": "blue"}, headers=headers)
     assert response.status_code == 200
     rig.wait(lambda s: s["led_test"] is not None)
     frame = rig.board.wait_for_frame(1)
-    assert frame.leds[rig.cmap.led("c3")].colour == (0x1F, 0x77, 0xB4)
+    led = rig.cmap.led("c3")
+    assert led is not None
+    assert frame.leds[led].colour == (0x1F, 0x77, 0xB4)
     stop = client.post("/api/led-test", json={"stop": True}, headers=headers)
     assert stop.status_code == 200
     rig.wait(lambda s: s["led_test"] is None)
@@ -112,7 +125,9 @@ def test_led_test_and_settings(rig: Rig, admin) -> None:
     assert wrong.status_code == 400
 
 
-def test_bad_input_gets_a_sentence_not_a_500(rig: Rig, admin) -> None:
+def test_bad_input_gets_a_sentence_not_a_500(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     cases = [
         ({"game": "chess", "players": []}, "game"),
@@ -159,7 +174,9 @@ def test_bad_input_gets_a_sentence_not_a_500(rig: Rig, admin) -> None:
     assert rig.snapshot()["game"] is None
 
 
-def test_a_computer_seat_shows_its_move_for_a_person_to_place(rig: Rig, admin) -> None:
+def test_a_computer_seat_shows_its_move_for_a_person_to_place(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     setup = {
         "game": "perlen-pyramide",
@@ -186,7 +203,7 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(rig: Rig, admin) -
 
 
 def test_session_gives_the_csrf_token_and_whether_this_browser_is_unlocked(
-    rig: Rig, client
+    rig: Rig, client: FlaskClient
 ) -> None:
     """A program needs no HTML: the token and the lock state come as JSON."""
     first = client.get("/api/session")
@@ -208,7 +225,9 @@ def test_session_gives_the_csrf_token_and_whether_this_browser_is_unlocked(
     assert german["language"] == "de"
 
 
-def test_a_virtual_tap_is_in_the_state_as_soon_as_it_is_answered(rig: Rig, admin) -> None:
+def test_a_virtual_tap_is_in_the_state_as_soon_as_it_is_answered(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     """Issue 15: ``GET /api/state`` right after the 200 of a tap lacked the move in 24 of
     50 tries. The answer now comes once the Table has handled (and stored) the touch."""
     client, headers = admin

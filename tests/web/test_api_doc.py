@@ -100,6 +100,7 @@ def probe(client: FlaskClient, path: str, body: object, headers: dict[str, str])
     response = client.post(path, json=body, headers=headers)
     answer = response.get_json()
     assert response.status_code == 400, (path, body, answer)
+    assert isinstance(answer, dict)
     return answer
 
 
@@ -132,7 +133,9 @@ def test_each_write_takes_exactly_the_documented_fields(
     assert rig.store.count_games() == 0 and rig.board.read().active == frozenset()
 
 
-def test_a_players_fields_are_the_documented_ones(rig: Rig, admin) -> None:
+def test_a_players_fields_are_the_documented_ones(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     documented = fields(section("### `POST /api/game`"), after="Each player:")
     player = {f.name: SAMPLES[f.kinds[0]] for f in documented if f.required}
@@ -184,16 +187,18 @@ def test_every_event_kind_with_its_data_and_every_by() -> None:
     assert by == [b.value for b in By]
 
 
-def test_the_stream_sends_what_the_document_says(rig: Rig, client) -> None:
+def test_the_stream_sends_what_the_document_says(rig: Rig, client: FlaskClient) -> None:
     """``retry``, then ``snapshot`` events with ``id`` and the documented data members."""
     text = section("### `GET /events`")
     names = re.findall(r"One event name only, \*\*`(\w+)`\*\*", text)
     members = re.findall(r"`(\w+)` \(", text.split("Its data is", 1)[1].split(".\n-")[0])
     response = client.get("/events?view=none")
     chunks = iter(response.response)
-    first = next(chunks).decode()
+    first = ""
     while "data: " not in first:
-        first += next(chunks).decode()
+        chunk = next(chunks)
+        assert isinstance(chunk, bytes)  # the app streams bytes
+        first += chunk.decode()
     response.close()
     assert first.startswith("retry: 2000\n\n")
     block = dict(line.split(": ", 1) for line in first.split("\n\n")[1].split("\n"))
@@ -210,7 +215,7 @@ def test_the_error_table_has_every_status_the_app_answers(rig: Rig) -> None:
     assert titled - {500} == statuses  # a 500 is a bug, said in the text below the table
 
 
-def test_the_session_route_answers_what_is_documented(rig: Rig, client) -> None:
+def test_the_session_route_answers_what_is_documented(rig: Rig, client: FlaskClient) -> None:
     text = section("### `GET /api/session`")
     documented = re.findall(r'"(\w+)":', text)
     csrf(client)

@@ -64,7 +64,9 @@ def state_of(rig: Rig) -> tuple[Any, ...]:
 
 
 @pytest.fixture
-def playing(rig: Rig, admin: tuple[FlaskClient, dict[str, str]]) -> tuple[FlaskClient, dict]:
+def playing(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> tuple[FlaskClient, dict[str, str]]:
     """An unlocked client while a game with one pearl is being played (so Undo and Abort
     would change something if a junk body got through)."""
     rig.new_perlen()
@@ -75,7 +77,7 @@ def playing(rig: Rig, admin: tuple[FlaskClient, dict[str, str]]) -> tuple[FlaskC
 
 @pytest.mark.parametrize(("what", "body", "words"), UNPARSABLE, ids=[u[0] for u in UNPARSABLE])
 def test_a_body_that_does_not_parse_is_a_400_on_every_write(
-    rig: Rig, playing: tuple[FlaskClient, dict], what: str, body: bytes, words: str
+    rig: Rig, playing: tuple[FlaskClient, dict[str, str]], what: str, body: bytes, words: str
 ) -> None:
     client, headers = playing
     before = state_of(rig)
@@ -88,7 +90,9 @@ def test_a_body_that_does_not_parse_is_a_400_on_every_write(
     assert state_of(rig) == before
 
 
-def test_a_key_given_twice_is_refused_by_name(rig: Rig, admin) -> None:
+def test_a_key_given_twice_is_refused_by_name(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     response = client.post(
         "/api/virtual",
@@ -102,10 +106,11 @@ def test_a_key_given_twice_is_refused_by_name(rig: Rig, admin) -> None:
 
 
 def test_a_command_takes_an_empty_object_or_nothing_and_refuses_junk(
-    rig: Rig, playing: tuple[FlaskClient, dict]
+    rig: Rig, playing: tuple[FlaskClient, dict[str, str]]
 ) -> None:
     client, headers = playing
     before = state_of(rig)
+    body: object
     for body in ({"force": True}, {"": 1}, [], "undo", 0, None):
         raw = json.dumps(body)  # null too: only an empty body is no body
         response = client.post(
@@ -126,7 +131,9 @@ def test_a_command_takes_an_empty_object_or_nothing_and_refuses_junk(
     assert rig.wait(lambda s: s["game"] is None)
 
 
-def test_led_test_refuses_unknown_fields_nan_and_stop_with_a_colour(rig: Rig, admin) -> None:
+def test_led_test_refuses_unknown_fields_nan_and_stop_with_a_colour(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     cases: list[tuple[object, str]] = [
         ({"pin": 1}, "pin"),
@@ -150,7 +157,9 @@ def test_led_test_refuses_unknown_fields_nan_and_stop_with_a_colour(rig: Rig, ad
     assert rig.wait(lambda s: s["led_test"] is not None)["led_test"]["led"] is None
 
 
-def test_wrong_types_are_named_down_to_the_player(rig: Rig, admin) -> None:
+def test_wrong_types_are_named_down_to_the_player(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     players = [
         {"name": "Anna", "colour": "red"},
@@ -205,7 +214,7 @@ def test_wrong_types_are_named_down_to_the_player(rig: Rig, admin) -> None:
     assert unnamed.status_code == 200, unnamed.get_json()
 
 
-def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client) -> None:
+def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client: FlaskClient) -> None:
     token = csrf(client)
     headers = {"X-CSRFToken": token}
     assert client.post("/api/unlock", json={}, headers=headers).get_json()["field"] == "pin"
@@ -219,6 +228,7 @@ def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client) -> 
     # Only a right PIN with nothing else unlocks.
     right = client.post("/api/unlock", json={"pin": PIN}, headers=headers)
     headers = {"X-CSRFToken": right.get_json()["csrf_token"]}
+    body: object
     for body, field in (
         ({"name": "c3", "action": "toggle", "force": 1}, "force"),
         ({"action": "on"}, "name"),
@@ -245,7 +255,7 @@ def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client) -> 
     assert rig.store.get_setting("board.volume") == "0"
 
 
-def test_a_body_must_say_it_is_json(rig: Rig, admin) -> None:
+def test_a_body_must_say_it_is_json(rig: Rig, admin: tuple[FlaskClient, dict[str, str]]) -> None:
     client, headers = admin
     response = client.post("/api/virtual", data='{"name": "c3"}', headers=headers)
     assert response.status_code == 415

@@ -16,14 +16,18 @@ import shutil
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import pytest
+from flask import Flask
 
 from tests.support.scripts import HINTED_ENDGAME
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
 from web_ui import create_app, serve, stop
 from web_ui.app import WebSettings
+
+if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
+    from playwright.sync_api import Browser, Page, ViewportSize
 
 pytestmark = pytest.mark.browser
 
@@ -38,18 +42,18 @@ ARGS = [
     "--disable-sync",
 ]
 SHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
-PHONE = {"width": 390, "height": 844}
+PHONE: ViewportSize = {"width": 390, "height": 844}
 WAIT_MS = 5000
 
 
-def _unavailable(reason: str) -> None:
+def _unavailable(reason: str) -> NoReturn:
     if os.environ.get("CI") == "true":
         pytest.fail(f"browser tests need Chromium under CI: {reason}")
     pytest.skip(reason)
 
 
 @pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
+def browser() -> Iterator[Browser]:
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - the test extra installs it
@@ -66,7 +70,7 @@ def browser() -> Iterator[Any]:
 class Served:
     """The rig's app on a free loopback port, in a thread, until stopped."""
 
-    def __init__(self, rig: Rig, app: Any | None = None, port: int = 0) -> None:
+    def __init__(self, rig: Rig, app: Flask | None = None, port: int = 0) -> None:
         self.app = app or rig.app
         ready = threading.Event()
         self.thread = threading.Thread(
@@ -91,12 +95,12 @@ def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
     close_rig(rig)
 
 
-def shot(page: Any, name: str) -> None:
+def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
-def start_game(page: Any, url: str, game: str, names: list[str], colours: list[str]) -> None:
+def start_game(page: Page, url: str, game: str, names: list[str], colours: list[str]) -> None:
     """Fill in the setup page as a person would and start the game with the PIN."""
     page.goto(f"{url}/setup")
     page.check(f'input[name="game"][value="{game}"]')
@@ -113,7 +117,7 @@ def start_game(page: Any, url: str, game: str, names: list[str], colours: list[s
     page.wait_for_selector("#live-status .message .said", timeout=WAIT_MS)  # "… has started"
 
 
-def tap(page: Any, selector: str) -> None:
+def tap(page: Page, selector: str) -> None:
     """Tap, then wait until the page's request is answered (taps meanwhile are ignored)."""
     page.locator(selector).click()
     page.wait_for_function(
@@ -123,7 +127,9 @@ def tap(page: Any, selector: str) -> None:
     )
 
 
-def test_a_whole_perlen_pyramide_game_in_the_browser(browser: Any, served: Any) -> None:
+def test_a_whole_perlen_pyramide_game_in_the_browser(
+    browser: Browser, served: tuple[Rig, Served]
+) -> None:
     rig, server = served
     watcher = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
     watcher.goto(f"{server.url}/")
@@ -149,7 +155,11 @@ def test_a_whole_perlen_pyramide_game_in_the_browser(browser: Any, served: Any) 
             cell = snap["legal"][len(snap["legal"]) // 2]
             tap(player, f"#cell-{cell}")
             moves += 1
-            rig.wait(lambda s, m=moves: s["moves"] == m)
+
+            def moved(s: dict[str, Any], m: int = moves) -> bool:
+                return bool(s["moves"] == m)
+
+            rig.wait(moved)
             # Every move reaches the watcher's drawing of the board.
             watcher.wait_for_selector(f'#cell-{cell}[aria-label*=" pearl,"]', timeout=WAIT_MS)
             if rig.snapshot()["pending"] and not shown_bonus:
@@ -190,7 +200,7 @@ def test_a_whole_perlen_pyramide_game_in_the_browser(browser: Any, served: Any) 
 
 
 def test_a_whole_pyramidos_game_and_a_lost_connection(
-    browser: Any, served: Any, tmp_path: Path
+    browser: Browser, served: tuple[Rig, Served], tmp_path: Path
 ) -> None:
     rig, server = served
     player = browser.new_context(viewport=PHONE, locale="de-DE").new_page()
@@ -201,7 +211,11 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
 
     for target in ("t1", "t2", "t3", "t4"):
         tap(player, f"#target-{target}")
-        rig.wait(lambda s, t=target: s["targets"][t] is not None)
+
+        def reached(s: dict[str, Any], t: str = target) -> bool:
+            return s["targets"][t] is not None
+
+        rig.wait(reached)
         watcher.wait_for_selector(f"#target-{target} circle.pearl", timeout=WAIT_MS)
     assert rig.snapshot()["top_open"] is True
     shot(watcher, "pyramidos-top-open")
@@ -247,11 +261,13 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
         revived.stop()
 
 
-def live_text(page: Any) -> str:
+def live_text(page: Page) -> str:
     return " ".join(page.inner_text("#live-status").split())
 
 
-def test_a_family_evening_on_a_phone_with_a_computer_seat(browser: Any, served: Any) -> None:
+def test_a_family_evening_on_a_phone_with_a_computer_seat(
+    browser: Browser, served: tuple[Rig, Served]
+) -> None:
     """The moments that matter at the table (issue "The family at the table"), on a phone:
     the menu, the hidden centre said and seen, messages that are current, the computer's
     choice in its colour, the end of the game, clearing the board, playing again, sound."""
@@ -324,7 +340,11 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(browser: Any, served: 
             target = snap["legal"][0]
         moves = snap["moves"]
         tap(page, f"#cell-{target}")
-        rig.wait(lambda s, m=moves: s["moves"] > m)
+
+        def moved_on(s: dict[str, Any], m: int = moves) -> bool:
+            return bool(s["moves"] > m)
+
+        rig.wait(moved_on)
     # The 25th pearl: the winner at once, and the last bonus pearls finish the pyramid.
     page.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
     final = rig.snapshot()
@@ -348,7 +368,9 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(browser: Any, served: 
     page.wait_for_selector("#live-status >> text=Game 2 has started", timeout=WAIT_MS)
 
 
-def test_taking_back_under_bonus_pearls_on_a_laptop(browser: Any, served: Any) -> None:
+def test_taking_back_under_bonus_pearls_on_a_laptop(
+    browser: Browser, served: tuple[Rig, Served]
+) -> None:
     """Undo under a cascade of three: the bonus pearls come off top down, as they are."""
     rig, server = served
     page = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-GB").new_page()
@@ -360,7 +382,11 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(browser: Any, served: Any) -
             page.locator('[data-command="confirm"] button').click()
             rig.wait(lambda s: not s["pending"])
         tap(page, f"#cell-{cell}")
-        rig.wait(lambda s, n=n: s["moves"] == n)
+
+        def moved(s: dict[str, Any], n: int = n) -> bool:
+            return bool(s["moves"] == n)
+
+        rig.wait(moved)
     assert [b["pos"] for b in rig.snapshot()["pending"]] == ["2:b2", "2:b3", "3:b2"]
     # While bonus pearls are owed, their layer is drawn large with the place marked.
     page.wait_for_selector("#live-board svg.pyramid-focus", timeout=WAIT_MS)
@@ -382,7 +408,7 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(browser: Any, served: Any) -
     assert snap["moves"] == 8 and snap["removals"] == []
 
 
-def test_a_hint_says_why_in_german_on_a_phone(browser: Any, served: Any) -> None:
+def test_a_hint_says_why_in_german_on_a_phone(browser: Browser, served: tuple[Rig, Served]) -> None:
     """The real computer player's hint (issue "One rules core … and levels that differ"):
     the cell is ringed in the mover's colour, and the page says in German which bonus
     pearl it wins and how many visible pearls it is worth, with a German decimal comma."""
@@ -396,7 +422,11 @@ def test_a_hint_says_why_in_german_on_a_phone(browser: Any, served: Any) -> None
             page.locator('[data-command="confirm"] button').click()
             rig.wait(lambda s: not s["pending"])
         tap(page, f"#cell-{cell}")
-        rig.wait(lambda s, n=n: s["moves"] == n)
+
+        def moved(s: dict[str, Any], n: int = n) -> bool:
+            return bool(s["moves"] == n)
+
+        rig.wait(moved)
     if rig.snapshot()["pending"]:
         page.locator('[data-command="confirm"] button').click()
         rig.wait(lambda s: not s["pending"])

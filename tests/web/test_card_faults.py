@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import html
 
+from flask.testing import FlaskClient
+
 from controller.hardware.port import LedMode
 from controller.palette import WHITE
 from controller.store import StoreWriteError
@@ -23,7 +25,9 @@ READ_ONLY = (
 )
 
 
-def test_a_read_only_card_is_shown_on_the_page_and_the_leds(rig: Rig, admin) -> None:
+def test_a_read_only_card_is_shown_on_the_page_and_the_leds(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     rig.new_perlen()
     first = client.post("/api/virtual", json={"name": "c3", "action": "on"}, headers=headers)
@@ -40,7 +44,9 @@ def test_a_read_only_card_is_shown_on_the_page_and_the_leds(rig: Rig, admin) -> 
     state = client.get("/api/state").get_json()
     assert state["fault"] is True and READ_ONLY in state["text"].values()
     frame = rig.board.led_frame
-    d4 = frame.leds[rig.cmap.led("d4")]
+    led = rig.cmap.led("d4")
+    assert led is not None
+    d4 = frame.leds[led]
     assert d4.colour == WHITE and d4.mode is LedMode.BLINK  # the pearl that cannot count
 
     # The page's own writes are refused with a sentence, and nothing is changed.
@@ -65,7 +71,9 @@ def test_a_read_only_card_is_shown_on_the_page_and_the_leds(rig: Rig, admin) -> 
     assert game is not None and [e.data["cell"] for e in game.events] == ["c3", "d4"]
 
 
-def test_a_full_card_refuses_a_new_game_until_it_has_room(rig: Rig, admin) -> None:
+def test_a_full_card_refuses_a_new_game_until_it_has_room(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
     client, headers = admin
     conn = rig.store._conn
     conn.execute(f"PRAGMA max_page_count = {conn.execute('PRAGMA page_count').fetchone()[0]}")

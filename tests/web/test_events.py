@@ -7,14 +7,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
+
 from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui.app import WebSettings, close_app
 
 
-def events(response) -> Iterator[tuple[str, Any]]:
+def events(response: TestResponse) -> Iterator[tuple[str, Any]]:
     """(kind, payload) for each SSE block: ("snapshot", data), ("comment", text), ("retry", ms)."""
     buffer = b""
     for chunk in response.response:
+        assert isinstance(chunk, bytes)  # the app streams bytes
         buffer += chunk
         while b"\n\n" in buffer:
             block, buffer = buffer.split(b"\n\n", 1)
@@ -28,7 +32,9 @@ def events(response) -> Iterator[tuple[str, Any]]:
                 yield fields["event"], (fields.get("id"), json.loads(fields["data"]))
 
 
-def test_a_new_stream_gets_the_snapshot_first_then_every_change(rig: Rig, client) -> None:
+def test_a_new_stream_gets_the_snapshot_first_then_every_change(
+    rig: Rig, client: FlaskClient
+) -> None:
     rig.new_perlen(("<b>Anna</b>", "Ben", "Cleo"))
     response = client.get("/events?view=live")
     assert response.status_code == 200
@@ -63,7 +69,9 @@ def test_a_new_stream_gets_the_snapshot_first_then_every_change(rig: Rig, client
     response.close()
 
 
-def test_idle_streams_get_heartbeats_and_end_when_the_server_stops(rig: Rig, client) -> None:
+def test_idle_streams_get_heartbeats_and_end_when_the_server_stops(
+    rig: Rig, client: FlaskClient
+) -> None:
     response = client.get("/events?view=none")
     stream = events(response)
     next(stream)
@@ -77,7 +85,7 @@ def test_idle_streams_get_heartbeats_and_end_when_the_server_stops(rig: Rig, cli
     assert client.get("/events").status_code == 503
 
 
-def test_diagnostics_stream_renders_sensors(rig: Rig, client) -> None:
+def test_diagnostics_stream_renders_sensors(rig: Rig, client: FlaskClient) -> None:
     response = client.get("/events?view=diagnostics")
     stream = events(response)
     next(stream)
@@ -106,13 +114,13 @@ def test_streams_are_limited_so_pages_always_get_a_thread(tmp_path: Path) -> Non
         close_rig(rig)
 
 
-def test_unknown_view_is_a_clear_400(client) -> None:
+def test_unknown_view_is_a_clear_400(client: FlaskClient) -> None:
     response = client.get("/events?view=<x>")
     assert response.status_code == 400
     assert response.get_json()["error"].startswith("Unknown view")
 
 
-def test_streams_end_when_the_table_stops(rig: Rig, client) -> None:
+def test_streams_end_when_the_table_stops(rig: Rig, client: FlaskClient) -> None:
     response = client.get("/events?view=none")
     stream = events(response)
     next(stream), next(stream)

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -140,21 +141,21 @@ FUZZ = settings(
 
 
 @pytest.fixture(scope="module")
-def fuzz_rig(tmp_path_factory) -> Iterator[Rig]:
+def fuzz_rig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Rig]:
     rig = build_rig(tmp_path_factory.mktemp("fuzz"))
     yield rig
     close_rig(rig)
 
 
 @pytest.fixture(scope="module")
-def locked(fuzz_rig: Rig) -> tuple[Any, str]:
+def locked(fuzz_rig: Rig) -> tuple[FlaskClient, str]:
     """A browser that never had the PIN, with its CSRF token."""
     client = fuzz_rig.app.test_client()
     return client, csrf(client, "/unlock")
 
 
 @pytest.fixture(scope="module")
-def admin_client(fuzz_rig: Rig) -> tuple[Any, str]:
+def admin_client(fuzz_rig: Rig) -> tuple[FlaskClient, str]:
     """A browser unlocked once (the PIN hash check is slow on purpose)."""
     client = fuzz_rig.app.test_client()
     return client, unlocked(client)
@@ -176,7 +177,7 @@ def state_of(rig: Rig) -> tuple[Any, ...]:
 @FUZZ
 @given(path=st.sampled_from(JSON_WRITES), body=bodies | values)
 def test_json_writes_without_the_pin_change_nothing(
-    fuzz_rig: Rig, locked: tuple[Any, str], path: str, body: Any
+    fuzz_rig: Rig, locked: tuple[FlaskClient, str], path: str, body: object
 ) -> None:
     client, token = locked
     before = state_of(fuzz_rig)
@@ -191,7 +192,7 @@ def test_json_writes_without_the_pin_change_nothing(
 @FUZZ
 @given(path=st.sampled_from(JSON_WRITES + FORM_WRITES), body=raw_bodies, kind=content_types)
 def test_raw_bodies_without_the_pin_change_nothing(
-    fuzz_rig: Rig, locked: tuple[Any, str], path: str, body: bytes, kind: str
+    fuzz_rig: Rig, locked: tuple[FlaskClient, str], path: str, body: bytes, kind: str
 ) -> None:
     client, token = locked
     before = state_of(fuzz_rig)
@@ -210,7 +211,11 @@ def test_raw_bodies_without_the_pin_change_nothing(
 @FUZZ
 @given(path=st.sampled_from(FORM_WRITES), form=form_values, with_token=st.booleans())
 def test_forms_without_the_pin_change_nothing(
-    fuzz_rig: Rig, locked: tuple[Any, str], path: str, form: dict[str, str], with_token: bool
+    fuzz_rig: Rig,
+    locked: tuple[FlaskClient, str],
+    path: str,
+    form: dict[str, str],
+    with_token: bool,
 ) -> None:
     client, token = locked
     before = state_of(fuzz_rig)
@@ -225,7 +230,7 @@ def test_forms_without_the_pin_change_nothing(
 @FUZZ
 @given(path=st.sampled_from(JSON_WRITES[2:]), body=bodies | values)
 def test_json_writes_with_the_pin_never_answer_500(
-    admin_client: tuple[Any, str], path: str, body: Any
+    admin_client: tuple[FlaskClient, str], path: str, body: object
 ) -> None:
     client, token = admin_client
     response = client.post(path, json=body, headers={"X-CSRFToken": token})
@@ -236,7 +241,7 @@ def test_json_writes_with_the_pin_never_answer_500(
 @FUZZ
 @given(path=st.sampled_from(FORM_WRITES[:-1]), form=form_values)
 def test_forms_with_the_pin_never_answer_500(
-    admin_client: tuple[Any, str], path: str, form: dict[str, str]
+    admin_client: tuple[FlaskClient, str], path: str, form: dict[str, str]
 ) -> None:
     client, token = admin_client
     response = client.post(path, data={**form, "csrf_token": token})
@@ -257,7 +262,7 @@ def test_reading_any_address_never_answers_500(fuzz_rig: Rig, path: str, query: 
 @FUZZ
 @given(path=st.sampled_from(["/lock", "/language", "/api/lock"]), form=form_values)
 def test_session_only_writes_change_nothing_on_the_server(
-    fuzz_rig: Rig, locked: tuple[Any, str], path: str, form: dict[str, str]
+    fuzz_rig: Rig, locked: tuple[FlaskClient, str], path: str, form: dict[str, str]
 ) -> None:
     """Locking a browser or choosing its language touches only that browser's cookies."""
     client, token = locked
@@ -276,7 +281,7 @@ def test_session_only_writes_change_nothing_on_the_server(
 @FUZZ
 @given(path=st.sampled_from((*JSON_WRITES, "/api/lock")), body=nested_bodies() | junk_bodies)
 def test_nested_and_junk_bodies_are_a_400_and_change_nothing(
-    fuzz_rig: Rig, admin_client: tuple[Any, str], path: str, body: bytes
+    fuzz_rig: Rig, admin_client: tuple[FlaskClient, str], path: str, body: bytes
 ) -> None:
     """Even unlocked (so the body is read on every route), the answer is 400 with the
     field ``body``; a route that does not exist says 404 before reading."""

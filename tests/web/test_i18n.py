@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 import pytest
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
+from flask.testing import FlaskClient
 
 from tests.web.conftest import Rig
 from tools import translations
@@ -22,7 +25,7 @@ def _key(value: object) -> object:
     return tuple(value) if isinstance(value, list | tuple) else value
 
 
-def catalogue(lang: str):
+def catalogue(lang: str) -> Catalog:
     with open(TRANSLATIONS / lang / "LC_MESSAGES" / "messages.po", "rb") as f:
         return read_po(f)
 
@@ -49,8 +52,11 @@ def test_every_string_is_translated_with_the_same_placeholders(lang: str) -> Non
         sources = message.id if isinstance(message.id, tuple) else (message.id,)
         targets = message.string if isinstance(message.string, tuple) else (message.string,)
         assert all(targets), message.id
-        wanted = set(PLACEHOLDER.findall(sources[-1]))
+        source = sources[-1]
+        assert isinstance(source, str), message.id
+        wanted = set(PLACEHOLDER.findall(source))
         for target in targets:
+            assert isinstance(target, str), (message.id, target)
             assert set(PLACEHOLDER.findall(target)) <= wanted, (message.id, target)
             assert set(PLACEHOLDER.findall(target)) >= wanted - {"num"}, (message.id, target)
 
@@ -63,7 +69,7 @@ def test_the_compiled_catalogues_match_the_sources(lang: str) -> None:
     assert compiled == source, "run pybabel compile -d web_ui/translations"
 
 
-def test_pages_speak_the_chosen_language(rig: Rig, client) -> None:
+def test_pages_speak_the_chosen_language(rig: Rig, client: FlaskClient) -> None:
     rig.new_perlen(("Anna", "Ben", "Cleo"))
     german = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
     assert "Anna (rot, R) ist am Zug" in german and "Sichtbare Perlen" in german
@@ -109,7 +115,7 @@ PAGES = ("/", "/setup", "/history", "/leaderboard", "/rules", "/diagnostics", "/
 
 @pytest.mark.parametrize("lang", LANGUAGES)
 def test_no_page_shows_a_text_its_language_does_not_have(
-    rig: Rig, client, untranslated: set[object], lang: str
+    rig: Rig, client: FlaskClient, untranslated: set[object], lang: str
 ) -> None:
     headers = {"Accept-Language": lang}
 
@@ -123,7 +129,11 @@ def test_no_page_shows_a_text_its_language_does_not_have(
     rig.new_perlen(("Anna", "Ben", "Cleo"))
     for cell in ("c3", "d4", "d3", "c4"):  # a bonus pearl owed, hidden pearls said
         rig.place(cell)
-        rig.wait(lambda s, c=cell: any(p["pos"] == f"1:{c}" for p in s["pearls"]))
+
+        def placed(s: dict[str, Any], c: str = cell) -> bool:
+            return any(p["pos"] == f"1:{c}" for p in s["pearls"])
+
+        rig.wait(placed)
     visit()
     rig.place("a1")  # a wrong cell: a refusal and a fix
     rig.wait(lambda s: s["status"] == "mismatch")

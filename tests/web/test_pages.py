@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import re
+from typing import Any
+
+from flask.testing import FlaskClient
+from werkzeug.test import TestResponse
 
 from tests.web.conftest import PIN, Rig, csrf
 
@@ -20,11 +24,11 @@ PAGES = (
 )
 
 
-def text(response) -> str:
+def text(response: TestResponse) -> str:
     return response.get_data(as_text=True)
 
 
-def test_every_page_renders_with_no_game(rig: Rig, client) -> None:
+def test_every_page_renders_with_no_game(rig: Rig, client: FlaskClient) -> None:
     for path in PAGES:
         response = client.get(path)
         assert response.status_code == 200, path
@@ -33,12 +37,18 @@ def test_every_page_renders_with_no_game(rig: Rig, client) -> None:
     assert "No game is being played" in text(client.get("/"))
 
 
-def test_live_page_draws_the_pyramid_with_pearls_turn_and_scores(rig: Rig, client) -> None:
+def test_live_page_draws_the_pyramid_with_pearls_turn_and_scores(
+    rig: Rig, client: FlaskClient
+) -> None:
     rig.new_perlen()
     for cell in ("c3", "d4", "d3", "c4"):
         moves = rig.snapshot()["moves"]
         rig.place(cell)
-        rig.wait(lambda s, m=moves: s["moves"] > m)
+
+        def moved(s: dict[str, Any], m: int = moves) -> bool:
+            return bool(s["moves"] > m)
+
+        rig.wait(moved)
     page = text(client.get("/"))
     # The bonus pearl of the worked example (RULES.md) is waiting on 2:c3 in red.
     assert "2:c3" in page
@@ -51,7 +61,7 @@ def test_live_page_draws_the_pyramid_with_pearls_turn_and_scores(rig: Rig, clien
     assert 'class="pyramid-side"' in page and 'class="pyramid-layers"' in page
 
 
-def test_live_page_shows_pyramidos_targets_and_points(rig: Rig, client) -> None:
+def test_live_page_shows_pyramidos_targets_and_points(rig: Rig, client: FlaskClient) -> None:
     rig.new_pyramidos(("Anna", "Ben", "Cleo"))
     rig.place("t2")
     rig.wait(lambda s: s["targets"].get("t2") == 0)
@@ -63,7 +73,7 @@ def test_live_page_shows_pyramidos_targets_and_points(rig: Rig, client) -> None:
     assert "The top opens once all four base targets hold a ball." in page
 
 
-def test_mismatch_and_link_are_explained(rig: Rig, client) -> None:
+def test_mismatch_and_link_are_explained(rig: Rig, client: FlaskClient) -> None:
     rig.new_perlen()
     rig.place("c3")
     rig.wait(lambda s: s["moves"] == 1)
@@ -74,7 +84,7 @@ def test_mismatch_and_link_are_explained(rig: Rig, client) -> None:
     assert "a1: take away the pearl that should not be there." in page
 
 
-def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client) -> None:
+def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: FlaskClient) -> None:
     rig.new_perlen(("Anna", "Ben", "Cleo"))
     final = rig.play_perlen_to_end()
     game_id = final["game_id"]
@@ -96,7 +106,7 @@ def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client) -> 
         assert f"<td>{name}</td>" in board
 
 
-def test_missing_things_are_404_not_500(client) -> None:
+def test_missing_things_are_404_not_500(client: FlaskClient) -> None:
     assert client.get("/history/999").status_code == 404
     assert client.get("/history/99999999999999999999999").status_code == 404
     assert client.get("/history?page=0").status_code == 400
@@ -106,7 +116,7 @@ def test_missing_things_are_404_not_500(client) -> None:
     assert client.post("/rules").status_code in (400, 405)
 
 
-def test_diagnostics_lists_every_sensor_by_name_live(rig: Rig, client) -> None:
+def test_diagnostics_lists_every_sensor_by_name_live(rig: Rig, client: FlaskClient) -> None:
     rig.place("b4")
     rig.wait(lambda s: "b4" in s["sensors"])
     page = text(client.get("/diagnostics"))
@@ -117,7 +127,7 @@ def test_diagnostics_lists_every_sensor_by_name_live(rig: Rig, client) -> None:
     assert "simulated board (no hardware)" in page
 
 
-def test_language_follows_the_browser_and_the_cookie(rig: Rig, client) -> None:
+def test_language_follows_the_browser_and_the_cookie(rig: Rig, client: FlaskClient) -> None:
     german = client.get("/rules", headers={"Accept-Language": "de-DE,de;q=0.9,en;q=0.5"})
     assert '<html lang="de">' in text(german)
     danish = client.get("/rules", headers={"Accept-Language": "da"})
@@ -128,7 +138,9 @@ def test_language_follows_the_browser_and_the_cookie(rig: Rig, client) -> None:
     assert '<html lang="da">' in text(client.get("/", headers={"Accept-Language": "de"}))
 
 
-def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(rig: Rig, client) -> None:
+def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
+    rig: Rig, client: FlaskClient
+) -> None:
     from tests.web.conftest import PIN, csrf
 
     token = csrf(client, "/setup")
@@ -154,7 +166,7 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(rig: Rig, cl
     assert rig.snapshot()["game"] is None
 
 
-def test_the_buzzer_volume_is_set_in_settings(rig: Rig, client) -> None:
+def test_the_buzzer_volume_is_set_in_settings(rig: Rig, client: FlaskClient) -> None:
     from web_ui.state import VOLUME_KEY, volume_percent
 
     page = client.get("/settings").get_data(as_text=True)

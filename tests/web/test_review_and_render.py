@@ -7,7 +7,7 @@ import time
 from pathlib import Path
 
 from controller.referee.snapshot import LinkView
-from tests.web.conftest import build_rig, close_rig
+from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui import render
 from web_ui.app import WebSettings
 
@@ -34,7 +34,7 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
         close_rig(rig)
 
 
-def test_a_lost_board_link_is_said_on_the_live_page(rig) -> None:
+def test_a_lost_board_link_is_said_on_the_live_page(rig: Rig) -> None:
     link = LinkView(
         "serial", "lost", 0.0, "no line from /dev/ttyACM0 for 3 s", {"dropped_lines": 7}
     )

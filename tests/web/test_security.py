@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import pytest
+from flask.testing import FlaskClient
+
 from controller.referee.commands import NewGame
 from controller.store import Store
 from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
@@ -13,7 +16,7 @@ from web_ui.app import WebSettings
 
 
 def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
-    tmp_path: Path, caplog
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     from controller.hardware.channels import ChannelMap
     from controller.hardware.sim import SimBoard
@@ -49,7 +52,7 @@ def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
         store.close()
 
 
-def test_every_write_needs_the_pin(rig: Rig, client) -> None:
+def test_every_write_needs_the_pin(rig: Rig, client: FlaskClient) -> None:
     token = csrf(client)
     headers = {"X-CSRFToken": token}
     writes = [
@@ -95,7 +98,7 @@ def test_every_write_needs_the_pin(rig: Rig, client) -> None:
     assert rig.snapshot()["game"] is None
 
 
-def test_a_form_may_carry_the_pin_itself(rig: Rig, client) -> None:
+def test_a_form_may_carry_the_pin_itself(rig: Rig, client: FlaskClient) -> None:
     token = csrf(client, "/setup")
     data = {
         "csrf_token": token,
@@ -123,7 +126,7 @@ def test_a_form_may_carry_the_pin_itself(rig: Rig, client) -> None:
     assert rig.wait(lambda s: s["game"] is None)
 
 
-def test_csrf_is_required_on_forms_and_api_writes(rig: Rig, client) -> None:
+def test_csrf_is_required_on_forms_and_api_writes(rig: Rig, client: FlaskClient) -> None:
     token = unlocked(client)
     no_token = client.post("/api/command/abort", json={})
     assert no_token.status_code == 400 and no_token.get_json()["csrf"] is True
@@ -201,7 +204,7 @@ def test_changing_the_pin_locks_every_other_session(rig: Rig) -> None:
     assert form.status_code == 302 and security.check_pin(rig.store, "1357")
 
 
-def test_names_and_all_text_are_escaped(rig: Rig, client) -> None:
+def test_names_and_all_text_are_escaped(rig: Rig, client: FlaskClient) -> None:
     evil = '<script>alert("x")</script>'
     reply = rig.table.submit(NewGame("perlen-pyramide", (evil, "B&b", '"Q"')))
     assert reply.ok, reply.message
@@ -213,7 +216,7 @@ def test_names_and_all_text_are_escaped(rig: Rig, client) -> None:
         assert "&lt;script&gt;alert(" in body, path
 
 
-def test_headers_cookies_and_no_debug(rig: Rig, client) -> None:
+def test_headers_cookies_and_no_debug(rig: Rig, client: FlaskClient) -> None:
     response = client.get("/")
     csp = response.headers["Content-Security-Policy"]
     assert "script-src 'self'" in csp and "unsafe-inline" not in csp
@@ -227,7 +230,7 @@ def test_headers_cookies_and_no_debug(rig: Rig, client) -> None:
     )
 
 
-def test_unlock_only_returns_to_local_pages(rig: Rig, client) -> None:
+def test_unlock_only_returns_to_local_pages(rig: Rig, client: FlaskClient) -> None:
     token = csrf(client)
     for target, expected in [
         ("/history", "/history"),
@@ -244,7 +247,9 @@ def test_unlock_only_returns_to_local_pages(rig: Rig, client) -> None:
         token = csrf(client)
 
 
-def test_a_wall_clock_jump_never_lengthens_an_unlocked_session(rig: Rig, monkeypatch) -> None:
+def test_a_wall_clock_jump_never_lengthens_an_unlocked_session(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A Pi without a clock battery: a browser unlocked while the clock was wrong. Forward,
     the session simply ends; backward, its expiry would lie decades ahead and is not
     trusted either (Flask's signed cookie refuses a timestamp from the future too, and

@@ -10,6 +10,7 @@ import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui import serve, stop
@@ -23,14 +24,16 @@ def open_stream(port: int) -> tuple[http.client.HTTPConnection, http.client.HTTP
     return conn, response
 
 
-def next_snapshot(response: http.client.HTTPResponse) -> dict:
+def next_snapshot(response: http.client.HTTPResponse) -> dict[str, Any]:
     """Read SSE lines until one ``data:`` line; return its JSON."""
     while True:
         line = response.readline()
         if not line:
             raise EOFError("stream ended")
         if line.startswith(b"data: "):
-            return json.loads(line[6:])
+            data = json.loads(line[6:])
+            assert isinstance(data, dict)
+            return data
 
 
 def test_waitress_serves_streams_to_many_viewers_and_stops_cleanly(tmp_path: Path) -> None:
