@@ -15,17 +15,20 @@ without loading gpiozero or pyserial.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board
 from controller.hardware.wiring import ConfigError, HardwareConfig
 
+if TYPE_CHECKING:  # the sim board runs without gpiozero (see above)
+    from gpiozero.pins import Factory
+
 __all__ = ["build_board"]
 
 
 def build_board(
-    config: HardwareConfig, *, pin_factory: Any = None, data_dir: Path | None = None
+    config: HardwareConfig, *, pin_factory: Factory | None = None, data_dir: Path | None = None
 ) -> tuple[Board, ChannelMap]:
     """Build the board ``config.board.adapter`` names; it is not started yet.
 

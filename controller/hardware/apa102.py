@@ -24,7 +24,9 @@ from __future__ import annotations
 import math
 import threading
 from collections.abc import Sequence
-from typing import Any, Final
+from typing import Final
+
+from gpiozero.pins import SPI
 
 from controller.hardware.port import Colour
 
@@ -101,7 +103,7 @@ class Apa102Chain:
     (True, False)
     """
 
-    def __init__(self, spi: Any, count: int, brightness: float, order: str = "bgr") -> None:
+    def __init__(self, spi: SPI, count: int, brightness: float, order: str = "bgr") -> None:
         if count < 0:
             raise ValueError("an LED chain cannot have a negative length")
         brightness_split(brightness)  # checks the range now, not at the first frame
@@ -112,7 +114,7 @@ class Apa102Chain:
         self.order = order
         self.writes = 0
         """How many pictures were sent (diagnostics)."""
-        self._spi = spi
+        self._spi: SPI | None = spi
         self._lock = threading.Lock()
         self._last: bytes | None = None
 

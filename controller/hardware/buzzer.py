@@ -20,7 +20,9 @@ from __future__ import annotations
 import logging
 import math
 import threading
-from typing import Any
+
+from gpiozero import PWMOutputDevice
+from gpiozero.pins import Factory
 
 from controller.hardware.port import TUNES, Sound
 
@@ -41,7 +43,7 @@ class TunePlayer:
     :meth:`close`.
     """
 
-    def __init__(self, device: Any) -> None:
+    def __init__(self, device: PWMOutputDevice) -> None:
         self._device = device
         self._lock = threading.Condition()
         self._next: tuple[Sound, float] | None = None
@@ -123,10 +125,8 @@ class TunePlayer:
             log.exception("could not release the buzzer's GPIO")
 
 
-def open_buzzer(factory: Any, pin: int) -> TunePlayer:
+def open_buzzer(factory: Factory, pin: int) -> TunePlayer:
     """A :class:`TunePlayer` on a new ``PWMOutputDevice`` on ``pin`` of ``factory``."""
-    from gpiozero import PWMOutputDevice
-
     device = PWMOutputDevice(pin, initial_value=0, frequency=440, pin_factory=factory)
     device.frequency = None  # silent and no PWM running until the first note
     return TunePlayer(device)

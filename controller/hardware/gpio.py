@@ -44,9 +44,10 @@ import warnings
 import weakref
 from collections import Counter
 from collections.abc import Callable
-from typing import Any, Final
+from typing import Final
 
 from gpiozero.exc import PinPWMUnsupported, SPIFixedRate, SPISoftwareFallback
+from gpiozero.pins import Factory
 from gpiozero.pins.mock import MockFactory
 from gpiozero.pins.spi import SPISoftware
 
@@ -195,7 +196,7 @@ class AdaptiveScan:
 # -- the board --------------------------------------------------------------------------------
 
 
-def default_pin_factory() -> Any:
+def default_pin_factory() -> Factory:
     """gpiozero's pin factory (lgpio on a Pi; ``GPIOZERO_PIN_FACTORY=mock`` for a dry run)."""
     from gpiozero import Device
     from gpiozero.exc import PinFactoryFallback
@@ -212,7 +213,10 @@ def default_pin_factory() -> Any:
             "or lgpio is missing "
             f"(pip install 'pyramid-board[pi]'); gpiozero said: {exc}"
         ) from exc
-    return Device.pin_factory
+    factory = Device.pin_factory
+    if factory is None:  # ensure_pin_factory set it; only gpiozero's exit handler unsets it
+        raise GpioUnavailable("'gpio' cannot be used here: gpiozero has shut its pins down")
+    return factory
 
 
 class GpioBoard(Board):
@@ -230,7 +234,7 @@ class GpioBoard(Board):
         leds: LedConfig,
         led_count: int,
         *,
-        pin_factory: Any = None,
+        pin_factory: Factory | None = None,
         clock: Clock = time.monotonic,
         buzzer: BuzzerConfig | None = None,
     ) -> None:

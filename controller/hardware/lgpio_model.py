@@ -59,7 +59,10 @@ import types
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final, Protocol
+
+if TYPE_CHECKING:  # importing it needs the lgpio module: install() provides the model's
+    from gpiozero.pins.lgpio import LGPIOFactory
 
 # -- lgpio's constants (lgpio.py 0.2.2) ------------------------------------------------------
 
@@ -611,7 +614,7 @@ class LgpioModel(types.ModuleType):
 # -- under the real LGPIOFactory ------------------------------------------------------------------
 
 
-_FACTORY_CLASS: type[Any] | None = None
+_FACTORY_CLASS: type[LGPIOFactory] | None = None
 
 
 def install(model: LgpioModel) -> None:
@@ -619,12 +622,13 @@ def install(model: LgpioModel) -> None:
     import sys
 
     sys.modules["lgpio"] = model
-    pins = sys.modules.get("gpiozero.pins.lgpio")
-    if pins is not None:
-        pins.lgpio = model  # type: ignore[attr-defined]
+    if sys.modules.get("gpiozero.pins.lgpio") is not None:
+        from gpiozero.pins import lgpio as pins  # imported before: this only names it
+
+        pins.lgpio = model
 
 
-def lgpio_factory(model: LgpioModel) -> Any:
+def lgpio_factory(model: LgpioModel) -> LGPIOFactory:
     """gpiozero's real ``LGPIOFactory`` on ``model``, on a Pi 4B (the revision is the only
     thing the subclass changes: off a Pi there is no ``/proc/device-tree`` to read).
 
@@ -646,7 +650,7 @@ def lgpio_factory(model: LgpioModel) -> Any:
     return _FACTORY_CLASS()
 
 
-def close_factory(factory: Any) -> None:
+def close_factory(factory: LGPIOFactory) -> None:
     """Close an lgpio factory and forget every reservation (gpiozero shares them between
     local factories, so one test's leftovers would otherwise reach the next)."""
     from gpiozero.pins.local import LocalPiFactory

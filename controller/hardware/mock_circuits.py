@@ -39,8 +39,9 @@ import threading
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, cast
+from typing import Protocol
 
+from gpiozero.pins import PinInfo
 from gpiozero.pins.mock import (
     MockFactory,
     MockPin,
@@ -88,8 +89,10 @@ class _BoundedHistory(MockPin):
 
     def clear_states(self) -> None:
         super().clear_states()
-        history: deque[Any] = deque(cast(Any, self).states, maxlen=HISTORY)
-        self.states = history
+        history = deque(self.states, maxlen=HISTORY)
+        # gpiozero's list (mock.py:156) is only appended to (:86) and iterated: a bounded
+        # deque serves as well, and a long run cannot grow it.
+        self.states = history  # type: ignore[assignment]
 
 
 class QuietPin(_BoundedHistory):
@@ -120,7 +123,7 @@ drives) or the :class:`~controller.hardware.lgpio_model.LgpioModel` under gpioze
 class CircuitPin(_BoundedHistory):
     """A mock pin that, as an input, reads what its circuit drives (else its pull)."""
 
-    def __init__(self, factory: Any, info: Any, circuit: _Circuit) -> None:
+    def __init__(self, factory: MockFactory, info: PinInfo, circuit: _Circuit) -> None:
         super().__init__(factory, info)
         self.circuit = circuit
 
@@ -129,7 +132,9 @@ class CircuitPin(_BoundedHistory):
             return bool(self._state)
         level = self.circuit.level(self._number)
         if level is None:  # nothing drives it: the pull decides (floating: as it last was)
-            return True if self._pull == "up" else False if self._pull == "down" else self._state
+            return (
+                True if self._pull == "up" else False if self._pull == "down" else bool(self._state)
+            )
         return level
 
     def refresh(self) -> None:
@@ -144,7 +149,7 @@ class CircuitPin(_BoundedHistory):
 
 
 class _MockWires:
-    def __init__(self, pins: dict[int, Any]) -> None:
+    def __init__(self, pins: dict[int, MockPin]) -> None:
         self.pins = pins
 
     def drive(self, gpio: int) -> bool | None:
@@ -164,7 +169,7 @@ class _Circuit:
         if isinstance(on, LgpioModel):
             on.attach(self)
             return on_model(on)
-        pins: dict[int, Any] = {g: on.pin(g, pin_class=QuietPin) for g in driven}
+        pins: dict[int, MockPin] = {g: on.pin(g, pin_class=QuietPin) for g in driven}
         pins.update({g: on.pin(g, pin_class=CircuitPin, circuit=self) for g in read})
         for gpio, pin in pins.items():
             wanted = CircuitPin if gpio in set(read) else QuietPin

@@ -26,7 +26,10 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Any, Final, Protocol, cast
+from typing import Final, Protocol, cast
+
+from gpiozero.pins import Factory, Pin
+from gpiozero.pins.pi import PiFactory
 
 from controller.hardware.wiring import MUX_CHANNELS, GpioConfig
 
@@ -66,16 +69,21 @@ class LgpioApi(Protocol):
     ) -> int: ...
 
 
-def lgpio_of(factory: object) -> tuple[LgpioApi, int] | None:
+def lgpio_of(factory: Factory) -> tuple[LgpioApi, int] | None:
     """``(the lgpio module, the gpiochip handle)`` of an ``LGPIOFactory``, else None.
 
     The module is the one gpiozero's lgpio pins use, so a model installed in its place
     (tests, the bench) is used here too; nothing is imported for other factories.
     """
-    pins = sys.modules.get("gpiozero.pins.lgpio")
-    if pins is None or not isinstance(factory, pins.LGPIOFactory):
+    if sys.modules.get("gpiozero.pins.lgpio") is None:
+        return None  # never imported (it needs lgpio), so no factory can be an LGPIOFactory
+    from gpiozero.pins import lgpio as pins  # already imported: this only names it
+
+    if not isinstance(factory, pins.LGPIOFactory):
         return None
-    return cast(LgpioApi, pins.lgpio), int(cast(Any, factory)._handle)
+    if factory._handle is None:
+        raise RuntimeError(f"{type(factory).__name__} is closed (it has no gpiochip handle)")
+    return cast(LgpioApi, pins.lgpio), factory._handle
 
 
 def _settle(microseconds: float) -> None:
@@ -114,13 +122,13 @@ class Scanner(abc.ABC):
     capacity: int
 
     def __init__(
-        self, factory: Any, claim: PinClaim, gpios: Iterable[int], *, pins: bool = True
+        self, factory: Factory, claim: PinClaim, gpios: Iterable[int], *, pins: bool = True
     ) -> None:
         self._factory = factory
         self._claim = claim
         self._gpios = tuple(gpios)
         factory.reserve_pins(claim, *self._gpios)
-        self._pins: dict[int, Any] = {}
+        self._pins: dict[int, Pin] = {}
         if pins:
             try:
                 self._pins = {gpio: factory.pin(gpio) for gpio in self._gpios}
@@ -131,7 +139,7 @@ class Scanner(abc.ABC):
     @abc.abstractmethod
     def scan(self) -> int: ...
 
-    def edge_pins(self) -> tuple[Any, ...]:
+    def edge_pins(self) -> tuple[Pin, ...]:
         """Pins whose edges may wake the scan thread (only direct wiring has such)."""
         return ()
 
@@ -150,7 +158,7 @@ class DirectScanner(Scanner):
     """One GPIO per sensor; channel = position in ``pins``."""
 
     def __init__(
-        self, factory: Any, claim: PinClaim, pins: tuple[int, ...], active: str = "low"
+        self, factory: Factory, claim: PinClaim, pins: tuple[int, ...], active: str = "low"
     ) -> None:
         super().__init__(factory, claim, pins)
         self.capacity = len(pins)
@@ -167,7 +175,7 @@ class DirectScanner(Scanner):
                 bits |= 1 << channel
         return bits
 
-    def edge_pins(self) -> tuple[Any, ...]:
+    def edge_pins(self) -> tuple[Pin, ...]:
         return tuple(self._inputs)
 
 
@@ -184,7 +192,7 @@ class MatrixScanner(Scanner):
 
     def __init__(
         self,
-        factory: Any,
+        factory: Factory,
         claim: PinClaim,
         rows: tuple[int, ...],
         cols: tuple[int, ...],
@@ -223,14 +231,16 @@ class _GroupScanner(Scanner):
     """Base of the lgpio scanners: two line groups, claimed once, freed on close."""
 
     def __init__(
-        self, factory: Any, claim: PinClaim, gpios: Iterable[int], lgpio: tuple[LgpioApi, int]
+        self, factory: Factory, claim: PinClaim, gpios: Iterable[int], lgpio: tuple[LgpioApi, int]
     ) -> None:
         super().__init__(factory, claim, gpios, pins=False)
         self._api, self._handle = lgpio
         self._groups: list[int] = []
         # A gpiozero pin made earlier in this process (an old board's) still holds its
         # line; the kernel would refuse the group ("GPIO busy"), so let it go first.
-        held = {getattr(pin, "_number", None) for pin in getattr(factory, "pins", {}).values()}
+        held: set[int] = set()
+        if isinstance(factory, PiFactory):  # LGPIOFactory is one
+            held = {pin._number for pin in factory.pins.values()}
         for gpio in self._gpios:
             if gpio in held:
                 try:
@@ -277,7 +287,7 @@ class LgpioMatrixScanner(_GroupScanner):
 
     def __init__(
         self,
-        factory: Any,
+        factory: Factory,
         claim: PinClaim,
         rows: tuple[int, ...],
         cols: tuple[int, ...],
@@ -319,7 +329,7 @@ class MuxScanner(Scanner):
 
     def __init__(
         self,
-        factory: Any,
+        factory: Factory,
         claim: PinClaim,
         select: tuple[int, ...],
         signals: tuple[int, ...],
@@ -381,7 +391,7 @@ class LgpioMuxScanner(_GroupScanner):
 
     def __init__(
         self,
-        factory: Any,
+        factory: Factory,
         claim: PinClaim,
         select: tuple[int, ...],
         signals: tuple[int, ...],
@@ -437,7 +447,7 @@ class LgpioMuxScanner(_GroupScanner):
         super().close()
 
 
-def make_scanner(gpio: GpioConfig, factory: Any, claim: PinClaim) -> Scanner:
+def make_scanner(gpio: GpioConfig, factory: Factory, claim: PinClaim) -> Scanner:
     """The scanner for ``gpio.topology``, on lgpio's line groups where the factory has them."""
     settle = gpio.scan.settle_us
     lgpio = lgpio_of(factory)

@@ -1,28 +1,27 @@
 # Minimal typed stubs for the parts of gpiozero 2.0.1 that pyramid-board uses (gpiozero
-# ships no type information). Written from gpiozero's documentation; used through mypy's
-# `mypy_path = "stubs"` in pyproject.toml. Anything not listed here is not used by us.
-from typing import Any
+# ships no type information), written from its source (line numbers in the comments are
+# those of the file each stub names); used through mypy's `mypy_path = "stubs"` in
+# pyproject.toml. Anything not listed here is not used by us.
+from gpiozero.pins import Factory
 
-from gpiozero.pins import Factory, Pin
-
-class Device:
-    pin_factory: Factory | None
-    @classmethod
-    def ensure_pin_factory(cls) -> Factory: ...
-    def close(self) -> None: ...
+# devices.py
+class Device:  # :223
+    pin_factory: Factory | None  # :241, the default factory (class) or the device's own
+    @staticmethod
+    def ensure_pin_factory() -> None: ...  # :251, sets Device.pin_factory or raises
+    def close(self) -> None: ...  # :155
     @property
-    def closed(self) -> bool: ...
-    def __enter__(self) -> Device: ...
-    def __exit__(self, *exc: object) -> None: ...
+    def closed(self) -> bool: ...  # :203
+    def __enter__(self) -> Device: ...  # :216
+    def __exit__(self, *exc: object) -> None: ...  # :219
 
-class GPIODevice(Device):
+class GPIODevice(Device):  # :529
     def __init__(
         self, pin: int | str | None = None, *, pin_factory: Factory | None = None
-    ) -> None: ...
-    @property
-    def pin(self) -> Pin: ...
+    ) -> None: ...  # :543
 
-class OutputDevice(GPIODevice):
+# output_devices.py
+class OutputDevice(GPIODevice):  # :41
     def __init__(
         self,
         pin: int | str | None = None,
@@ -30,12 +29,11 @@ class OutputDevice(GPIODevice):
         active_high: bool = True,
         initial_value: bool | None = False,
         pin_factory: Factory | None = None,
-    ) -> None: ...
-    def on(self) -> None: ...
-    def off(self) -> None: ...
-    value: Any
+    ) -> None: ...  # :72
+    def on(self) -> None: ...  # :92
+    def off(self) -> None: ...  # :98
 
-class PWMOutputDevice(OutputDevice):
+class PWMOutputDevice(OutputDevice):  # :356
     def __init__(
         self,
         pin: int | str | None = None,
@@ -44,21 +42,6 @@ class PWMOutputDevice(OutputDevice):
         initial_value: float = 0,
         frequency: float = 100,
         pin_factory: Factory | None = None,
-    ) -> None: ...
-    value: float
-    frequency: float | None
-    @property
-    def is_lit(self) -> bool: ...
-
-class TonalBuzzer(Device):
-    def __init__(
-        self,
-        pin: int | str | None = None,
-        *,
-        initial_value: float | None = None,
-        mid_tone: Any = ...,
-        octaves: int = 1,
-        pin_factory: Factory | None = None,
-    ) -> None: ...
-    def play(self, tone: Any) -> None: ...
-    def stop(self) -> None: ...
+    ) -> None: ...  # :386
+    value: float  # :426, the duty cycle 0-1
+    frequency: float | None  # :465, the pin's; None stops the PWM

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pytest
 from gpiozero import Device
@@ -14,6 +14,9 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
 from tests.support.pins import mock_pins
+
+if TYPE_CHECKING:  # importing it needs lgpio, which is the model only once a rig is made
+    from gpiozero.pins.lgpio import LGPIOFactory
 
 
 @pytest.fixture
@@ -28,7 +31,7 @@ class LgpioRig:
     """gpiozero's real ``LGPIOFactory`` over the lgpio model (one Pi 4B, SPI0 on or off)."""
 
     model: LgpioModel
-    factory: Any
+    factory: LGPIOFactory
 
 
 @pytest.fixture

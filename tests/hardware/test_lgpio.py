@@ -117,6 +117,7 @@ def test_rows_are_open_drain_and_columns_pulled_up(lgpio_pi: LgpioRig) -> None:
     with GpioBoard(GpioConfig(), NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
         board.scan_once()
         handle = lgpio_pi.factory._handle
+        assert handle is not None  # the factory is open
         for gpio in ROWS:
             mode = model.gpio_get_mode(handle, gpio)
             assert mode & 8 and mode & 2  # open drain, output

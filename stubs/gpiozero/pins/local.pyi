@@ -1,9 +1,7 @@
-from typing import Any, ClassVar
-
+# gpiozero/pins/local.py of gpiozero 2.0.1. LocalPiFactory's pins and _reservations are
+# class attributes (:61-62) that every instance shares (:71-73); they are declared on
+# PiFactory and Factory.
 from gpiozero.pins.pi import PiFactory, PiPin
 
-class LocalPiFactory(PiFactory):
-    pins: ClassVar[dict[Any, Any]]  # type: ignore[misc]
-    _reservations: ClassVar[dict[Any, list[Any]]]
-
+class LocalPiFactory(PiFactory): ...
 class LocalPiPin(PiPin): ...

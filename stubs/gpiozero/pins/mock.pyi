@@ -1,57 +1,59 @@
-from collections import deque
-from collections.abc import Callable
-from typing import Any, NamedTuple
+# gpiozero/pins/mock.py of gpiozero 2.0.1 (line numbers are that file's).
+from typing import NamedTuple
 
 from gpiozero.pins.pi import PiFactory, PiPin
 
-class PinState(NamedTuple):
+class PinState(NamedTuple):  # :40
     timestamp: float
-    state: Any
+    state: float  # the pin's _state
 
-class MockPin(PiPin):
-    _function: str
-    _state: Any
-    _pull: str
-    _edges: str
-    _when_changed: Callable[..., None] | None
-    states: list[PinState] | deque[PinState]
-    def __init__(self, factory: Any, info: Any) -> None: ...
-    def clear_states(self) -> None: ...
-    def drive_high(self) -> None: ...
-    def drive_low(self) -> None: ...
-    def _change_state(self, value: bool) -> bool: ...
-    def _call_when_changed(self, ticks: float | None = None, state: Any = None) -> None: ...
-    def _get_state(self) -> Any: ...
+class MockPin(PiPin):  # :43
+    _function: str  # :49
+    # :51, :80: a bool; MockPWMPin keeps the duty cycle there (:278)
+    _state: float
+    _pull: str  # :50
+    _edges: str  # :53
+    states: list[PinState]  # :156, appended to by _change_state (:86)
+    def clear_states(self) -> None: ...  # :154
+    def drive_high(self) -> None: ...  # :142
+    def drive_low(self) -> None: ...  # :148
+    def _change_state(self, value: float) -> bool: ...  # :82
+    def _call_when_changed(self) -> None: ...  # :139
+    def _get_state(self) -> float: ...  # :72
 
-class MockPWMPin(MockPin): ...
-class MockSPIClockPin(MockPin): ...
-class MockSPISelectPin(MockPin): ...
+class MockPWMPin(MockPin): ...  # :261
+class MockSPIClockPin(MockPin): ...  # :291
+class MockSPISelectPin(MockPin): ...  # :308
 
-class MockSPIDevice:
-    rx_buf: list[int]
-    tx_buf: list[int]
-    def __init__(
+class MockSPIDevice:  # :325
+    rx_buf: list[float]  # the MOSI pin's states (:384)
+    tx_buf: list[int]  # :356
+    def __init__(  # :338
         self,
-        clock_pin: Any,
-        mosi_pin: Any = None,
-        miso_pin: Any = None,
-        select_pin: Any = None,
+        clock_pin: int | str,
+        mosi_pin: int | str | None = None,
+        miso_pin: int | str | None = None,
+        select_pin: int | str | None = None,
         *,
         clock_polarity: bool = False,
         clock_phase: bool = False,
         lsb_first: bool = False,
         bits_per_word: int = 8,
         select_high: bool = False,
-        pin_factory: Any = None,
+        pin_factory: MockFactory | None = None,  # None: Device.pin_factory (:342-344)
     ) -> None: ...
-    def on_bit(self) -> None: ...
-    def close(self) -> None: ...
+    def on_bit(self) -> None: ...  # :405
+    def close(self) -> None: ...  # :366
 
-class MockFactory(PiFactory):
-    def __init__(
+class MockFactory(PiFactory):  # :442
+    pin_class: type[MockPin]  # :476
+    def __init__(  # :462
         self,
         revision: str | None = None,
-        pin_class: type[Any] | str | None = None,
+        pin_class: type[MockPin] | str | bytes | None = None,
     ) -> None: ...
-    def reset(self) -> None: ...
-    def pin(self, name: int | str, pin_class: type[Any] | None = None, **kwargs: Any) -> Any: ...
+    def reset(self) -> None: ...  # :481
+    # :490: the pin made before (of whatever class), else pin_class(self, info, **kwargs)
+    def pin(
+        self, name: int | str, pin_class: type[MockPin] | None = None, **kwargs: object
+    ) -> MockPin: ...

@@ -1,14 +1,4 @@
-from typing import Any
-
+# gpiozero/pins/spi.py of gpiozero 2.0.1: the bit-banged SPI (:19).
 from gpiozero.pins import SPI
 
-class SPISoftware(SPI):
-    def __init__(
-        self,
-        clock_pin: Any,
-        mosi_pin: Any,
-        miso_pin: Any,
-        select_pin: Any,
-        *,
-        pin_factory: Any,
-    ) -> None: ...
+class SPISoftware(SPI): ...
