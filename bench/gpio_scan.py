@@ -39,7 +39,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -58,6 +58,9 @@ from controller.hardware.mock_circuits import (
 )
 from controller.hardware.port import Led, LedFrame, SensorFrame
 
+if TYPE_CHECKING:  # importing it needs lgpio, which lgpio_factory() installs (the model)
+    from gpiozero.pins.lgpio import LGPIOFactory
+
 NO_LEDS = LedConfig(spi=None)
 MATRIX = GpioConfig()
 MUX = GpioConfig("mux", rows=(), cols=(), select=(5, 6, 13, 19), signals=(26, 16), enable=20)
@@ -71,7 +74,7 @@ TOPOLOGIES: tuple[tuple[str, GpioConfig, Circuit], ...] = (
 
 
 @contextmanager
-def pi(spi: bool = False) -> Iterator[tuple[LgpioModel, Any]]:
+def pi(spi: bool = False) -> Iterator[tuple[LgpioModel, LGPIOFactory]]:
     """A Pi 4B on the lgpio model, gpiozero's real LGPIOFactory as the default factory."""
     model = LgpioModel(spi_devices={"/dev/spidev0.0"} if spi else ())
     factory = lgpio_factory(model)
