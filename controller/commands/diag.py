@@ -41,7 +41,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from controller.config import HEADER_PIN, Config, ConfigError, load_config
 from controller.hardware import build_board
@@ -69,7 +69,7 @@ BOLD = "\x1b[1m"
 RESET = "\x1b[0m"
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "diag",
         help="see every sensor and LED work (for makers)",

@@ -30,13 +30,13 @@ import pwd
 import shlex
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from controller.config import STORE_FILE, Config, ConfigError, load_config
 from controller.store import Store, StoreError
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "pin",
         help="set the admin PIN of the web page",

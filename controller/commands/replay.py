@@ -16,7 +16,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TextIO
 
 from controller.rules import perlen, pyramidos
 from controller.rules.notation import FILES, LAYERS, POSITIONS, Target, layer_size
@@ -40,7 +40,7 @@ ANSI = ("\x1b[1;31m", "\x1b[1;34m", "\x1b[1;33m", "\x1b[1;32m")
 RESET = "\x1b[0m"
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "replay",
         help="replay a game record and show the pyramid and scores",
