@@ -28,6 +28,7 @@ from flask_babel import get_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
 from controller.referee.state import Reply
+from controller.store import StoredGame
 from web_ui import auth, bodies, control, forms, i18n, security
 from web_ui.auth import admin_required, require_json_object
 from web_ui.render import say
@@ -89,7 +90,7 @@ def games() -> Response:
     )
 
 
-def _game(game_id: int) -> Any:
+def _game(game_id: int) -> StoredGame:
     found = web_state().store.game(game_id) if game_id <= 2**62 else None
     if found is None:
         abort(404, gettext("There is no game %(id)d.", id=game_id))

@@ -11,16 +11,18 @@ from __future__ import annotations
 import functools
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar, cast
+from typing import Any, ParamSpec, TypeVar
 from urllib.parse import urlsplit
 
 from flask import abort, redirect, request, session, url_for
 from flask_babel import gettext
+from werkzeug.wrappers import Response as BaseResponse
 
 from web_ui import bodies, security
 from web_ui.state import web_state
 
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 class PinRequired(Exception):
@@ -95,16 +97,16 @@ def lock() -> None:
     session.pop("admin_until", None)
 
 
-def admin_required(view: F) -> F:
+def admin_required(view: Callable[P, R]) -> Callable[P, R]:
     """Views that change anything: an unlocked session, or :class:`PinRequired`."""
 
     @functools.wraps(view)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         if not is_admin():
             raise PinRequired
         return view(*args, **kwargs)
 
-    return cast(F, wrapper)
+    return wrapper
 
 
 def safe_next(target: object, fallback: str | None = None) -> str:
@@ -120,7 +122,7 @@ def safe_next(target: object, fallback: str | None = None) -> str:
     return target
 
 
-def to_unlock() -> Any:
+def to_unlock() -> BaseResponse:
     """Redirect a locked visitor of a page to the PIN form, coming back afterwards."""
     if request.method == "GET":
         back = request.full_path if request.query_string else request.path

@@ -17,6 +17,7 @@ from flask import Flask, Response, jsonify, render_template, request
 from flask_babel import gettext, ngettext
 from flask_wtf.csrf import CSRFError
 from werkzeug.exceptions import HTTPException
+from werkzeug.wrappers import Response as BaseResponse
 
 from controller.store import StoreWriteError
 from web_ui.auth import PinRequired, TooManyTries, to_unlock
@@ -95,7 +96,7 @@ def _csrf_error(exc: CSRFError) -> Response:
     )
 
 
-def _pin_required(exc: PinRequired) -> Any:
+def _pin_required(exc: PinRequired) -> BaseResponse:
     if wants_json():
         return answer(403, gettext("This needs the admin PIN."), need_pin=True)
     return to_unlock()

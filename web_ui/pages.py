@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import math
 import re
-from typing import Any, Final
+from typing import Any, Final, NoReturn
 
 from flask import (
     Blueprint,
+    Response,
     abort,
     flash,
     make_response,
@@ -20,6 +21,7 @@ from flask import (
     url_for,
 )
 from flask_babel import gettext
+from werkzeug.wrappers import Response as BaseResponse
 
 from controller import palette
 from controller.hardware.port import TUNES
@@ -46,7 +48,7 @@ def _form_admin() -> None:
         abort(403, str(exc))
 
 
-def _fail(exc: forms.InputError) -> Any:
+def _fail(exc: forms.InputError) -> NoReturn:
     abort(400, str(exc))
 
 
@@ -72,7 +74,7 @@ def live() -> str:
 
 
 @bp.post("/control/<command>", endpoint="control")
-def control_command(command: str) -> Any:
+def control_command(command: str) -> BaseResponse:
     if command not in control.ACTIONS:
         abort(404, gettext("There is no such command."))
     _form_admin()
@@ -114,7 +116,7 @@ def _field_label(field: str) -> str:
     return f"{gettext('Seat %(n)d', n=int(match.group(1)) + 1)}, {what[match.group(2)]}"
 
 
-def _setup_again(problem: str, status: int) -> Any:
+def _setup_again(problem: str, status: int) -> Response:
     """The setup page again, with what was entered and what is wrong."""
     game = request.form.get("game")
     page = render_template(
@@ -130,7 +132,7 @@ def _setup_again(problem: str, status: int) -> Any:
 
 
 @bp.post("/setup", endpoint="setup_submit")
-def setup_post() -> Any:
+def setup_post() -> BaseResponse:
     try:
         chosen = forms.setup_from_form(request.form, levels=web_state().levels)
     except forms.InputError as exc:
@@ -257,7 +259,7 @@ def diagnostics() -> str:
 
 
 @bp.post("/diagnostics/led-test")
-def led_test() -> Any:
+def led_test() -> BaseResponse:
     try:
         wanted = forms.parse_led_test(request.form, web_state().led_names)
     except forms.InputError as exc:
@@ -284,7 +286,7 @@ def settings() -> str:
 
 
 @bp.post("/settings/volume")
-def settings_volume() -> Any:
+def settings_volume() -> BaseResponse:
     raw = request.form.get("volume", "")
     if not raw.isascii() or not raw.isdigit() or int(raw) > 100 or int(raw) % 10:
         abort(400, gettext("The volume is a whole number of tens from 0 to 100."))
@@ -301,7 +303,7 @@ def _brightness_percent() -> int | None:
 
 
 @bp.post("/settings/pin")
-def settings_pin() -> Any:
+def settings_pin() -> BaseResponse:
     current = request.form.get("current", "")
     new = request.form.get("new", "")
     again = request.form.get("again", "")
@@ -327,7 +329,7 @@ def settings_pin() -> Any:
 
 
 @bp.post("/settings/language")
-def settings_language() -> Any:
+def settings_language() -> BaseResponse:
     code = request.form.get("language", "")
     if not i18n.is_language(code):
         abort(400, gettext("Choose English, Deutsch or Dansk."))
@@ -348,7 +350,7 @@ def unlock() -> str:
 
 
 @bp.post("/unlock", endpoint="unlock_submit")
-def unlock_post() -> Any:
+def unlock_post() -> BaseResponse:
     target = auth.safe_next(request.form.get("next"))
     try:
         auth.unlock(request.form.get("pin", ""))
@@ -358,14 +360,14 @@ def unlock_post() -> Any:
 
 
 @bp.post("/lock")
-def lock() -> Any:
+def lock() -> BaseResponse:
     auth.lock()
     flash(gettext("Locked: this browser needs the PIN again to change anything."), "ok")
     return redirect(url_for("pages.live"))
 
 
 @bp.post("/language")
-def language() -> Any:
+def language() -> BaseResponse:
     """This browser's own language (a cookie): changes nothing for anyone else."""
     code = request.form.get("language", "")
     if not i18n.is_language(code):

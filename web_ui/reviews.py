@@ -12,12 +12,17 @@ from __future__ import annotations
 import logging
 import queue
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from flask import current_app
 
-from controller.rules.records import PERLEN, RecordError, parse_record
+from controller.rules.records import PERLEN, PerlenRecord, RecordError, parse_record
+from controller.store import StoredGame
+
+if TYPE_CHECKING:
+    from controller.bot import MoveReview
 
 log = logging.getLogger("web_ui")
 
@@ -49,12 +54,24 @@ class Review:
         return None
 
 
-def _review_function() -> Any:
+class ReviewFunction(Protocol):
+    """What ``controller.bot.review`` is: every move of a record against the best one."""
+
+    def __call__(
+        self,
+        record: PerlenRecord,
+        *,
+        budget_per_move: float = ...,
+        cancel: threading.Event | None = ...,
+    ) -> Sequence[MoveReview]: ...
+
+
+def _review_function() -> ReviewFunction | None:
     try:
         from controller import bot
     except ImportError:
         return None
-    return getattr(bot, "review", None)
+    return bot.review
 
 
 class Reviewer:
@@ -96,14 +113,12 @@ class Reviewer:
             review_fn = _review_function()
             try:
                 record = parse_record(raw)
+                if review_fn is None:
+                    raise TypeError("controller.bot offers no review")
+                if not isinstance(record, PerlenRecord):
+                    raise TypeError(f"only Perlen-Pyramide is reviewed: {type(record).__name__}")
                 moves = tuple(
-                    MoveLoss(
-                        int(m.number),
-                        int(m.colour),
-                        str(getattr(m.played, "short", m.played)),
-                        str(getattr(m.best, "short", m.best)),
-                        float(m.loss),
-                    )
+                    MoveLoss(m.number, m.colour, m.played.short, m.best.short, m.loss)
                     for m in review_fn(
                         record, budget_per_move=self.budget_per_move, cancel=self.cancel
                     )
@@ -120,7 +135,7 @@ class Reviewer:
                     self._done.pop(next(iter(self._done)))
 
 
-def review_for(game: Any) -> Review | None:
+def review_for(game: StoredGame) -> Review | None:
     """The review of a stored game, if one applies (a finished Perlen-Pyramide game)."""
     if game.game != PERLEN or game.summary.status != "over" or not game.record:
         return None
