@@ -55,6 +55,7 @@ from controller.hardware.wiring import (
     HEADER_PIN,
     LAST_GPIO,
     MUX_CHANNELS,
+    SETTLE_US,
     SPI0_PINS,
     TOPOLOGIES,
     Adapter,
@@ -83,6 +84,7 @@ __all__ = [
     "HEADER_PIN",
     "LAST_GPIO",
     "MUX_CHANNELS",
+    "SETTLE_US",
     "SPI0_PINS",
     "STORE_FILE",
     "TOPOLOGIES",
@@ -398,7 +400,11 @@ def _scan_timing(table: dict[str, Any], prefix: str) -> ScanTiming:
     idle = _number(table.get("idle_ms", default.idle_ms), f"{prefix}.idle_ms", 1.0, 100.0)
     fast = _number(table.get("fast_ms", default.fast_ms), f"{prefix}.fast_ms", 0.2, 20.0)
     agree = _integer(table.get("agree", default.agree), f"{prefix}.agree", 2, 16)
-    settle = _number(table.get("settle_us", default.settle_us), f"{prefix}.settle_us", 0.0, 1000.0)
+    settle = (
+        _number(table["settle_us"], f"{prefix}.settle_us", 0.0, 1000.0)
+        if "settle_us" in table
+        else None  # the topology's default (SETTLE_US)
+    )
     if fast > idle:
         raise ConfigError(
             f"{prefix}.fast_ms",

@@ -43,8 +43,10 @@ SCAN_MS = 4
 DEBOUNCE_SCANS = 3
 """A channel changes only after this many consecutive scans agree (at least 2)."""
 
-SETTLE_US = 10
-"""Microseconds between driving a row and reading the columns (wires and diodes settle)."""
+SETTLE_US = 22
+"""Microseconds between driving a row and reading the columns (wires and diodes settle):
+twice the 11 µs a column needs on the Pico's own pull-ups at 150 pF of wire, to rise to
+V_IH after the row before let it go (hardware/README.md, "Timing")."""
 
 REPORT_MS = 1000
 """An ``S`` line goes out at least this often even when nothing changes (at most 1000)."""

@@ -36,10 +36,11 @@ Pull = Literal["up", "down", "none"]
 SUPPLY_V: Final = 3.3
 """The GPIO banks' supply on a Pi and a Pico (and the matrix's pull-ups)."""
 
-SCHOTTKY_DROP_V: Final = 0.15
-"""The least forward drop of a BAT43/BAT85 at the tens of microamperes a pull-down lets
-through a closed crossing (its V_F–I_F curve at 25 °C). The least, because a smaller drop
-loads a column more: the mock circuits take it to judge a loaded column pessimistically."""
+SCHOTTKY_DROP_V: Final = 0.05
+"""Less than the forward drop of a BAT43/BAT85 at the ten-odd microamperes a pull-down
+lets through a closed crossing (about 0.09 V by the model fitted to its datasheet,
+``hardware/spice/matrix.cir``). Less, because a smaller drop loads a column more: the
+mock circuits take it to judge a loaded column pessimistically."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,7 +80,7 @@ def column_volts(pull_up_ohms: float, loads: int, pull_down_ohms: float) -> floa
     same circuit (``tests/hardware/test_circuits.py``) lie above this one.
 
     >>> round(column_volts(10e3, 0, 50e3), 2), round(column_volts(65e3, 1, 50e3), 2)
-    (3.3, 1.52)
+    (3.3, 1.46)
     """
     if loads == 0:
         return SUPPLY_V

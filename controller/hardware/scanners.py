@@ -463,7 +463,7 @@ class LgpioMuxScanner(_GroupScanner):
 
 def make_scanner(gpio: GpioConfig, factory: Factory, claim: PinClaim) -> Scanner:
     """The scanner for ``gpio.topology``, on lgpio's line groups where the factory has them."""
-    settle = gpio.scan.settle_us
+    settle = gpio.settle_us
     lgpio = lgpio_of(factory)
     if gpio.topology == "direct":
         return DirectScanner(factory, claim, gpio.pins, gpio.active)
