@@ -43,7 +43,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
-from controller.hardware.channels import SEATS, ChannelMap, ChannelMapError
+from controller.hardware.channels import MATRIX_WIDTH, SEATS, ChannelMap, ChannelMapError
 from controller.hardware.port import Colour
 from controller.hardware.wiring import (
     ADAPTERS,
@@ -418,7 +418,7 @@ def _board(table: dict[str, Any], leds: LedConfig, buzzer: BuzzerConfig | None) 
     adapter = cast(Adapter, _choice(table.get("adapter", "sim"), "board.adapter", ADAPTERS))
     gpio = _gpio_config(_table(table["gpio"], "board.gpio")) if "gpio" in table else GpioConfig()
     serial = _serial_config(_table(table.get("serial", {}), "board.serial"))
-    channel_map = _channel_map(table)
+    channel_map = _channel_map(table, _default_map(adapter, gpio))
     if adapter == "gpio":
         _check_pins_once(gpio, leds, buzzer)
         for name, channel in sorted(channel_map.channel_by_name.items(), key=lambda kv: kv[1]):
@@ -481,10 +481,20 @@ def _serial_config(table: dict[str, Any]) -> SerialConfig:
     return SerialConfig(port, baudrate, usb_id, buzzer, silence, refresh, retry, handshake)
 
 
-def _channel_map(table: dict[str, Any]) -> ChannelMap:
+def _default_map(adapter: Adapter, gpio: GpioConfig) -> ChannelMap:
+    """The numbering of a board whose config names no channels: a 6 × 6 diode matrix,
+    behind a Pi or a Pico, numbers as :meth:`ChannelMap.matrix` (one board reads the same
+    behind either); other wiring, and the sim, in reading order (:meth:`ChannelMap.default`).
+    """
+    six = len(gpio.rows) == len(gpio.cols) == MATRIX_WIDTH
+    if adapter == "serial" or (adapter == "gpio" and gpio.topology == "matrix" and six):
+        return ChannelMap.matrix()
+    return ChannelMap.default()
+
+
+def _channel_map(table: dict[str, Any], default: ChannelMap) -> ChannelMap:
     if "channels" not in table and "leds" not in table:
-        return ChannelMap.default()
-    default = ChannelMap.default()
+        return default
     channels = dict(
         _table(table["channels"], "board.channels")
         if "channels" in table

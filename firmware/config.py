@@ -9,10 +9,12 @@ column side, cathode on the row side, so that three closed switches never make a
 look closed. The switch between row ``r`` and column ``c`` is channel
 ``r * len(COLUMN_PINS) + c``; hardware/README.md lists which channel is which cell.
 
-The default 6 x 6 matrix has 36 channels: the 25 cells a1–e5 (channels 0–24), the
-Pyramidos targets t1–t4 and the top (25–29) and three buttons (30–32), in the order of
-``ChannelMap.default()``. The WS2812 chain has one LED per cell, target and button and
-one per seat (37). The firmware checks these values at boot and prints what is wrong.
+The default 6 x 6 matrix has 36 channels, named as on the Pi (``ChannelMap.matrix()``,
+configs/matrix.toml): rows 0–4 are the ranks 1–5 and columns 0–4 the files a–e (a1 is
+channel 0, a2 channel 6), column 5 the Pyramidos targets t1–t4 and the top, row 5 the
+three buttons (30–32; 33–35 spare). The WS2812 chain has one LED per cell, target and
+button and one per seat (37), in the Pi's chain order. The firmware checks these values
+at boot and prints what is wrong.
 """
 
 VERSION = "1.1.0"
