@@ -222,7 +222,8 @@ def matrix_figures(build: MatrixBuild) -> MatrixFigures:
     longest = (WIRES_PF[1], WIRES_PF[1])
     loaded = simulate("matrix", matrix_params(build, longest, "cde", weakest_pulls=False))
     reset: Waveform | None = None
-    if build.rows_pulled_up:
+    # MicroPython sets every pin's pulls, so an RP2040's reset pull-downs never reach a row.
+    if build.pads is not RP2040:
         down = {"c": "down", "d": "down", "e": "down"}
         reset = simulate(
             "matrix", matrix_params(build, longest, "cde", row_pulls=down, weakest_pulls=False)
