@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sys
 import threading
 
 import pytest
@@ -374,3 +375,19 @@ def test_the_model_has_no_lines_on_a_pi_5s_other_gpiochips() -> None:
     handle = model.gpiochip_open(0)  # the SoC's own gpio-brcmstb, not the header
     with pytest.raises(RuntimeError, match=r"header of a Raspberry Pi 5 .* is gpiochip4"):
         model.gpio_claim_input(handle, 17)
+
+
+def test_gpiozero_before_post3_fails_on_a_pi_5_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why pyproject.toml asks for gpiozero ≥ 2.0.1.post3: 2.0.1.post2's lgpio pins use
+    ``os`` without importing it, which only a Pi 5 reaches (the revision test comes
+    first). Taking ``os`` away from the module plays post2 here."""
+    from controller.hardware.lgpio_model import close_factory, install, lgpio_factory
+
+    monkeypatch.setitem(sys.modules, "lgpio", LgpioModel())
+    install(LgpioModel())  # gpiozero's lgpio pins import the model, not the C extension
+    from gpiozero.pins import lgpio as pins
+
+    monkeypatch.delattr(pins, "os")
+    close_factory(lgpio_factory(LgpioModel(board=PI4)))
+    with pytest.raises(NameError, match="'os' is not defined"):
+        lgpio_factory(LgpioModel(board=PI5))
