@@ -161,8 +161,9 @@ def test_the_rows_the_scanner_leaves_keep_the_column_high_in_ngspice() -> None:
 
 def _settles(configured: float, worst_us: float) -> None:
     assert configured >= MARGIN * worst_us, f"{configured} µs against {worst_us:.2f} µs"
-    # ... and comes from the simulation: not a blanket guess many times too long.
-    assert configured <= 2 * worst_us + 1, f"{configured} µs against {worst_us:.2f} µs"
+    # ... and comes from the simulation (twice it, rounded up; derived_settle_us), not a
+    # blanket guess many times too long. Loose enough for another ngspice version.
+    assert configured <= 3 * worst_us + 1, f"{configured} µs against {worst_us:.2f} µs"
 
 
 def test_the_default_matrix_settle_time_covers_the_worst_wire(
