@@ -233,6 +233,8 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["mover_level"] = level
     context["pending"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.pending]
     context["removals"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.removals]
+    # "The highest first" only when one rests on another: they lie on two layers.
+    context["removals_top_down"] = len({b.pos.split(":")[0] for b in snapshot.removals}) > 1
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     return context
 

@@ -240,10 +240,19 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "Finish the pyramid with the last %(num)d bonus pearls, starting with %(first)s.",
         ),
         "remove_bonuses": NP_(
-            "Take off the bonus pearl %(positions)s (its place blinks), then the pearl on "
-            "%(cell)s.",
-            "Take off the bonus pearls %(positions)s, the highest first (its place blinks), "
-            "then the pearl on %(cell)s.",
+            "Take off the bonus pearl %(positions)s (its place blinks) and press “This bonus "
+            "pearl is off” (or Confirm on the board), then take the pearl off %(cell)s.",
+            "Take off the bonus pearls %(positions)s (the next one's place blinks), pressing "
+            "“This bonus pearl is off” (or Confirm on the board) after each, then take the "
+            "pearl off %(cell)s.",
+        ),
+        "remove_bonuses_top_down": NP_(
+            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
+            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
+            "then take the pearl off %(cell)s.",
+            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
+            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
+            "then take the pearl off %(cell)s.",
         ),
         "fix_board": N_("%(fixes)s."),
         "fix_extra": N_("take the %(thing)s off %(cells)s"),

@@ -109,19 +109,9 @@ def shows(state: Referee, now: float, *, ended: bool = False) -> Show:
     if game.over:
         if not ended:
             return old  # a finished game's animation runs on by its own timers
-        if pending:  # the last bonus pearls finish the pyramid, one after another
-            return Show(
-                0,
-                now + state.rules.bonus_step_s,
-                True,
-                None,
-                None,
-                old.sweep_until,
-                old.led_test,
-                old.cue,
-                old.cues,
-            )
-        return sweep(base, state, now)
+        if not pending:
+            return sweep(base, state, now)
+        # The last bonus pearls finish the pyramid, shown in turn until Confirm.
     if len(pending) > 1:
         return Show(
             0, now + state.rules.bonus_step_s, led_test=old.led_test, cue=old.cue, cues=old.cues

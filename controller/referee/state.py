@@ -173,8 +173,6 @@ class Show:
     bonus_index: int = 0
     """Which waiting bonus pearl's place the LEDs show (several take turns)."""
     bonus_next: float | None = None
-    finishing: bool = False
-    """The game is over and the last bonus pearls are shown one after another."""
     sweep_frame: int | None = None
     """The winner's sweep: its frame, or None for the calm picture after it."""
     sweep_next: float | None = None

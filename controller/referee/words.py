@@ -83,11 +83,10 @@ def prompt(state: Referee) -> tuple[Message, ...]:
         cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
         if cell:
             positions = Items(tuple(b.position.short for b in watch.removals))
-            return (
-                Message.of(
-                    "remove_bonuses", positions=positions, cell=cell, num=len(watch.removals)
-                ),
-            )
+            # The order matters only when one rests on another (they lie on two layers).
+            layers = {b.position.layer for b in watch.removals}
+            key = "remove_bonuses_top_down" if len(layers) > 1 else "remove_bonuses"
+            return (Message.of(key, positions=positions, cell=cell, num=len(watch.removals)),)
     if watch.mismatches:
         if watch.refusal is not None:
             said.append(watch.refusal.why)

@@ -95,7 +95,7 @@ def _last_move(p: Play) -> str:
     return BASE[-1].short
 
 
-def test_the_winner_stands_the_moment_the_25th_pearl_lands(p: Play) -> None:
+def test_the_winner_stands_at_the_25th_pearl_and_its_bonus_pearls_wait_for_confirm(p: Play) -> None:
     last = _last_move(p)
     snap = p.play(last)
     outcome = perlen.outcome(perlen.new_game())
@@ -115,9 +115,14 @@ def test_the_winner_stands_the_moment_the_25th_pearl_lands(p: Play) -> None:
         footprints.append(frozenset(blinking(p)))
         p.wait(1.5)
     assert len(set(footprints)) == len(snap.pending)
-    # Then the winner's sweep, by itself: nothing more is stored.
-    after = p.snap
-    assert after.pending == () and p.state.show.sweep_frame is not None
+    # A family placing them by hand takes its time: the list stays, the LEDs go round.
+    p.wait(600)
+    assert p.snap.pending == snap.pending and p.snap.commands == ("confirm", "play_again")
+    assert "Finish the pyramid with the last" in p.said()
+    assert p.state.show.sweep_frame is None and frozenset(blinking(p)) in footprints
+    # Confirm says the pyramid is finished: then the winner's sweep; nothing more is stored.
+    assert p.do(ConfirmBonus()).ok
+    assert p.snap.pending == () and p.state.show.sweep_frame is not None
     assert p.ledger.games[1]["events"][-1].kind == "move"
 
 
