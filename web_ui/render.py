@@ -15,8 +15,10 @@ from flask import Flask, render_template
 from flask_babel import get_locale, get_translations, gettext, lazy_gettext
 
 from controller.hardware.channels import CELLS
-from controller.referee.messages import TERMS, Message, colour_term, sentences
+from controller.referee.messages import TERMS, Message, Term, colour_term, sentences
+from controller.referee.session import Seated, called
 from controller.referee.snapshot import Snapshot
+from controller.store_values import LeaderRow
 from web_ui import drawing
 from web_ui.state import web_state
 
@@ -94,13 +96,32 @@ def side_name(side: str) -> str:
     return str(SIDE_NAMES.get(side, side))
 
 
+def who(swatch: drawing.Swatch) -> str:
+    """The player's name (an unnamed seat's default in the reader's language), or ``""``."""
+    return say(swatch.player) if isinstance(swatch.player, Message) else swatch.player
+
+
+def player_name(player: Seated, players: Iterable[Seated]) -> str:
+    """A stored player's name; an unnamed seat's default in the reader's language."""
+    name = called(player, players)
+    return say(name) if isinstance(name, Message) else str(name)
+
+
+def leader_name(row: LeaderRow) -> str:
+    """A leaderboard row's name: the unnamed computer seats of a level as ``Computer
+    (strong)`` in the reader's language."""
+    if row.level is None:
+        return row.name
+    return say(Message.of("computer_name", level=Term("level", row.level)))
+
+
 def swatch_text(swatch: drawing.Swatch) -> str:
     """``Anna (red, R)`` or ``red (R)``."""
     colour = colour_name(swatch.name)
     if swatch.player:
         text = gettext(
             "%(player)s (%(colour)s, %(letter)s)",
-            player=swatch.player,
+            player=who(swatch),
             colour=colour,
             letter=swatch.letter,
         )
@@ -194,6 +215,9 @@ def register(app: Flask) -> None:
         side_name=side_name,
         colour_name=colour_name,
         swatch_text=swatch_text,
+        who=who,
+        player_name=player_name,
+        leader_name=leader_name,
         bonus_reason=bonus_reason,
         link_state=link_state,
         status_name=status_name,

@@ -55,7 +55,8 @@ class ReplayUnavailable(ValueError):
 
 def players_view(players: Sequence[PlayerRecord]) -> tuple[PlayerView, ...]:
     """Stored players as the snapshot shows them."""
-    return tuple(PlayerView.of(Player.from_record(p)) for p in players)
+    game = tuple(Player.from_record(p) for p in players)
+    return tuple(PlayerView.of(p, game) for p in game)
 
 
 def replay_steps(game: StoredGame) -> list[Step]:

@@ -228,6 +228,8 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "to_move": N_("%(player)s to move."),
         "computer_thinking": N_("%(player)s (computer) is thinking…"),
         "computer_chose": N_("%(player)s (computer) chose %(cell)s: put its pearl there."),
+        "unnamed_computer_thinking": N_("%(player)s is thinking…"),
+        "unnamed_computer_chose": N_("%(player)s chose %(cell)s: put its pearl there."),
         "passes": N_("%(player)s has no pearls left and passes."),
         "bonus_at": N_("%(owner)s's %(colour)s on %(pos)s (over %(cells)s)"),
         "bonus_owed": NP_(
@@ -308,7 +310,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "Pyramidos is for 2 to 4 players, not %(num)d.",
         ),
         "name_text": N_("The name for seat %(seat)d must be text."),
-        "name_length": N_("The name for seat %(seat)d must be 1 to %(most)d characters."),
+        "name_length": N_("The name for seat %(seat)d must be at most %(most)d characters."),
         "names_differ": N_("Two players are called %(name)s: names must differ."),
         "colours_count": NP_(
             "Give one colour per player (%(seats)d), not %(num)d.",
@@ -327,6 +329,8 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
         "computer_name": N_("Computer (%(level)s)"),
+        "computer_name_seat": N_("Computer %(seat)d (%(level)s)"),
+        "player_name": N_("Player %(seat)d"),
         "and": N_("%(items)s and %(last)s"),
         "seat_colour": N_("seat %(seat)d colour"),
     }

@@ -100,10 +100,12 @@ def refusal_for(
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
         if chosen is None:
-            return Refusal(Message.of("computer_choosing", player=player.name))
+            return Refusal(Message.of("computer_choosing", player=session.name(mover)))
         if cell != chosen:
             return Refusal(
-                Message.of("computer_elsewhere", player=player.name, chosen=chosen, cell=cell)
+                Message.of(
+                    "computer_elsewhere", player=session.name(mover), chosen=chosen, cell=cell
+                )
             )
     return None
 

@@ -32,7 +32,8 @@ from controller.rules.notation import parse_cell
 
 
 def result(session: Session, game: Game) -> Result:
-    """The finished game's scores and winners, as the store and the history keep them."""
+    """The finished game's scores and winners, as the store and the history keep them
+    (an unnamed seat's name is kept empty, as its player's is)."""
     names = [p.name for p in session.players]
     if isinstance(game, PerlenGame):
         out = perlen.outcome(game.state)
@@ -61,7 +62,7 @@ def won(session: Session, game: Game) -> Message:
     else:
         unit = "points"
     best = outcome.points[outcome.winners[0]] if outcome.winners else 0
-    names = [session.players[w].name for w in outcome.winners]
+    names = [session.name(w) for w in outcome.winners]
     if len(names) == 1:
         return Message.of("won", player=names[0], num=best, unit=unit_term(unit, best))
     return Message.of(

@@ -57,7 +57,7 @@ from controller.referee.commands import (
 from controller.referee.events import Aborted, By
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Items, Message, Refused, Term, english
-from controller.referee.session import GameSetup
+from controller.referee.session import GameSetup, called
 from controller.referee.state import (
     RETRY_S,
     Commit,
@@ -230,7 +230,7 @@ def begin(state: Referee, game: GameSetup, game_id: int, now: float) -> Step:
     said: list[Message] = []
     if old is not None and not old.game.over:
         said.append(Message.of("replaced", number=old.game_id))
-    names = tuple(p.name for p in sorted(game.players, key=lambda p: p.seat))
+    names = tuple(called(p, game.players) for p in sorted(game.players, key=lambda p: p.seat))
     said.append(Message.of("started", number=game_id, players=Items(names)))
     fresh = Referee(
         rules=state.rules,

@@ -13,7 +13,7 @@ from controller.referee import computer
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Items, Message, Param, colour_term
 from controller.referee.progress import thing
-from controller.referee.session import Session
+from controller.referee.session import Session, unnamed
 from controller.referee.state import HoldAction, Referee
 from controller.rules import perlen
 
@@ -38,7 +38,7 @@ def fixes(state: Referee) -> Items:
             parts.append(
                 Message.of(
                     "fix_missing_owned",
-                    player=owner.name,
+                    player=session.name(m.colour),
                     thing=thing(session),
                     colour=colour_term(owner.colour.name),
                     cell=m.cell,
@@ -54,7 +54,7 @@ def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
     owner = session.players[bonus.colour]
     return Message.of(
         "bonus_at",
-        owner=owner.name,
+        owner=session.name(bonus.colour),
         colour=colour_term(owner.colour.name),
         pos=bonus.position.short,
         cells=bonus.position.footprint_name,
@@ -107,7 +107,9 @@ def prompt(state: Referee) -> tuple[Message, ...]:
     player = session.players[mover]
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
+        # "Computer (strong)" says computer already; a named one is marked "(computer)".
+        prefix = "unnamed_" if unnamed(player) else ""
         if chosen is None:
-            return (Message.of("computer_thinking", player=player.name),)
-        return (Message.of("computer_chose", player=player.name, cell=chosen),)
-    return (Message.of("to_move", player=player.name),)
+            return (Message.of(prefix + "computer_thinking", player=session.name(mover)),)
+        return (Message.of(prefix + "computer_chose", player=session.name(mover), cell=chosen),)
+    return (Message.of("to_move", player=session.name(mover)),)

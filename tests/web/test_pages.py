@@ -148,7 +148,7 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
         "csrf_token": token,
         "game": "perlen-pyramide",
         "name_0": "Anna",
-        "name_1": "   ",
+        "name_1": "Benjamin Alexander Maximilian",
         "name_2": "Cleo",
         "colour_0": "red",
         "colour_1": "blue",
@@ -158,7 +158,7 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
     response = client.post("/setup", data=form)
     assert response.status_code == 400
     page = text(response)
-    assert "Please check: Seat 2, Name: is empty" in page
+    assert "Please check: Seat 2, Name: is too long (at most 24 characters)" in page
     assert 'value="Anna"' in page and 'value="Cleo"' in page
     wrong_pin = client.post("/setup", data={**form, "name_1": "Ben", "pin": "0000"})
     assert wrong_pin.status_code == 403 and "Wrong PIN." in text(wrong_pin)
