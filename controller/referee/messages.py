@@ -170,10 +170,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "took_off": N_("The bonus pearl %(pos)s is off."),
         "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
         "landed": N_("%(player)s landed on %(target)s."),
-        "knocked_off": NP_(
-            "The ball on %(targets)s was knocked off.",
-            "The balls on %(targets)s were knocked off.",
-        ),
+        "knocked_off": NP_("%(balls)s was knocked off.", "%(balls)s were knocked off."),
         "turn_ended": N_("%(player)s ended the turn."),
         "top_opened": N_("The top is open!"),
         "took_back_landing": N_("Took back %(player)s's landing on %(target)s."),
@@ -328,6 +325,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "one_person": N_("At least one player must be a person to place the pearls."),
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
+        "ball_of": N_("%(player)s's ball on %(target)s"),
         "computer_name": N_("Computer (%(level)s)"),
         "computer_name_seat": N_("Computer %(seat)d (%(level)s)"),
         "player_name": N_("Player %(seat)d"),
@@ -416,7 +414,7 @@ class Translations(Protocol):
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
 
 
-CAPITALISED: Final = frozenset({"fix_board"})
+CAPITALISED: Final = frozenset({"fix_board", "knocked_off"})
 """Sentences that begin with a part written in lower case (``take the pearl off b3``);
 other sentences begin as their template does (a cell name stays ``c3``)."""
 
