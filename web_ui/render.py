@@ -15,7 +15,8 @@ from flask import Flask, render_template
 from flask_babel import get_locale, get_translations, gettext, lazy_gettext
 
 from controller.hardware.channels import CELLS
-from controller.referee.messages import TERMS, Message, Term, colour_term, sentences
+from controller.referee import words
+from controller.referee.messages import TERMS, Items, Message, Term, colour_term, sentences
 from controller.referee.session import Seated, called
 from controller.referee.snapshot import Snapshot
 from controller.store_values import LeaderRow
@@ -260,7 +261,21 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     # "The highest first" only when one rests on another: they lie on two layers.
     context["removals_top_down"] = len({b.pos.split(":")[0] for b in snapshot.removals}) > 1
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
+    context["take_off"] = _take_off(snapshot)
     return context
+
+
+def _take_off(snapshot: Snapshot) -> str:
+    """The pieces the game does not have, in one sentence (``Take all 25 pearls off the
+    board.``), or ``""``."""
+    extra = [m.cell for m in snapshot.mismatches if m.kind == "extra"]
+    if not extra:
+        return ""
+    if snapshot.game == "pyramidos":
+        word, everything = "ball", all(owner is None for owner in snapshot.targets.values())
+    else:
+        word, everything = "pearl", not snapshot.pearls
+    return say(Message.of("fix_board", fixes=Items((words.take_off(extra, word, everything),))))
 
 
 LIVE_REGIONS = ("live-status", "live-board", "live-scores", "live-controls")

@@ -255,6 +255,9 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         ),
         "fix_board": N_("%(fixes)s."),
         "fix_extra": N_("take the %(thing)s off %(cells)s"),
+        "fix_clear": NP_(
+            "take the %(thing)s off the board", "take all %(num)d %(thing)s off the board"
+        ),
         "fix_missing_owned": N_("put %(player)s's %(colour)s %(thing)s back on %(cell)s"),
         "fix_missing": N_("put the %(thing)s back on %(cell)s"),
         "keep_off": N_(

@@ -8,14 +8,27 @@ being decided, the bonus pearls to place, whose turn it is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.guidance import MismatchKind
 from controller.referee import computer
 from controller.referee.games import PerlenGame
-from controller.referee.messages import Items, Message, Param, colour_term
+from controller.referee.messages import Items, Message, Param, Term, colour_term
 from controller.referee.progress import thing
 from controller.referee.session import Session, unnamed
 from controller.referee.state import HoldAction, Referee
 from controller.rules import perlen
+
+
+def take_off(extra: Sequence[str], word: str, everything: bool) -> Message:
+    """``take the pearls off b3 and c4``; ``take all 25 pearls off the board`` when the
+    game has none on it (between games), so a full board is one short sentence.
+
+    ``word``: ``pearl`` or ``ball``."""
+    what = Term("thing", word if len(extra) == 1 else word + "s")
+    if everything and len(extra) > 1:
+        return Message.of("fix_clear", thing=what, num=len(extra))
+    return Message.of("fix_extra", thing=what, cells=Items(tuple(extra)))
 
 
 def fixes(state: Referee) -> Items:
@@ -29,7 +42,8 @@ def fixes(state: Referee) -> Items:
     )
     parts: list[Param] = []
     if extra:
-        parts.append(Message.of("fix_extra", thing=thing(session, len(extra)), cells=Items(extra)))
+        word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
+        parts.append(take_off(extra, word, everything=not session.game.expected))
     for m in watch.mismatches:
         if m.kind is not MismatchKind.MISSING:
             continue

@@ -6,7 +6,7 @@ Pure: the referee in virtual time (``tests/support/referee.py``).
 from __future__ import annotations
 
 from controller.hardware.port import Led, LedMode, Sound
-from controller.referee.commands import ConfirmBonus
+from controller.referee.commands import ConfirmBonus, PlayAgain
 from controller.rules import perlen
 from controller.rules.notation import BASE
 from tests.support.referee import Play
@@ -140,3 +140,15 @@ def test_one_confirm_at_the_end_goes_straight_to_the_sweep(p: Play) -> None:
     calm = dict(p.lit)
     p.wait(5)
     assert p.lit == calm and p.state.show.sweep_next is None  # and then rests
+
+
+def test_play_again_on_the_full_board_asks_for_it_cleared_in_one_sentence(p: Play) -> None:
+    p.play(_last_move(p))
+    assert p.do(ConfirmBonus()).ok
+    assert p.do(PlayAgain()).ok
+    snap = p.snap
+    assert snap.game_id == 2 and snap.status == "mismatch" and len(snap.mismatches) == 25
+    assert p.said().endswith("Take all 25 pearls off the board.")
+    assert len(p.lit) >= 25  # the LEDs show every cell to clear
+    p.set(set())
+    assert p.snap.status == "playing" and p.said().endswith("to move.")

@@ -204,3 +204,15 @@ def test_a_pyramidos_only_board() -> None:
 def test_end_turn_is_only_offered_in_pyramidos() -> None:
     assert "end_turn" in game().snap.commands
     assert "end_turn" not in Play().new().snap.commands
+
+
+def test_a_new_game_on_a_board_with_balls_asks_for_them_off_in_one_sentence() -> None:
+    p = game()
+    p.play("t1", "t2", "t3")
+    p.new("pyramidos", ("Anna", "Ben"))
+    assert p.snap.game_id == 2 and p.snap.status == "mismatch"
+    assert p.said().endswith("Take all 3 balls off the board.")
+    p.lift("t2")
+    assert p.said().endswith("Take all 2 balls off the board.")
+    p.lift("t1")
+    assert p.said().endswith("Take the ball off t3.")

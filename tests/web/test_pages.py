@@ -84,7 +84,7 @@ def test_mismatch_and_link_are_explained(rig: Rig, client: FlaskClient) -> None:
     rig.wait(lambda s: s["status"] == "mismatch")
     page = text(client.get("/"))
     assert "The board does not match the game" in page
-    assert "a1: take away the pearl that should not be there." in page
+    assert '<li class="take-off">Take the pearl off a1.</li>' in page
 
 
 def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: FlaskClient) -> None:
