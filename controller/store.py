@@ -415,6 +415,16 @@ class Store:
         )
         return None if row is None else self.game(row["id"])
 
+    def on_the_table(self) -> StoredGame | None:
+        """The game the table showed when the program stopped: the newest game, if it is
+        being played or over (a finished game stays on the page until a new one starts;
+        after an abort the table was empty)."""
+        row = self._read().execute("SELECT id, status FROM games ORDER BY id DESC LIMIT 1")
+        newest = row.fetchone()
+        if newest is None or newest["status"] not in ("playing", "over"):
+            return None
+        return self.game(newest["id"])
+
     # -- the web page's side ------------------------------------------------------------------
     def games(self, limit: int = 50, offset: int = 0) -> list[GameSummary]:
         """Games, newest first."""

@@ -280,6 +280,10 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "%(player)s (computer) is still choosing: wait for its cell to blink."
         ),
         "computer_elsewhere": N_("%(player)s (computer) chose %(chosen)s, not %(cell)s."),
+        "unnamed_computer_choosing": N_(
+            "%(player)s is still choosing: wait for its cell to blink."
+        ),
+        "unnamed_computer_elsewhere": N_("%(player)s chose %(chosen)s, not %(cell)s."),
         "pyramid_complete": N_("The pyramid is complete: no more pearls go on the base."),
         # -- commands refused ----------------------------------------------------------------
         "no_game": N_("There is no game."),

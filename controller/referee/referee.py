@@ -170,6 +170,9 @@ def sensed(
     if pieces_moved:
         state = state.but(note=Note())  # what was said is over once the board changes
     step = look(state, now)
+    if step.state.watch.resumed:  # the first reading after a restart has been looked at
+        watch = dataclasses.replace(step.state.watch, resumed=False)
+        step = dataclasses.replace(step, state=step.state.but(watch=watch))
     # Buttons act on their rising edge, in a fixed order.
     for name in BUTTON_NAMES:
         if name in rising:
