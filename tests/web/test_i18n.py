@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -208,6 +209,13 @@ def test_unnamed_seats_are_called_in_the_readers_language(
     assert f"{computer} is thinking" in p.said() or lang != "en"
     assert computer in regions["live-status"] and computer in regions["live-scores"]
     assert person in regions["live-scores"] and "Cleo" in regions["live-scores"]
+    # The winner line: the trophy, and the robot when the computer won.
+    for winner, name, marks in ((0, computer, 2), (2, "Cleo", 1)):
+        won = dataclasses.replace(p.snap, over=True, status="over", winners=(winner,))
+        with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+            status = live_fragments(won)["live-status"]
+        line = status.split('class="headline winner"', 1)[1].split("</p>", 1)[0]
+        assert name in line and line.count("<svg") == marks
     # A finished game in the store, as history and leaderboard show it; one of an older
     # release stored its computer seat's name in English, and reads the same.
     for stored_name in ("", "Computer (strong)"):
@@ -219,6 +227,8 @@ def test_unnamed_seats_are_called_in_the_readers_language(
         g = rig.store.create_game("perlen-pyramide", players, {}, children_help=False)
         rig.store.append(g, [BasePearl("c3", 0)], result=Result((9, 1, 1), (0,), {}))
     headers = {"Accept-Language": lang}
+    replay = client.get(f"/history/{g}", headers=headers).get_data(as_text=True)
+    assert f"{computer} (R): c3" in replay.split('class="moves"', 1)[1]
     history = client.get("/history", headers=headers).get_data(as_text=True)
     assert history.count(computer) == 4 and history.count(person) == 2  # players, winner
     board = client.get("/leaderboard?game=perlen-pyramide", headers=headers)
