@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 from flask import Flask
 
+from controller.referee.commands import ConfirmBonus
 from tests.support.scripts import HINTED_ENDGAME
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
 from web_ui import create_app, serve, stop
@@ -479,6 +480,13 @@ WORDS: dict[str, dict[str, str]] = {
 SIZES = [("en", LAPTOP), ("de", PHONE)]
 
 
+def _page(browser: Browser, lang: str, size: ViewportSize) -> Page:
+    """A fresh browser in ``lang`` (its Accept-Language) at ``size``."""
+    return browser.new_context(
+        viewport=size, locale="de-DE" if lang == "de" else "en-GB"
+    ).new_page()
+
+
 @pytest.mark.parametrize(("lang", "size"), SIZES, ids=["en-laptop", "de-phone"])
 def test_between_games_a_computer_seat_and_the_finishing_bonus_pearls(
     browser: Browser, served: tuple[Rig, Served], lang: str, size: ViewportSize
@@ -488,9 +496,7 @@ def test_between_games_a_computer_seat_and_the_finishing_bonus_pearls(
     again the full board is asked for in one sentence and cleared with one tap."""
     rig, server = served
     words = WORDS[lang]
-    page = browser.new_context(
-        viewport=size, locale="de-DE" if lang == "de" else "en-GB"
-    ).new_page()
+    page = _page(browser, lang, size)
     page.goto(f"{server.url}/setup")
     # Names start empty; the placeholder says what an unnamed seat is called.
     assert page.get_attribute("#name_1", "placeholder") == words["player 2"]
@@ -558,9 +564,7 @@ def test_take_back_words_and_the_pyramidos_history(
     “This bonus pearl is off”; Pyramidos events read as sentences in the history."""
     rig, server = served
     words = WORDS[lang]
-    page = browser.new_context(
-        viewport=size, locale="de-DE" if lang == "de" else "en-GB"
-    ).new_page()
+    page = _page(browser, lang, size)
     start_game(
         page, server.url, "perlen-pyramide", ["Anna", "Ben", "Cleo"], ["red", "blue", "yellow"]
     )
@@ -604,3 +608,83 @@ def test_take_back_words_and_the_pyramidos_history(
         assert words[key] in moves, moves
     assert "leave" not in moves and ": end" not in moves
     shot(page, f"pyramidos-history-{lang}")
+
+
+@pytest.mark.parametrize(("lang", "size"), SIZES, ids=["en-laptop", "de-phone"])
+def test_after_a_power_cut_the_pearl_put_down_meanwhile_and_the_finished_game(
+    browser: Browser, tmp_path: Path, lang: str, size: ViewportSize
+) -> None:
+    """Item 10: the program stops dead twice while a page stays open. The pearl Cleo put
+    down meanwhile is her move; after the 25th pearl, the finished game, its winner and
+    scores are what the page shows when the program is back."""
+    said = {"en": "Cleo played d3.", "de": "Cleo hat d3 gesetzt."}[lang]
+    rig = build_rig(tmp_path)
+    server = Served(rig)
+    port = server.port
+    page = _page(browser, lang, size)
+    try:
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        for n, cell in enumerate(("c3", "d4"), start=1):
+            rig.place(cell)
+
+            def moved(s: dict[str, Any], n: int = n) -> bool:
+                return bool(s["moves"] == n)
+
+            rig.wait(moved)
+        page.goto(f"{server.url}/")
+        page.wait_for_selector("#live-board #cell-d4", timeout=WAIT_MS)
+    finally:
+        server.stop()
+        close_rig(rig)
+
+    def back(pieces: set[str]) -> tuple[Rig, Served]:
+        """The program started again over the board as the family left it."""
+        again = build_rig(tmp_path, pieces=pieces)
+        served = Served(again, port=port)
+        page.wait_for_function(
+            "() => document.querySelector('.live').dataset.connected === '1'", timeout=10_000
+        )
+        return again, served
+
+    rig, server = back({"c3", "d4", "d3"})
+    try:
+        page.wait_for_selector(f"#live-status >> text={said}", timeout=WAIT_MS)
+        snap = rig.snapshot()
+        assert snap["moves"] == 3 and snap["status"] == "playing" and snap["last_move"] == "d3"
+        while rig.snapshot()["status"] != "over":  # on to the 25th pearl
+            snap = rig.snapshot()
+            if snap["pending"]:
+                assert rig.table.submit(ConfirmBonus()).ok
+                continue
+            rig.place(snap["legal"][0])
+
+            def on(s: dict[str, Any], m: int = snap["moves"]) -> bool:
+                return bool(s["moves"] > m)
+
+            rig.wait(on)
+        ended = rig.snapshot()
+        page.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
+        board = set(ended["sensors"])
+    finally:
+        server.stop()
+        close_rig(rig)
+
+    rig, server = back(board)
+    try:
+        # The page shows the program that came back: its note no longer names the last
+        # move ("Ben played e5."), only the result, beside the winner and the scores.
+        page.wait_for_function(
+            "(last) => !document.querySelector('#live-status .said').innerText.includes(last)",
+            arg=ended["last_move"],
+            timeout=WAIT_MS,
+        )
+        snap = rig.snapshot()
+        assert snap["over"] and snap["game_id"] == ended["game_id"]
+        assert snap["winners"] == ended["winners"] and snap["scores"] == ended["scores"]
+        winner = ended["players"][ended["winners"][0]]["name"]
+        assert winner in page.inner_text("#live-status .winner")
+        assert page.locator('[data-command="play_again"]').count() == 1
+        shot(page, f"after-power-cut-{lang}")
+    finally:
+        server.stop()
+        close_rig(rig)
