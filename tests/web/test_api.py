@@ -275,3 +275,13 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     assert "Take the pearl off c3." in page and "Take off the pearls the game" in page
     client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []
+    # Pyramidos alike, with its balls.
+    rig.new_pyramidos()
+    rig.place("t1")
+    rig.wait(lambda s: s["targets"]["t1"] == 0)
+    rig.new_pyramidos()
+    rig.wait(lambda s: s["game_id"] == 4 and s["status"] == "mismatch")
+    page = client.get("/").get_data(as_text=True)
+    assert "Take the ball off t1." in page and "Take off the balls the game" in page
+    client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
+    assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []
