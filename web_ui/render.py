@@ -15,8 +15,11 @@ from flask import Flask, render_template
 from flask_babel import get_locale, get_translations, gettext, lazy_gettext
 
 from controller.hardware.channels import CELLS
-from controller.referee.messages import TERMS, Message, colour_term, sentences
+from controller.referee import words
+from controller.referee.messages import TERMS, Items, Message, Term, colour_term, sentences
+from controller.referee.session import Seated, called
 from controller.referee.snapshot import Snapshot
+from controller.store_values import LeaderRow
 from web_ui import drawing
 from web_ui.state import web_state
 
@@ -94,13 +97,32 @@ def side_name(side: str) -> str:
     return str(SIDE_NAMES.get(side, side))
 
 
+def who(swatch: drawing.Swatch) -> str:
+    """The player's name (an unnamed seat's default in the reader's language), or ``""``."""
+    return say(swatch.player) if isinstance(swatch.player, Message) else swatch.player
+
+
+def player_name(player: Seated, players: Iterable[Seated]) -> str:
+    """A stored player's name; an unnamed seat's default in the reader's language."""
+    name = called(player, players)
+    return say(name) if isinstance(name, Message) else str(name)
+
+
+def leader_name(row: LeaderRow) -> str:
+    """A leaderboard row's name: the unnamed computer seats of a level as ``Computer
+    (strong)`` in the reader's language."""
+    if row.level is None:
+        return row.name
+    return say(Message.of("computer_name", level=Term("level", row.level)))
+
+
 def swatch_text(swatch: drawing.Swatch) -> str:
     """``Anna (red, R)`` or ``red (R)``."""
     colour = colour_name(swatch.name)
     if swatch.player:
         text = gettext(
             "%(player)s (%(colour)s, %(letter)s)",
-            player=swatch.player,
+            player=who(swatch),
             colour=colour,
             letter=swatch.letter,
         )
@@ -194,6 +216,9 @@ def register(app: Flask) -> None:
         side_name=side_name,
         colour_name=colour_name,
         swatch_text=swatch_text,
+        who=who,
+        player_name=player_name,
+        leader_name=leader_name,
         bonus_reason=bonus_reason,
         link_state=link_state,
         status_name=status_name,
@@ -233,8 +258,24 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["mover_level"] = level
     context["pending"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.pending]
     context["removals"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.removals]
+    # "The highest first" only when one rests on another: they lie on two layers.
+    context["removals_top_down"] = len({b.pos.split(":")[0] for b in snapshot.removals}) > 1
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
+    context["take_off"] = _take_off(snapshot)
     return context
+
+
+def _take_off(snapshot: Snapshot) -> str:
+    """The pieces the game does not have, in one sentence (``Take all 25 pearls off the
+    board.``), or ``""``."""
+    extra = [m.cell for m in snapshot.mismatches if m.kind == "extra"]
+    if not extra:
+        return ""
+    if snapshot.game == "pyramidos":
+        word, everything = "ball", all(owner is None for owner in snapshot.targets.values())
+    else:
+        word, everything = "pearl", not snapshot.pearls
+    return say(Message.of("fix_board", fixes=Items((words.take_off(extra, word, everything),))))
 
 
 LIVE_REGIONS = ("live-status", "live-board", "live-scores", "live-controls")
