@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             "-q",
             "update",
             "-N",
+            "--ignore-obsolete",  # a text no page shows any more leaves the catalogues
             "-w",
             "100",
             "-i",

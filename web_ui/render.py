@@ -64,6 +64,11 @@ def number(value: float, places: int) -> str:
     return format_decimal(value, format="0." + "0" * places, locale=str(get_locale() or "en"))
 
 
+def decimal(value: float, places: int = 1) -> str:
+    """The template filter ``decimal``: :func:`number` with one place unless told."""
+    return number(value, places)
+
+
 def term(kind: str, value: object) -> str:
     """A word of the referee's vocabularies (a colour, a level …) in the reader's language."""
     if not isinstance(value, str):
@@ -207,6 +212,7 @@ def register(app: Flask) -> None:
         sensor_name=sensor_name,
     )
     app.jinja_env.filters["swatch_text"] = swatch_text
+    app.jinja_env.filters["decimal"] = decimal
 
 
 # -- the live regions ------------------------------------------------------------------------

@@ -72,6 +72,17 @@
 
   // -- the PIN dialog -----------------------------------------------------------------------
 
+  // Unlocked: the page looks it at once (the Lock button, no "needs the PIN" notes, no
+  // PIN fields in forms), as it would after a reload.
+  function showUnlocked() {
+    document.body.dataset.admin = "1";
+    $$("[data-admin-only]").forEach((el) => { el.hidden = false; });
+    $$("[data-locked-only]").forEach((el) => {
+      el.hidden = true;
+      $$("input", el).forEach((input) => { input.disabled = true; });
+    });
+  }
+
   function askPin() {
     const dialog = $("#pin-dialog");
     const form = $("#pin-form");
@@ -103,7 +114,7 @@
         }
         if (result.response.ok) {
           setCsrfToken(result.data.csrf_token);
-          document.body.dataset.admin = "1";
+          showUnlocked();
           finish(true);
           return;
         }
@@ -320,6 +331,34 @@
     });
   }
 
+  // -- replay: the computer's review appears by itself once it is done -------------------------
+
+  const REVIEW_POLL_MS = 2000;
+
+  function awaitReview(section) {
+    if (!["working", "busy"].includes(section.dataset.review)) return;
+    setTimeout(async () => {
+      let next = null;
+      try {
+        // The current step (?step=N) keeps its mark in the list that comes back.
+        const response = await fetch(section.dataset.refresh + location.search, {
+          credentials: "same-origin",
+        });
+        if (response.ok) {
+          const holder = document.createElement("div");
+          holder.innerHTML = await response.text();
+          next = holder.querySelector("#moves");
+        }
+      } catch (e) { /* offline for a moment: ask again */ }
+      if (next && section.isConnected) {
+        section.replaceWith(next);
+        awaitReview(next);
+      } else if (section.isConnected) {
+        awaitReview(section);
+      }
+    }, REVIEW_POLL_MS);
+  }
+
   // -- setup: show the fields of the chosen game ------------------------------------------------
 
   function setup(form) {
@@ -359,6 +398,7 @@
     setMuted(muted());
     $$("[data-stream]").forEach(connect);
     $$("[data-replay]").forEach(replay);
+    $$("#moves[data-refresh]").forEach(awaitReview);
     $$("form[data-setup]").forEach(setup);
   });
 })();
