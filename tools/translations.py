@@ -21,7 +21,7 @@ WEB = ROOT / "web_ui"
 TRANSLATIONS = WEB / "translations"
 TEMPLATE = TRANSLATIONS / "messages.pot"
 SOURCES = ("web_ui", "controller/referee")
-KEYWORDS = ("lazy_gettext", "N_", "NP_:1,2")
+KEYWORDS = ("lazy_gettext", "lazy_pgettext:1c,2", "N_", "NP_:1,2")
 
 
 def pybabel() -> str:

@@ -254,7 +254,8 @@ def leaderboard() -> str:
 def rules() -> str:
     from web_ui import pictures
 
-    return render_template("rules.html", pictures=pictures.rule_pictures())
+    players = render.local_letters(pictures.PLAYERS)
+    return render_template("rules.html", pictures=pictures.rule_pictures(players))
 
 
 # -- diagnostics -----------------------------------------------------------------------------
