@@ -297,7 +297,7 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     return context
 
 
-LIVE_REGIONS = ("live-status", "live-board", "live-scores", "live-controls")
+LIVE_REGIONS = ("live-status", "live-bar", "live-board", "live-scores", "live-controls")
 
 
 def live_fragments(snapshot: Snapshot, *, with_csrf: bool = False) -> dict[str, str]:

@@ -316,7 +316,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     # The computer's cell is ringed in the computer's own colour, and a hand puts it there.
     snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
     cell = snap["computer_move"]
-    ring = page.locator(f"#cell-{cell} circle.computer")
+    ring = page.locator(f'.marks[data-pos="{cell}"] circle.computer')
     ring.wait_for(timeout=WAIT_MS)
     assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
     assert "end_turn" not in snap["commands"]  # End turn is for Pyramidos only
@@ -437,7 +437,7 @@ def test_a_hint_says_why_in_german_on_a_phone(browser: Browser, served: tuple[Ri
         "#live-status >> text=Tipp: a4 – das bringt die Bonusperle 2:a4.", timeout=WAIT_MS
     )
     assert "Es ist etwa 1,0 sichtbare Perlen mehr wert als das nächstbeste Feld." in live_text(page)
-    ring = page.locator("#cell-a4 circle.hint")
+    ring = page.locator('.marks[data-pos="a4"] circle.hint')
     ring.wait_for(timeout=WAIT_MS)
     assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
     shot(page, "hint-why-de-phone")

@@ -151,6 +151,26 @@
     });
   }
 
+  // Browsers start a page's audio suspended until someone taps it (an autoplay rule): the
+  // first sound would be lost without a word. Say so until the first tap unlocks it.
+  function unlockAudio() {
+    const Context = window.AudioContext || window.webkitAudioContext;
+    const hints = $$("[data-sound-blocked]");
+    if (!Context || !hints.length) return;
+    audio = audio || new Context();
+    const show = () => {
+      const blocked = audio.state !== "running" && !muted();
+      hints.forEach((hint) => { hint.hidden = !blocked; });
+    };
+    const resume = () => { if (audio.state !== "running") audio.resume().then(show, show); };
+    audio.addEventListener("statechange", show);
+    ["pointerdown", "keydown", "touchend"].forEach((type) => {
+      document.addEventListener(type, resume, { capture: true, passive: true });
+    });
+    document.addEventListener("click", show);  // the mute switch changes what to say
+    show();
+  }
+
   function play(tunes, name) {
     const notes = tunes[name];
     const Context = window.AudioContext || window.webkitAudioContext;
@@ -190,7 +210,29 @@
     }
   }
 
+  // A phone's bar with the turn and what to do, shown once the status scrolled away (the
+  // board is tapped further down); CSS keeps it off wide screens.
+  function turnBar(root) {
+    const bar = $("#live-bar", root);
+    const status = $("#live-status", root);
+    if (!bar || !status) return () => {};
+    let queued = false;
+    const update = () => {
+      queued = false;
+      const head = $(".message, .headline", status) || status;
+      bar.hidden = !bar.textContent.trim() || head.getBoundingClientRect().bottom > 0;
+    };
+    const soon = () => {
+      if (!queued) { queued = true; window.requestAnimationFrame(update); }
+    };
+    window.addEventListener("scroll", soon, { passive: true });
+    window.addEventListener("resize", soon);
+    update();
+    return soon;
+  }
+
   function connect(root) {
+    const barChanged = turnBar(root);
     const banner = $("#connection");
     let lostTimer = 0;
     let wasLost = false;
@@ -212,6 +254,7 @@
         cues = snap.cue.count;
         play(tunes, snap.cue.sound);
       }
+      barChanged();
       root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
     });
     source.addEventListener("open", () => {
@@ -396,6 +439,7 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     setMuted(muted());
+    unlockAudio();
     $$("[data-stream]").forEach(connect);
     $$("[data-replay]").forEach(replay);
     $$("#moves[data-refresh]").forEach(awaitReview);
