@@ -52,8 +52,8 @@ def _unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def launched(extra: tuple[str, ...] = ()) -> Iterator[Browser]:
+    """Debian's Chromium, headless, with ``extra`` switches (a module-scoped fixture's body)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - the test extra installs it
@@ -62,9 +62,14 @@ def browser() -> Iterator[Browser]:
         _unavailable("Debian's chromium is not installed (apt install chromium)")
     executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=[*ARGS, *extra])
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launched()
 
 
 class Served:
