@@ -102,6 +102,9 @@ def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
 
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    # From the top: a phone's turn bar shows only scrolled down (it would sit mid-picture).
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_function("() => !document.querySelector('#live-bar:not([hidden])')")
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
