@@ -217,7 +217,7 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
     assert page.is_visible(".note.locked") and page.is_visible("header [data-locked-only]")
     assert page.is_hidden("#live-bar")  # the status itself is in sight
     cell = page.locator("#cell-b2")
-    cell.scroll_into_view_if_needed()
+    cell.evaluate("(el) => el.scrollIntoView({ block: 'center' })")  # as a thumb scrolls
     page.locator("#live-bar:not([hidden])").wait_for(timeout=WAIT_MS)
     assert page.locator("#live-status .headline").bounding_box() is not None
     bar_box, cell_box = page.locator("#live-bar").bounding_box(), cell.bounding_box()
