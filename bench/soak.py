@@ -127,16 +127,14 @@ def _size(path: Path) -> int:
 
 def table(count: int, samples: int = 10, seed: int = 0, folder: Path | None = None) -> list[Sample]:
     """``count`` whole games through the Table, the store and a live page."""
-    from web_ui import security
+    from controller.settings import Settings
     from web_ui.app import WebSettings, close_app, create_app
 
     with tempfile.TemporaryDirectory() as scratch:
         path = (folder or Path(scratch)) / "games.sqlite3"
         h = Harness(path).start()
-        security.set_pin(h.store, "2468")  # not a new one to log
-        app = create_app(
-            table=h.table, store=h.store, board=h.board, testing=True, web=WebSettings()
-        )
+        Settings(h.store).set_pin("2468")  # not a new one to log
+        app = create_app(table=h.table, testing=True, web=WebSettings())
         events = [0]
         viewer = threading.Thread(target=_watch, args=(app, events), daemon=True)
         viewer.start()

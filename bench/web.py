@@ -112,10 +112,10 @@ class Rig:
     def __init__(self, adapter: str, folder: Path) -> None:
         from controller.config import GpioConfig, LedConfig
         from controller.hardware.channels import ChannelMap
+        from controller.settings import Settings
         from controller.store import Store
         from controller.table import Table, TableSettings
         from web_ui import create_app, serve
-        from web_ui.security import set_pin
 
         self.cmap = ChannelMap.default()
         self.adapter = adapter
@@ -139,10 +139,10 @@ class Rig:
 
             self.board = SimBoard(self.cmap.channel_count, self.cmap.led_count)
         self.store = Store(folder / "web-bench.sqlite3")
-        set_pin(self.store, "2468")
+        Settings(self.store).set_pin("2468")
         self.table = Table(self.board, self.cmap, self.store, TableSettings())
         self.table.start()
-        self.app = create_app(table=self.table, store=self.store, board=self.board)
+        self.app = create_app(table=self.table)
         ready = threading.Event()
         self.thread = threading.Thread(
             target=serve, args=(self.app, "127.0.0.1", 0, ready), daemon=True

@@ -35,7 +35,6 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -43,7 +42,7 @@ from controller import guidance
 from controller.clock import Clock, SystemClock
 from controller.computer_player import ComputerPlayer, Thinker, bot_player
 from controller.hardware.channels import ChannelMap
-from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame
+from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame, Touchable
 from controller.referee import lights, referee, snapshot
 from controller.referee.commands import COMMANDS, Command
 from controller.referee.computer import Why
@@ -61,6 +60,7 @@ from controller.referee.state import (
     Step,
 )
 from controller.referee.store_first import carry
+from controller.settings import Settings
 from controller.store import Store
 from controller.subscription import Publisher, Subscription
 
@@ -79,8 +79,6 @@ class TableSettings:
     """Seconds a computer seat may think; None: its level's own budget."""
     hint_budget_s: float = 1.0
     clock: Clock = field(default_factory=SystemClock)
-    volume: Callable[[], float] = lambda: 1.0
-    """The buzzer's volume, 0 (mute) to 1, read when a sound plays (the page's Settings)."""
 
 
 class TableBusy(TimeoutError):
@@ -131,6 +129,8 @@ class Table:
             )
         self.board, self.channel_map, self.store = board, channel_map, store
         self.settings = settings or TableSettings()
+        self.household = Settings(store)
+        """The household's settings (PIN, volume, language): the page's and the sounds'."""
         self._clock = self.settings.clock
         self._computer = self.settings.computer or bot_player(
             self.settings.computer_budget_s, self.settings.hint_budget_s
@@ -166,6 +166,21 @@ class Table:
     def levels(self) -> tuple[str, ...]:
         """The computer player's levels, weakest first (empty: no computer player)."""
         return self._state.rules.levels
+
+    @property
+    def history(self) -> Store:
+        """The games played, for reading (the page's history, replays and leaderboard)."""
+        return self.store
+
+    @property
+    def touchable(self) -> Touchable | None:
+        """The board as a hand touches it through the page (the simulated board), or
+        None when it has real sensors."""
+        return self.board.touchable()
+
+    @property
+    def has_buzzer(self) -> bool:
+        return self.board.has_buzzer
 
     def start(self) -> None:
         """Resume an unfinished game from the store, start the owner thread and the board."""
@@ -336,11 +351,11 @@ class Table:
         elif isinstance(effect, AskComputer):
             self._thinker.ask(effect)
         elif isinstance(effect, PlaySound):
-            volume = self.settings.volume()
+            volume = self.household.volume
             if volume <= 0:
                 return  # muted in Settings
             try:
-                self.board.sound(effect.sound, min(volume, 1.0))
+                self.board.sound(effect.sound, volume / 100)
             except Exception:  # a buzzer fault must not stop the game
                 log.exception("could not play %s", effect.sound.value)
 

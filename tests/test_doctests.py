@@ -34,6 +34,7 @@ MODULES = [
     "controller.store",
     "controller.guidance",
     "controller.palette",
+    "controller.settings",
     "controller.commands.run",
     "controller.bot",
     "controller.bot.advice",

@@ -1,7 +1,7 @@
 """The web page of pyramid-board: a Flask app served by waitress::
 
     from web_ui import create_app, serve, stop
-    app = create_app(table=table, store=store, board=board, config=config)
+    app = create_app(table=table, config=config)    # a started controller.table.Table
     serve(app, "0.0.0.0", 8080)   # blocks until stop(app) (or Ctrl-C)
 
 Nothing happens at import time: importing this package loads no Flask code until one of
@@ -18,19 +18,14 @@ if TYPE_CHECKING:
     from flask import Flask
 
     from controller.config import Config
-    from controller.hardware.port import Board
-    from controller.store import Store
-    from web_ui.live import TableLike
-    from web_ui.state import WebSettings
+    from web_ui.state import TablePort, WebSettings
 
 __all__ = ["create_app", "serve", "stop"]
 
 
 def create_app(
     *,
-    table: TableLike,
-    store: Store,
-    board: Board | None = None,
+    table: TablePort,
     config: Config | None = None,
     testing: bool = False,
     web: WebSettings | None = None,
@@ -38,7 +33,7 @@ def create_app(
     """See :func:`web_ui.app.create_app`."""
     from web_ui.app import create_app as build
 
-    return build(table=table, store=store, board=board, config=config, testing=testing, web=web)
+    return build(table=table, config=config, testing=testing, web=web)
 
 
 def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None) -> None:

@@ -27,13 +27,14 @@ from flask import Blueprint, Response, abort, jsonify, request
 from flask_babel import get_locale, gettext
 from flask_wtf.csrf import generate_csrf
 
+from controller import settings as household
 from controller.referee.state import Reply
 from controller.store import StoredGame
-from web_ui import auth, bodies, control, forms, i18n, security
+from web_ui import auth, bodies, control, forms, i18n
 from web_ui.auth import admin_required, require_json_object
 from web_ui.render import say
 from web_ui.replay import ReplayUnavailable, replay_steps
-from web_ui.state import VOLUME_KEY, volume_percent, web_state
+from web_ui.state import web_state
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -79,19 +80,19 @@ def state() -> Response:
 
 @bp.get("/games")
 def games() -> Response:
-    store = web_state().store
+    history = web_state().table.history
     limit = _query_int("limit", 20, 1, 200)
     offset = _query_int("offset", 0, 0, 10**9)
     return jsonify(
         {
-            "total": store.count_games(),
-            "games": [g.to_dict() for g in store.games(limit=limit, offset=offset)],
+            "total": history.count_games(),
+            "games": [g.to_dict() for g in history.games(limit=limit, offset=offset)],
         }
     )
 
 
 def _game(game_id: int) -> StoredGame:
-    found = web_state().store.game(game_id) if game_id <= 2**62 else None
+    found = web_state().table.history.game(game_id) if game_id <= 2**62 else None
     if found is None:
         abort(404, gettext("There is no game %(id)d.", id=game_id))
     return found
@@ -129,7 +130,7 @@ def leaderboard() -> Response:
     game = request.args.get("game") or None
     if game is not None and game not in forms.GAMES:
         abort(400, gettext("game must be perlen-pyramide or pyramidos."))
-    return jsonify({"rows": [r.to_dict() for r in web_state().store.leaderboard(game)]})
+    return jsonify({"rows": [r.to_dict() for r in web_state().table.history.leaderboard(game)]})
 
 
 # -- the session and the PIN -------------------------------------------------------------
@@ -171,14 +172,14 @@ def lock() -> Response:
 def change_pin() -> Response:
     body = require_json_object(bodies.PIN_CHANGE)
     try:
-        new = security.validate_pin(body["new"])
-    except security.PinError as exc:
-        raise bodies.InputError("new", str(exc)) from None
+        new = household.valid_pin(body["new"])
+    except household.SettingError as exc:
+        raise bodies.InputError("new", exc.render(gettext)) from None
     try:
         auth.verify(body["current"])
     except PermissionError as exc:
         abort(403, str(exc))
-    security.set_pin(web_state().store, new)  # a full card: 503, and the session is as it was
+    web_state().household.set_pin(new)  # a full card: 503, and the session is as it was
     auth.unlock(new)
     return ok(csrf_token=generate_csrf(), message=gettext("The PIN was changed."))
 
@@ -238,16 +239,8 @@ def settings() -> Response:
     body = require_json_object(bodies.SETTINGS)
     if not body:
         raise bodies.InputError("body", "send language, volume or both")
-    language = body.get("language")
-    if language is not None and not i18n.is_language(language):
-        raise bodies.InputError("language", "must be en, de or da")
-    volume = body.get("volume")
-    if volume is not None and (not 0 <= volume <= 100 or volume % 10):
-        raise bodies.InputError("volume", "must be a whole number of tens from 0 to 100")
-    # Both checked before either is stored: a refused body changes nothing.
-    if language is not None:
-        web.store.set_setting(i18n.LANGUAGE_KEY, language)
-        web.default_language = language
-    if volume is not None:
-        web.store.set_setting(VOLUME_KEY, str(volume))
-    return ok(language=web.default_language, volume=volume_percent(web.store))
+    try:
+        web.household.change(language=body.get("language"), volume=body.get("volume"))
+    except household.SettingError as exc:
+        raise bodies.InputError(exc.field, exc.render(gettext)) from None
+    return ok(language=web.household.language, volume=web.household.volume)

@@ -1,12 +1,13 @@
 """The composition root of the web page: :func:`create_app` wires one Flask app to one
-Table, one store and (on the sim adapter) the virtual board.
+Table, the page's only way into the program (:class:`web_ui.state.TablePort`: commands,
+snapshots, the history, the household's settings, and touch on the simulated board).
 
 Nothing happens at import time and nothing is global: every app keeps what it needs in
 ``app.extensions["pyramid"]`` (a :class:`WebState`), so tests build as many apps as they
 like::
 
-    app = create_app(table=table, store=store, board=board)   # board: a SimBoard or None
-    serve(app, "0.0.0.0", 8080)                                # web_ui.server, blocking
+    app = create_app(table=table, config=config)   # a started controller.table.Table
+    serve(app, "0.0.0.0", 8080)                     # web_ui.server, blocking
 """
 
 from __future__ import annotations
@@ -24,13 +25,11 @@ from flask_babel import Babel, get_locale
 from flask_wtf.csrf import CSRFProtect, generate_csrf
 
 from controller.config import Config
-from controller.hardware.port import Board
-from controller.store import Store
 from web_ui import api, errors, events, i18n, pages, render, reviews, security
 from web_ui.auth import is_admin
-from web_ui.live import LiveHub, TableLike
+from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
-from web_ui.state import KEY, WebSettings, WebState, state_of, web_state
+from web_ui.state import KEY, TablePort, WebSettings, WebState, state_of, web_state
 
 __all__ = ["WebSettings", "WebState", "close_app", "create_app", "web_state"]
 
@@ -52,32 +51,29 @@ def _static_versions() -> dict[str, str]:
 
 def create_app(
     *,
-    table: TableLike,
-    store: Store,
-    board: Board | None = None,
+    table: TablePort,
     config: Config | None = None,
     testing: bool = False,
     web: WebSettings | None = None,
 ) -> Flask:
     """Build the web app for ``table`` (a started :class:`controller.table.Table`).
 
-    ``store`` keeps games, the admin PIN hash, the session secret and the language
-    default; ``board`` is the Board (a :class:`SimBoard` makes the page a virtual board);
-    ``config`` the :class:`controller.config.Config` (or None); ``web`` tunes the page.
-    On first start a 6-digit admin PIN is made and logged once (``pyramid run`` prints it).
+    The Table's household settings keep the admin PIN's hash, the session secret and the
+    default language; a board that takes touches (the simulated one) makes the page a
+    virtual board; ``config`` is the :class:`controller.config.Config` (or None); ``web``
+    tunes the page. On first start a 6-digit admin PIN is made and logged once
+    (``pyramid run`` makes it first and prints it in its box).
     """
     settings = web or WebSettings()
     app = Flask(__name__, static_folder="static", template_folder="templates")
-    secret = security.ensure_secret(store)
-    pin = security.ensure_pin(store)
+    secret = table.household.session_secret()
+    pin = table.household.ensure_pin()
     if pin is not None:
         log.warning(
             "Admin PIN for the web page: %s (shown once; change it in Settings or with "
-            "`pyramid pin --data-dir %s`)",
+            "`pyramid pin`)",
             pin,
-            store.path.parent,
         )
-    language = store.get_setting(i18n.LANGUAGE_KEY)
     app.config.update(
         SECRET_KEY=secret,
         TESTING=testing,
@@ -103,18 +99,16 @@ def create_app(
     reviewer = Reviewer(settings.review_budget)
     state = WebState(
         table=table,
-        store=store,
-        board=board,
-        channel_map=table.channel_map,
         config=config,
         settings=settings,
-        hub=LiveHub(table, listener=functools.partial(reviews.on_game_over, reviewer, store)),
+        hub=LiveHub(
+            table, listener=functools.partial(reviews.on_game_over, reviewer, table.history)
+        ),
         throttle=security.Throttle(
             free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
         ),
         secret=secret,
         reviewer=reviewer,
-        default_language=language if i18n.is_language(language) else i18n.DEFAULT_LANGUAGE,
         static_versions=_static_versions(),
     )
     app.extensions[KEY] = state
@@ -154,7 +148,7 @@ def _select_language() -> str:
         g.language = i18n.choose_language(
             cookie=request.cookies.get(i18n.LANGUAGE_COOKIE),
             accept=[tag for tag, _quality in request.accept_languages],
-            default=web.default_language,
+            default=web.household.language,
         )
     language: str = g.language
     return language

@@ -18,7 +18,7 @@ from flask import abort, redirect, request, session, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
-from web_ui import bodies, security
+from web_ui import bodies
 from web_ui.state import web_state
 
 P = ParamSpec("P")
@@ -55,7 +55,7 @@ def is_admin() -> bool:
     # than a whole session is not trusted either.
     if not now <= until <= now + web.settings.session_hours * 3600 + 60:
         return False
-    return fingerprint == security.pin_fingerprint(web.store, web.secret)
+    return fingerprint == web.household.pin_fingerprint(web.secret)
 
 
 def verify(pin: object) -> None:
@@ -69,7 +69,7 @@ def verify(pin: object) -> None:
     verdict = web.throttle.check(client)
     if not verdict.allowed:
         raise TooManyTries(verdict.retry_after)
-    if not security.check_pin(web.store, pin):
+    if not web.household.check_pin(pin):
         after = web.throttle.failure(client)
         if not after.allowed:
             raise TooManyTries(after.retry_after)
@@ -82,8 +82,9 @@ def unlock(pin: object) -> None:
     verify(pin)
     session.clear()  # a fresh session (and CSRF secret) once privileges change
     session.permanent = True
-    session["admin"] = security.pin_fingerprint(web_state().store, web_state().secret)
-    session["admin_until"] = time.time() + web_state().settings.session_hours * 3600
+    web = web_state()
+    session["admin"] = web.household.pin_fingerprint(web.secret)
+    session["admin_until"] = time.time() + web.settings.session_hours * 3600
 
 
 def unlocked_until() -> float | None:

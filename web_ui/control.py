@@ -77,9 +77,10 @@ class Touched:
 
 
 def virtual(press: VirtualPress) -> Touched:
-    """Touch the simulated board as a hand would and wait until the Table has taken it."""
+    """Touch the board as a hand would and wait until the Table has taken it (only a board
+    that takes touches, the simulated one, can be touched from the page)."""
     web = web_state()
-    board = web.sim
+    board = web.table.touchable
     if board is None:
         abort(409, gettext("This board has real sensors; the page cannot move pearls on it."))
     cmap = web.channel_map

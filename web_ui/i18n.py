@@ -2,7 +2,8 @@
 
 The page speaks, in order of preference: the language this browser chose on the page
 (a ``lang`` cookie), else the best match of the browser's ``Accept-Language``, else the
-household default from Settings (store key ``web.language``), else English.
+household default from Settings (:attr:`controller.settings.Settings.language`), else
+English.
 
 >>> choose_language(cookie="da", accept=(), default="en")
 'da'
@@ -17,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Final, TypeGuard
 
-LANGUAGES: Final[Mapping[str, str]] = {"en": "English", "de": "Deutsch", "da": "Dansk"}
+from controller import settings
+
+NAMES: Final[Mapping[str, str]] = {"en": "English", "de": "Deutsch", "da": "Dansk"}
+LANGUAGES: Final[Mapping[str, str]] = {code: NAMES[code] for code in settings.LANGUAGES}
 """Language code -> the language's own name (shown in the chooser, never translated)."""
-DEFAULT_LANGUAGE: Final = "en"
-LANGUAGE_KEY: Final = "web.language"
-"""Store setting with the household default language."""
+DEFAULT_LANGUAGE: Final = settings.DEFAULT_LANGUAGE
 LANGUAGE_COOKIE: Final = "lang"
 
 

@@ -26,32 +26,19 @@ from collections.abc import Callable, Hashable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from controller.hardware.channels import ChannelMap
-from controller.referee.commands import Command
 from controller.referee.snapshot import Snapshot
-from controller.referee.state import Reply
 from controller.subscription import Subscription
 
 log = logging.getLogger(__name__)
 
 
-class TableLike(Protocol):
-    """What the web page uses of :class:`controller.table.Table`."""
+class Snapshots(Protocol):
+    """What the hub uses of the Table (:class:`web_ui.state.TablePort`)."""
 
     @property
     def snapshot(self) -> Snapshot: ...
 
-    @property
-    def channel_map(self) -> ChannelMap: ...
-
-    @property
-    def levels(self) -> tuple[str, ...]: ...
-
     def subscribe(self) -> Subscription: ...
-
-    def submit(self, command: Command, timeout: float = 5.0) -> Reply: ...
-
-    def handled(self, seq: int, timeout: float) -> Snapshot | None: ...
 
 
 def sse_message(data: Mapping[str, Any], *, event: str, event_id: str | None = None) -> bytes:
@@ -100,7 +87,7 @@ class LiveHub:
 
     def __init__(
         self,
-        table: TableLike,
+        table: Snapshots,
         *,
         poll: float = 0.5,
         cache_size: int = 32,

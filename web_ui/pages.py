@@ -24,12 +24,13 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from controller import palette
+from controller import settings as household
 from controller.hardware.port import TUNES
 from controller.referee.messages import Message, Term
 from controller.store import StoredGame
-from web_ui import auth, control, forms, i18n, render, reviews, security
+from web_ui import auth, control, forms, i18n, render, reviews
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
-from web_ui.state import VOLUME_KEY, volume_percent, web_state
+from web_ui.state import web_state
 
 bp = Blueprint("pages", __name__)
 
@@ -51,6 +52,10 @@ def _form_admin() -> None:
 
 def _fail(exc: forms.InputError) -> NoReturn:
     abort(400, str(exc))
+
+
+def _refused(exc: household.SettingError) -> NoReturn:
+    abort(400, exc.render(gettext))
 
 
 # -- live ----------------------------------------------------------------------------------
@@ -169,20 +174,20 @@ def _page_number() -> int:
 
 @bp.get("/history")
 def history() -> str:
-    store = web_state().store
+    history = web_state().table.history
     page = _page_number()
-    total = store.count_games()
+    total = history.count_games()
     pages = max(1, math.ceil(total / HISTORY_PAGE))
     if page > pages:
         abort(404, gettext("There is no such page of the history."))
-    games = store.games(limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE)
+    games = history.games(limit=HISTORY_PAGE, offset=(page - 1) * HISTORY_PAGE)
     return render_template("history.html", games=games, page=page, pages=pages, total=total)
 
 
 def _stored_game(game_id: int) -> StoredGame:
     if game_id > 2**62:
         abort(404, gettext("There is no game %(id)d.", id=game_id))
-    game = web_state().store.game(game_id)
+    game = web_state().table.history.game(game_id)
     if game is None:
         abort(404, gettext("There is no game %(id)d.", id=game_id))
     return game
@@ -254,11 +259,11 @@ def leaderboard() -> str:
     game = request.args.get("game") or None
     if game is not None and game not in forms.GAMES:
         abort(400, gettext("game must be perlen-pyramide or pyramidos."))
-    store = web_state().store
+    history = web_state().table.history
     kinds = [game] if game else list(forms.GAMES)
     tables = []
     for kind in kinds:
-        rows = store.leaderboard(kind)
+        rows = history.leaderboard(kind)
         people = [r for r in rows if not r.computer]
         tables.append((kind, people, [r for r in rows if r.computer]))
     return render_template("leaderboard.html", tables=tables, game=game)
@@ -309,20 +314,21 @@ def settings() -> str:
     web = web_state()
     return render_template(
         "settings.html",
-        default_language=web.default_language,
+        default_language=web.household.language,
         brightness=_brightness_percent(),
-        has_buzzer=web.board is not None and web.board.has_buzzer,
-        volume=volume_percent(web.store),
+        has_buzzer=web.table.has_buzzer,
+        volume=web.household.volume,
     )
 
 
 @bp.post("/settings/volume")
 def settings_volume() -> BaseResponse:
-    raw = request.form.get("volume", "")
-    if not raw.isascii() or not raw.isdigit() or int(raw) > 100 or int(raw) % 10:
-        abort(400, gettext("The volume is a whole number of tens from 0 to 100."))
+    try:
+        volume = household.valid_volume(request.form.get("volume", ""))
+    except household.SettingError as exc:
+        _refused(exc)
     _form_admin()
-    web_state().store.set_setting(VOLUME_KEY, str(int(raw)))
+    web_state().household.change(volume=volume)
     flash(gettext("The buzzer's volume was changed."), "ok")
     return redirect(url_for("pages.settings"))
 
@@ -339,9 +345,9 @@ def settings_pin() -> BaseResponse:
     new = request.form.get("new", "")
     again = request.form.get("again", "")
     try:
-        security.validate_pin(new)
-    except security.PinError as exc:
-        abort(400, str(exc))
+        household.valid_pin(new)
+    except household.SettingError as exc:
+        _refused(exc)
     if new != again:
         abort(400, gettext("The two new PINs differ."))
     # The current PIN is always asked for, even in an unlocked browser: a phone left
@@ -352,8 +358,7 @@ def settings_pin() -> BaseResponse:
         auth.unlock(current)
     except PermissionError as exc:
         abort(403, str(exc))
-    web = web_state()
-    security.set_pin(web.store, new)
+    web_state().household.set_pin(new)
     auth.unlock(new)
     flash(gettext("The PIN was changed. Other browsers must unlock again."), "ok")
     return redirect(url_for("pages.settings"))
@@ -361,13 +366,12 @@ def settings_pin() -> BaseResponse:
 
 @bp.post("/settings/language")
 def settings_language() -> BaseResponse:
-    code = request.form.get("language", "")
-    if not i18n.is_language(code):
-        abort(400, gettext("Choose English, Deutsch or Dansk."))
+    try:
+        code = household.valid_language(request.form.get("language", ""))
+    except household.SettingError as exc:
+        _refused(exc)
     _form_admin()
-    web = web_state()
-    web.store.set_setting(i18n.LANGUAGE_KEY, code)
-    web.default_language = code
+    web_state().household.change(language=code)
     flash(gettext("The default language was changed."), "ok")
     return redirect(url_for("pages.settings"))
 

@@ -165,7 +165,7 @@ def review_for(game: StoredGame) -> Review | None:
     return reviewer.get(game.id, dict(game.record))
 
 
-def on_game_over(reviewer: Reviewer, store: Store, snapshot: Snapshot) -> None:
+def on_game_over(reviewer: Reviewer, history: Store, snapshot: Snapshot) -> None:
     """Queue the review of the game ``snapshot`` shows, once it is over and stored so, so
     that it is ready by the time someone opens the replay (the hub's thread calls this
     with every snapshot; a game already queued costs a look-up)."""
@@ -174,6 +174,6 @@ def on_game_over(reviewer: Reviewer, store: Store, snapshot: Snapshot) -> None:
         return
     if reviewer.known(game_id):
         return
-    stored = store.game(game_id)
+    stored = history.game(game_id)
     if stored is not None and reviewable(stored):
         reviewer.get(game_id, dict(stored.record))

@@ -10,31 +10,59 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Final, Protocol
 
 from flask import Flask, current_app
 
 from controller.config import Config
 from controller.hardware.channels import BUTTONS, CELLS, SEATS, TARGETS, ChannelMap
-from controller.hardware.port import Board
-from controller.hardware.sim import SimBoard
+from controller.hardware.port import Touchable
+from controller.referee.commands import Command
+from controller.referee.snapshot import Snapshot
+from controller.referee.state import Reply
+from controller.settings import Settings
 from controller.store import Store
-from web_ui import i18n, security
-from web_ui.live import LiveHub, TableLike
+from controller.subscription import Subscription
+from web_ui import security
+from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
 
 if TYPE_CHECKING:
     from waitress.server import BaseWSGIServer
 
 KEY: Final = "pyramid"
-VOLUME_KEY: Final = "board.volume"
-"""Store setting: the buzzer's volume in percent, set on the Settings page (0 mutes it)."""
 
 
-def volume_percent(store: Store) -> int:
-    """The buzzer's volume in percent (100 until someone sets it)."""
-    raw = store.get_setting(VOLUME_KEY, "100") or "100"
-    return int(raw) if raw.isascii() and raw.isdigit() and int(raw) <= 100 else 100
+class TablePort(Protocol):
+    """All the web page uses of the program: :class:`controller.table.Table`'s commands,
+    snapshots, history, the household's settings and, on the simulated board, touch."""
+
+    @property
+    def snapshot(self) -> Snapshot: ...
+
+    @property
+    def channel_map(self) -> ChannelMap: ...
+
+    @property
+    def levels(self) -> tuple[str, ...]: ...
+
+    @property
+    def history(self) -> Store: ...
+
+    @property
+    def household(self) -> Settings: ...
+
+    @property
+    def touchable(self) -> Touchable | None: ...
+
+    @property
+    def has_buzzer(self) -> bool: ...
+
+    def subscribe(self) -> Subscription: ...
+
+    def submit(self, command: Command, timeout: float = 5.0) -> Reply: ...
+
+    def handled(self, seq: int, timeout: float) -> Snapshot | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,17 +96,13 @@ class WebSettings:
 class WebState:
     """Everything the views need."""
 
-    table: TableLike
-    store: Store
-    board: Board | None
-    channel_map: ChannelMap
+    table: TablePort
     config: Config | None
     settings: WebSettings
     hub: LiveHub
     throttle: security.Throttle
     secret: str
     reviewer: Reviewer = field(default_factory=Reviewer)
-    default_language: str = i18n.DEFAULT_LANGUAGE
     started: float = field(default_factory=time.time)
     static_versions: dict[str, str] = field(default_factory=dict)
     stop_serving: threading.Event = field(default_factory=threading.Event)
@@ -88,12 +112,17 @@ class WebState:
 
     @property
     def virtual(self) -> bool:
-        """The page is the board: the sim adapter is in use."""
-        return isinstance(self.board, SimBoard)
+        """The page is the board: the board takes touches (the simulated board)."""
+        return self.table.touchable is not None
 
     @property
-    def sim(self) -> SimBoard | None:
-        return self.board if isinstance(self.board, SimBoard) else None
+    def channel_map(self) -> ChannelMap:
+        return self.table.channel_map
+
+    @property
+    def household(self) -> Settings:
+        """The household's settings (PIN, volume, language), through the Table."""
+        return self.table.household
 
     @property
     def levels(self) -> tuple[str, ...]:

@@ -134,8 +134,8 @@ def _cannot_write(args: argparse.Namespace, config: Config, path: Path, err: Tex
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
-    # The web package is imported here, not at the top: `pyramid --help` stays light.
-    from web_ui import security
+    # Imported here, not at the top: `pyramid --help` stays light (no werkzeug).
+    from controller.settings import SettingError, Settings, generate_pin, valid_pin
 
     stdin = stdin or sys.stdin
     out = out or sys.stdout
@@ -150,20 +150,20 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | Non
     if _cannot_write(args, config, path, err):
         return 2  # before asking for a PIN that could not be kept
     if args.generate:
-        pin: str | None = security.generate_pin()
+        pin: str | None = generate_pin()
     else:
         pin = _read_pin(stdin, err)
         if pin is None:
             return 1
         try:
-            security.validate_pin(pin)
-        except security.PinError as exc:
-            print(f"pyramid pin: {exc}; nothing was changed", file=err)
+            valid_pin(pin)
+        except SettingError as exc:
+            print(f"pyramid pin: {exc.english} Nothing was changed.", file=err)
             return 1
     assert pin is not None
     try:
         with Store(path) as store:
-            security.set_pin(store, pin)
+            Settings(store).set_pin(pin)
     except (StoreError, OSError) as exc:
         print(f"pyramid pin: {exc}", file=err)
         return 2

@@ -277,15 +277,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("game store: %s", config.store.path)
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
-    from web_ui.state import volume_percent
-
-    settings = TableSettings(
-        rules=Rules(seat_colours=colours), volume=lambda: volume_percent(store) / 100
-    )
+    settings = TableSettings(rules=Rules(seat_colours=colours))
     table = Table(board, channel_map, store, settings)
     with _signals() as stopper:
         try:
-            return _serve(config, board, store, table, stopper, started, pin_command(args))
+            return _serve(config, board, table, stopper, started, pin_command(args))
         finally:
             table.stop()
             store.close()
@@ -296,7 +292,6 @@ def run(args: argparse.Namespace) -> int:
 def _serve(
     config: Config,
     board: Board,
-    store: Store,
     table: Table,
     stopper: _Stopper,
     started: float,
@@ -304,12 +299,11 @@ def _serve(
 ) -> int:
     """Start the Table and the page; wait for a signal; stop the page. The exit status."""
     import web_ui
-    from web_ui.security import ensure_pin
 
     table.start()
     log.info("board: %s", board.status().detail)
-    new_pin = ensure_pin(store)  # said last, in the box below (create_app finds it set)
-    app = web_ui.create_app(table=table, store=store, board=board, config=config)
+    new_pin = table.household.ensure_pin()  # said last, in the box below
+    app = web_ui.create_app(table=table, config=config)
     ready = threading.Event()
     failure: list[BaseException] = []
 

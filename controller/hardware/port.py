@@ -20,7 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Self
+from typing import Protocol, Self
 
 Colour = tuple[int, int, int]
 """An RGB colour, each component 0–255."""
@@ -149,6 +149,23 @@ FrameListener = Callable[[SensorFrame], None]
 StatusListener = Callable[[BoardStatus], None]
 
 
+class Touchable(Protocol):
+    """A board whose sensors a hand sets through the page: the simulated board is one,
+    wood with reed switches is not. :meth:`Board.touchable` says whether a board is."""
+
+    def read(self) -> SensorFrame:
+        """The sensors as they are now."""
+        ...
+
+    def set_active(self, channels: Iterable[int]) -> SensorFrame | None:
+        """Make exactly ``channels`` active; the frame delivered, or None if none changed."""
+        ...
+
+    def set_channel(self, channel: int, active: bool) -> SensorFrame | None:
+        """Make one channel active or inactive; the frame delivered, or None."""
+        ...
+
+
 class Board(abc.ABC):
     """A sensor/LED board. Subclasses implement :meth:`_start`, :meth:`_stop`, :meth:`show`.
 
@@ -249,6 +266,11 @@ class Board(abc.ABC):
         A board without a buzzer has nothing to play: this default does nothing.
         """
         return None  # most boards have no buzzer
+
+    # -- capabilities --------------------------------------------------------------------
+    def touchable(self) -> Touchable | None:
+        """This board as a page touches it, or None: its sensors are only set by hand."""
+        return None
 
     # -- diagnostics ---------------------------------------------------------------------
     @abc.abstractmethod

@@ -29,7 +29,15 @@ from collections import Counter
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from controller.hardware.port import Board, BoardStatus, LedFrame, LinkState, SensorFrame, Sound
+from controller.hardware.port import (
+    Board,
+    BoardStatus,
+    LedFrame,
+    LinkState,
+    SensorFrame,
+    Sound,
+    Touchable,
+)
 
 log = logging.getLogger(__name__)
 
@@ -134,6 +142,10 @@ class SimBoard(Board):
             return self.sounds[-1]
 
     # -- sensors, as the virtual board or a test sets them ------------------------------
+    def touchable(self) -> Touchable | None:
+        """The page may touch this board (:class:`~controller.hardware.port.Touchable`)."""
+        return self
+
     def set_active(self, channels: Iterable[int]) -> SensorFrame | None:
         """Make exactly ``channels`` active; returns the frame delivered, if any changed."""
         new = frozenset(channels)

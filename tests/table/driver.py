@@ -69,7 +69,10 @@ def main(argv: list[str] | None = None) -> int:
     h.wait(lambda s: s.status != "mismatch")
     say(f"RESUMED {k}")
     for i in range(k, len(steps)):
-        time.sleep(args.pace)  # people take a moment between two things they do
+        # Real time on purpose: this process is killed by SIGKILL at a random wall-clock
+        # moment (test_kill.py), and the pause is what lets that moment fall between, or
+        # inside, the store's writes; a virtual clock cannot be killed mid-write.
+        time.sleep(args.pace)
         say(f"SENT {i}")
         play(h, steps[i])
         say(f"ACK {i} {done_after[i + 1]}")

@@ -21,10 +21,21 @@ from controller.rules.records import (
     replay_perlen,
     replay_pyramidos,
 )
+from tests.support.poll import wait_until
 from tests.support.scripts import perlen_script, play, pyramidos_script
 from tests.support.table import GpioHarness
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
+
+
+def scanned_past(h: GpioHarness, moment: float, scans: int = 8) -> None:
+    """Wait until the board's scan thread has scanned ``scans`` times after ``moment``
+    (on the contacts' clock, the real one): by then anything the contacts did before it
+    has either become a frame or been filtered out, so a test can assert that nothing
+    came without sleeping and hoping the scanner kept up."""
+    wait_until(lambda: time.monotonic() > moment, timeout=5.0)
+    start = h.board.status().counters.get("scans", 0)
+    wait_until(lambda: h.board.status().counters.get("scans", 0) >= start + scans, timeout=5.0)
 
 
 @pytest.fixture
@@ -99,12 +110,14 @@ def test_bouncing_contacts_and_glitches_make_exactly_the_moves_made(tmp_path: Pa
             h.wait(settled)
             # Glitches shorter than the adapter's glitch window on empty cells and a bumped
             # board's brief drop-outs on occupied ones: never a frame, never a move.
+            frames = h.board.read().seq
             now = time.monotonic()
             for k in range(20):
                 cell_index = rng.randrange(25)
                 contacts.glitch(cell_index, now + 0.002 + k * 0.004, rng.uniform(0.0002, 0.0015))
-            time.sleep(0.12)
-        time.sleep(0.05)
+            scanned_past(h, now + 0.002 + 20 * 0.004)
+            assert h.board.read().seq == frames  # the scanner saw them all and sent nothing
+        assert h.table.flush()
         snap = h.snap
         assert snap.moves == len(placed) and snap.status in ("playing", "bonus")
         assert snap.game_id is not None

@@ -53,6 +53,8 @@ def run_once(
     reader.start()
     assert resumed.wait(30), proc.stderr.read() if proc.stderr else ""
     if kill_after is not None:
+        # Real time on purpose: the driver is another process on the real clock; the
+        # kill must land at a random moment of its own run, which only real time gives.
         time.sleep(kill_after)
         proc.send_signal(signal.SIGKILL)
     code = proc.wait(60)

@@ -9,7 +9,7 @@ The real program in a subprocess, driven over HTTP only, as an outside client wo
 each round starts it, makes the virtual board match the stored game, places one pearl,
 and sends SIGKILL the moment the 200 has been read; the store must then hold exactly
 the moves that were answered, none lost and none invented. (SIGKILL keeps the page
-cache; what a power cut can lose is tests/table/test_durability.py's subject.)
+cache; what a power cut can lose is tests/store/test_durability.py's subject.)
 """
 
 from __future__ import annotations

@@ -167,10 +167,9 @@ def test_sounds_go_to_the_board(tmp_path: Path) -> None:
         def _make_board(self) -> SimBoard:
             return Buzzing(self.cmap.channel_count, self.cmap.led_count)
 
-    volume = [0.5]
-    settings = TableSettings(volume=lambda: volume[0])
-    with BuzzingHarness(tmp_path / "g.sqlite3", settings) as h:
+    with BuzzingHarness(tmp_path / "g.sqlite3") as h:
         assert isinstance(h.board, Buzzing)
+        h.table.household.change(volume=50)  # as the Settings page does
         h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")))
         for cell in ("c3", "d4", "d3", "c4"):
             h.settle(1)
@@ -179,7 +178,7 @@ def test_sounds_go_to_the_board(tmp_path: Path) -> None:
         h.put("a1")  # not touching: a wrong cell
         assert [s for s, _ in h.board.played] == [Sound.TURN] * 4 + [Sound.BONUS, Sound.WRONG]
         assert {v for _, v in h.board.played} == {0.5}
-        volume[0] = 0.0  # muted in Settings: the board is not asked at all
+        h.table.household.change(volume=0)  # muted in Settings: the board is not asked at all
         h.lift("a1")
         h.settle(1)
         h.put("e5")

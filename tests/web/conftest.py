@@ -22,11 +22,11 @@ from controller.hardware.sim import SimBoard
 from controller.referee.commands import ConfirmBonus, NewGame
 from controller.referee.messages import english
 from controller.referee.state import Rules
+from controller.settings import Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.poll import wait_until
 from web_ui.app import WebSettings, close_app, create_app
-from web_ui.security import set_pin
 
 PIN = "2468"
 CSRF_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
@@ -94,7 +94,7 @@ def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[
     board = SimBoard(cmap.channel_count, cmap.led_count)
     board.set_active(cmap.channel(name) for name in pieces)
     store = Store(folder / "games.sqlite3")
-    set_pin(store, PIN)
+    Settings(store).set_pin(PIN)
     # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
     # Real time: the pages and the browser run on it.
     rules = Rules(together_s=0.0, settle_s=0.05)
@@ -102,8 +102,6 @@ def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[
     table.start()
     app = create_app(
         table=table,
-        store=store,
-        board=board,
         testing=True,
         web=web or WebSettings(heartbeat=0.3, throttle_free=3, throttle_base=1.0),
     )

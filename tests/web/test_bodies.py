@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from controller.settings import PIN_HASH_KEY, Settings
 from tests.web.conftest import PIN, Rig, csrf
-from web_ui import security
 
 WRITES = (
     "/api/unlock",
@@ -57,7 +57,7 @@ def state_of(rig: Rig) -> tuple[Any, ...]:
         snap["version"],
         snap["moves"],
         rig.board.read().active,
-        rig.store.get_setting(security.PIN_HASH_KEY),
+        rig.store.get_setting(PIN_HASH_KEY),
         rig.store.get_setting("web.language"),
         rig.store.count_games(),
     )
@@ -219,7 +219,7 @@ def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client: Fla
     assert extra.status_code == 400 and extra.get_json()["field"] == "next"
     pin = client.post("/api/pin", json={"current": PIN, "new": "12"}, headers=headers)
     assert pin.status_code == 400 and pin.get_json()["field"] == "new"
-    assert security.check_pin(rig.store, PIN)
+    assert Settings(rig.store).check_pin(PIN)
     # Only a right PIN with nothing else unlocks.
     right = client.post("/api/unlock", json={"pin": PIN}, headers=headers)
     headers = {"X-CSRFToken": right.get_json()["csrf_token"]}

@@ -256,9 +256,7 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
     watcher.wait_for_selector("#connection:not([hidden])", timeout=WAIT_MS)
     assert "Reconnecting" in watcher.inner_text("#connection") or watcher.inner_text("#connection")
     shot(watcher, "connection-lost")
-    again = create_app(
-        table=rig.table, store=rig.store, board=rig.board, web=WebSettings(heartbeat=0.3)
-    )
+    again = create_app(table=rig.table, web=WebSettings(heartbeat=0.3))
     revived = Served(rig, again, port=server.port)
     try:
         watcher.wait_for_function(

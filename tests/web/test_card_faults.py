@@ -3,7 +3,7 @@ board's answer and the LEDs say that nothing more is played; the page's own writ
 (settings, the PIN) answer 503 and change nothing; all goes on once the card writes again.
 
 The faults are SQLite's own on the store's writer connection, as in
-tests/table/test_store_faults.py: ``PRAGMA query_only`` (SQLITE_READONLY, a card remounted
+tests/store/test_store_faults.py: ``PRAGMA query_only`` (SQLITE_READONLY, a card remounted
 read-only) and ``PRAGMA max_page_count`` (SQLITE_FULL, a full card).
 """
 
@@ -15,9 +15,9 @@ from flask.testing import FlaskClient
 
 from controller.hardware.port import LedMode
 from controller.palette import WHITE
+from controller.settings import Settings
 from controller.store import StoreWriteError
 from tests.web.conftest import PIN, Rig
-from web_ui import security
 
 READ_ONLY = (
     "The game cannot be saved (the memory card is read-only): nothing more is played until it "
@@ -58,7 +58,7 @@ def test_a_read_only_card_is_shown_on_the_page_and_the_leds(
         "fault": "read-only",
     }
     pin = client.post("/api/pin", json={"current": PIN, "new": "97531"}, headers=headers)
-    assert pin.status_code == 503 and security.check_pin(rig.store, PIN)
+    assert pin.status_code == 503 and Settings(rig.store).check_pin(PIN)
     german = client.get("/", headers={"Accept-Language": "de"}).get_data(as_text=True)
     assert "schreibgeschützt" in german
 

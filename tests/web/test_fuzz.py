@@ -11,8 +11,8 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from controller.settings import PIN_HASH_KEY
 from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
-from web_ui import security
 
 JSON_WRITES = (
     "/api/unlock",
@@ -167,7 +167,7 @@ def state_of(rig: Rig) -> tuple[Any, ...]:
     return (
         snap["version"],
         rig.board.read().active,
-        rig.store.get_setting(security.PIN_HASH_KEY),
+        rig.store.get_setting(PIN_HASH_KEY),
         rig.store.get_setting("web.language"),
         rig.store.count_games(),
         snap["led_test"],

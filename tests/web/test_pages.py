@@ -201,7 +201,7 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
 
 
 def test_the_buzzer_volume_is_set_in_settings(rig: Rig, client: FlaskClient) -> None:
-    from web_ui.state import VOLUME_KEY, volume_percent
+    from controller.settings import VOLUME_KEY, Settings
 
     page = client.get("/settings").get_data(as_text=True)
     assert "This board has no buzzer" in page  # the simulated board has none
@@ -211,6 +211,6 @@ def test_the_buzzer_volume_is_set_in_settings(rig: Rig, client: FlaskClient) -> 
     token = csrf(client, "/settings")
     done = client.post("/settings/volume", data={"volume": "30", "csrf_token": token, "pin": PIN})
     assert done.status_code == 302
-    assert rig.store.get_setting(VOLUME_KEY) == "30" and volume_percent(rig.store) == 30
+    assert rig.store.get_setting(VOLUME_KEY) == "30" and Settings(rig.store).volume == 30
     bad = client.post("/settings/volume", data={"volume": "35", "csrf_token": token})
-    assert bad.status_code == 400 and volume_percent(rig.store) == 30
+    assert bad.status_code == 400 and Settings(rig.store).volume == 30

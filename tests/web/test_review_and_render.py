@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import dataclasses
-import time
 from pathlib import Path
 
 from controller.referee.snapshot import LinkView
@@ -22,10 +21,9 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
         first = client.get(f"/history/{game_id}").get_data(as_text=True)
         assert "The computer is reviewing the moves" in first
         reviewer = rig.app.extensions["pyramid"].reviewer
-        end = time.monotonic() + 60
-        while reviewer.get(game_id, {}).state == "working" and time.monotonic() < end:
-            time.sleep(0.05)
-        review = reviewer.get(game_id, {})
+        review = wait_until(
+            lambda: (r := reviewer.get(game_id, {})).state != "working" and r, timeout=60
+        )
         assert review.state == "ready" and len(review.moves) == 25
         assert all(m.loss >= 0 for m in review.moves)
         page = client.get(f"/history/{game_id}").get_data(as_text=True)

@@ -9,9 +9,9 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.referee.commands import NewGame
+from controller.settings import PIN_HASH_KEY, SECRET_KEY, Settings
 from controller.store import Store
 from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
-from web_ui import security
 from web_ui.app import WebSettings
 
 
@@ -30,20 +30,20 @@ def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
     table.start()
     try:
         with caplog.at_level(logging.WARNING, logger="web_ui"):
-            app = create_app(table=table, store=store, board=board)
+            app = create_app(table=table)
         lines = [r.getMessage() for r in caplog.records if "Admin PIN" in r.getMessage()]
         assert len(lines) == 1
         pin = lines[0].split(": ")[1].split(" ")[0]
         assert len(pin) == 6 and pin.isdigit()
-        stored = store.get_setting(security.PIN_HASH_KEY)
+        stored = store.get_setting(PIN_HASH_KEY)
         assert stored is not None and pin not in stored and stored.startswith("scrypt:")
-        assert security.check_pin(store, pin)
-        secret = store.get_setting(security.SECRET_KEY)
+        assert Settings(store).check_pin(pin)
+        secret = store.get_setting(SECRET_KEY)
         assert secret and app.config["SECRET_KEY"] == secret and not app.debug
         close_app(app)
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="web_ui"):
-            again = create_app(table=table, store=store, board=board)
+            again = create_app(table=table)
         assert not [r for r in caplog.records if "Admin PIN" in r.getMessage()]
         assert again.config["SECRET_KEY"] == secret  # sessions survive a restart
         close_app(again)
@@ -185,7 +185,7 @@ def test_changing_the_pin_locks_every_other_session(rig: Rig) -> None:
     )
     assert change.status_code == 200
     token_first = change.get_json()["csrf_token"]
-    assert security.check_pin(rig.store, "97531") and not security.check_pin(rig.store, PIN)
+    assert Settings(rig.store).check_pin("97531") and not Settings(rig.store).check_pin(PIN)
     locked = second.post("/api/command/abort", json={}, headers={"X-CSRFToken": token_second})
     assert locked.status_code == 403
     rig.new_perlen()
@@ -196,12 +196,12 @@ def test_changing_the_pin_locks_every_other_session(rig: Rig) -> None:
     form = first.post(
         "/settings/pin", data={"csrf_token": token, "current": "", "new": "1357", "again": "1357"}
     )
-    assert form.status_code == 403 and security.check_pin(rig.store, "97531")
+    assert form.status_code == 403 and Settings(rig.store).check_pin("97531")
     form = first.post(
         "/settings/pin",
         data={"csrf_token": token, "current": "97531", "new": "1357", "again": "1357"},
     )
-    assert form.status_code == 302 and security.check_pin(rig.store, "1357")
+    assert form.status_code == 302 and Settings(rig.store).check_pin("1357")
 
 
 def test_names_and_all_text_are_escaped(rig: Rig, client: FlaskClient) -> None:
@@ -282,7 +282,7 @@ def test_an_expiry_further_ahead_than_a_session_is_not_trusted(rig: Rig) -> None
 
     from web_ui import auth
 
-    fingerprint = security.pin_fingerprint(rig.store, rig.app.config["SECRET_KEY"])
+    fingerprint = Settings(rig.store).pin_fingerprint(rig.app.config["SECRET_KEY"])
     with rig.app.test_request_context():
         session["admin"] = fingerprint
         for ahead, unlocked_now in ((3600.0, True), (13 * 3600.0, False), (-1.0, False)):

@@ -1,7 +1,7 @@
 """A power cut, modelled below SQLite: what the store's files hold once only synced bytes
 survive.
 
-Run as ``python -m tests.table.powercut OUT [--synchronous NORMAL]``: it registers a
+Run as ``python -m tests.store.powercut OUT [--synchronous NORMAL]``: it registers a
 SQLite VFS (``ctypes``, over the ``libsqlite3`` this Python's ``sqlite3`` module is
 linked to) as the default, plays two games through :class:`controller.store.Store`, and
 writes under ``OUT/points/<n>/`` the files as a power cut at that moment would leave

@@ -1,6 +1,6 @@
 """A power cut at every moment of two games: only the bytes SQLite had synced survive.
 
-``tests/table/powercut.py`` plays the games through the store under a VFS that records
+``tests/store/powercut.py`` plays the games through the store under a VFS that records
 what each sync made durable, and leaves the files as a power cut after every sync and
 after every store call would. Each of those is opened here as the next start would
 (the store's own checks, no VFS): it must open undamaged, hold every move whose
@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from controller.store import Store
-from tests.table.powercut import CELLS
+from tests.store.powercut import CELLS
 
 ROOT = Path(__file__).resolve().parents[2]
 MOVES = (CELLS[:14], CELLS[:9])
@@ -32,7 +32,7 @@ def cut_everywhere(out: Path, *extra: str) -> list[dict[str, Any]]:
     elsewhere = out.parent / "cwd"  # the VFS must make no file but the store's own
     elsewhere.mkdir()
     done = subprocess.run(
-        [sys.executable, "-m", "tests.table.powercut", str(out), *extra],
+        [sys.executable, "-m", "tests.store.powercut", str(out), *extra],
         cwd=elsewhere, capture_output=True, text=True, timeout=300,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )  # fmt: skip

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from controller.cli import COMMANDS
+from controller.settings import PIN_HASH_KEY, Settings
 from controller.store import Store
-from web_ui import security
 
 
 def pyramid(
@@ -53,8 +53,8 @@ def test_pin_from_standard_input_replaces_the_hash(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     assert "Admin PIN changed" in done.stdout
     with Store(tmp_path / "data" / "pyramid.sqlite3") as store:
-        assert security.check_pin(store, "97531")
-        assert "97531" not in (store.get_setting(security.PIN_HASH_KEY) or "")
+        assert Settings(store).check_pin("97531")
+        assert "97531" not in (store.get_setting(PIN_HASH_KEY) or "")
 
 
 def test_generate_prints_a_new_pin_and_bad_pins_change_nothing(tmp_path: Path) -> None:
@@ -65,7 +65,7 @@ def test_generate_prints_a_new_pin_and_bad_pins_change_nothing(tmp_path: Path) -
     bad = pyramid(["pin"], tmp_path, stdin="12ab\n")
     assert bad.returncode == 1 and "4 to 12 digits" in bad.stderr
     with Store(tmp_path / "data" / "pyramid.sqlite3") as store:
-        assert security.check_pin(store, pin)
+        assert Settings(store).check_pin(pin)
 
 
 def test_data_dir_and_config_name_the_store_as_for_pyramid_run(tmp_path: Path) -> None:
@@ -78,7 +78,7 @@ def test_data_dir_and_config_name_the_store_as_for_pyramid_run(tmp_path: Path) -
     )
     assert done.returncode == 0, done.stderr
     with Store(tmp_path / "elsewhere" / "games.sqlite3") as store:
-        assert security.check_pin(store, "24680")
+        assert Settings(store).check_pin("24680")
     assert not (tmp_path / "data").exists()  # not the default data dir
 
 
@@ -93,7 +93,7 @@ def test_an_installed_config_names_the_services_store(tmp_path: Path) -> None:
 
 
 NOBODY = 65534
-PIN_MODULES = (*(f"controller.commands.{name}" for name in COMMANDS), "web_ui.security")
+PIN_MODULES = (*(f"controller.commands.{name}" for name in COMMANDS), "controller.settings")
 """What ``pyramid pin`` imports (the command line loads every command's module): their
 packages are copied for the other user."""
 LIST_IMPORTS = """

@@ -10,7 +10,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 from typing import IO
@@ -54,16 +53,15 @@ class Running:
             into.append(line.rstrip("\n"))
 
     def wait_for(self, pattern: str, timeout: float = 15.0) -> re.Match[str]:
-        end = time.monotonic() + timeout
-        while time.monotonic() < end:
+        def found() -> re.Match[str] | None:
             for line in list(self.lines):
-                m = re.search(pattern, line)
-                if m:
+                if m := re.search(pattern, line):
                     return m
             if self.proc.poll() is not None and not self._reader.is_alive():
-                break
-            time.sleep(0.02)
-        raise AssertionError(f"no {pattern!r} in the log:\n" + "\n".join(self.lines))
+                raise AssertionError(f"exited without {pattern!r}:\n" + "\n".join(self.lines))
+            return None
+
+        return wait_until(found, timeout, interval=0.02, what=lambda: "\n".join(self.lines))
 
     def stop(self, sig: int = signal.SIGTERM) -> int:
         self.proc.send_signal(sig)
@@ -161,9 +159,7 @@ def test_port_0_prints_the_bound_port_on_one_line_of_standard_output(tmp_path: P
     run = Running("--data-dir", str(tmp_path), "--port", "0")
     try:
         run.wait_for("open the page at")
-        end = time.monotonic() + 5
-        while not run.out and time.monotonic() < end:
-            time.sleep(0.02)
+        wait_until(lambda: run.out, 5.0, what=lambda: run.log)
         assert len(run.out) == 1, run.out
         match = re.fullmatch(r"pyramid: serving on (http://127\.0\.0\.1:(\d+)/)", run.out[0])
         assert match, run.out
@@ -209,8 +205,8 @@ def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path) -> None:
     finally:
         assert again.stop() == 0
     # The command it names reaches the same store: a PIN set with it unlocks the page.
+    from controller.settings import Settings
     from controller.store import Store
-    from web_ui import security
 
     done = subprocess.run(
         [sys.executable, "-m", "controller.cli", "pin", "--data-dir", str(tmp_path)],
@@ -222,7 +218,7 @@ def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     with Store(tmp_path / "pyramid.sqlite3") as store:
-        assert security.check_pin(store, "97531") and not security.check_pin(store, pin)
+        assert Settings(store).check_pin("97531") and not Settings(store).check_pin(pin)
 
 
 def test_configs_sim_toml_is_what_no_config_gives() -> None:
