@@ -28,11 +28,8 @@ def confirm(state: Referee, by: By, now: float) -> Step:
     if state.watch.removals:
         return takeback.take_off(state)
     session = state.session
-    if session is None:
-        return Step(state, reply=Reply(False, Message.of("no_game")))
+    assert session is not None and isinstance(session.game, PerlenGame)
     game = session.game
-    if not isinstance(game, PerlenGame) or not game.pending:
-        return Step(state, reply=Reply(False, Message.of("no_bonus")))
     done = Message.of("bonuses_placed", num=len(game.pending))
     if game.over:  # the pyramid is finished: on to the winner's sweep
         finished = state.but(session=session.with_game(game.acknowledge_all()))

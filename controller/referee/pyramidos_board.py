@@ -18,7 +18,6 @@ from controller.referee.games import PyramidosGame
 from controller.referee.messages import Items, Message, Param
 from controller.referee.session import Session
 from controller.referee.state import Hold, HoldAction, Referee, Refusal, Reply, Step, Watch
-from controller.referee.words import fixes
 from controller.rules import pyramidos
 
 TARGET_SET: Final = frozenset(TARGETS)
@@ -136,13 +135,8 @@ def knock_off(game: PyramidosGame, gone: frozenset[str]) -> tuple[PyramidosGame,
 def end_turn(state: Referee, by: By, now: float) -> Step:
     """The End turn command: the ball rests on earth or fell into the net."""
     session = state.session
-    if session is None:
-        return Step(state, reply=Reply(False, Message.of("no_game")))
+    assert session is not None and isinstance(session.game, PyramidosGame)
     game = session.game
-    if not isinstance(game, PyramidosGame):
-        return Step(state, reply=Reply(False, Message.of("pyramidos_only")))
-    if game.over:
-        return Step(state, reply=Reply(False, Message.of("game_over")))
     hold = state.watch.hold
     events: tuple[Event, ...] = ()
     notes: list[Message] = []
@@ -150,8 +144,6 @@ def end_turn(state: Referee, by: By, now: float) -> Step:
         # A deliberate press says the board has settled: the knocked-off balls count now.
         notes.append(knocked_off(game.owners, hold.key, session.name))
         game, events = knock_off(game, hold.key)
-    elif state.watch.mismatches:
-        return Step(state, reply=Reply(False, Message.of("fix_first", fixes=fixes(state))))
     seat = game.state.to_move
     notes.append(said(game.state, "end", session.name))
     new = game.event("end")

@@ -37,6 +37,7 @@ from controller.hardware.port import BoardStatus, Colour, Sound
 from controller.referee import (
     bonuses,
     computer,
+    guard,
     perlen_board,
     progress,
     pyramidos_board,
@@ -56,7 +57,7 @@ from controller.referee.commands import (
 )
 from controller.referee.events import Aborted, By
 from controller.referee.games import PerlenGame
-from controller.referee.messages import Items, Message, Refused, Term, english
+from controller.referee.messages import Items, Message, Term, english
 from controller.referee.session import GameSetup, called
 from controller.referee.state import (
     RETRY_S,
@@ -196,22 +197,18 @@ def linked(state: Referee, status: BoardStatus) -> Step:
 
 def command(state: Referee, order: Command, now: float) -> Step:
     """A command from the page or a button; the step's reply answers it."""
-    before = state
-    try:
-        step = _command(state, order, now)
-    except Refused as refused:
-        step = Step(state, reply=Reply(False, refused.message))
-    return _cued(before, step)
+    why = guard.refusal(state, order)
+    if why is not None:
+        return Step(state, reply=Reply(False, why))
+    return _cued(state, _command(state, order, now))
 
 
 def _command(state: Referee, order: Command, now: float) -> Step:
+    """``order``, which :func:`~controller.referee.guard.refusal` let through."""
     if isinstance(order, NewGame):
         return Step(state, create=setup.check(order, state.rules))
     if isinstance(order, PlayAgain):
-        if state.session is None:
-            raise Refused(Message.of("no_game"))
-        if not state.session.game.over:
-            raise Refused(Message.of("not_over"))
+        assert state.session is not None
         return Step(state, create=setup.check(setup.again(state.session), state.rules))
     if isinstance(order, ConfirmBonus):
         return _looked(bonuses.confirm(state, order.by, now), now)
@@ -253,14 +250,9 @@ def begin(state: Referee, game: GameSetup, game_id: int, now: float) -> Step:
 
 def _abort(state: Referee) -> Step:
     session = state.session
-    if session is None:
-        raise Refused(Message.of("no_game"))
-    commit = None
-    if session.game.over:
-        said = Message.of("ready")
-    else:
-        commit = Commit(session.game_id, (Aborted("aborted from the table"),))
-        said = Message.of("aborted", number=session.game_id)
+    assert session is not None
+    commit = Commit(session.game_id, (Aborted("aborted from the table"),))
+    said = Message.of("aborted", number=session.game_id)
     idle = Referee(
         rules=state.rules,
         reading=state.reading,
@@ -281,23 +273,15 @@ def _led_test(state: Referee, order: LedTest, now: float) -> Step:
             state.but(show=dataclasses.replace(show, led_test=None)), reply=Reply(True, said)
         )
     colour = order.colour
-    if (
-        not isinstance(colour, tuple)
-        or len(colour) != 3
-        or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in colour)
-    ):
-        raise Refused(Message.of("led_colour"))
     rgb: Colour = (colour[0], colour[1], colour[2])
     rules = state.rules
     until = now + rules.led_test_s
     if order.led is None:
         test = LedTestRun(None, rgb, 0, now + rules.led_walk_step_s, until)
         said = Message.of("led_test_all")
-    elif order.led in rules.leds:
+    else:
         test = LedTestRun(order.led, rgb, 0, None, until)
         said = Message.of("led_test_one", led=order.led)
-    else:
-        raise Refused(Message.of("no_such_led", led=str(order.led)[:20]))
     return Step(state.but(show=dataclasses.replace(show, led_test=test)), reply=Reply(True, said))
 
 

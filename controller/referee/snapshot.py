@@ -21,12 +21,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from controller.referee import bonuses, computer, words
+from controller.referee import bonuses, computer, guard, words
 from controller.referee.commands import Action
-from controller.referee.games import Options, PerlenGame, PyramidosGame
+from controller.referee.games import Options, PerlenGame
 from controller.referee.messages import Message
 from controller.referee.session import Player, default_name
-from controller.referee.state import HoldAction, Referee
+from controller.referee.state import Referee
 from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN, PYRAMIDOS
 
@@ -332,32 +332,8 @@ def status(state: Referee) -> str:
 
 
 def available(state: Referee) -> tuple[str, ...]:
-    """The game buttons that make sense now: the page shows exactly these, and the
-    referee takes exactly these (others are refused with a reason)."""
-    session = state.session
-    if session is None:
-        return ()
-    game = session.game
-    out: list[Action] = []
-    watch = state.watch
-    if isinstance(game, PerlenGame):
-        if game.pending or watch.removals:
-            out.append(Action.CONFIRM)
-        mover = game.state.to_move
-        person = mover is not None and session.players[mover].computer is None
-        if not game.over and person and not watch.mismatches and state.rules.levels:
-            out.append(Action.HINT)
-    elif isinstance(game, PyramidosGame) and not game.over:
-        knock = watch.hold is not None and watch.hold.action is HoldAction.KNOCK_OFF
-        if knock or not watch.mismatches:
-            out.append(Action.END_TURN)
-    if game.steps and not game.over:
-        out.append(Action.UNDO)
-    if game.over:
-        out.append(Action.PLAY_AGAIN)
-    else:
-        out.append(Action.ABORT)
-    return tuple(a.value for a in out)
+    """The game buttons the referee takes now (:func:`controller.referee.guard.offered`)."""
+    return tuple(a.value for a in guard.offered(state))
 
 
 __all__ = [

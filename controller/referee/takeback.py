@@ -72,13 +72,8 @@ def shifted(state: Referee, session: Session, game: PerlenGame, cell: str, now: 
 def undo(state: Referee, by: By, now: float) -> Step:
     """The Undo command (page or board): take back the last move or event."""
     session = state.session
-    if session is None:
-        return Step(state, reply=Reply(False, Message.of("no_game")))
+    assert session is not None
     game = session.game
-    if game.over:
-        return Step(state, reply=Reply(False, Message.of("game_over_new")))
-    if not game.steps:
-        return Step(state, reply=Reply(False, Message.of("nothing_to_take_back")))
     if isinstance(game, PerlenGame):
         last = game.last
         assert last is not None
