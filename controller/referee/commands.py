@@ -13,8 +13,8 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from controller.hardware.port import Colour
 from controller.referee.events import By
+from controller.vocabulary import Colour
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,8 +6,8 @@ it for every game button (:func:`offered`), so a button is shown exactly when it
 would be taken; ``tests/referee/test_one_guard.py`` walks random games to check it.
 
 >>> from controller.referee.commands import Abort
->>> from controller.referee.state import Referee
->>> english(refusal(Referee(), Abort())), offered(Referee())
+>>> from controller.referee.state import RefereeState
+>>> english(refusal(RefereeState(), Abort())), offered(RefereeState())
 ('There is no game.', ())
 """
 
@@ -28,7 +28,7 @@ from controller.referee.commands import (
 )
 from controller.referee.games import PerlenGame, PyramidosGame
 from controller.referee.messages import Message, Refused, english
-from controller.referee.state import HoldAction, Referee
+from controller.referee.state import RefereeState, SettleAction
 
 __all__ = ["english", "offered", "refusal"]
 
@@ -37,7 +37,7 @@ _ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY
 """The game buttons in the order the snapshot lists them."""
 
 
-def refusal(state: Referee, order: Command) -> Message | None:
+def refusal(state: RefereeState, order: Command) -> Message | None:
     """Why the referee will not take ``order`` now, or None: it takes it."""
     try:
         _check(state, order)
@@ -46,7 +46,7 @@ def refusal(state: Referee, order: Command) -> Message | None:
     return None
 
 
-def offered(state: Referee) -> tuple[Action, ...]:
+def offered(state: RefereeState) -> tuple[Action, ...]:
     """The game buttons whose commands the referee takes now."""
     return tuple(a for a in _ORDER if refusal(state, ACTION_COMMANDS[a]()) is None)
 
@@ -55,14 +55,14 @@ def _no(key: str) -> Refused:
     return Refused(Message.of(key))
 
 
-def _check(state: Referee, order: Command) -> None:
+def _check(state: RefereeState, order: Command) -> None:
     if isinstance(order, NewGame):
-        setup.check(order, state.rules)
+        setup.check(order, state.config)
         return
     if isinstance(order, LedTest):
         _check_led_test(state, order)
         return
-    if isinstance(order, ConfirmBonus) and state.watch.removals:
+    if isinstance(order, ConfirmBonus) and state.comparison.removals:
         return  # a bonus pearl of a move taken back is off
     session = state.session
     if session is None:
@@ -71,7 +71,7 @@ def _check(state: Referee, order: Command) -> None:
     if isinstance(order, PlayAgain):
         if not game.over:
             raise _no("not_over")
-        setup.check(setup.again(session), state.rules)
+        setup.check(setup.again(session), state.config)
     elif isinstance(order, ConfirmBonus):
         if not isinstance(game, PerlenGame) or not game.pending:
             raise _no("no_bonus")
@@ -80,9 +80,9 @@ def _check(state: Referee, order: Command) -> None:
             raise _no("pyramidos_only")
         if game.over:
             raise _no("game_over")
-        hold = state.watch.hold
-        knocked = hold is not None and hold.action is HoldAction.KNOCK_OFF
-        if state.watch.mismatches and not knocked:
+        hold = state.comparison.settling
+        knocked = hold is not None and hold.action is SettleAction.KNOCK_OFF
+        if state.comparison.mismatches and not knocked:
             raise Refused(Message.of("fix_first", fixes=words.fixes(state)))
     elif isinstance(order, Undo | Abort):
         if game.over:
@@ -93,7 +93,7 @@ def _check(state: Referee, order: Command) -> None:
         _check_hint(state)
 
 
-def _check_hint(state: Referee) -> None:
+def _check_hint(state: RefereeState) -> None:
     session = state.session
     assert session is not None
     game = session.game
@@ -104,13 +104,13 @@ def _check_hint(state: Referee) -> None:
         raise _no("game_over")
     if session.players[mover].computer is not None:
         raise _no("computer_turn")
-    if state.watch.mismatches:
+    if state.comparison.mismatches:
         raise Refused(Message.of("fix_first", fixes=words.fixes(state)))
-    if not state.rules.levels:
+    if not state.config.levels:
         raise _no("hints_need_bot")
 
 
-def _check_led_test(state: Referee, order: LedTest) -> None:
+def _check_led_test(state: RefereeState, order: LedTest) -> None:
     colour = order.colour
     if colour is None:
         return
@@ -120,5 +120,5 @@ def _check_led_test(state: Referee, order: LedTest) -> None:
         or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in colour)
     ):
         raise _no("led_colour")
-    if order.led is not None and order.led not in state.rules.leds:
+    if order.led is not None and order.led not in state.config.leds:
         raise Refused(Message.of("no_such_led", led=str(order.led)[:20]))

@@ -5,8 +5,8 @@ past game and the pictures of the rules page are all :class:`Snapshot` values ma
 :func:`position`; the referee's own, with what only it knows (mismatches, prompts, the
 commands available now), by :func:`of`. ``to_json`` is the one JSON form.
 
->>> from controller.referee.state import Referee
->>> snap = of(Referee(), version=1, at=0.0)
+>>> from controller.referee.state import RefereeState
+>>> snap = of(RefereeState(), version=1, at=0.0)
 >>> snap.status, snap.commands, snap.to_json()["players"]
 ('idle', (), [])
 """
@@ -26,7 +26,7 @@ from controller.referee.commands import Action
 from controller.referee.games import Options, PerlenGame
 from controller.referee.messages import Message
 from controller.referee.session import Player, default_name
-from controller.referee.state import Referee
+from controller.referee.state import RefereeState
 from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN, PYRAMIDOS
 
@@ -257,7 +257,7 @@ def position(
     return Snapshot(**values)
 
 
-def of(state: Referee, *, version: int, at: float) -> Snapshot:
+def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
     """The referee's snapshot: the position and everything the referee adds."""
     reading = state.reading
     link = reading.link
@@ -266,7 +266,7 @@ def of(state: Referee, *, version: int, at: float) -> Snapshot:
         link_view = LinkView(
             link.adapter, link.link.value, link.since, link.detail, dict(link.counters)
         )
-    test = state.show.led_test
+    test = state.animations.led_test
     common: dict[str, Any] = {
         "version": version,
         "sensors": tuple(sorted(reading.names)),
@@ -279,13 +279,15 @@ def of(state: Referee, *, version: int, at: float) -> Snapshot:
         "at": at,
         "note": state.note.messages,
         "fault": state.note.fault or state.fault is not None,
-        "cue": None if state.show.cue is None else Cue(state.show.cue.value, state.show.cues),
+        "cue": None
+        if state.animations.cue is None
+        else Cue(state.animations.cue.value, state.animations.cues),
     }
     session = state.session
     if session is None:
         return Snapshot(**common)
     game = session.game
-    watch = state.watch
+    watch = state.comparison
     players = tuple(PlayerView.of(p, session.players) for p in session.players)
     marks: dict[str, Any] = {
         **common,
@@ -317,21 +319,21 @@ def of(state: Referee, *, version: int, at: float) -> Snapshot:
     return snap
 
 
-def status(state: Referee) -> str:
+def status(state: RefereeState) -> str:
     session = state.session
     if session is None:
         return "idle"
     game = session.game
     if game.over:
         return "over"
-    if state.watch.mismatches:
+    if state.comparison.mismatches:
         return "mismatch"
     if isinstance(game, PerlenGame) and game.pending:
         return "bonus"
     return "playing"
 
 
-def available(state: Referee) -> tuple[str, ...]:
+def available(state: RefereeState) -> tuple[str, ...]:
     """The game buttons the referee takes now (:func:`controller.referee.guard.offered`)."""
     return tuple(a.value for a in guard.offered(state))
 
