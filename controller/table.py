@@ -55,6 +55,7 @@ from controller.referee import (
     Message,
     Player,
     PlaySound,
+    Purpose,
     RefereeConfig,
     RefereeState,
     Reply,
@@ -111,7 +112,7 @@ class _Request:
 
 @dataclass(frozen=True, slots=True)
 class _Answer:
-    purpose: str
+    purpose: Purpose
     token: tuple[int, int]
     cell: str | None
     why: Why | None
@@ -261,7 +262,7 @@ class Table:
             self._queue.put(_Status(status))
 
     def _on_answer(
-        self, purpose: str, token: tuple[int, int], cell: str | None, why: Why | None
+        self, purpose: Purpose, token: tuple[int, int], cell: str | None, why: Why | None
     ) -> None:
         if self._running:
             self._queue.put(_Answer(purpose, token, cell, why))

@@ -28,8 +28,8 @@ _PLAYERS = tuple(
 )
 
 
-def _snapshot(state: perlen.PerlenState, **marks: object) -> Snapshot:
-    return position(_PLAYERS, state, state.options, **marks)
+def _snapshot(state: perlen.PerlenState, last_move: str | None = None) -> Snapshot:
+    return position(_PLAYERS, state, state.options, last_move=last_move)
 
 
 @dataclass(frozen=True, slots=True)

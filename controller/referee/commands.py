@@ -86,7 +86,7 @@ Command = NewGame | PlayAgain | ConfirmBonus | EndTurn | Undo | Abort | Hint | L
 COMMANDS = (NewGame, PlayAgain, ConfirmBonus, EndTurn, Undo, Abort, Hint, LedTest)
 
 
-class Action(enum.Enum):
+class Action(enum.StrEnum):
     """The game buttons of the page and the board, by the name the API uses."""
 
     CONFIRM = "confirm"

@@ -27,6 +27,7 @@ from controller.referee.state import (
     CancelSearches,
     ComputerAsks,
     Effect,
+    Purpose,
     RefereeState,
     Reply,
     Step,
@@ -72,7 +73,7 @@ def consider(
         note = Announcement((*state.note.messages, Message.of("computer_missing")), fault=True)
         return dataclasses.replace(state, asks=asks, note=note), effects
     asks = dataclasses.replace(state.asks, computer=Ask(token))
-    ask = AskComputer("move", token, game.state, level, session.game_id * 1000 + game.moves)
+    ask = AskComputer(Purpose.MOVE, token, game.state, level, session.game_id * 1000 + game.moves)
     return dataclasses.replace(state, asks=asks), (*effects, ask)
 
 
@@ -134,19 +135,19 @@ def explained(cell: str, why: Why | None) -> tuple[Message, ...]:
 
 def answered(
     state: RefereeState,
-    purpose: str,
+    purpose: Purpose,
     token: tuple[int, int],
     cell: str | None,
     why: Why | None = None,
 ) -> tuple[RefereeState, bool]:
     """Take the computer's answer (``cell`` None: it failed); False when it is stale."""
     asks = state.asks
-    ask = asks.computer if purpose == "move" else asks.hint
+    ask = asks.computer if purpose is Purpose.MOVE else asks.hint
     if ask is None or ask.token != token or token != _token(state):
         return state, False  # asked for a position that has gone
     done = Ask(token, cell, failed=cell is None)
     said: tuple[Message, ...] = ()
-    if purpose == "move":
+    if purpose is Purpose.MOVE:
         said = (Message.of("computer_failed"),) if cell is None else ()
         state = dataclasses.replace(state, asks=dataclasses.replace(asks, computer=done))
     else:
@@ -156,7 +157,7 @@ def answered(
         )
     if said:
         state = dataclasses.replace(
-            state, note=Announcement(said, fault=cell is None and purpose == "move")
+            state, note=Announcement(said, fault=cell is None and purpose is Purpose.MOVE)
         )
     return state, True
 
@@ -176,7 +177,7 @@ def ask_hint(state: RefereeState) -> Step:
         )
         return Step(state, reply=Reply(True, message))
     asks = dataclasses.replace(state.asks, hint=Ask(token))
-    ask = AskComputer("hint", token, game.state, state.config.levels[-1], 0)
+    ask = AskComputer(Purpose.HINT, token, game.state, state.config.levels[-1], 0)
     looking = Message.of("looking")
     return Step(
         dataclasses.replace(state, asks=asks, note=Announcement((looking,))),

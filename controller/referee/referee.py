@@ -65,6 +65,7 @@ from controller.referee.state import (
     Commit,
     LedTestRun,
     PlaySound,
+    Purpose,
     Reading,
     RefereeConfig,
     RefereeState,
@@ -310,7 +311,7 @@ def _led_test(state: RefereeState, order: LedTest, now: float) -> Step:
 
 def answered(
     state: RefereeState,
-    purpose: str,
+    purpose: Purpose,
     token: tuple[int, int],
     cell: str | None,
     now: float,

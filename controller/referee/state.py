@@ -216,12 +216,20 @@ class Commit:
     result: Result | None = None
 
 
+class Purpose(enum.StrEnum):
+    """What the computer is asked for."""
+
+    MOVE = "move"
+    """The cell of the computer seat to move."""
+    HINT = "hint"
+    """A good cell for the person to move."""
+
+
 @dataclass(frozen=True, slots=True)
 class AskComputer:
     """Ask the computer player (off the referee's thread) and answer with ``token``."""
 
-    purpose: str
-    """``move`` (a computer seat's cell) or ``hint`` (a cell for a person)."""
+    purpose: Purpose
     token: tuple[int, int]
     state: perlen.PerlenState
     level: str
