@@ -30,7 +30,7 @@ Led(colour=(0, 0, 200), mode=<LedMode.STEADY: 'steady'>)
 >>> lit["d4"].colour, lit["d4"].mode.value
 ((255, 255, 255), 'blink')
 
-The picture becomes a :class:`~controller.hardware.port.LedFrame` through the board's
+The picture becomes a :class:`~controller.vocabulary.LedFrame` through the board's
 channel map with :func:`to_frame`; LEDs the board does not have are left out.
 """
 
@@ -39,12 +39,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from controller.hardware.channels import CELLS, SEATS, TARGETS, ChannelMap
-from controller.hardware.port import OFF, Colour, Led, LedFrame, LedMode
 from controller.palette import WHITE, scaled
 from controller.rules import perlen, pyramidos
 from controller.rules.notation import FILES, Target
+from controller.vocabulary import CELLS, OFF, SEATS, TARGETS, Colour, Led, LedFrame, LedMode
 
 Game = perlen.PerlenState | pyramidos.PyramidosState
 Picture = dict[str, Led]
@@ -283,13 +283,20 @@ def led_test(names: Sequence[str], colour: Colour, step: int | None = None) -> P
     return {names[step % len(names)]: lit}
 
 
-def to_frame(
-    picture: Mapping[str, Led], channel_map: ChannelMap, count: int | None = None
-) -> LedFrame:
+class LedMap(Protocol):
+    """Where a board's LEDs are, by name (:class:`controller.hardware.channels.ChannelMap`)."""
+
+    @property
+    def led_count(self) -> int: ...
+    def led(self, name: str) -> int | None: ...
+
+
+def to_frame(picture: Mapping[str, Led], channel_map: LedMap, count: int | None = None) -> LedFrame:
     """The :class:`LedFrame` for ``picture`` on a board with ``channel_map``'s LEDs.
 
     ``count`` is the board's LED count when it has more LEDs than the map names.
 
+    >>> from controller.hardware.channels import ChannelMap
     >>> cmap = ChannelMap.build({"t1": 0, "t2": 1, "t3": 2, "t4": 3, "top": 4}, {"top": 1})
     >>> frame = to_frame({"top": Led((1, 2, 3)), "c3": Led((9, 9, 9))}, cmap)
     >>> [led.colour for led in frame.leds]

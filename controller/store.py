@@ -320,24 +320,12 @@ class Store:
         *,
         children_help: bool,
     ) -> int:
-        """Start a game; any unfinished one is marked aborted in the same transaction."""
+        """Start a game and give it its number. A game still being played is left as it
+        is: the referee ends it first (an ``abort`` event), the store decides nothing."""
         if game not in GAMES:
             raise ValueError(f"game must be one of {GAMES}, not {game!r}")
         now = self._clock()
-        replaced = Aborted("a new game was started")
         with self._write() as conn:
-            for (old,) in conn.execute("SELECT id FROM games WHERE status='playing'").fetchall():
-                seq = conn.execute(
-                    "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (old,)
-                ).fetchone()[0]
-                conn.execute(
-                    "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
-                    (old, seq + 1, now, replaced.kind, _dumps(replaced.data())),
-                )
-            conn.execute(
-                "UPDATE games SET status='aborted', finished=?, result=? WHERE status='playing'",
-                (now, _dumps(replaced.data())),
-            )
             cursor = conn.execute(
                 "INSERT INTO games (game, options, children_help, started) VALUES (?, ?, ?, ?)",
                 (game, _dumps(dict(options)), int(children_help), now),

@@ -28,6 +28,7 @@ MODULES = [
             "setup",
             "computer",
             "referee",
+            "guard",
             "snapshot",
         )
     ),

@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
 
     from controller.hardware import build_board
     from controller.palette import from_rgb
-    from controller.referee.state import Rules
+    from controller.referee.state import RefereeConfig
     from controller.store import StoreError
     from controller.table import Table, TableSettings
 
@@ -277,7 +277,7 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("game store: %s", config.store.path)
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
-    settings = TableSettings(rules=Rules(seat_colours=colours))
+    settings = TableSettings(rules=RefereeConfig(seat_colours=colours))
     table = Table(board, channel_map, store, settings)
     with _signals() as stopper:
         try:

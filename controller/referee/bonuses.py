@@ -19,24 +19,23 @@ from controller.referee import progress, takeback
 from controller.referee.events import BonusPlaced, By
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Message
-from controller.referee.state import Referee, Reply, Step
+from controller.referee.state import RefereeState, Reply, Step
 
 
-def confirm(state: Referee, by: By, now: float) -> Step:
+def confirm(state: RefereeState, by: By, now: float) -> Step:
     """The Confirm command: the bonus pearls are placed (or one taken off, see
     :func:`controller.referee.takeback.take_off`)."""
-    if state.watch.removals:
+    if state.comparison.removals:
         return takeback.take_off(state)
     session = state.session
-    if session is None:
-        return Step(state, reply=Reply(False, Message.of("no_game")))
+    assert session is not None and isinstance(session.game, PerlenGame)
     game = session.game
-    if not isinstance(game, PerlenGame) or not game.pending:
-        return Step(state, reply=Reply(False, Message.of("no_bonus")))
     done = Message.of("bonuses_placed", num=len(game.pending))
     if game.over:  # the pyramid is finished: on to the winner's sweep
-        finished = state.but(session=session.with_game(game.acknowledge_all()))
-        finished = finished.but(show=progress.sweep(state.show, state, now))
+        finished = dataclasses.replace(state, session=session.with_game(game.acknowledge_all()))
+        finished = dataclasses.replace(
+            finished, animations=progress.sweep(state.animations, state, now)
+        )
         return Step(finished, reply=Reply(True, done))
     events = tuple(BonusPlaced(str(b.position), b.colour, by) for b in game.pending)
     step = progress.advance(
@@ -45,25 +44,28 @@ def confirm(state: Referee, by: By, now: float) -> Step:
     return Step(step.state, step.commit, step.effects, Reply(True, done))
 
 
-def step_shown(state: Referee, now: float) -> Referee:
+def step_shown(state: RefereeState, now: float) -> RefereeState:
     """The timer of the waiting bonus pearls: show the next one's place.
 
     They take turns for as long as they wait, at the end of a game too: only Confirm (or
     the next move) says they are placed, never the clock.
     """
-    show = state.show
+    show = state.animations
     session = state.session
     if session is None or not isinstance(session.game, PerlenGame) or not session.game.pending:
-        return state.but(show=dataclasses.replace(show, bonus_next=None))
+        return dataclasses.replace(state, animations=dataclasses.replace(show, bonus_next=None))
     index = (show.bonus_index + 1) % len(session.game.pending)
-    return state.but(
-        show=dataclasses.replace(show, bonus_index=index, bonus_next=now + state.rules.bonus_step_s)
+    return dataclasses.replace(
+        state,
+        animations=dataclasses.replace(
+            show, bonus_index=index, bonus_next=now + state.config.bonus_step_s
+        ),
     )
 
 
-def shown(state: Referee) -> int:
+def shown(state: RefereeState) -> int:
     """Which waiting bonus pearl the LEDs show now."""
     session = state.session
     if session is None or not isinstance(session.game, PerlenGame) or not session.game.pending:
         return 0
-    return state.show.bonus_index % len(session.game.pending)
+    return state.animations.bonus_index % len(session.game.pending)

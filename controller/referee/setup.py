@@ -1,11 +1,11 @@
 """A new game, checked: names, colours, computer seats and options, before anything starts.
 
->>> from controller.referee.state import Rules
+>>> from controller.referee.state import RefereeConfig
 >>> setup = check(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"),
-...                       options={"first_seat": 1}), Rules(levels=("easy",)))
+...                       options={"first_seat": 1}), RefereeConfig(levels=("easy",)))
 >>> [(p.number, p.seat, p.name, p.colour.name) for p in setup.players]
 [(0, 1, 'Ben', 'blue'), (1, 2, 'Cleo', 'yellow'), (2, 0, 'Anna', 'red')]
->>> check(NewGame("pyramidos", ("Anna",)), Rules())
+>>> check(NewGame("pyramidos", ("Anna",)), RefereeConfig())
 Traceback (most recent call last):
 ...
 controller.referee.messages.Refused: Pyramidos is for 2 to 4 players, not 1.
@@ -20,15 +20,15 @@ from controller.palette import PaletteColour, PaletteError, by_name
 from controller.referee.commands import NewGame
 from controller.referee.games import Options
 from controller.referee.messages import Items, Message, Refused, Term, colour_term
-from controller.referee.session import GAMES, GameSetup, Player, Session, unnamed
-from controller.referee.state import Rules
+from controller.referee.session import GAMES, CheckedSetup, Player, Session, unnamed
+from controller.referee.state import RefereeConfig
 from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN, PYRAMIDOS
 
 MAX_NAME: Final = 30
 
 
-def check(command: NewGame, rules: Rules) -> GameSetup:
+def check(command: NewGame, rules: RefereeConfig) -> CheckedSetup:
     """The game ``command`` asks for, or :class:`Refused` saying what is wrong."""
     kind = command.game
     if kind not in GAMES:
@@ -56,7 +56,7 @@ def check(command: NewGame, rules: Rules) -> GameSetup:
             players.append(Player(colour, seat, names[seat], colours[seat], computer.get(seat)))
     else:
         players = [Player(seat, seat, names[seat], colours[seat]) for seat in range(seats)]
-    return GameSetup(kind, tuple(players), options, bool(command.children_help))
+    return CheckedSetup(kind, tuple(players), options, bool(command.children_help))
 
 
 def again(session: Session) -> NewGame:
@@ -118,7 +118,7 @@ def _names(raw_names: Sequence[object], computer: Mapping[int, str]) -> list[str
     return names
 
 
-def _colours(raw: tuple[str, ...] | None, seats: int, rules: Rules) -> list[PaletteColour]:
+def _colours(raw: tuple[str, ...] | None, seats: int, rules: RefereeConfig) -> list[PaletteColour]:
     if raw is None:
         colours = list(rules.seat_colours[:seats])
     else:

@@ -14,7 +14,7 @@ from flask.testing import FlaskClient
 from controller.clock import SystemClock
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
-from controller.referee.state import Rules
+from controller.referee.state import RefereeConfig
 from controller.settings import Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
@@ -73,7 +73,7 @@ def wood(tmp_path: Path) -> Iterator[tuple[FlaskClient, Wood, Table]]:
     board = Wood(cmap.channel_count, cmap.led_count)
     store = Store(tmp_path / "games.sqlite3")
     Settings(store).set_pin(PIN)
-    settings = TableSettings(rules=Rules(together_s=0.0), clock=SystemClock())
+    settings = TableSettings(rules=RefereeConfig(together_s=0.0), clock=SystemClock())
     table = Table(board, cmap, store, settings)
     table.start()
     app = create_app(table=table, testing=True)

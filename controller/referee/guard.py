@@ -1,0 +1,124 @@
+"""One guard per command: whether the referee takes a command now, and if not, why.
+
+:func:`refusal` is the only place a command is refused. The referee asks it before it
+carries a command out (:func:`controller.referee.referee.command`), and the snapshot asks
+it for every game button (:func:`offered`), so a button is shown exactly when its command
+would be taken; ``tests/referee/test_one_guard.py`` walks random games to check it.
+
+>>> from controller.referee.commands import Abort
+>>> from controller.referee.state import RefereeState
+>>> english(refusal(RefereeState(), Abort())), offered(RefereeState())
+('There is no game.', ())
+"""
+
+from __future__ import annotations
+
+from controller.referee import setup, words
+from controller.referee.commands import (
+    ACTION_COMMANDS,
+    Abort,
+    Action,
+    Command,
+    ConfirmBonus,
+    EndTurn,
+    LedTest,
+    NewGame,
+    PlayAgain,
+    Undo,
+)
+from controller.referee.games import PerlenGame, PyramidosGame
+from controller.referee.messages import Message, Refused, english
+from controller.referee.state import RefereeState, SettleAction
+
+__all__ = ["english", "offered", "refusal"]
+
+_ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY_AGAIN,
+          Action.ABORT)  # fmt: skip
+"""The game buttons in the order the snapshot lists them."""
+
+
+def refusal(state: RefereeState, order: Command) -> Message | None:
+    """Why the referee will not take ``order`` now, or None: it takes it."""
+    try:
+        _check(state, order)
+    except Refused as refused:
+        return refused.message
+    return None
+
+
+def offered(state: RefereeState) -> tuple[Action, ...]:
+    """The game buttons whose commands the referee takes now."""
+    return tuple(a for a in _ORDER if refusal(state, ACTION_COMMANDS[a]()) is None)
+
+
+def _no(key: str) -> Refused:
+    return Refused(Message.of(key))
+
+
+def _check(state: RefereeState, order: Command) -> None:
+    if isinstance(order, NewGame):
+        setup.check(order, state.config)
+        return
+    if isinstance(order, LedTest):
+        _check_led_test(state, order)
+        return
+    if isinstance(order, ConfirmBonus) and state.comparison.removals:
+        return  # a bonus pearl of a move taken back is off
+    session = state.session
+    if session is None:
+        raise _no("no_game")
+    game = session.game
+    if isinstance(order, PlayAgain):
+        if not game.over:
+            raise _no("not_over")
+        setup.check(setup.again(session), state.config)
+    elif isinstance(order, ConfirmBonus):
+        if not isinstance(game, PerlenGame) or not game.pending:
+            raise _no("no_bonus")
+    elif isinstance(order, EndTurn):
+        if not isinstance(game, PyramidosGame):
+            raise _no("pyramidos_only")
+        if game.over:
+            raise _no("game_over")
+        hold = state.comparison.settling
+        knocked = hold is not None and hold.action is SettleAction.KNOCK_OFF
+        if state.comparison.mismatches and not knocked:
+            raise Refused(Message.of("fix_first", fixes=words.fixes(state)))
+    elif isinstance(order, Undo | Abort):
+        if game.over:
+            raise _no("game_over_new")
+        if isinstance(order, Undo) and not game.steps:
+            raise _no("nothing_to_take_back")
+    else:
+        _check_hint(state)
+
+
+def _check_hint(state: RefereeState) -> None:
+    session = state.session
+    assert session is not None
+    game = session.game
+    if not isinstance(game, PerlenGame):
+        raise _no("hints_perlen_only")
+    mover = game.state.to_move
+    if game.over or mover is None:
+        raise _no("game_over")
+    if session.players[mover].computer is not None:
+        raise _no("computer_turn")
+    if state.comparison.mismatches:
+        raise Refused(Message.of("fix_first", fixes=words.fixes(state)))
+    if not state.config.levels:
+        raise _no("hints_need_bot")
+
+
+def _check_led_test(state: RefereeState, order: LedTest) -> None:
+    colour = order.colour
+    if colour is None:
+        return
+    if (
+        not isinstance(colour, tuple)
+        or len(colour) != 3
+        or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in colour)
+    ):
+        raise _no("led_colour")
+    if order.led is not None and order.led not in state.config.leds:
+        raise Refused(Message.of("no_such_led", led=str(order.led)[:20]))
