@@ -70,6 +70,7 @@ from controller.referee import (
 )
 from controller.settings import Settings
 from controller.store import PlayerRecord, Store, StoreError, StoreWriteError, write_fault
+from controller.store_history import History
 from controller.subscription import Publisher, Subscription
 
 log = logging.getLogger(__name__)
@@ -176,9 +177,9 @@ class Table:
         return self._state.config.levels
 
     @property
-    def history(self) -> Store:
+    def history(self) -> History:
         """The games played, for reading (the page's history, replays and leaderboard)."""
-        return self.store
+        return self.store.history
 
     @property
     def touchable(self) -> Touchable | None:

@@ -23,7 +23,8 @@ from flask import current_app
 
 from controller.referee.snapshot import Snapshot
 from controller.rules.records import PERLEN, PerlenRecord, RecordError, parse_record
-from controller.store import Store, StoredGame
+from controller.store import StoredGame
+from controller.store_history import History
 
 if TYPE_CHECKING:
     from controller.bot import MoveReview
@@ -165,7 +166,7 @@ def review_for(game: StoredGame) -> Review | None:
     return reviewer.get(game.id, dict(game.record))
 
 
-def on_game_over(reviewer: Reviewer, history: Store, snapshot: Snapshot) -> None:
+def on_game_over(reviewer: Reviewer, history: History, snapshot: Snapshot) -> None:
     """Queue the review of the game ``snapshot`` shows, once it is over and stored so, so
     that it is ready by the time someone opens the replay (the hub's thread calls this
     with every snapshot; a game already queued costs a look-up)."""

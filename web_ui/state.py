@@ -21,7 +21,7 @@ from controller.referee.commands import Command
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply
 from controller.settings import Settings
-from controller.store import Store
+from controller.store_history import History
 from controller.subscription import Subscription
 from web_ui import security
 from web_ui.live import LiveHub
@@ -47,7 +47,7 @@ class TablePort(Protocol):
     def levels(self) -> tuple[str, ...]: ...
 
     @property
-    def history(self) -> Store: ...
+    def history(self) -> History: ...
 
     @property
     def household(self) -> Settings: ...

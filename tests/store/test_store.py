@@ -299,7 +299,7 @@ def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store) 
 def test_an_older_store_is_migrated_keeping_its_games(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import controller.store as store_module
+    import controller.store_schema as store_module
 
     path = tmp_path / "games.sqlite3"
     with Store(path) as old:
