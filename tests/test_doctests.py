@@ -58,7 +58,17 @@ MODULES = [
     "firmware.sim.ticks",
     *(
         f"web_ui.{name}"
-        for name in ("security", "i18n", "live", "drawing", "forms", "bodies", "replay", "pictures")
+        for name in (
+            "security",
+            "i18n",
+            "live",
+            "drawing",
+            "forms",
+            "bodies",
+            "replay",
+            "pictures",
+            "kinds",
+        )
     ),
 ]
 

@@ -554,18 +554,22 @@ def _at(values: Sequence[int | None] | None, index: int) -> int | None:
     return values[index] if values is not None and index < len(values) else None
 
 
-def score_bars(snapshot: Snapshot) -> tuple[ScoreBar, ...]:
-    """One bar per player, in colour (Perlen) or seat (Pyramidos) order."""
+def pyramidos_bars(snapshot: Snapshot) -> tuple[ScoreBar, ...]:
+    """One bar per player of Pyramidos, in seat order: points out of 6."""
+    winners = set(snapshot.winners)
+    points = snapshot.scores.points
+    return tuple(
+        ScoreBar(s, _at(points, i) or 0, 6, to_move=snapshot.to_move == i, winner=i in winners)
+        for i, s in enumerate(swatches(snapshot))
+    )
+
+
+def perlen_bars(snapshot: Snapshot) -> tuple[ScoreBar, ...]:
+    """One bar per player of Perlen-Pyramide, in colour order: pearls out of 41 visible
+    (55 when every pearl in the pyramid counts), with the totals and the pools left."""
     palette = swatches(snapshot)
     winners = set(snapshot.winners)
     scores = snapshot.scores
-    if snapshot.game == "pyramidos":
-        return tuple(
-            ScoreBar(
-                s, _at(scores.points, i) or 0, 6, to_move=snapshot.to_move == i, winner=i in winners
-            )
-            for i, s in enumerate(palette)
-        )
     most = 55 if snapshot.options.get("score") == "all" else 41
     values = scores.scores or scores.visible
     return tuple(

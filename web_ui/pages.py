@@ -29,6 +29,7 @@ from controller.hardware.port import TUNES
 from controller.referee.messages import Message, Term
 from controller.store import StoredGame
 from web_ui import auth, control, forms, i18n, render, reviews
+from web_ui.kinds import GAME_VIEWS
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
 from web_ui.state import web_state
 
@@ -138,7 +139,7 @@ def _setup_again(problem: str, status: int) -> Response:
     game = request.form.get("game")
     page = render_template(
         "setup.html",
-        game=game if game in forms.GAMES else "perlen-pyramide",
+        game=game if game in GAME_VIEWS else next(iter(GAME_VIEWS)),
         values=request.form,
         error=problem,
         **_setup_context(),

@@ -114,6 +114,6 @@ def rule_pictures(players: Players = PLAYERS) -> RulePictures:
         example_view=drawing.layers_view(example),
         full_layers=drawing.layers_view(full_snap),
         full_side=drawing.side_view(full_snap),
-        full_scores=drawing.score_bars(full_snap),
+        full_scores=drawing.perlen_bars(full_snap),
         pyramidos=drawing.pyramidos_view(position(players, board, board.options)),
     )

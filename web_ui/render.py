@@ -29,6 +29,7 @@ from controller.referee.session import Seated, called
 from controller.referee.snapshot import PlayerView, Snapshot
 from controller.store_values import LeaderRow
 from web_ui import drawing
+from web_ui.kinds import GAME_VIEWS, GameView, view_of
 from web_ui.state import web_state
 
 SIDE_NAMES: Mapping[str, Any] = {
@@ -280,6 +281,8 @@ def register(app: Flask) -> None:
         link_state=link_state,
         status_name=status_name,
         game_name=game_name,
+        game_views=GAME_VIEWS,
+        view_of=view_of,
         level_name=level_name,
         house_rules=house_rules,
         colour_letter=colour_letter,
@@ -300,18 +303,17 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     """Everything the live templates draw, worked out once per snapshot."""
     snapshot = dataclasses.replace(snapshot, players=local_letters(snapshot.players))
     palette = drawing.swatches(snapshot)
+    view = view_of(snapshot.game)
     context: dict[str, Any] = {
         "snap": snapshot,
         "game": snapshot.game,
+        "kind": view,
         "palette": palette,
-        "bars": drawing.score_bars(snapshot),
+        "bars": view.score_bars(snapshot) if view else (),
         "mover": drawing.mover(snapshot),
     }
-    if snapshot.game == "pyramidos":
-        context["pyr"] = drawing.pyramidos_view(snapshot)
-    else:
-        context["layers"] = drawing.layers_view(snapshot)
-        context["side"] = drawing.side_view(snapshot)
+    if view is not None:
+        context.update(view.drawings(snapshot))
     to_move = snapshot.to_move
     players = snapshot.players
     level = players[to_move].computer if to_move is not None and to_move < len(players) else None
@@ -321,21 +323,18 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     # "The highest first" only when one rests on another: they lie on two layers.
     context["removals_top_down"] = len({b.pos.split(":")[0] for b in snapshot.removals}) > 1
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
-    context["take_off"] = _take_off(snapshot)
+    context["take_off"] = _take_off(snapshot, view)
     return context
 
 
-def _take_off(snapshot: Snapshot) -> str:
+def _take_off(snapshot: Snapshot, view: GameView | None) -> str:
     """The pieces the game does not have, in one sentence (``Take all 25 pearls off the
     board.``), or ``""``."""
     extra = [m.cell for m in snapshot.mismatches if m.kind == "extra"]
-    if not extra:
+    if not extra or view is None:
         return ""
-    if snapshot.game == "pyramidos":
-        word, everything = "ball", all(owner is None for owner in snapshot.targets.values())
-    else:
-        word, everything = "pearl", not snapshot.pearls
-    return say(Message.of("fix_board", fixes=Items((words.take_off(extra, word, everything),))))
+    take_off = words.take_off(extra, view.piece, view.bare(snapshot))
+    return say(Message.of("fix_board", fixes=Items((take_off,))))
 
 
 LIVE_REGIONS = ("live-status", "live-bar", "live-board", "live-scores", "live-controls")

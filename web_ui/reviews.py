@@ -22,9 +22,10 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 from flask import current_app
 
 from controller.referee.snapshot import Snapshot
-from controller.rules.records import PERLEN, PerlenRecord, RecordError, parse_record
+from controller.rules.records import PerlenRecord, RecordError, parse_record
 from controller.store import StoredGame
 from controller.store_history import History
+from web_ui.kinds import view_of
 
 if TYPE_CHECKING:
     from controller.bot import MoveReview
@@ -148,10 +149,16 @@ class Reviewer:
                     self._done.pop(next(iter(self._done)))
 
 
+def _reviewed(game: str | None) -> bool:
+    """Whether the computer reviews games of this kind (:attr:`GameView.reviewed`)."""
+    view = view_of(game)
+    return view is not None and view.reviewed
+
+
 def reviewable(game: StoredGame) -> bool:
     """A finished Perlen-Pyramide game with its record, and the computer to review it."""
     return (
-        game.game == PERLEN
+        _reviewed(game.game)
         and game.summary.status == "over"
         and bool(game.record)
         and _review_function() is not None
@@ -171,7 +178,7 @@ def on_game_over(reviewer: Reviewer, history: History, snapshot: Snapshot) -> No
     that it is ready by the time someone opens the replay (the hub's thread calls this
     with every snapshot; a game already queued costs a look-up)."""
     game_id = snapshot.game_id
-    if snapshot.status != "over" or snapshot.game != PERLEN or game_id is None:
+    if snapshot.status != "over" or not _reviewed(snapshot.game) or game_id is None:
         return
     if reviewer.known(game_id):
         return

@@ -406,14 +406,16 @@
 
   function setup(form) {
     const update = () => {
-      const game = ($("input[name=game]:checked", form) || {}).value || "";
+      const chosen = $("input[name=game]:checked", form) || { value: "", dataset: {} };
+      const game = chosen.value || "";
       const seats = Number(($("select[name=seats]", form) || {}).value || 3);
       $$("[data-for-game]", form).forEach((el) => {
         const on = el.dataset.forGame.split(" ").includes(game);
         el.hidden = !on;
         $$("input, select", el).forEach((input) => { input.disabled = !on; });
       });
-      const count = game === "perlen-pyramide" ? 3 : seats;
+      // A game played by a fixed number says so on its radio button (data-seats).
+      const count = chosen.dataset.seats ? Number(chosen.dataset.seats) : seats;
       $$("[data-seat]", form).forEach((row) => {
         const on = Number(row.dataset.seat) < count;
         row.hidden = !on;
