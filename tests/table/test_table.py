@@ -138,9 +138,10 @@ def test_snapshots_are_immutable_json_and_latest_wins(h: Harness) -> None:
     for cell in ("c3", "d4", "d3"):
         h.settle(1)
         h.put(cell)
+    assert h.table.flush()  # everything the Table will publish for these moves is out
     latest = sub.get(timeout=1)
     assert latest is not None and latest.version == h.snap.version and latest.moves == 3
-    assert sub.get(timeout=0.05) is None  # older ones were skipped, not queued
+    assert sub.get(timeout=0) is None  # older ones were skipped, not queued
     with pytest.raises(dataclasses.FrozenInstanceError):
         latest.moves = 4  # type: ignore[misc]
     data = latest.to_json()
@@ -151,7 +152,7 @@ def test_snapshots_are_immutable_json_and_latest_wins(h: Harness) -> None:
     assert data["commands"] == ["undo", "abort"] or "hint" in data["commands"]
     sub.close()
     idle.close()
-    assert sub.get(timeout=0.01) is None
+    assert sub.get(timeout=None) is None  # closed: at once, never a wait
 
 
 def test_sounds_go_to_the_board(tmp_path: Path) -> None:
