@@ -30,7 +30,7 @@ from controller.referee.games import PerlenGame, PyramidosGame
 from controller.referee.messages import Message, Refused, english
 from controller.referee.state import RefereeState, SettleAction
 
-__all__ = ["english", "offered", "refusal"]
+__all__ = ["english", "offered", "refusal", "refused"]
 
 _ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY_AGAIN,
           Action.ABORT)  # fmt: skip
@@ -39,10 +39,16 @@ _ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY
 
 def refusal(state: RefereeState, order: Command) -> Message | None:
     """Why the referee will not take ``order`` now, or None: it takes it."""
+    why = refused(state, order)
+    return None if why is None else why.message
+
+
+def refused(state: RefereeState, order: Command) -> Refused | None:
+    """:func:`refusal` with the field of a new game that is wrong."""
     try:
         _check(state, order)
-    except Refused as refused:
-        return refused.message
+    except Refused as why:
+        return why
     return None
 
 

@@ -201,9 +201,9 @@ def linked(state: RefereeState, status: BoardStatus) -> Step:
 
 def command(state: RefereeState, order: Command, now: float) -> Step:
     """A command from the page or a button; the step's reply answers it."""
-    why = guard.refusal(state, order)
+    why = guard.refused(state, order)
     if why is not None:
-        return Step(state, reply=Reply(False, why))
+        return Step(state, reply=Reply(False, why.message, why.field))
     return _cued(state, _command(state, order, now))
 
 
