@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from controller.palette import PaletteColour, PaletteError, by_name
+from controller.referee import kinds
 from controller.referee.commands import NewGame
 from controller.referee.games import Options
 from controller.referee.messages import Items, Message, Param, Refused, Term, colour_term
-from controller.referee.session import GAMES, CheckedSetup, Player, Session, unnamed
+from controller.referee.session import CheckedSetup, Player, Session, unnamed
 from controller.referee.state import RefereeConfig
 from controller.rules import perlen, pyramidos
-from controller.rules.records import PERLEN, PYRAMIDOS
 
 MAX_NAME: Final = 24
 """The longest name a player may have (the setup page's field says the same)."""
@@ -37,35 +37,28 @@ def _no(field: str, message: str, **params: Param) -> Refused:
 def check(command: NewGame, config: RefereeConfig) -> CheckedSetup:
     """The game ``command`` asks for, or :class:`Refused` saying what is wrong and in which
     field. Every rule of a new game is here: the page's form only reads its text."""
-    kind = command.game
-    if kind not in GAMES:
+    kind = kinds.KINDS.get(command.game) if isinstance(command.game, str) else None
+    if kind is None:
         raise _no("game", "choose_game")
-    if kind == PERLEN and not config.has_cells:
-        raise _no("game", "no_cell_sensors")
-    if kind == PYRAMIDOS and not config.has_targets:
-        raise _no("game", "no_target_sensors")
+    missing = kind.missing_sensors(config)
+    if missing is not None:
+        raise _no("game", missing)
     raw_names = command.players
     if not isinstance(raw_names, Sequence) or isinstance(raw_names, str):
         raise _no("players", "players_list")
     seats = len(raw_names)
-    if kind == PERLEN and seats != perlen.COLOURS:
-        raise _no("players", "perlen_three", num=seats)
-    if kind == PYRAMIDOS and not pyramidos.MIN_SEATS <= seats <= pyramidos.MAX_SEATS:
-        raise _no("players", "pyramidos_seats", num=seats)
+    wrong = kind.seats_wrong(seats)
+    if wrong is not None:
+        raise Refused(wrong, "players")
     computer = _computer(kind, command.computer, seats, config.levels)
     names = _names(raw_names)
     colours = _colours(command.colours, seats, config)
     options = _options(kind, command.options, seats)
-    if command.children_help and kind != PERLEN:
-        raise _no("children_help", "children_help_perlen_only")
-    players: list[Player] = []
-    if isinstance(options, perlen.PerlenOptions):
-        for colour in range(perlen.COLOURS):
-            seat = options.seat_of(colour)
-            players.append(Player(colour, seat, names[seat], colours[seat], computer.get(seat)))
-    else:
-        players = [Player(seat, seat, names[seat], colours[seat]) for seat in range(seats)]
-    return CheckedSetup(kind, tuple(players), options, bool(command.children_help))
+    refused = kind.children_help_refused()
+    if command.children_help and refused is not None:
+        raise _no("children_help", refused)
+    players = kind.seated(options, names, colours, computer)
+    return CheckedSetup(kind.name, players, options, bool(command.children_help))
 
 
 def again(session: Session) -> NewGame:
@@ -88,7 +81,9 @@ def _named(player: Player) -> str:
     return "" if unnamed(player) else player.name
 
 
-def _computer(kind: str, raw: object, seats: int, levels: tuple[str, ...]) -> dict[int, str]:
+def _computer(
+    kind: kinds.GameKind, raw: object, seats: int, levels: tuple[str, ...]
+) -> dict[int, str]:
     if not isinstance(raw, Mapping):
         raise _no("players", "computer_seats")
     if not raw:
@@ -99,8 +94,9 @@ def _computer(kind: str, raw: object, seats: int, levels: tuple[str, ...]) -> di
         if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
             raise _no("players", "computer_seat_bad", seat=str(key)[:10], seats=seats)
         field = f"players[{seat}].computer"
-        if kind != PERLEN:
-            raise _no(field, "computer_perlen_only")
+        refused = kind.computer_refused()
+        if refused is not None:
+            raise _no(field, refused)
         if not levels:
             raise _no(field, "computer_not_installed")
         if level not in levels:
@@ -154,26 +150,12 @@ def _colours(raw: tuple[str, ...] | None, seats: int, config: RefereeConfig) -> 
     return colours
 
 
-def _options(kind: str, raw: object, seats: int) -> Options:
+def _options(kind: kinds.GameKind, raw: object, seats: int) -> Options:
     if not isinstance(raw, Mapping):
         raise _no("options", "options_object")
     try:
-        if kind == PERLEN:
-            return perlen.PerlenOptions.from_dict(raw)
-        return pyramidos.PyramidosOptions.from_dict(seats, raw)
-    except perlen.OptionError as exc:
-        key = str(exc.key)[:30]
-    except pyramidos.SetupError:
-        key = _bad_pyramidos_key(raw)
+        return kind.read_options(seats, raw)
+    except (perlen.OptionError, pyramidos.SetupError) as exc:
+        key = kind.bad_option(raw, exc)
     field = "first_seat" if key == "first_seat" else f"options.{key}"
     raise _no(field, "option_bad", key=key)
-
-
-def _bad_pyramidos_key(raw: Mapping[object, object]) -> str:
-    """The option :meth:`pyramidos.PyramidosOptions.from_dict` refused."""
-    for key, value in raw.items():
-        if key not in ("first_seat", "variant"):
-            return str(key)[:30]
-        if key == "variant" and value not in {v.value for v in pyramidos.Variant}:
-            return "variant"
-    return "first_seat"
