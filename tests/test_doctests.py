@@ -29,6 +29,7 @@ MODULES = [
             "computer",
             "referee",
             "guard",
+            "kinds",
             "snapshot",
         )
     ),

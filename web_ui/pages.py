@@ -27,6 +27,7 @@ from controller import palette
 from controller import settings as household
 from controller.hardware.port import TUNES
 from controller.referee.messages import Message, Term
+from controller.referee.setup import MAX_NAME
 from controller.store import StoredGame
 from web_ui import auth, control, forms, i18n, render, reviews
 from web_ui.kinds import GAME_VIEWS
@@ -108,6 +109,7 @@ def _setup_context() -> dict[str, Any]:
         "palette": palette.PALETTE,
         "levels": levels,
         "computer_example": render.say(example),
+        "name_max": MAX_NAME,
     }
 
 
@@ -150,7 +152,7 @@ def _setup_again(problem: str, status: int) -> Response:
 @bp.post("/setup", endpoint="setup_submit")
 def setup_post() -> BaseResponse:
     try:
-        chosen = forms.setup_from_form(request.form, levels=web_state().levels)
+        chosen = forms.setup_from_form(request.form)
     except forms.InputError as exc:
         return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
     if not auth.is_admin() and request.form.get("pin"):
@@ -159,7 +161,10 @@ def setup_post() -> BaseResponse:
         except PermissionError as exc:
             return _setup_again(str(exc), 403)
     _form_admin()
-    control.new_game(chosen)  # the live page's status line says that it started
+    try:
+        control.new_game(chosen)  # the live page's status line says that it started
+    except forms.InputError as exc:  # the referee's rules: a sentence in the reader's language
+        return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
     return redirect(url_for("pages.live"))
 
 

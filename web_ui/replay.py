@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from controller.referee.messages import Message, Param
-from controller.referee.pyramidos_board import said
+from controller.referee.pyramidos.board import said
 from controller.referee.session import Player
 from controller.referee.snapshot import PlayerView, Snapshot, position
 from controller.rules import perlen, pyramidos

@@ -51,7 +51,7 @@ def new_position(state: RefereeState) -> tuple[RefereeState, tuple[Effect, ...]]
 def mover_level(state: RefereeState) -> str | None:
     """The level of the computer seat to move, or None (a person, no game, game over)."""
     session = state.session
-    if session is None or not isinstance(session.game, PerlenGame):
+    if session is None:
         return None
     mover = session.game.state.to_move
     return None if mover is None else session.players[mover].computer

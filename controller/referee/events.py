@@ -10,6 +10,7 @@ the fold replays them: resuming after a restart, the history's records and
 ...           BonusPlaced("2:c3", 0, By.BUTTON)]
 >>> [(e.kind, e.data()) for e in events[-1:]]
 [('bonus', {'pos': '2:c3', 'colour': 0, 'by': 'button'})]
+>>> from controller.referee.games import PerlenGame
 >>> game = fold(PerlenGame.new(perlen.PerlenOptions()), events)
 >>> game.pending, game.state.to_move
 ((), 1)
@@ -32,7 +33,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from controller.referee.games import Game, GameError, PerlenGame, PyramidosGame
+from controller.referee.games import Game, GameError
 from controller.rules.notation import NotationError, parse_cell, parse_position, parse_target
 
 
@@ -229,42 +230,12 @@ def from_stored(kind: str, data: Mapping[str, Any]) -> Event:
 
 def apply(game: Game, event: Event) -> Game:
     """``game`` after ``event``; :class:`EventError` when the event does not fit it."""
+    from controller.referee.kinds import kind_of  # each game reads its own events
+
     try:
-        if isinstance(game, PerlenGame):
-            return _apply_perlen(game, event)
-        return _apply_pyramidos(game, event)
+        return kind_of(game).apply(game, event)
     except GameError as exc:
         raise EventError(str(exc)) from None
-
-
-def _apply_perlen(game: PerlenGame, event: Event) -> PerlenGame:
-    if isinstance(event, BasePearl):
-        if game.pending:
-            raise GameError("a move while bonus pearls wait (they are acknowledged first)")
-        if event.colour != game.state.to_move:
-            raise GameError(f"move by colour {event.colour}, expected {game.state.to_move}")
-        return game.move(event.cell)
-    if isinstance(event, BonusPlaced):
-        return game.acknowledge(event.pos)
-    if isinstance(event, TakeBack):
-        return game.undo()
-    if isinstance(event, Aborted):
-        return game
-    raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
-
-
-def _apply_pyramidos(game: PyramidosGame, event: Event) -> PyramidosGame:
-    if isinstance(event, Landed):
-        return game.event(f"land {event.target}")
-    if isinstance(event, KnockedOff):
-        return game.event(f"leave {event.target}")
-    if isinstance(event, TurnEnded):
-        return game.event("end")
-    if isinstance(event, TakeBack):
-        return game.undo()
-    if isinstance(event, Aborted):
-        return game
-    raise GameError(f"{event.kind!r} is not a Pyramidos event")
 
 
 def fold(game: Game, events: Iterable[Event]) -> Game:
@@ -279,6 +250,4 @@ def fold(game: Game, events: Iterable[Event]) -> Game:
 
 def standing(game: Game) -> tuple[str, ...]:
     """The moves (Perlen-Pyramide cells) or events (Pyramidos) that stand: the record."""
-    if isinstance(game, PerlenGame):
-        return tuple(step.cell for step in game.steps)
-    return tuple(step.text for step in game.steps)
+    return game.standing

@@ -13,24 +13,22 @@ would be taken; ``tests/referee/test_one_guard.py`` walks random games to check 
 
 from __future__ import annotations
 
-from controller.referee import setup, words
+from controller.referee import kinds, setup
 from controller.referee.commands import (
     ACTION_COMMANDS,
     Abort,
     Action,
     Command,
     ConfirmBonus,
-    EndTurn,
     LedTest,
     NewGame,
     PlayAgain,
     Undo,
 )
-from controller.referee.games import PerlenGame, PyramidosGame
 from controller.referee.messages import Message, Refused, english
-from controller.referee.state import RefereeState, SettleAction
+from controller.referee.state import RefereeState
 
-__all__ = ["english", "offered", "refusal"]
+__all__ = ["english", "offered", "refusal", "refused"]
 
 _ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY_AGAIN,
           Action.ABORT)  # fmt: skip
@@ -39,10 +37,16 @@ _ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY
 
 def refusal(state: RefereeState, order: Command) -> Message | None:
     """Why the referee will not take ``order`` now, or None: it takes it."""
+    why = refused(state, order)
+    return None if why is None else why.message
+
+
+def refused(state: RefereeState, order: Command) -> Refused | None:
+    """:func:`refusal` with the field of a new game that is wrong."""
     try:
         _check(state, order)
-    except Refused as refused:
-        return refused.message
+    except Refused as why:
+        return why
     return None
 
 
@@ -72,42 +76,15 @@ def _check(state: RefereeState, order: Command) -> None:
         if not game.over:
             raise _no("not_over")
         setup.check(setup.again(session), state.config)
-    elif isinstance(order, ConfirmBonus):
-        if not isinstance(game, PerlenGame) or not game.pending:
-            raise _no("no_bonus")
-    elif isinstance(order, EndTurn):
-        if not isinstance(game, PyramidosGame):
-            raise _no("pyramidos_only")
-        if game.over:
-            raise _no("game_over")
-        hold = state.comparison.settling
-        knocked = hold is not None and hold.action is SettleAction.KNOCK_OFF
-        if state.comparison.mismatches and not knocked:
-            raise Refused(Message.of("fix_first", fixes=words.fixes(state)))
     elif isinstance(order, Undo | Abort):
         if game.over:
             raise _no("game_over_new")
         if isinstance(order, Undo) and not game.steps:
             raise _no("nothing_to_take_back")
-    else:
-        _check_hint(state)
-
-
-def _check_hint(state: RefereeState) -> None:
-    session = state.session
-    assert session is not None
-    game = session.game
-    if not isinstance(game, PerlenGame):
-        raise _no("hints_perlen_only")
-    mover = game.state.to_move
-    if game.over or mover is None:
-        raise _no("game_over")
-    if session.players[mover].computer is not None:
-        raise _no("computer_turn")
-    if state.comparison.mismatches:
-        raise Refused(Message.of("fix_first", fixes=words.fixes(state)))
-    if not state.config.levels:
-        raise _no("hints_need_bot")
+    else:  # the commands only some games have: Confirm, End turn, Hint
+        why = kinds.kind_of(game).refusal(state, session, order)
+        if why is not None:
+            raise Refused(why)
 
 
 def _check_led_test(state: RefereeState, order: LedTest) -> None:

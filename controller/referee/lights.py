@@ -8,8 +8,7 @@ pearl to take off, the computer's choice, the hint, the winner's sweep, the LED 
 from __future__ import annotations
 
 from controller import guidance
-from controller.referee import bonuses, computer
-from controller.referee.games import PerlenGame
+from controller.referee import computer, progress
 from controller.referee.state import RefereeState
 
 
@@ -33,8 +32,6 @@ def picture(state: RefereeState) -> guidance.Picture:
         sweep_frame=state.animations.sweep_frame,
         take_off=removals[0].position.footprint if removals else (),
     )
-    if isinstance(game, PerlenGame):
-        first = bonuses.shown(state)
-        pending = game.pending[first:] + game.pending[:first]
-        return guidance.guide(game.state, lights, pending, state.comparison.mismatches, options)
-    return guidance.guide(game.state, lights, (), state.comparison.mismatches, options)
+    first = progress.shown(state)  # the waiting bonus pearl shown now leads
+    pending = game.pending[first:] + game.pending[:first]
+    return guidance.guide(game.state, lights, pending, state.comparison.mismatches, options)

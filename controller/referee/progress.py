@@ -26,7 +26,6 @@ from controller.referee.state import (
     Settling,
     Step,
 )
-from controller.rules import perlen, pyramidos
 from controller.rules.notation import parse_cell
 from controller.vocabulary import TARGETS
 
@@ -35,32 +34,19 @@ def result(session: Session, game: Game) -> Result:
     """The finished game's scores and winners, as the store and the history keep them
     (an unnamed seat's name is kept empty, as its player's is)."""
     names = [p.name for p in session.players]
-    if isinstance(game, PerlenGame):
-        out = perlen.outcome(game.state)
-        details: dict[str, object] = {
-            "visible": list(out.visible),
-            "totals": list(out.totals),
-            "scores": list(out.scores),
-            "winners": list(out.winners),
-            "winner_names": [names[w] for w in out.winners],
-        }
-        return Result(out.scores, out.winners, details)
-    pout = pyramidos.outcome(game.state)
+    out = game.outcome()
     details = {
-        "points": list(pout.points),
-        "winners": list(pout.winners),
-        "winner_names": [names[w] for w in pout.winners],
+        **out.details,
+        "winners": list(out.winners),
+        "winner_names": [names[w] for w in out.winners],
     }
-    return Result(pout.points, pout.winners, details)
+    return Result(out.points, out.winners, details)
 
 
 def won(session: Session, game: Game) -> Message:
     """``Game over: Anna wins with 17 visible pearls!`` (or a shared win)."""
-    outcome = result(session, game)
-    if isinstance(game, PerlenGame):
-        unit = "pearls" if game.state.options.score is perlen.Score.ALL else "visible"
-    else:
-        unit = "points"
+    outcome = game.outcome()
+    unit = outcome.unit
     best = outcome.points[outcome.winners[0]] if outcome.winners else 0
     names = [session.name(w) for w in outcome.winners]
     if len(names) == 1:
@@ -106,7 +92,7 @@ def shows(state: RefereeState, now: float, *, ended: bool = False) -> Animations
     if session is None:
         return base
     game = session.game
-    pending = game.pending if isinstance(game, PerlenGame) else ()
+    pending = game.pending
     if game.over:
         if not ended:
             return old  # a finished game's animation runs on by its own timers
@@ -177,7 +163,7 @@ def matched(state: RefereeState) -> RefereeState:
 
 def piece_word(session: Session, count: int = 1) -> Term:
     """``pearl`` or ``ball`` (``pearls``/``balls`` for several)."""
-    word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
+    word = session.game.piece
     return Term("thing", word if count == 1 else word + "s")
 
 
@@ -194,3 +180,30 @@ def hidden_notes(game: PerlenGame) -> list[Message]:
     if inside:
         notes.append(Message.of("hidden_bonus", positions=Items(inside), num=len(inside)))
     return notes
+
+
+def step_shown(state: RefereeState, now: float) -> RefereeState:
+    """The timer of the waiting bonus pearls: show the next one's place.
+
+    They take turns for as long as they wait, at the end of a game too: only Confirm (or
+    the next move) says they are placed, never the clock.
+    """
+    show = state.animations
+    session = state.session
+    if session is None or not session.game.pending:
+        return dataclasses.replace(state, animations=dataclasses.replace(show, bonus_next=None))
+    index = (show.bonus_index + 1) % len(session.game.pending)
+    return dataclasses.replace(
+        state,
+        animations=dataclasses.replace(
+            show, bonus_index=index, bonus_next=now + state.config.bonus_step_s
+        ),
+    )
+
+
+def shown(state: RefereeState) -> int:
+    """Which waiting bonus pearl the LEDs show now."""
+    session = state.session
+    if session is None or not session.game.pending:
+        return 0
+    return state.animations.bonus_index % len(session.game.pending)

@@ -33,14 +33,11 @@ from collections.abc import Mapping
 from typing import Final
 
 from controller.referee import (
-    bonuses,
     computer,
     guard,
-    perlen_board,
+    kinds,
     progress,
-    pyramidos_board,
     setup,
-    takeback,
 )
 from controller.referee.commands import (
     Abort,
@@ -54,7 +51,6 @@ from controller.referee.commands import (
     Undo,
 )
 from controller.referee.events import Aborted, By
-from controller.referee.games import PerlenGame
 from controller.referee.messages import Items, Message, Term, english
 from controller.referee.session import CheckedSetup, called
 from controller.referee.state import (
@@ -108,9 +104,7 @@ def reconcile(state: RefereeState, now: float) -> Step:
     session = state.session
     if session is None:
         return Step(dataclasses.replace(state, comparison=BoardCheck()))
-    if isinstance(session.game, PerlenGame):
-        return perlen_board.reconcile(state, session, session.game, now)
-    return pyramidos_board.reconcile(state, session, session.game, now)
+    return kinds.kind_of(session.game).reconcile(state, session, now)
 
 
 def chain(first: Step, second: Step) -> Step:
@@ -201,9 +195,9 @@ def linked(state: RefereeState, status: BoardStatus) -> Step:
 
 def command(state: RefereeState, order: Command, now: float) -> Step:
     """A command from the page or a button; the step's reply answers it."""
-    why = guard.refusal(state, order)
+    why = guard.refused(state, order)
     if why is not None:
-        return Step(state, reply=Reply(False, why))
+        return Step(state, reply=Reply(False, why.message, why.field))
     return _cued(state, _command(state, order, now))
 
 
@@ -219,17 +213,18 @@ def _command(state: RefereeState, order: Command, now: float) -> Step:
     if isinstance(order, PlayAgain):
         assert state.session is not None
         return Step(state, create=setup.check(setup.again(state.session), state.config))
-    if isinstance(order, ConfirmBonus):
-        return _looked(bonuses.confirm(state, order.by, now), now)
-    if isinstance(order, EndTurn):
-        return _looked(pyramidos_board.end_turn(state, order.by, now), now)
-    if isinstance(order, Undo):
-        return _looked(takeback.undo(state, order.by, now), now)
     if isinstance(order, Abort):
         return _abort(state)
+    if isinstance(order, LedTest):
+        return _led_test(state, order, now)
+    session = state.session
+    assert session is not None
+    kind = kinds.kind_of(session.game)
+    if isinstance(order, Undo):
+        return _looked(kind.undo(state, session, order.by, now), now)
     if isinstance(order, Hint):
-        return computer.ask_hint(state)
-    return _led_test(state, order, now)
+        return kind.act(state, order, now)
+    return _looked(kind.act(state, order, now), now)  # Confirm, End turn
 
 
 def begin(state: RefereeState, game: CheckedSetup, game_id: int, now: float) -> Step:
@@ -361,7 +356,7 @@ def timer(state: RefereeState, now: float) -> Step:
     state = step.state
     show = state.animations
     if show.bonus_next is not None and now >= show.bonus_next:
-        state = bonuses.step_shown(state, now)
+        state = progress.step_shown(state, now)
         show = state.animations
     if show.sweep_next is not None and now >= show.sweep_next:
         if now >= show.sweep_until:
@@ -403,7 +398,7 @@ def failed(before: RefereeState, attempted: Step, fault: str, now: float) -> Ste
     missing: frozenset[str] = frozenset()
     if session is not None:
         game = session.game
-        extra = (state.reading.names & _pieces(game)) - game.expected
+        extra = (state.reading.names & game.pieces) - game.expected
         missing = game.expected - state.reading.names
     if session is not None and (extra or missing):
         # The new pearl stays where it is: it is played once the store can keep it.
@@ -416,12 +411,6 @@ def failed(before: RefereeState, attempted: Step, fault: str, now: float) -> Ste
     asked = attempted.reply is not None or attempted.create is not None
     reply = Reply(False, why) if asked else None
     return Step(state, reply=reply)
-
-
-def _pieces(game: object) -> frozenset[str]:
-    if isinstance(game, PerlenGame):
-        return perlen_board.CELL_SET
-    return pyramidos_board.TARGET_SET
 
 
 def stored(state: RefereeState) -> RefereeState:
@@ -447,8 +436,8 @@ def _cue(before: RefereeState, after: RefereeState) -> Sound | None:
         if same and old is not None and not old.game.over:
             return Sound.WINNER
         return None
-    pending = new.game.pending if isinstance(new.game, PerlenGame) else ()
-    was = old.game.pending if same and old is not None and isinstance(old.game, PerlenGame) else ()
+    pending = new.game.pending
+    was = old.game.pending if same and old is not None else ()
     if pending and pending != was:
         return Sound.BONUS
     refusal = after.comparison.refusal

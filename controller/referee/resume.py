@@ -20,7 +20,7 @@ import dataclasses
 from controller.palette import PaletteError
 from controller.referee import computer, progress
 from controller.referee.events import Aborted, EventError, fold, from_stored
-from controller.referee.games import Game, PerlenGame, new_game, read_options
+from controller.referee.games import Game, new_game, read_options
 from controller.referee.kept import KeptGame
 from controller.referee.messages import Message
 from controller.referee.session import Session, players_from
@@ -50,7 +50,7 @@ def resume(state: RefereeState, stored: KeptGame | None, now: float) -> Step:
         shown = dataclasses.replace(
             state, session=session, note=Announcement((progress.won(session, game),))
         )
-        pending = isinstance(game, PerlenGame) and bool(game.pending)
+        pending = bool(game.pending)
         return Step(
             dataclasses.replace(shown, animations=progress.shows(shown, now, ended=pending))
         )

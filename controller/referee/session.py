@@ -16,7 +16,7 @@ from typing import Final, Protocol
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
-from controller.referee.games import Game, Options, PerlenGame, new_game
+from controller.referee.games import Game, Options, new_game
 from controller.referee.kept import PlayerRow
 from controller.referee.messages import Message, Param, Term
 from controller.rules.records import PERLEN, PYRAMIDOS
@@ -111,7 +111,7 @@ class Session:
 
     @property
     def kind(self) -> str:
-        return PERLEN if isinstance(self.game, PerlenGame) else PYRAMIDOS
+        return self.game.kind
 
     def with_game(self, game: Game) -> Session:
         return dataclasses.replace(self, game=game)

@@ -21,9 +21,9 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from controller.referee import bonuses, computer, guard, words
+from controller.referee import computer, guard, kinds, words
 from controller.referee.commands import Action
-from controller.referee.games import Options, PerlenGame
+from controller.referee.games import Options
 from controller.referee.messages import Message
 from controller.referee.session import Player, default_name
 from controller.referee.state import RefereeState
@@ -302,23 +302,14 @@ def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
     check = state.comparison
     now = status(state)
     players = tuple(PlayerView.of(p, session.players) for p in session.players)
-    if isinstance(game, PerlenGame):
-        playing = now in (Status.PLAYING, Status.BONUS) and game.state.to_move is not None
-        snap = dataclasses.replace(
-            position(
-                players,
-                game.state,
-                session.options,
-                pending=tuple(BonusView.of(b) for b in game.pending),
-                last_move=game.last.cell if game.last else None,
-            ),
-            shown_bonus=bonuses.shown(state),
-            removals=tuple(BonusView.of(b) for b in check.removals),
-            legal=tuple(sorted(game.legal_cells())) if playing else (),
-        )
-    else:
-        snap = position(players, game.state, session.options, last_move=game.last_landing)
-    return dataclasses.replace(
+    snap = position(
+        players,
+        game.state,
+        session.options,
+        pending=tuple(BonusView.of(b) for b in game.pending),
+        last_move=game.last_move,
+    )
+    snap = dataclasses.replace(
         snap,
         version=idle.version,
         sensors=idle.sensors,
@@ -342,6 +333,7 @@ def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
         commands=guard.offered(state),
         winners=snap.winners if game.over else (),
     )
+    return kinds.kind_of(game).shown(state, session, snap)
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
@@ -357,7 +349,7 @@ def status(state: RefereeState) -> Status:
         return Status.OVER
     if state.comparison.mismatches:
         return Status.MISMATCH
-    if isinstance(game, PerlenGame) and game.pending:
+    if game.pending:
         return Status.BONUS
     return Status.PLAYING
 

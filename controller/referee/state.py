@@ -255,6 +255,8 @@ class Reply:
 
     ok: bool
     message: Message | None = None
+    field: str | None = None
+    """What a refused new game got wrong (:class:`~controller.referee.messages.Refused`)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from controller.guidance import MismatchKind
 from controller.referee import computer
-from controller.referee.games import PerlenGame
+from controller.referee.games import PerlenStep
 from controller.referee.messages import Items, Message, Param, Term, colour_term
 from controller.referee.progress import piece_word
 from controller.referee.session import Session, unnamed
@@ -42,7 +42,7 @@ def fixes(state: RefereeState) -> Items:
     )
     parts: list[Param] = []
     if extra:
-        word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
+        word = session.game.piece
         parts.append(take_off(extra, word, everything=not session.game.expected))
     for m in watch.mismatches:
         if m.kind is not MismatchKind.MISSING:
@@ -84,16 +84,18 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
     game = session.game
     said: list[Message] = []
     hold = watch.settling
-    if hold is not None and isinstance(game, PerlenGame) and game.last is not None:
-        name = session.name(game.last.colour)
+    last = game.steps[-1] if game.steps else None
+    if hold is not None and hold.action in (SettleAction.TAKE_BACK, SettleAction.SHIFT):
+        assert last is not None and isinstance(last, PerlenStep)  # only a pearl is lifted
+        name = session.name(last.colour)
         if hold.action is SettleAction.TAKE_BACK:
-            return (Message.of("keep_off", cell=game.last.cell, player=name),)
-        if hold.action is SettleAction.SHIFT and hold.cell is not None:
-            return (Message.of("moving", player=name, origin=game.last.cell, cell=hold.cell),)
+            return (Message.of("keep_off", cell=last.cell, player=name),)
+        if hold.cell is not None:
+            return (Message.of("moving", player=name, origin=last.cell, cell=hold.cell),)
     if hold is not None and hold.action is SettleAction.KNOCK_OFF:
         gone = Items(tuple(m.cell for m in watch.mismatches if m.kind is MismatchKind.MISSING))
         return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
-    if watch.removals and isinstance(game, PerlenGame):
+    if watch.removals:
         cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
         if cell:
             positions = Items(tuple(b.position.short for b in watch.removals))
@@ -108,7 +110,7 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
         if found.items:
             said.append(Message.of("fix_board", fixes=found))
         return tuple(said)
-    if isinstance(game, PerlenGame) and game.pending:
+    if game.pending:
         order = game.pending
         first = bonus_at(session, order[0])
         key = "finish_pyramid" if game.over else "bonus_owed"

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 from controller.referee import progress
-from controller.referee.events import By, Event, KnockedOff, Landed, TurnEnded
+from controller.referee.events import By, Event, KnockedOff, Landed, TakeBack, TurnEnded
 from controller.referee.games import PyramidosGame
 from controller.referee.messages import Items, Message, Param
 from controller.referee.session import Session
@@ -145,11 +145,10 @@ def knock_off(game: PyramidosGame, gone: frozenset[str]) -> tuple[PyramidosGame,
     return game, tuple(events)
 
 
-def end_turn(state: RefereeState, by: By, now: float) -> Step:
+def end_turn(
+    state: RefereeState, session: Session, game: PyramidosGame, by: By, now: float
+) -> Step:
     """The End turn command: the ball rests on earth or fell into the net."""
-    session = state.session
-    assert session is not None and isinstance(session.game, PyramidosGame)
-    game = session.game
     hold = state.comparison.settling
     events: tuple[Event, ...] = ()
     notes: list[Message] = []
@@ -165,3 +164,23 @@ def end_turn(state: RefereeState, by: By, now: float) -> Step:
         step.state, comparison=BoardCheck(armed=True, last_move_at=state.comparison.last_move_at)
     )
     return Step(ended, step.commit, step.effects, Reply(True, notes[-1]))
+
+
+def undo(state: RefereeState, session: Session, game: PyramidosGame, by: By, now: float) -> Step:
+    """The Undo command: take back the last event (a landing, a knock-off, an ended turn)."""
+    last = game.steps[-1]
+    words = last.text.split()
+    if words[0] == "land":
+        note = Message.of("took_back_landing", player=session.name(last.seat), target=words[1])
+    elif words[0] == "leave":
+        note = Message.of("took_back_knock_off", target=words[1])
+    else:
+        note = Message.of("took_back_end", player=session.name(last.seat))
+    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
+    watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at)
+    return Step(
+        dataclasses.replace(step.state, comparison=watch),
+        step.commit,
+        step.effects,
+        Reply(True, note),
+    )

@@ -14,7 +14,7 @@ import dataclasses
 
 from controller.referee import progress
 from controller.referee.events import BasePearl, By, TakeBack
-from controller.referee.games import PerlenGame, PyramidosGame
+from controller.referee.games import PerlenGame
 from controller.referee.messages import Message
 from controller.referee.session import Session
 from controller.referee.state import BoardCheck, RefereeState, Reply, Step
@@ -69,52 +69,20 @@ def shifted(state: RefereeState, session: Session, game: PerlenGame, cell: str, 
     return Step(moved, step.commit, step.effects)
 
 
-def undo(state: RefereeState, by: By, now: float) -> Step:
-    """The Undo command (page or board): take back the last move or event."""
-    session = state.session
-    assert session is not None
-    game = session.game
-    if isinstance(game, PerlenGame):
-        last = game.last
-        assert last is not None
-        removals = top_down(game.placed_on_last())
-        note = _took_back(session, game)
-        step = progress.advance(
-            state, session, game.undo(), (TakeBack(by, last.cell),), [note], now
-        )
-        # The board still shows the move taken back: it must match again before play
-        # goes on (the caller looks at it), and the bonus pearls on it come off first.
-        watch = BoardCheck(
-            armed=False, last_move_at=state.comparison.last_move_at, removals=removals
-        )
-        return Step(
-            dataclasses.replace(step.state, comparison=watch),
-            step.commit,
-            step.effects,
-            Reply(True, note),
-        )
-    return _undo_pyramidos(state, session, game, by, now)
-
-
-def _undo_pyramidos(
-    state: RefereeState, session: Session, game: PyramidosGame, by: By, now: float
-) -> Step:
-    last = game.steps[-1]
-    words = last.text.split()
-    if words[0] == "land":
-        note = Message.of("took_back_landing", player=session.name(last.seat), target=words[1])
-    elif words[0] == "leave":
-        note = Message.of("took_back_knock_off", target=words[1])
-    else:
-        note = Message.of("took_back_end", player=session.name(last.seat))
-    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
-    watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at)
+def undo(state: RefereeState, session: Session, game: PerlenGame, by: By, now: float) -> Step:
+    """The Undo command (page or board): take back the last move."""
+    last = game.last
+    assert last is not None
+    removals = top_down(game.placed_on_last())
+    note = _took_back(session, game)
+    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.cell),), [note], now)
+    # The board still shows the move taken back: it must match again before play goes on
+    # (the caller looks at it), and the bonus pearls on it come off first.
+    watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at, removals=removals)
     return Step(
-        dataclasses.replace(step.state, comparison=watch),
-        step.commit,
-        step.effects,
+        dataclasses.replace(step.state, comparison=watch), step.commit, step.effects,
         Reply(True, note),
-    )
+    )  # fmt: skip
 
 
 def take_off(state: RefereeState) -> Step:

@@ -15,21 +15,20 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.referee import progress, takeback
+from controller.referee import progress
 from controller.referee.events import BonusPlaced, By
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Message
+from controller.referee.perlen import takeback
+from controller.referee.session import Session
 from controller.referee.state import RefereeState, Reply, Step
 
 
-def confirm(state: RefereeState, by: By, now: float) -> Step:
+def confirm(state: RefereeState, session: Session, game: PerlenGame, by: By, now: float) -> Step:
     """The Confirm command: the bonus pearls are placed (or one taken off, see
-    :func:`controller.referee.takeback.take_off`)."""
+    :func:`controller.referee.perlen.takeback.take_off`)."""
     if state.comparison.removals:
         return takeback.take_off(state)
-    session = state.session
-    assert session is not None and isinstance(session.game, PerlenGame)
-    game = session.game
     done = Message.of("bonuses_placed", num=len(game.pending))
     if game.over:  # the pyramid is finished: on to the winner's sweep
         finished = dataclasses.replace(state, session=session.with_game(game.acknowledge_all()))
@@ -42,30 +41,3 @@ def confirm(state: RefereeState, by: By, now: float) -> Step:
         state, session, game.acknowledge_all(), events, [done], now, fresh=False
     )
     return Step(step.state, step.commit, step.effects, Reply(True, done))
-
-
-def step_shown(state: RefereeState, now: float) -> RefereeState:
-    """The timer of the waiting bonus pearls: show the next one's place.
-
-    They take turns for as long as they wait, at the end of a game too: only Confirm (or
-    the next move) says they are placed, never the clock.
-    """
-    show = state.animations
-    session = state.session
-    if session is None or not isinstance(session.game, PerlenGame) or not session.game.pending:
-        return dataclasses.replace(state, animations=dataclasses.replace(show, bonus_next=None))
-    index = (show.bonus_index + 1) % len(session.game.pending)
-    return dataclasses.replace(
-        state,
-        animations=dataclasses.replace(
-            show, bonus_index=index, bonus_next=now + state.config.bonus_step_s
-        ),
-    )
-
-
-def shown(state: RefereeState) -> int:
-    """Which waiting bonus pearl the LEDs show now."""
-    session = state.session
-    if session is None or not isinstance(session.game, PerlenGame) or not session.game.pending:
-        return 0
-    return state.animations.bonus_index % len(session.game.pending)

@@ -10,7 +10,7 @@ sensors (:func:`reconcile`):
   players who go on have placed them;
 - the last base pearl lifted and kept off for ``settle_s``: that move is taken back; put
   on another legal cell instead (a move that earned no bonus pearl), the move is taken
-  back and made there (:mod:`controller.referee.takeback`);
+  back and made there (:mod:`controller.referee.perlen.takeback`);
 - anything else (a pearl on an illegal cell, several new pearls, one placed too soon
   after the last move, a pearl missing): a mismatch. Nothing is played until the board
   matches the game again, so a bumped board never makes a move.
@@ -21,10 +21,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Final
 
-from controller.referee import computer, progress, takeback
+from controller.referee import computer, progress
 from controller.referee.events import BasePearl, BonusPlaced, By, Event
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Message, Term
+from controller.referee.perlen import takeback
 from controller.referee.session import Session, unnamed
 from controller.referee.state import (
     Announcement,
