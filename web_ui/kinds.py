@@ -1,17 +1,18 @@
 """How the page shows each kind of game: the one place in ``web_ui`` that tells
 Perlen-Pyramide and Pyramidos apart.
 
-Each game has one :class:`GameView`: what its board drawings are, its score bars, the
-word for its pieces, how many seats it takes, whether the computer reviews its games,
-and ``template``, a file of Jinja macros with the page's parts that differ (its board,
-its score heading, its virtual buttons, how a piece is put back…), in the manner of a
-boardgame.io game's board component. Views and templates ask :data:`GAME_VIEWS` (or
-:func:`view_of`) instead of comparing game names.
+The referee defines each game once (:data:`controller.referee.kinds.KINDS`); the page
+adds one :class:`GameView` to each: its board drawings, its score bars, the word for
+its pieces, whether the computer reviews its games, and ``template``, a file of Jinja
+macros with the page's parts that differ (its board, its score heading, its virtual
+buttons, how a piece is put back…), in the manner of a boardgame.io game's board
+component. Views and templates ask :data:`GAME_VIEWS` (or :func:`view_of`) instead of
+comparing game names.
 
->>> view_of("pyramidos").piece, view_of("perlen-pyramide").seats
-('ball', (3, 3))
->>> view_of(None) is None
-True
+>>> view_of("pyramidos").piece, view_of("perlen-pyramide").fixed_seats
+('ball', 3)
+>>> view_of("pyramidos").fixed_seats is None, view_of(None) is None
+(True, True)
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from controller.referee import Snapshot
-from controller.rules import perlen, pyramidos
+from controller.referee.kinds import KINDS, GameKind
 from controller.rules.records import PERLEN, PYRAMIDOS
 from web_ui import drawing
 
@@ -30,15 +31,13 @@ from web_ui import drawing
 class GameView:
     """The page's definition of one kind of game."""
 
-    name: str
-    """The game's name in the store, the API and the snapshot (``perlen-pyramide``)."""
+    kind: GameKind
+    """The referee's definition of the game (its name, its seats …)."""
     template: str
     """Its macros: ``board``, ``score_heading``, ``buttons``, ``clear_label``,
     ``put_back``, ``status_note``, ``record_heading``, ``points_heading``, ``tagline``."""
     piece: str
     """What its pieces are called (``pearl``, ``ball``), for the referee's words."""
-    seats: tuple[int, int]
-    """The fewest and the most players."""
     reviewed: bool
     """The computer reviews its finished games move by move."""
     drawings: Callable[[Snapshot], dict[str, Any]]
@@ -46,6 +45,18 @@ class GameView:
     score_bars: Callable[[Snapshot], tuple[drawing.ScoreBar, ...]]
     bare: Callable[[Snapshot], bool]
     """No piece of the game is on the board (so a clear-up takes everything off)."""
+
+    @property
+    def name(self) -> str:
+        """The game's name in the store, the API and the snapshot (``perlen-pyramide``)."""
+        return self.kind.name
+
+    @property
+    def fixed_seats(self) -> int | None:
+        """The number of players when the game takes exactly so many, else None (the
+        setup page then asks how many)."""
+        seats = self.kind.seats
+        return seats.start if len(seats) == 1 else None
 
 
 def _perlen_drawings(snapshot: Snapshot) -> dict[str, Any]:
@@ -60,20 +71,18 @@ GAME_VIEWS: Final[Mapping[str, GameView]] = {
     view.name: view
     for view in (
         GameView(
-            name=PERLEN,
+            kind=KINDS[PERLEN],
             template="_game_perlen.html",
             piece="pearl",
-            seats=(perlen.COLOURS, perlen.COLOURS),
             reviewed=True,
             drawings=_perlen_drawings,
             score_bars=drawing.perlen_bars,
             bare=lambda snapshot: not snapshot.pearls,
         ),
         GameView(
-            name=PYRAMIDOS,
+            kind=KINDS[PYRAMIDOS],
             template="_game_pyramidos.html",
             piece="ball",
-            seats=(pyramidos.MIN_SEATS, pyramidos.MAX_SEATS),
             reviewed=False,
             drawings=_pyramidos_drawings,
             score_bars=drawing.pyramidos_bars,
@@ -81,7 +90,7 @@ GAME_VIEWS: Final[Mapping[str, GameView]] = {
         ),
     )
 }
-"""Every game the page shows, in the order it offers them."""
+"""Every game the page shows, in the order it offers them: each of the referee's."""
 
 
 def view_of(game: object) -> GameView | None:

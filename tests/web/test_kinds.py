@@ -9,6 +9,7 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
+from controller.referee.kinds import KINDS
 from tests.web.conftest import Rig
 from web_ui.kinds import GAME_VIEWS, view_of
 
@@ -39,6 +40,7 @@ def test_every_game_view_defines_every_part_the_shared_templates_ask_for(rig: Ri
         assert defined == set(MACROS), view.name
         env.get_template(view.template)  # it parses
         assert view_of(view.name) is view
+    assert set(GAME_VIEWS) == set(KINDS)  # every game the referee knows has its view
     assert view_of("chess") is None and view_of(None) is None
 
 
