@@ -3,6 +3,9 @@
 :func:`web_ui.app.create_app` builds one :class:`WebState` and stores it in
 ``app.extensions["pyramid"]``; views, blueprints and helpers reach it through
 :func:`web_state`. This module imports no blueprint, so every module can use it.
+
+:class:`TablePort` is the page's only way into the program: it holds no store and no
+board and names no adapter (``tests/web/test_port.py``).
 """
 
 from __future__ import annotations
