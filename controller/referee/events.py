@@ -29,12 +29,14 @@ now says so in its log as well as in its status.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from controller.referee.games import Game, GameError
+from controller.referee.games import Game, GameError, new_game, read_options
+from controller.referee.kept import EventRow
 from controller.rules.notation import NotationError, parse_cell, parse_position, parse_target
+from controller.rules.records import Record
 
 
 class EventError(ValueError):
@@ -251,3 +253,15 @@ def fold(game: Game, events: Iterable[Event]) -> Game:
 def standing(game: Game) -> tuple[str, ...]:
     """The moves (Perlen-Pyramide cells) or events (Pyramidos) that stand: the record."""
     return game.standing
+
+
+def record_of(
+    game: str, players: Sequence[str], options: Mapping[str, Any], events: Iterable[EventRow]
+) -> Record:
+    """The record of a kept game: its events folded, the moves that stand (the history,
+    ``pyramid replay --store`` and the web replay read a stored game so). Raises
+    :class:`EventError`, :class:`~controller.rules.perlen.OptionError` or
+    :class:`~controller.rules.pyramidos.SetupError` when this version cannot read it."""
+    opts = read_options(game, len(players), dict(options))
+    played = fold(new_game(opts), (from_stored(e.kind, e.data) for e in events))
+    return played.record(tuple(players))

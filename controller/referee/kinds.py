@@ -15,7 +15,7 @@ own subpackage, :mod:`controller.referee.perlen` and :mod:`controller.referee.py
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -23,10 +23,13 @@ if TYPE_CHECKING:
     from controller.referee.commands import Command
     from controller.referee.events import By, Event
     from controller.referee.games import Game, Options
-    from controller.referee.messages import Message
+    from controller.referee.messages import Message, Param
     from controller.referee.session import Player, Session
     from controller.referee.snapshot import Snapshot
     from controller.referee.state import RefereeConfig, RefereeState, Step
+    from controller.rules import perlen, pyramidos
+
+    Position = perlen.PerlenState | pyramidos.PyramidosState
 
 
 class GameKind(Protocol):
@@ -91,6 +94,10 @@ class GameKind(Protocol):
 
     def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
         """The snapshot with what only this game shows (legal cells, bonus pearls …)."""
+
+    def told(self, before: Position, label: str, name: Callable[[int], Param]) -> Message | None:
+        """A replayed step in words, as the live page said it (``Oma landed on t1.``), or
+        None when the picture says it all."""
 
 
 def kind_of(game: Game) -> GameKind:

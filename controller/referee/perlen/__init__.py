@@ -9,7 +9,7 @@ to place and to take off (:mod:`.bonuses`, :mod:`.takeback`), hints.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from controller.palette import PaletteColour
@@ -18,11 +18,11 @@ from controller.referee import snapshot as views
 from controller.referee.commands import Command, ConfirmBonus, EndTurn, Hint
 from controller.referee.events import Aborted, BasePearl, BonusPlaced, By, Event, TakeBack
 from controller.referee.games import Game, GameError, Options, PerlenGame
-from controller.referee.messages import Message
+from controller.referee.messages import Message, Param
 from controller.referee.perlen import board, bonuses, takeback
 from controller.referee.session import Player, Session
 from controller.referee.state import RefereeConfig, RefereeState, Step
-from controller.rules import perlen
+from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN
 
 
@@ -133,6 +133,14 @@ class PerlenPyramide:
             removals=tuple(views.BonusView.of(b) for b in state.comparison.removals),
             legal=tuple(sorted(game.legal_cells())) if playing else (),
         )
+
+    def told(
+        self,
+        before: perlen.PerlenState | pyramidos.PyramidosState,
+        label: str,
+        name: Callable[[int], Param],
+    ) -> Message | None:
+        return None
 
 
 PERLEN_PYRAMIDE = PerlenPyramide()

@@ -7,7 +7,7 @@ command and taking back an event (:mod:`.board`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from controller.palette import PaletteColour
@@ -16,11 +16,11 @@ from controller.referee import words
 from controller.referee.commands import Command, ConfirmBonus, EndTurn, Hint
 from controller.referee.events import Aborted, By, Event, KnockedOff, Landed, TakeBack, TurnEnded
 from controller.referee.games import Game, GameError, Options, PyramidosGame
-from controller.referee.messages import Message
+from controller.referee.messages import Message, Param
 from controller.referee.pyramidos import board
 from controller.referee.session import Player, Session
 from controller.referee.state import RefereeConfig, RefereeState, SettleAction, Step
-from controller.rules import pyramidos
+from controller.rules import perlen, pyramidos
 from controller.rules.records import PYRAMIDOS as NAME
 
 
@@ -115,6 +115,15 @@ class Pyramidos:
 
     def shown(self, state: RefereeState, session: Session, snap: views.Snapshot) -> views.Snapshot:
         return snap
+
+    def told(
+        self,
+        before: perlen.PerlenState | pyramidos.PyramidosState,
+        label: str,
+        name: Callable[[int], Param],
+    ) -> Message | None:
+        assert isinstance(before, pyramidos.PyramidosState), "a Pyramidos position"
+        return board.said(before, label, name)
 
 
 PYRAMIDOS = Pyramidos()
