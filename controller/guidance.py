@@ -1,6 +1,6 @@
 """What the LEDs say: a pure function from the game to a picture, LED by LED name.
 
-It follows "What the LEDs say" in DESIGN.md:
+It draws what the user guide (docs/user-guide.md, "What the lights say") promises:
 
 - whose turn: the seat LED of the player to move, in their colour (blinking while a
   computer seat is still thinking);
