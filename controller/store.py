@@ -30,9 +30,11 @@ opening the path again then starts an empty store.
 Schema changes go through :data:`MIGRATIONS` (``PRAGMA user_version`` counts them); a
 file written by a newer version is refused and left alone.
 
-(Over 500 lines on purpose: one class owns one file, its one writer connection and its
-lock, from opening and setting aside to the last query; the values it returns live in
-:mod:`controller.store_values`.)
+One class owns one file, its one writer connection and its lock, from opening and
+setting aside to the last query; the values it returns live in
+:mod:`controller.store_values`. It is a ledger: it keeps games, their events and settings
+as it is told, and decides nothing about a game (the referee ends one, with an ``abort``
+event, before it starts the next).
 """
 
 from __future__ import annotations
@@ -419,7 +421,7 @@ class Store:
             "FROM games g ORDER BY g.id DESC LIMIT ? OFFSET ?",
             (limit, offset),
         ).fetchall()
-        return [self._summary(conn, row) for row in rows]
+        return [_summary(conn, row) for row in rows]
 
     def count_games(self) -> int:
         return int(self._read().execute("SELECT count(*) FROM games").fetchone()[0])
@@ -436,7 +438,7 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        summary = self._summary(conn, row)
+        summary = _summary(conn, row)
         events = tuple(
             StoredEvent(e["seq"], e["at"], e["kind"], json.loads(e["data"]))
             for e in conn.execute(
@@ -512,34 +514,36 @@ class Store:
                     (key, value),
                 )
 
-    # -- rows to values -------------------------------------------------------------------------
-    def _summary(self, conn: sqlite3.Connection, row: sqlite3.Row) -> GameSummary:
-        players = tuple(
-            PlayerRecord(
-                p["number"],
-                p["seat"],
-                p["name"],
-                p["colour"],
-                p["hex"],
-                p["computer"],
-                p["points"],
-                None if p["won"] is None else bool(p["won"]),
-            )
-            for p in conn.execute(
-                "SELECT * FROM players WHERE game_id=? ORDER BY number", (row["id"],)
-            )
+
+# -- rows to values -------------------------------------------------------------------------
+
+
+def _summary(conn: sqlite3.Connection, row: sqlite3.Row) -> GameSummary:
+    """A games row (with its event count ``n``) and its players, as a value."""
+    players = tuple(
+        PlayerRecord(
+            p["number"],
+            p["seat"],
+            p["name"],
+            p["colour"],
+            p["hex"],
+            p["computer"],
+            p["points"],
+            None if p["won"] is None else bool(p["won"]),
         )
-        winners = tuple(p.name for p in players if p.won)
-        return GameSummary(
-            id=row["id"],
-            game=row["game"],
-            status=row["status"],
-            started=row["started"],
-            finished=row["finished"],
-            players=players,
-            winners=winners,
-            events=row["n"],
-        )
+        for p in conn.execute("SELECT * FROM players WHERE game_id=? ORDER BY number", (row["id"],))
+    )
+    winners = tuple(p.name for p in players if p.won)
+    return GameSummary(
+        id=row["id"],
+        game=row["game"],
+        status=row["status"],
+        started=row["started"],
+        finished=row["finished"],
+        players=players,
+        winners=winners,
+        events=row["n"],
+    )
 
 
 def _bounded(value: int, name: str, low: int, high: int) -> int:
