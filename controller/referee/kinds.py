@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from controller.referee.games import Game, Options
     from controller.referee.messages import Message, Param
     from controller.referee.session import Player, Session
-    from controller.referee.snapshot import Snapshot
+    from controller.referee.snapshot import BonusView, PlayerView, Snapshot
     from controller.referee.state import RefereeConfig, RefereeState, Step
     from controller.rules import perlen, pyramidos
 
@@ -94,6 +94,16 @@ class GameKind(Protocol):
 
     def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
         """The snapshot with what only this game shows (legal cells, bonus pearls …)."""
+
+    def position(
+        self,
+        players: Sequence[PlayerView],
+        state: Position,
+        options: Options,
+        pending: Sequence[BonusView],
+        last_move: str | None,
+    ) -> Snapshot:
+        """The snapshot of one of its positions (:func:`controller.referee.snapshot.position`)."""
 
     def told(self, before: Position, label: str, name: Callable[[int], Param]) -> Message | None:
         """A replayed step in words, as the live page said it (``Oma landed on t1.``), or

@@ -134,6 +134,34 @@ class PerlenPyramide:
             legal=tuple(sorted(game.legal_cells())) if playing else (),
         )
 
+    def position(
+        self,
+        players: Sequence[views.PlayerView],
+        state: perlen.PerlenState | pyramidos.PyramidosState,
+        options: Options,
+        pending: Sequence[views.BonusView],
+        last_move: str | None,
+    ) -> views.Snapshot:
+        assert isinstance(state, perlen.PerlenState), "a Perlen-Pyramide position"
+        out = perlen.outcome(state)
+        waiting = {b.pos for b in pending}
+        return views.Snapshot(
+            game=PERLEN,
+            status=views.Status.OVER if out.over else views.Status.PLAYING,
+            players=tuple(players),
+            to_move=state.to_move,
+            pearls=tuple(
+                views.PearlView(str(p), c) for p, c in state.pearls() if str(p) not in waiting
+            ),
+            pending=tuple(pending),
+            scores=views.Scores(out.visible, out.totals, out.scores),
+            pools_left=state.pools_left(),
+            over=out.over,
+            winners=out.winners,
+            options=options.to_dict(),
+            last_move=last_move,
+        )
+
     def told(
         self,
         before: perlen.PerlenState | pyramidos.PyramidosState,

@@ -116,6 +116,30 @@ class Pyramidos:
     def shown(self, state: RefereeState, session: Session, snap: views.Snapshot) -> views.Snapshot:
         return snap
 
+    def position(
+        self,
+        players: Sequence[views.PlayerView],
+        state: perlen.PerlenState | pyramidos.PyramidosState,
+        options: Options,
+        pending: Sequence[views.BonusView],
+        last_move: str | None,
+    ) -> views.Snapshot:
+        assert isinstance(state, pyramidos.PyramidosState), "a Pyramidos position"
+        out = pyramidos.outcome(state)
+        return views.Snapshot(
+            game=NAME,
+            status=views.Status.OVER if out.over else views.Status.PLAYING,
+            players=tuple(players),
+            to_move=None if state.over else state.to_move,
+            scores=views.Scores(points=out.points),
+            targets=state.targets(),
+            top_open=state.top_open,
+            over=out.over,
+            winners=out.winners,
+            options=options.to_dict(),
+            last_move=last_move,
+        )
+
     def told(
         self,
         before: perlen.PerlenState | pyramidos.PyramidosState,
