@@ -43,6 +43,11 @@ class GameKind(Protocol):
     def seats(self) -> range:
         """How many may play."""
 
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        """Its options a person chooses (``first_seat`` apart), as the setup page names
+        them."""
+
     # -- setting up ----------------------------------------------------------------------
     def missing_sensors(self, config: RefereeConfig) -> str | None:
         """The message key when the board lacks this game's sensors, or None."""
