@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
     from controller.palette import PaletteColour
     from controller.referee.commands import Command
     from controller.referee.events import By, Event
@@ -109,6 +110,16 @@ class GameKind(Protocol):
         last_move: str | None,
     ) -> Snapshot:
         """The snapshot of one of its positions (:func:`controller.referee.snapshot.position`)."""
+
+    def picture(
+        self,
+        game: Game,
+        players: Sequence[Light],
+        pending: tuple[perlen.Bonus, ...],
+        wrong: tuple[Mismatch, ...],
+        options: GuidanceOptions,
+    ) -> Picture:
+        """The LED picture of ``game`` (:mod:`controller.guidance` draws it)."""
 
     def told(self, before: Position, label: str, name: Callable[[int], Param]) -> Message | None:
         """A replayed step in words, as the live page said it (``Oma landed on t1.``), or

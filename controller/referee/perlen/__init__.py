@@ -12,6 +12,8 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from controller import guidance
+from controller.guidance import Light, Mismatch
 from controller.palette import PaletteColour
 from controller.referee import computer, progress, words
 from controller.referee import snapshot as views
@@ -162,6 +164,16 @@ class PerlenPyramide:
             options=options.to_dict(),
             last_move=last_move,
         )
+
+    def picture(
+        self,
+        game: Game,
+        players: Sequence[Light],
+        pending: tuple[perlen.Bonus, ...],
+        wrong: tuple[Mismatch, ...],
+        options: guidance.GuidanceOptions,
+    ) -> guidance.Picture:
+        return guidance.perlen_picture(_game(game).state, players, pending, wrong, options)
 
     def told(
         self,

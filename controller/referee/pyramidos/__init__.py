@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from controller import guidance
+from controller.guidance import Light, Mismatch
 from controller.palette import PaletteColour
 from controller.referee import snapshot as views
 from controller.referee import words
@@ -140,6 +142,16 @@ class Pyramidos:
             options=options.to_dict(),
             last_move=last_move,
         )
+
+    def picture(
+        self,
+        game: Game,
+        players: Sequence[Light],
+        pending: tuple[perlen.Bonus, ...],
+        wrong: tuple[Mismatch, ...],
+        options: guidance.GuidanceOptions,
+    ) -> guidance.Picture:
+        return guidance.pyramidos_picture(_game(game).state, players, wrong, options)
 
     def told(
         self,
