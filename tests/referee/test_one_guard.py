@@ -123,3 +123,26 @@ def test_every_game_button_is_offered_exactly_when_the_referee_takes_it() -> Non
     # and games of both kinds were played to the end.
     assert seen == {(action, shown) for action in Action for shown in (True, False)}
     assert games == {"perlen-pyramide", "pyramidos"}
+
+
+def test_the_two_disagreements_the_walk_found_are_settled_the_way_the_page_showed() -> None:
+    """Hint was hidden during a mismatch yet asked the computer; Abort was hidden once a
+    game was over yet taken. Both are now refused, with a reason."""
+    p = Play().new()
+    p.put("a1", "e5")  # two pearls at once: a mismatch
+    assert p.snap.mismatches and Action.HINT not in p.snap.commands
+    reply = p.do(ACTION_COMMANDS[Action.HINT]())
+    assert not reply.ok and reply.message is not None
+    assert english(reply.message) == "Fix the board first: take all 2 pearls off the board."
+    assert p.asked == []  # the computer was not asked
+    p = Play().new("pyramidos", ("Anna", "Ben"))
+    for _ in range(4):
+        p.do(ACTION_COMMANDS[Action.END_TURN]())
+    p.play("t1", "t2", "t3", "t4")
+    p.do(ACTION_COMMANDS[Action.END_TURN]())
+    p.play("top")
+    assert p.snap.over and Action.ABORT not in p.snap.commands
+    reply = p.do(ACTION_COMMANDS[Action.ABORT]())
+    assert not reply.ok and reply.message is not None
+    assert english(reply.message) == "The game is over; start a new one."
+    assert p.ledger.games[1]["status"] == "over"
