@@ -45,6 +45,11 @@ class GameKind(Protocol):
         """How many may play."""
 
     @property
+    def piece(self) -> str:
+        """What its players put on the board, as the referee's words say it (``pearl``,
+        ``ball``): :attr:`controller.referee.games.PerlenGame.piece` and so on."""
+
+    @property
     def option_names(self) -> tuple[str, ...]:
         """Its options a person chooses (``first_seat`` apart), as the setup page names
         them."""

@@ -39,6 +39,7 @@ class PerlenPyramide:
     name = PERLEN
     seats = range(perlen.COLOURS, perlen.COLOURS + 1)
     option_names = ("ties", "pools", "start", "placement", "score")
+    piece = PerlenGame.piece
 
     def missing_sensors(self, config: RefereeConfig) -> str | None:
         return None if config.has_cells else "no_cell_sensors"

@@ -37,6 +37,7 @@ class Pyramidos:
     name = NAME
     seats = range(pyramidos.MIN_SEATS, pyramidos.MAX_SEATS + 1)
     option_names = ("variant",)
+    piece = PyramidosGame.piece
 
     def missing_sensors(self, config: RefereeConfig) -> str | None:
         return None if config.has_targets else "no_target_sensors"
