@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from controller.referee.computer import Why
-from controller.referee.state import AskComputer, Purpose
+from controller.referee import AskComputer, Purpose, Why
 from controller.rules import perlen
 from controller.rules.notation import Position, parse_cell
 

@@ -1,6 +1,6 @@
 """What the LEDs say: a pure function from the game to a picture, LED by LED name.
 
-It follows "What the LEDs say" in DESIGN.md:
+It draws what the user guide (docs/user-guide.md, "What the lights say") promises:
 
 - whose turn: the seat LED of the player to move, in their colour (blinking while a
   computer seat is still thinking);
@@ -127,8 +127,8 @@ def guide(
         return {}
     wrong = tuple(mismatches)
     if isinstance(game, perlen.PerlenState):
-        return _perlen(game, players, tuple(pending), wrong, options)
-    return _pyramidos(game, players, wrong, options)
+        return perlen_picture(game, players, tuple(pending), wrong, options)
+    return pyramidos_picture(game, players, wrong, options)
 
 
 def _mismatch_picture(wrong: tuple[Mismatch, ...], players: Sequence[Light]) -> Picture:
@@ -148,13 +148,14 @@ def _seat(picture: Picture, players: Sequence[Light], who: int | None, blink: bo
     picture[SEATS[light.seat]] = Led(light.rgb, LedMode.BLINK if blink else LedMode.STEADY)
 
 
-def _perlen(
+def perlen_picture(
     state: perlen.PerlenState,
     players: Sequence[Light],
     pending: tuple[perlen.Bonus, ...],
     wrong: tuple[Mismatch, ...],
     options: GuidanceOptions,
 ) -> Picture:
+    """Perlen-Pyramide's picture (:func:`guide`'s arguments, read)."""
     mover = state.to_move
     if state.over and not pending and not wrong:
         return _perlen_over(state, players, options)
@@ -214,12 +215,13 @@ def _perlen_over(
     return picture
 
 
-def _pyramidos(
+def pyramidos_picture(
     state: pyramidos.PyramidosState,
     players: Sequence[Light],
     wrong: tuple[Mismatch, ...],
     options: GuidanceOptions,
 ) -> Picture:
+    """Pyramidos's picture (:func:`guide`'s arguments, read)."""
     if state.over and not wrong:
         return _pyramidos_over(state, players, options)
     picture: Picture = {}

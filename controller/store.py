@@ -30,8 +30,9 @@ opening the path again then starts an empty store.
 Schema changes go through :data:`~controller.store_schema.MIGRATIONS` (``PRAGMA
 user_version`` counts them); a file written by a newer version is refused and left alone.
 
-The store is a ledger: it keeps what it is given and decides nothing about games (the
-referee ends a game, the Table stores the end). One class owns the file's one writer
+The store is a ledger: it keeps games, their events and settings as it is told, and
+decides nothing about a game (the referee ends one, with an ``abort`` event, before it
+starts the next). One class owns the file's one writer
 connection and its lock; the file's schema, migrations and setting aside are
 :mod:`controller.store_schema`, the reads of the games played are
 :class:`controller.store_history.History` (``store.history``), and the values it returns

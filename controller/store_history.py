@@ -16,16 +16,9 @@ import sqlite3
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Final
 
-from controller.referee.events import EventError, fold, from_stored, standing
-from controller.referee.games import new_game, read_options
+from controller.referee.events import EventError, record_of
 from controller.rules import perlen, pyramidos
-from controller.rules.records import (
-    PERLEN,
-    PYRAMIDOS,
-    PerlenRecord,
-    PyramidosRecord,
-    record_to_dict,
-)
+from controller.rules.records import PERLEN, PYRAMIDOS, record_to_dict
 from controller.store_values import GameSummary, LeaderRow, PlayerRecord, StoredEvent, StoredGame
 
 log = logging.getLogger("controller.store")
@@ -160,12 +153,8 @@ def _record(
     """The game record of the moves that stand: the stored events folded onto the game."""
     names = tuple(p.name for p in summary.players)
     try:
-        opts = read_options(summary.game, len(names), dict(options))
-        moves = standing(fold(new_game(opts), (from_stored(e.kind, e.data) for e in events)))
+        return record_to_dict(record_of(summary.game, names, options, events))
     except (perlen.OptionError, pyramidos.SetupError, EventError) as exc:
         # Options or events this version cannot read: keep the game visible, without a record.
         log.warning("game %d: no record (%s)", summary.id, exc)
         return {}
-    if isinstance(opts, perlen.PerlenOptions):
-        return record_to_dict(PerlenRecord(moves, opts, names))
-    return record_to_dict(PyramidosRecord(moves, opts, names))

@@ -29,16 +29,16 @@ from typing import Any, Final
 
 from controller import palette
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, TARGETS
-from controller.rules.records import PERLEN, PYRAMIDOS
+from controller.referee.kinds import KINDS
 from web_ui.bodies import PLAYER, SETUP, VIRTUAL, Shape
 from web_ui.bodies import InputError as InputError  # the views catch forms.InputError
 
-GAMES: Final = (PERLEN, PYRAMIDOS)
-PERLEN_OPTIONS: Final = ("ties", "pools", "start", "placement", "score")
-PYRAMIDOS_OPTIONS: Final = ("variant",)
+GAMES: Final = tuple(KINDS)
 VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press", "clear")
-_OPTIONS: Final = Shape(dict.fromkeys(PERLEN_OPTIONS + PYRAMIDOS_OPTIONS, ("string",)))
-"""Every option of either game (the referee refuses one its game does not have)."""
+_OPTIONS: Final = Shape(
+    dict.fromkeys((name for kind in KINDS.values() for name in kind.option_names), ("string",))
+)
+"""Every option of every game (the referee refuses one its game does not have)."""
 _TEXT_MAX: Final = 200
 """Longer text is refused before anything else reads it (a name's own limit is the
 referee's, :data:`controller.referee.setup.MAX_NAME`)."""
@@ -131,7 +131,11 @@ def setup_from_form(form: Mapping[str, str]) -> GameForm:
     """The same from the setup page's form fields (``name_0``, ``colour_0``, …): a form
     sends only text, so its numbers and checkboxes are read here, then the JSON rule holds."""
     game = form.get("game", "")
-    count = 3 if game == PERLEN else _whole(form.get("seats", "2"), "seats", 1, 4)
+    kind = KINDS.get(game)
+    if kind is None:  # the referee says which games there are
+        return parse_setup({"game": game, "players": []})
+    seats = kind.seats
+    count = seats[0] if len(seats) == 1 else _whole(form.get("seats", "2"), "seats", 1, 4)
     players = [
         {
             "name": form.get(f"name_{seat}", ""),
@@ -140,14 +144,14 @@ def setup_from_form(form: Mapping[str, str]) -> GameForm:
         }
         for seat in range(count)
     ]
-    names = PERLEN_OPTIONS if game == PERLEN else PYRAMIDOS_OPTIONS
+    helps = kind.children_help_refused() is None  # the form sends every game's fields
     return parse_setup(
         {
             "game": game,
             "players": players,
             "first_seat": _whole(form.get("first_seat", "0"), "first_seat", 0, 3),
-            "options": {key: form[key] for key in names if form.get(key)},
-            "children_help": game == PERLEN and _flag(form.get("children_help"), "children_help"),
+            "options": {key: form[key] for key in kind.option_names if form.get(key)},
+            "children_help": helps and _flag(form.get("children_help"), "children_help"),
         }
     )
 

@@ -4,8 +4,9 @@ Everything the Table needs is imported from here: the state value
 (:class:`RefereeState`), the reducer's calls (:func:`sensed`, :func:`linked`,
 :func:`command`, :func:`answered`, :func:`timer`, :func:`next_deadline`, :func:`begin`,
 :func:`closed`, :func:`failed`, :func:`stored`), what a step asks for (:class:`Step`,
-:class:`Commit`, the effects), the commands, the snapshot, the LED picture and
-:func:`resume`. Importing it loads no database, no hardware, no thread and no clock
+:class:`Commit`, the effects), the commands, the snapshot, the LED picture,
+:func:`resume`, and the games it knows (:data:`KINDS`, each a :class:`GameKind`).
+Importing it loads no database, no hardware, no thread and no clock
 (``tests/test_purity.py``): time is passed in, and the Table carries out what a step asks.
 
 >>> state = RefereeState(config=RefereeConfig(leds=("seat:0",)))
@@ -34,6 +35,7 @@ from controller.referee.computer import Why
 from controller.referee.events import Aborted, Event, Result
 from controller.referee.guard import refusal
 from controller.referee.kept import KeptGame
+from controller.referee.kinds import KINDS, GameKind, kind_of
 from controller.referee.lights import picture
 from controller.referee.messages import Message, english
 from controller.referee.referee import (
@@ -69,6 +71,7 @@ from controller.referee.state import (
 __all__ = [
     "ACTION_COMMANDS",
     "COMMANDS",
+    "KINDS",
     "Abort",
     "Aborted",
     "Action",
@@ -82,6 +85,7 @@ __all__ = [
     "Effect",
     "EndTurn",
     "Event",
+    "GameKind",
     "Hint",
     "KeptGame",
     "LedTest",
@@ -105,6 +109,7 @@ __all__ = [
     "command",
     "english",
     "failed",
+    "kind_of",
     "linked",
     "next_deadline",
     "picture",

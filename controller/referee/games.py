@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from controller.rules import perlen, pyramidos
 from controller.rules.notation import BASE, NotationError, Position
-from controller.rules.records import PERLEN, PYRAMIDOS
+from controller.rules.records import PERLEN, PYRAMIDOS, PerlenRecord, PyramidosRecord
 from controller.vocabulary import CELLS, TARGETS
 
 
@@ -153,6 +153,9 @@ class PerlenGame:
         """The moves that stand: the record."""
         return tuple(step.cell for step in self.steps)
 
+    def record(self, players: tuple[str, ...]) -> PerlenRecord:
+        return PerlenRecord(self.standing, self.state.options, players)
+
     def outcome(self) -> Outcome:
         out = perlen.outcome(self.state)
         unit = "pearls" if self.state.options.score is perlen.Score.ALL else "visible"
@@ -196,6 +199,9 @@ class PyramidosGame:
     def standing(self) -> tuple[str, ...]:
         """The events that stand: the record."""
         return tuple(step.text for step in self.steps)
+
+    def record(self, players: tuple[str, ...]) -> PyramidosRecord:
+        return PyramidosRecord(self.standing, self.state.options, players)
 
     def outcome(self) -> Outcome:
         out = pyramidos.outcome(self.state)

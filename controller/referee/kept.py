@@ -13,21 +13,26 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 
-class PlayerRow(Protocol):
+class Seated(Protocol):
+    """A player as the game, the snapshot and the store know it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def computer(self) -> str | None: ...
+
+
+class PlayerRow(Seated, Protocol):
     """A player as kept (:class:`controller.store_values.PlayerRecord`)."""
 
     @property
     def number(self) -> int: ...
     @property
-    def seat(self) -> int: ...
-    @property
-    def name(self) -> str: ...
-    @property
     def colour(self) -> str: ...
     @property
     def hex(self) -> str: ...
-    @property
-    def computer(self) -> str | None: ...
 
 
 class EventRow(Protocol):

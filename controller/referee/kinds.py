@@ -15,18 +15,22 @@ own subpackage, :mod:`controller.referee.perlen` and :mod:`controller.referee.py
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
+    from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
     from controller.palette import PaletteColour
     from controller.referee.commands import Command
     from controller.referee.events import By, Event
     from controller.referee.games import Game, Options
-    from controller.referee.messages import Message
+    from controller.referee.messages import Message, Param
     from controller.referee.session import Player, Session
-    from controller.referee.snapshot import Snapshot
+    from controller.referee.snapshot import BonusView, PlayerView, Snapshot
     from controller.referee.state import RefereeConfig, RefereeState, Step
+    from controller.rules import perlen, pyramidos
+
+    Position = perlen.PerlenState | pyramidos.PyramidosState
 
 
 class GameKind(Protocol):
@@ -39,6 +43,16 @@ class GameKind(Protocol):
     @property
     def seats(self) -> range:
         """How many may play."""
+
+    @property
+    def piece(self) -> str:
+        """What its players put on the board, as the referee's words say it (``pearl``,
+        ``ball``): :attr:`controller.referee.games.PerlenGame.piece` and so on."""
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        """Its options a person chooses (``first_seat`` apart), as the setup page names
+        them."""
 
     # -- setting up ----------------------------------------------------------------------
     def missing_sensors(self, config: RefereeConfig) -> str | None:
@@ -91,6 +105,30 @@ class GameKind(Protocol):
 
     def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
         """The snapshot with what only this game shows (legal cells, bonus pearls …)."""
+
+    def position(
+        self,
+        players: Sequence[PlayerView],
+        state: Position,
+        options: Options,
+        pending: Sequence[BonusView],
+        last_move: str | None,
+    ) -> Snapshot:
+        """The snapshot of one of its positions (:func:`controller.referee.snapshot.position`)."""
+
+    def picture(
+        self,
+        game: Game,
+        players: Sequence[Light],
+        pending: tuple[perlen.Bonus, ...],
+        wrong: tuple[Mismatch, ...],
+        options: GuidanceOptions,
+    ) -> Picture:
+        """The LED picture of ``game`` (:mod:`controller.guidance` draws it)."""
+
+    def told(self, before: Position, label: str, name: Callable[[int], Param]) -> Message | None:
+        """A replayed step in words, as the live page said it (``Oma landed on t1.``), or
+        None when the picture says it all."""
 
 
 def kind_of(game: Game) -> GameKind:

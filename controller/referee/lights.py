@@ -8,7 +8,7 @@ pearl to take off, the computer's choice, the hint, the winner's sweep, the LED 
 from __future__ import annotations
 
 from controller import guidance
-from controller.referee import computer, progress
+from controller.referee import computer, kinds, progress
 from controller.referee.state import RefereeState
 
 
@@ -34,4 +34,5 @@ def picture(state: RefereeState) -> guidance.Picture:
     )
     first = progress.shown(state)  # the waiting bonus pearl shown now leads
     pending = game.pending[first:] + game.pending[:first]
-    return guidance.guide(game.state, lights, pending, state.comparison.mismatches, options)
+    wrong = state.comparison.mismatches
+    return kinds.kind_of(game).picture(game, lights, pending, wrong, options)

@@ -12,30 +12,17 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
 from controller.referee.games import Game, Options, new_game
 from controller.referee.kept import PlayerRow
+from controller.referee.kept import Seated as Seated  # the page names players so too
 from controller.referee.messages import Message, Param, Term
-from controller.rules.records import PERLEN, PYRAMIDOS
-
-GAMES: Final = (PERLEN, PYRAMIDOS)
 
 _OLD_COMPUTER_NAME: Final = re.compile(r"Computer (?:\d )?\((\w+)\)")
 """How releases before 0.3 named an unnamed computer seat, in English, in the store."""
-
-
-class Seated(Protocol):
-    """A player as the game, the snapshot and the store know it."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def seat(self) -> int: ...
-    @property
-    def computer(self) -> str | None: ...
 
 
 def unnamed(player: Seated) -> bool:

@@ -28,7 +28,6 @@ from controller.referee.messages import Message
 from controller.referee.session import Player, default_name
 from controller.referee.state import RefereeState
 from controller.rules import perlen, pyramidos
-from controller.rules.records import PERLEN, PYRAMIDOS
 
 
 class Status(enum.StrEnum):
@@ -239,37 +238,7 @@ def position(
     """The snapshot of a game position, for the replay and the rules pictures (and, with
     what the referee adds, for the live page). ``pending`` bonus pearls are listed apart
     from the pearls."""
-    if isinstance(state, perlen.PerlenState):
-        out = perlen.outcome(state)
-        waiting = {b.pos for b in pending}
-        return Snapshot(
-            game=PERLEN,
-            status=Status.OVER if out.over else Status.PLAYING,
-            players=tuple(players),
-            to_move=state.to_move,
-            pearls=tuple(PearlView(str(p), c) for p, c in state.pearls() if str(p) not in waiting),
-            pending=tuple(pending),
-            scores=Scores(out.visible, out.totals, out.scores),
-            pools_left=state.pools_left(),
-            over=out.over,
-            winners=out.winners,
-            options=options.to_dict(),
-            last_move=last_move,
-        )
-    pout = pyramidos.outcome(state)
-    return Snapshot(
-        game=PYRAMIDOS,
-        status=Status.OVER if pout.over else Status.PLAYING,
-        players=tuple(players),
-        to_move=None if state.over else state.to_move,
-        scores=Scores(points=pout.points),
-        targets=state.targets(),
-        top_open=state.top_open,
-        over=pout.over,
-        winners=pout.winners,
-        options=options.to_dict(),
-        last_move=last_move,
-    )
+    return kinds.KINDS[options.game].position(players, state, options, pending, last_move)
 
 
 def of(state: RefereeState, *, version: int, at: float) -> Snapshot:

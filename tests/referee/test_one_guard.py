@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import random
 
-import pytest
-
 from controller.referee import referee, snapshot
 from controller.referee.commands import ACTION_COMMANDS, Action, NewGame
 from controller.referee.messages import english
@@ -26,17 +24,19 @@ PIECES = frozenset(CELLS + TARGETS)
 LEVELS = ("gentle", "easy", "medium", "strong", "strongest")
 
 
-def disagreements(p: Play) -> list[str]:
-    """Every game button offered and refused, or hidden and taken, in ``p``'s state."""
+def disagreements(p: Play, seen: set[tuple[Action, bool]]) -> list[str]:
+    """Every game button offered and refused, or hidden and taken, in ``p``'s state;
+    ``seen`` gathers which buttons were offered (True) and hidden (False)."""
     offered = set(snapshot.of(p.state, version=0, at=0.0).commands)
     out = []
     for action, make in ACTION_COMMANDS.items():
         step = referee.command(p.state, make(), p.now)
         accepted = step.reply.ok if step.reply is not None else step.create is not None
-        if accepted != (action.value in offered):
+        seen.add((action, action in offered))
+        if accepted != (action in offered):
             why = step.reply.message if step.reply is not None else None
             said = english(why) if why is not None else ""
-            shown = "offered" if action.value in offered else "hidden"
+            shown = "offered" if action in offered else "hidden"
             out.append(f"{action.value} {shown} but {'taken' if accepted else 'refused'} {said}")
     return out
 
@@ -105,13 +105,44 @@ def wander(p: Play, rng: random.Random) -> None:
         p.put(rng.choice(sorted(PIECES)))
 
 
-@pytest.mark.parametrize("seed", range(30))
-def test_every_game_button_is_offered_exactly_when_the_referee_takes_it(seed: int) -> None:
-    rng = random.Random(seed)
-    p = Play()
-    new_game(p, rng)
+def test_every_game_button_is_offered_exactly_when_the_referee_takes_it() -> None:
     found: list[str] = []
-    for _ in range(300):
-        wander(p, rng)
-        found += disagreements(p)
+    seen: set[tuple[Action, bool]] = set()
+    games: set[str] = set()
+    for seed in range(30):
+        rng = random.Random(seed)
+        p = Play()
+        new_game(p, rng)
+        for _ in range(300):
+            wander(p, rng)
+            found += disagreements(p, seen)
+            if p.state.session is not None and p.state.session.game.over:
+                games.add(p.state.session.kind)
     assert not found, f"{len(found)} disagreements, e.g. {found[:5]}"
+    # The walk went everywhere: every button was offered somewhere and hidden somewhere,
+    # and games of both kinds were played to the end.
+    assert seen == {(action, shown) for action in Action for shown in (True, False)}
+    assert games == {"perlen-pyramide", "pyramidos"}
+
+
+def test_the_two_disagreements_the_walk_found_are_settled_the_way_the_page_showed() -> None:
+    """Hint was hidden during a mismatch yet asked the computer; Abort was hidden once a
+    game was over yet taken. Both are now refused, with a reason."""
+    p = Play().new()
+    p.put("a1", "e5")  # two pearls at once: a mismatch
+    assert p.snap.mismatches and Action.HINT not in p.snap.commands
+    reply = p.do(ACTION_COMMANDS[Action.HINT]())
+    assert not reply.ok and reply.message is not None
+    assert english(reply.message) == "Fix the board first: take all 2 pearls off the board."
+    assert p.asked == []  # the computer was not asked
+    p = Play().new("pyramidos", ("Anna", "Ben"))
+    for _ in range(4):
+        p.do(ACTION_COMMANDS[Action.END_TURN]())
+    p.play("t1", "t2", "t3", "t4")
+    p.do(ACTION_COMMANDS[Action.END_TURN]())
+    p.play("top")
+    assert p.snap.over and Action.ABORT not in p.snap.commands
+    reply = p.do(ACTION_COMMANDS[Action.ABORT]())
+    assert not reply.ok and reply.message is not None
+    assert english(reply.message) == "The game is over; start a new one."
+    assert p.ledger.games[1]["status"] == "over"

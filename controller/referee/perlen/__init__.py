@@ -9,20 +9,22 @@ to place and to take off (:mod:`.bonuses`, :mod:`.takeback`), hints.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from controller import guidance
+from controller.guidance import Light, Mismatch
 from controller.palette import PaletteColour
 from controller.referee import computer, progress, words
 from controller.referee import snapshot as views
 from controller.referee.commands import Command, ConfirmBonus, EndTurn, Hint
 from controller.referee.events import Aborted, BasePearl, BonusPlaced, By, Event, TakeBack
 from controller.referee.games import Game, GameError, Options, PerlenGame
-from controller.referee.messages import Message
+from controller.referee.messages import Message, Param
 from controller.referee.perlen import board, bonuses, takeback
 from controller.referee.session import Player, Session
 from controller.referee.state import RefereeConfig, RefereeState, Step
-from controller.rules import perlen
+from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN
 
 
@@ -36,6 +38,8 @@ class PerlenPyramide:
 
     name = PERLEN
     seats = range(perlen.COLOURS, perlen.COLOURS + 1)
+    option_names = ("ties", "pools", "start", "placement", "score")
+    piece = PerlenGame.piece
 
     def missing_sensors(self, config: RefereeConfig) -> str | None:
         return None if config.has_cells else "no_cell_sensors"
@@ -133,6 +137,52 @@ class PerlenPyramide:
             removals=tuple(views.BonusView.of(b) for b in state.comparison.removals),
             legal=tuple(sorted(game.legal_cells())) if playing else (),
         )
+
+    def position(
+        self,
+        players: Sequence[views.PlayerView],
+        state: perlen.PerlenState | pyramidos.PyramidosState,
+        options: Options,
+        pending: Sequence[views.BonusView],
+        last_move: str | None,
+    ) -> views.Snapshot:
+        assert isinstance(state, perlen.PerlenState), "a Perlen-Pyramide position"
+        out = perlen.outcome(state)
+        waiting = {b.pos for b in pending}
+        return views.Snapshot(
+            game=PERLEN,
+            status=views.Status.OVER if out.over else views.Status.PLAYING,
+            players=tuple(players),
+            to_move=state.to_move,
+            pearls=tuple(
+                views.PearlView(str(p), c) for p, c in state.pearls() if str(p) not in waiting
+            ),
+            pending=tuple(pending),
+            scores=views.Scores(out.visible, out.totals, out.scores),
+            pools_left=state.pools_left(),
+            over=out.over,
+            winners=out.winners,
+            options=options.to_dict(),
+            last_move=last_move,
+        )
+
+    def picture(
+        self,
+        game: Game,
+        players: Sequence[Light],
+        pending: tuple[perlen.Bonus, ...],
+        wrong: tuple[Mismatch, ...],
+        options: guidance.GuidanceOptions,
+    ) -> guidance.Picture:
+        return guidance.perlen_picture(_game(game).state, players, pending, wrong, options)
+
+    def told(
+        self,
+        before: perlen.PerlenState | pyramidos.PyramidosState,
+        label: str,
+        name: Callable[[int], Param],
+    ) -> Message | None:
+        return None
 
 
 PERLEN_PYRAMIDE = PerlenPyramide()

@@ -7,20 +7,22 @@ command and taking back an event (:mod:`.board`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from controller import guidance
+from controller.guidance import Light, Mismatch
 from controller.palette import PaletteColour
 from controller.referee import snapshot as views
 from controller.referee import words
 from controller.referee.commands import Command, ConfirmBonus, EndTurn, Hint
 from controller.referee.events import Aborted, By, Event, KnockedOff, Landed, TakeBack, TurnEnded
 from controller.referee.games import Game, GameError, Options, PyramidosGame
-from controller.referee.messages import Message
+from controller.referee.messages import Message, Param
 from controller.referee.pyramidos import board
 from controller.referee.session import Player, Session
 from controller.referee.state import RefereeConfig, RefereeState, SettleAction, Step
-from controller.rules import pyramidos
+from controller.rules import perlen, pyramidos
 from controller.rules.records import PYRAMIDOS as NAME
 
 
@@ -34,6 +36,8 @@ class Pyramidos:
 
     name = NAME
     seats = range(pyramidos.MIN_SEATS, pyramidos.MAX_SEATS + 1)
+    option_names = ("variant",)
+    piece = PyramidosGame.piece
 
     def missing_sensors(self, config: RefereeConfig) -> str | None:
         return None if config.has_targets else "no_target_sensors"
@@ -115,6 +119,49 @@ class Pyramidos:
 
     def shown(self, state: RefereeState, session: Session, snap: views.Snapshot) -> views.Snapshot:
         return snap
+
+    def position(
+        self,
+        players: Sequence[views.PlayerView],
+        state: perlen.PerlenState | pyramidos.PyramidosState,
+        options: Options,
+        pending: Sequence[views.BonusView],
+        last_move: str | None,
+    ) -> views.Snapshot:
+        assert isinstance(state, pyramidos.PyramidosState), "a Pyramidos position"
+        out = pyramidos.outcome(state)
+        return views.Snapshot(
+            game=NAME,
+            status=views.Status.OVER if out.over else views.Status.PLAYING,
+            players=tuple(players),
+            to_move=None if state.over else state.to_move,
+            scores=views.Scores(points=out.points),
+            targets=state.targets(),
+            top_open=state.top_open,
+            over=out.over,
+            winners=out.winners,
+            options=options.to_dict(),
+            last_move=last_move,
+        )
+
+    def picture(
+        self,
+        game: Game,
+        players: Sequence[Light],
+        pending: tuple[perlen.Bonus, ...],
+        wrong: tuple[Mismatch, ...],
+        options: guidance.GuidanceOptions,
+    ) -> guidance.Picture:
+        return guidance.pyramidos_picture(_game(game).state, players, wrong, options)
+
+    def told(
+        self,
+        before: perlen.PerlenState | pyramidos.PyramidosState,
+        label: str,
+        name: Callable[[int], Param],
+    ) -> Message | None:
+        assert isinstance(before, pyramidos.PyramidosState), "a Pyramidos position"
+        return board.said(before, label, name)
 
 
 PYRAMIDOS = Pyramidos()
