@@ -2,8 +2,8 @@
 Perlen-Pyramide and Pyramidos apart.
 
 The referee defines each game once (:data:`controller.referee.kinds.KINDS`); the page
-adds one :class:`GameView` to each: its board drawings, its score bars, the word for
-its pieces, whether the computer reviews its games, and ``template``, a file of Jinja
+adds one :class:`GameView` to each: its board drawings, its score bars, whether the
+computer reviews its games, and ``template``, a file of Jinja
 macros with the page's parts that differ (its board, its score heading, its virtual
 buttons, how a piece is put back…), in the manner of a boardgame.io game's board
 component. Views and templates ask :data:`GAME_VIEWS` (or :func:`view_of`) instead of
@@ -21,8 +21,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
-from controller.referee import Snapshot
-from controller.referee.kinds import KINDS, GameKind
+from controller.referee import KINDS, GameKind, Snapshot
 from controller.rules.records import PERLEN, PYRAMIDOS
 from web_ui import drawing
 
@@ -32,12 +31,10 @@ class GameView:
     """The page's definition of one kind of game."""
 
     kind: GameKind
-    """The referee's definition of the game (its name, its seats …)."""
+    """The referee's definition of the game (its name, its seats, its pieces …)."""
     template: str
     """Its macros: ``board``, ``score_heading``, ``buttons``, ``clear_label``,
     ``put_back``, ``status_note``, ``record_heading``, ``points_heading``, ``tagline``."""
-    piece: str
-    """What its pieces are called (``pearl``, ``ball``), for the referee's words."""
     reviewed: bool
     """The computer reviews its finished games move by move."""
     drawings: Callable[[Snapshot], dict[str, Any]]
@@ -50,6 +47,11 @@ class GameView:
     def name(self) -> str:
         """The game's name in the store, the API and the snapshot (``perlen-pyramide``)."""
         return self.kind.name
+
+    @property
+    def piece(self) -> str:
+        """What its pieces are called (``pearl``, ``ball``), for the referee's words."""
+        return self.kind.piece
 
     @property
     def fixed_seats(self) -> int | None:
@@ -73,7 +75,6 @@ GAME_VIEWS: Final[Mapping[str, GameView]] = {
         GameView(
             kind=KINDS[PERLEN],
             template="_game_perlen.html",
-            piece="pearl",
             reviewed=True,
             drawings=_perlen_drawings,
             score_bars=drawing.perlen_bars,
@@ -82,7 +83,6 @@ GAME_VIEWS: Final[Mapping[str, GameView]] = {
         GameView(
             kind=KINDS[PYRAMIDOS],
             template="_game_pyramidos.html",
-            piece="ball",
             reviewed=False,
             drawings=_pyramidos_drawings,
             score_bars=drawing.pyramidos_bars,

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from flask.testing import FlaskClient
 
-from controller.referee.kinds import KINDS
+from controller.referee import KINDS
 from tests.web.conftest import Rig
 from web_ui.kinds import GAME_VIEWS, view_of
 
