@@ -15,6 +15,7 @@ MODULES = [
     "controller.rules.records",
     "controller.hardware.sim",
     "controller.hardware.channels",
+    "controller.hardware.pico_link",
     "firmware.debounce",
     "controller.table",
     "controller.subscription",
