@@ -11,10 +11,11 @@ import signal
 import subprocess
 import sys
 import threading
-import time
 import urllib.request
 from pathlib import Path
 from typing import Any
+
+from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -82,11 +83,6 @@ def unlocked(program: Program, client: Client) -> str:
     session = client.get(url + "api/session")
     client.token = session["csrf_token"]
     if not session["unlocked"]:
-        pin = program.pin()
-        end = time.monotonic() + 5
-        while pin is None and time.monotonic() < end:  # the log line may lag
-            time.sleep(0.02)
-            pin = program.pin()
-        assert pin, program.log
+        pin = wait_until(program.pin, 5, interval=0.02, what=lambda: program.log)  # logs lag
         client.token = client.post(url + "api/unlock", {"pin": pin})["csrf_token"]
     return url
