@@ -7,8 +7,12 @@ what it answers. The same machine runs behind the real port in test_serial_board
 
 from __future__ import annotations
 
+import ast
 import logging
+import subprocess
+import sys
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -372,3 +376,17 @@ def test_a_blinking_led_is_marked_and_brightness_applied() -> None:
     driver = connected(settings)
     frame = sent(driver.feed(pico_link.show(driver.link, green(3, blink=True), 1.0)))[0]
     assert frame.colours[3] == 0x008000 and frame.blink == 1 << 3
+
+
+def test_the_machine_reads_no_port_thread_or_clock() -> None:
+    """pyserial is not loaded with it, and its own imports name no port, thread or clock."""
+    code = (
+        "import sys, controller.hardware.pico_link; "
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'serial'))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+    tree = ast.parse(Path(pico_link.__file__).read_text())
+    imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
+    assert not {m.split(".")[0] for m in imported} & {"serial", "threading", "time", "os"}
