@@ -404,7 +404,7 @@ def test_serial_adapter_gets_its_section_map_and_brightness(
             return cls()
 
     module = types.ModuleType("controller.hardware.serial")
-    module.SerialBoard = Recorder  # type: ignore[attr-defined]
+    monkeypatch.setattr(module, "SerialBoard", Recorder, raising=False)
     monkeypatch.setitem(sys.modules, "controller.hardware.serial", module)
     config = config_from_toml(
         '[board]\nadapter = "serial"\n[board.serial]\nport = "loop://"\n[leds]\nbrightness = 0.6'
