@@ -14,7 +14,7 @@ along the files a→e, y along the ranks 1→5, z up (the surface at z = 0); mil
 >>> g.cells["c3"], g.cells["e5"]
 (Point(x=0.0, y=0.0), Point(x=50.0, y=50.0))
 >>> g.sensor("matrix").kind, g.sensor("mux").part
-('reed', 'DRV5033FAQDBZR')
+('reed', 'DRV5033AJQDBZR')
 >>> g.sensor("pico") == g.sensor("matrix")
 True
 
@@ -199,7 +199,7 @@ class Sensor:
     release_min: float | None = None
     """Hall: B_RP min, mT."""
     height: float | None = None
-    """IR: above the surface, looking down."""
+    """IR: above the surface looking down (> 0), or below it looking up (< 0)."""
 
     @property
     def orientation(self) -> Orientation | None:
@@ -551,7 +551,10 @@ def _sensor(name: str, table: dict[str, Any]) -> Sensor:
         if release >= operate:
             raise GeometryError(f"{key}.release_min", "must be below operate_max")
         return replace(sensor, operate_max=operate, release_min=release)
-    return replace(sensor, height=_number(_get(table, key, "height"), f"{key}.height", 1, 300))
+    height = _number(_get(table, key, "height"), f"{key}.height", -60, 300)
+    if height == 0:
+        raise GeometryError(f"{key}.height", "must be above (> 0) or below (< 0) the surface")
+    return replace(sensor, height=height)
 
 
 def _element(table: dict[str, Any], key: str) -> SensorElement:

@@ -17,7 +17,7 @@ from controller.hardware.geometry import (
 )
 
 TEXT = DEFAULT_PATH.read_text()
-HALL_DEPTH = "sensors.hall-drv5033fa.elements[0].depth"
+HALL_DEPTH = "sensors.hall-drv5033aj.elements[0].depth"
 
 
 def edited(old: str, new: str) -> str:
@@ -73,17 +73,17 @@ def test_everything_lies_inside_the_outline() -> None:
         ("undo = [25.0, -85.0]", "undo = [25.0, -85.0]\nredo = [0.0, 0.0]", "buttons.redo"),
         ('shape = "disc"', 'shape = "cube"', "magnets.pearl.shape"),
         ('magnet = "pearl"', 'magnet = "pebble"', "pearl.magnet"),
-        ("pull_in = [10.0, 15.0]", "pull_in = [15.0, 10.0]", "sensors.reed-upright.pull_in"),
-        ("drop_out_min = 5.0", "drop_out_min = 12.0", "sensors.reed-upright.drop_out_min"),
+        ("pull_in = [20.0, 25.0]", "pull_in = [25.0, 20.0]", "sensors.reed-upright.pull_in"),
+        ("drop_out_min = 8.0", "drop_out_min = 22.0", "sensors.reed-upright.drop_out_min"),
         ('cell_sensor = "reed-upright"', 'cell_sensor = "reed"', "builds.matrix.cell_sensor"),
         (
-            "wood_thickness = 6.0",
+            "wood_thickness = 4.5",
             "wood_thickness = 3.0",
-            "sensors.hall-drv5033fa.elements[0].depth",
+            HALL_DEPTH,
         ),
         (
-            'orientation = "upright", azimuth = 0.0, offset = [0.0, 0.0], depth = 4.5 }]',
-            'orientation = "sideways", azimuth = 0.0, offset = [0.0, 0.0], depth = 4.5 }]',
+            'orientation = "upright", azimuth = 0.0, offset = [0.0, 0.0], depth = 3.5 }]',
+            'orientation = "sideways", azimuth = 0.0, offset = [0.0, 0.0], depth = 3.5 }]',
             "sensors.reed-upright.elements[0].orientation",
         ),
         ('same_as = "matrix"', 'same_as = "pico"', "builds.pico.same_as"),
