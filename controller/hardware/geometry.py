@@ -189,6 +189,10 @@ class Sensor:
     part: str
     manufacturer: str
     elements: tuple[SensorElement, ...]
+    current: float = 0.0
+    """mA each draws from 3.3 V (typical)."""
+    hole_diameter: float = 0.0
+    """The hole drilled for it from below (0: none)."""
     glass_length: float | None = None
     pull_in: tuple[float, float] | None = None
     """Reed: the ordered class, (min, max) AT."""
@@ -243,7 +247,8 @@ class LedLayout:
     seat_offset: Point
     light_hole_diameter: float
     plug_diameter: float
-    plug_length: float
+    plug_gap: float
+    """Room left above the LED, under its plug."""
     plug_material: str
 
 
@@ -256,6 +261,7 @@ class Geometry:
     outline: tuple[Point, ...]
     mounting_holes: tuple[Point, ...]
     mounting_hole_diameter: float
+    button_hole_diameter: float
     hollow: Hollow
     magnets: Mapping[str, Magnet]
     pearl: Piece
@@ -309,6 +315,10 @@ class Geometry:
             return self.seats[name] + leds.seat_offset
         raise GeometryError("leds", f"no LED called {name!r}")
 
+    def plug_length(self, build: str) -> float:
+        """The frosted plug in each light hole of ``build``'s board: the wood less the gap."""
+        return self.build(build).wood_thickness - self.leds.plug_gap
+
     @property
     def led_names(self) -> tuple[str, ...]:
         return (*self.cells, *self.targets, "top", *self.buttons, *self.seats)
@@ -356,12 +366,19 @@ def _geometry(data: Mapping[str, Any]) -> Geometry:
     if data["schema"] != SCHEMA:
         raise GeometryError("schema", f"must be {SCHEMA}, not {_describe(data['schema'])}")
     board = _table(data["board"], "board")
-    _known(board, "board", ("pitch", "outline", "mounting_hole_diameter", "mounting_holes"))
+    _known(
+        board,
+        "board",
+        ("pitch", "outline", "mounting_hole_diameter", "mounting_holes", "button_hole_diameter"),
+    )
     pitch = _number(_get(board, "board", "pitch"), "board.pitch", 5, 100)
     outline = _points(_get(board, "board", "outline"), "board.outline", minimum=3)
     holes = _points(_get(board, "board", "mounting_holes"), "board.mounting_holes", minimum=0)
     hole_d = _number(
         _get(board, "board", "mounting_hole_diameter"), "board.mounting_hole_diameter", 1, 10
+    )
+    button_d = _number(
+        _get(board, "board", "button_hole_diameter"), "board.button_hole_diameter", 3, 40
     )
     hollow_t = _table(data["hollow"], "hollow")
     _known(hollow_t, "hollow", ("diameter", "depth"))
@@ -392,6 +409,7 @@ def _geometry(data: Mapping[str, Any]) -> Geometry:
         outline=outline,
         mounting_holes=holes,
         mounting_hole_diameter=hole_d,
+        button_hole_diameter=button_d,
         hollow=hollow,
         magnets=MappingProxyType(magnets),
         pearl=pearl,
@@ -484,10 +502,10 @@ def _check_grid(cells: Mapping[str, Point], pitch: float) -> None:
 
 def _leds(table: dict[str, Any]) -> LedLayout:
     offsets = ("cell_offset", "target_offset", "top_offset", "button_offset", "seat_offset")
-    sizes = ("light_hole_diameter", "plug_diameter", "plug_length")
+    sizes = ("light_hole_diameter", "plug_diameter", "plug_gap")
     _known(table, "leds", ("part", *offsets, *sizes, "plug_material"))
     points = {name: _point(_get(table, "leds", name), f"leds.{name}") for name in offsets}
-    numbers = {name: _number(_get(table, "leds", name), f"leds.{name}", 1, 30) for name in sizes}
+    numbers = {name: _number(_get(table, "leds", name), f"leds.{name}", 0, 30) for name in sizes}
     if numbers["plug_diameter"] > numbers["light_hole_diameter"]:
         raise GeometryError("leds.plug_diameter", "is wider than leds.light_hole_diameter")
     return LedLayout(
@@ -499,7 +517,7 @@ def _leds(table: dict[str, Any]) -> LedLayout:
         seat_offset=points["seat_offset"],
         light_hole_diameter=numbers["light_hole_diameter"],
         plug_diameter=numbers["plug_diameter"],
-        plug_length=numbers["plug_length"],
+        plug_gap=numbers["plug_gap"],
         plug_material=_string(_get(table, "leds", "plug_material"), "leds.plug_material"),
     )
 
@@ -514,7 +532,8 @@ _SENSOR_KEYS: Final[dict[str, tuple[str, ...]]] = {
 def _sensor(name: str, table: dict[str, Any]) -> Sensor:
     key = f"sensors.{name}"
     kind = _choice(_get(table, key, "kind"), f"{key}.kind", tuple(_SENSOR_KEYS))
-    _known(table, key, ("kind", "part", "manufacturer", "elements", *_SENSOR_KEYS[kind]))
+    common = ("kind", "part", "manufacturer", "elements", "current", "hole_diameter")
+    _known(table, key, (*common, *_SENSOR_KEYS[kind]))
     raw = _get(table, key, "elements")
     if not isinstance(raw, list):
         raise GeometryError(f"{key}.elements", f"must be a list of tables, not {_describe(raw)}")
@@ -530,6 +549,8 @@ def _sensor(name: str, table: dict[str, Any]) -> Sensor:
         part=_string(_get(table, key, "part"), f"{key}.part"),
         manufacturer=_string(_get(table, key, "manufacturer"), f"{key}.manufacturer"),
         elements=elements,
+        current=_number(_get(table, key, "current"), f"{key}.current", 0, 500),
+        hole_diameter=_number(_get(table, key, "hole_diameter"), f"{key}.hole_diameter", 0, 30),
     )
     if kind == "reed":
         low, high = _pair(_get(table, key, "pull_in"), f"{key}.pull_in", 1, 200)

@@ -70,7 +70,7 @@ def test_everything_lies_inside_the_outline() -> None:
         ("b3 = [-25.0, 0.0]", "b3 = [-24.0, 0.0]", "cells.b3"),
         ("e5 = [50.0, 50.0]\n", "", "cells.e5"),
         ("t2 = [130.0, -15.0]", "t2 = [130.0]", "targets.t2"),
-        ("undo = [25.0, -85.0]", "undo = [25.0, -85.0]\nredo = [0.0, 0.0]", "buttons.redo"),
+        ("undo = [30.0, -82.0]", "undo = [30.0, -82.0]\nredo = [0.0, 0.0]", "buttons.redo"),
         ('shape = "disc"', 'shape = "cube"', "magnets.pearl.shape"),
         ('magnet = "pearl"', 'magnet = "pebble"', "pearl.magnet"),
         ("pull_in = [20.0, 25.0]", "pull_in = [25.0, 20.0]", "sensors.reed-upright.pull_in"),
@@ -89,6 +89,8 @@ def test_everything_lies_inside_the_outline() -> None:
         ('same_as = "matrix"', 'same_as = "pico"', "builds.pico.same_as"),
         ("plug_diameter = 4.0", "plug_diameter = 5.0", "leds.plug_diameter"),
         ("schema = 1", "schema = 2", "schema"),
+        ("current = 2.7", "current = -1", "sensors.hall-drv5033aj.current"),
+        ("plug_gap = 1.5", "plug_gap = true", "leds.plug_gap"),
     ],
 )
 def test_a_wrong_value_is_named_by_its_key(old: str, new: str, key: str) -> None:
@@ -102,6 +104,13 @@ def test_a_missing_file_and_bad_toml_are_errors(tmp_path: Path) -> None:
         load_geometry(tmp_path / "none.toml")
     with pytest.raises(GeometryError, match=re.escape("not valid TOML")):
         geometry_from_toml("schema = ")
+
+
+def test_each_board_gets_plugs_as_long_as_its_wood_less_the_gap() -> None:
+    g = load_geometry()
+    for build in ("matrix", "mux"):
+        assert g.plug_length(build) == g.build(build).wood_thickness - g.leds.plug_gap > 0
+    assert g.sensor("mux").current > 0 and g.sensor("matrix").current == 0
 
 
 def test_pieces_know_their_mass_and_where_their_magnet_rests() -> None:
