@@ -193,6 +193,8 @@ class Sensor:
     """mA each draws from 3.3 V (typical)."""
     hole_diameter: float = 0.0
     """The hole drilled for it from below (0: none)."""
+    hole_depth: float = 0.0
+    """How deep that hole goes into the wood from below."""
     glass_length: float | None = None
     pull_in: tuple[float, float] | None = None
     """Reed: the ordered class, (min, max) AT."""
@@ -532,7 +534,8 @@ _SENSOR_KEYS: Final[dict[str, tuple[str, ...]]] = {
 def _sensor(name: str, table: dict[str, Any]) -> Sensor:
     key = f"sensors.{name}"
     kind = _choice(_get(table, key, "kind"), f"{key}.kind", tuple(_SENSOR_KEYS))
-    common = ("kind", "part", "manufacturer", "elements", "current", "hole_diameter")
+    common = ("kind", "part", "manufacturer", "elements", "current", "hole_diameter",
+              "hole_depth")  # fmt: skip
     _known(table, key, (*common, *_SENSOR_KEYS[kind]))
     raw = _get(table, key, "elements")
     if not isinstance(raw, list):
@@ -551,6 +554,7 @@ def _sensor(name: str, table: dict[str, Any]) -> Sensor:
         elements=elements,
         current=_number(_get(table, key, "current"), f"{key}.current", 0, 500),
         hole_diameter=_number(_get(table, key, "hole_diameter"), f"{key}.hole_diameter", 0, 30),
+        hole_depth=_number(_get(table, key, "hole_depth"), f"{key}.hole_depth", 0, 60),
     )
     if kind == "reed":
         low, high = _pair(_get(table, key, "pull_in"), f"{key}.pull_in", 1, 200)
@@ -616,6 +620,11 @@ def _builds(table: dict[str, Any], sensors: Mapping[str, Sensor]) -> dict[str, B
             if sensor_name not in sensors:
                 raise GeometryError(f"{key}.{field}", f"no [sensors.{sensor_name}] in the file")
             sensor = sensors[sensor_name]
+            if sensor.hole_depth > wood:
+                raise GeometryError(
+                    f"sensors.{sensor_name}.hole_depth",
+                    f"{sensor.hole_depth:g} mm is deeper than {key}'s {wood:g} mm of wood",
+                )
             for i, element in enumerate(sensor.elements):
                 if element.depth >= wood:
                     raise GeometryError(
