@@ -378,6 +378,11 @@ def margins_block(g: Geometry) -> str:
     flips = [magnets.flip_check(g, name) for name in g.cells]
     flip = min(flips, key=lambda f: f.ratio)
     old = g.magnets["old-pearl"]
+    tilted = replace(g, pearl=replace(g.pearl, tilt=2 * g.pearl.tilt))
+    at_double = {
+        build: min(c.own_margin for c in magnets.check_cells(tilted, g.sensor(build)))
+        for build in ("matrix", "mux")
+    }
     old_flip = magnets.flip_check(replace(g, pearl=replace(g.pearl, magnet=old)), flip.place)
     top = magnets.check_top(g, g.sensor("matrix"))
     return "\n".join([
@@ -386,6 +391,12 @@ def margins_block(g: Geometry) -> str:
              "own pearl, weakest rest (× operate)", "8 full neighbours, worst (release ×)"],
             rows,
         ),
+        "",
+        f"The pearl's rest matters most: the model allows it up to {_f(g.pearl.tilt)}° off "
+        f"magnet-down, {_f(g.pearl.rise)} mm high and {_f(g.pearl.lateral_offset)} mm off "
+        f"centre. Resting {_f(2 * g.pearl.tilt)}° off, its weakest drive falls to "
+        f"×{at_double['matrix']:.2f} (matrix) and ×{at_double['mux']:.2f} (mux) the "
+        "operate point: pearls that do not settle magnet-down are not seen.",
         "",
         f"Turning a pearl over costs gravity {flip.ratio:.1f} times what its fullest "
         f"neighbourhood's magnets give back (cell {flip.place}; 2 is the least the tests "

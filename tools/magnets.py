@@ -41,8 +41,9 @@ The model, stated so it can be argued with:
   m_g·g·2c. Its magnet (moment m, a point dipole) in the field of the resting neighbours
   gains at most Σ|−m·B_i(bottom)·ẑ − m·B_i(top)·ẑ| for the same turn (the worst polarity
   of each neighbour). Magnet-down stays the pearl's lowest state, with the 2× margin, when
-  the cost is at least twice the gain. (Friction and the hollow, which hold a pearl in
-  whatever way it lies, are left out: they neither help nor hinder the comparison.)
+  the cost is at least twice the gain. (Friction and the hollow, which resist turning
+  either way, are left out: the check asks whether magnet-down is still the pearl's
+  lowest rest, not how readily the pearl gets there.)
 - **Balls pulling each other.** Two magnets at distance d pull each other with at most
   F = 3μ0m²/(2πd⁴) (point dipoles, coaxial, the exact field outside a sphere magnet). A
   ball stays on its target while F is at most half the hollow's hold, W·tan(ψ_rim).
