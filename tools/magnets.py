@@ -51,15 +51,29 @@ The model, stated so it can be argued with:
 
 from __future__ import annotations
 
+import argparse
 import math
+import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import magpylib
 import numpy as np
 from numpy.typing import NDArray
 
-from controller.hardware.geometry import Geometry, Hollow, Magnet, Piece, Point, Sensor
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # run as a script too
+
+from controller.hardware.geometry import (  # noqa: E402
+    Geometry,
+    Hollow,
+    Magnet,
+    Piece,
+    Point,
+    Sensor,
+    load_geometry,
+)
 
 __all__ = [
     "GRAVITY",
@@ -431,3 +445,28 @@ def ball_pull(geometry: Geometry) -> float:
     rim = math.asin(min(1.0, hollow.diameter / 2 / big_r))
     hold = ball.mass * 1e-3 * GRAVITY * math.tan(rim)
     return pull / (hold / MARGIN)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Print every cell's margins for each magnetic build, and the flip check; exit 1 if
+    any fails (``.venv/bin/python tools/magnets.py [--geometry FILE]``)."""
+    parser = argparse.ArgumentParser(description="The board's magnet model, cell by cell.")
+    parser.add_argument("--geometry", type=Path, default=None)
+    args = parser.parse_args(argv)
+    geometry = load_geometry(args.geometry)
+    failed = False
+    for build in ("matrix", "mux"):
+        sensor = geometry.sensor(build)
+        print(f"{build}: {sensor.part}")
+        for check in check_cells(geometry, sensor):
+            failed |= not check.passes
+            print(("  " if check.passes else "! ") + check.describe())
+    flip = min((flip_check(geometry, name) for name in geometry.cells), key=lambda f: f.ratio)
+    failed |= not flip.passes
+    print(f"turning a pearl over: gravity costs ×{flip.ratio:.2f} what the neighbours give "
+          f"back (cell {flip.place})")  # fmt: skip
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,6 +17,7 @@ from controller.hardware.geometry import Geometry, Point, Sensor, SensorElement,
 from tools import magnets
 
 GEOMETRY = load_geometry()
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def on_axis(br_mt: float, diameter: float, height: float, distance: float) -> float:
@@ -148,3 +150,16 @@ def test_magnets_in_pyramidos_balls_are_rejected_so_targets_and_top_are_seen_by_
     for build in ("matrix", "direct", "pico"):
         assert GEOMETRY.sensor(build, "target").kind == "ir"
         assert GEOMETRY.sensor(build, "top").kind == "ir"
+
+
+def test_the_model_prints_every_cell_and_fails_on_a_bad_geometry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert magnets.main([]) == 0
+    out = capsys.readouterr().out
+    assert all(f"  {name}: own piece" in out for name in GEOMETRY.cells)
+    worse = tmp_path / "geometry.toml"
+    text = (ROOT / "hardware" / "geometry.toml").read_text()
+    worse.write_text(text.replace("drop_out_min = 8.0", "drop_out_min = 2.0", 1))
+    assert magnets.main(["--geometry", str(worse)]) == 1
+    assert "! c3: own piece" in capsys.readouterr().out
