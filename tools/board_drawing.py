@@ -385,7 +385,19 @@ def margins_block(g: Geometry) -> str:
     }
     old_flip = magnets.flip_check(replace(g, pearl=replace(g.pearl, magnet=old)), flip.place)
     top = magnets.check_top(g, g.sensor("matrix"))
+    old_reed = g.sensors["old-reed-flat"]
+    old_g = replace(g, pearl=replace(g.pearl, magnet=old))
+    shares = []
+    for below in (3.0, 8.0):
+        element = replace(old_reed.elements[0], depth=g.hollow.depth + below)
+        shares.append(magnets.neighbour_share(old_g, replace(old_reed, elements=(element,))))
+    new_share = magnets.neighbour_share(g, g.sensor("matrix"))
     return "\n".join([
+        f"One neighbour alone gives the old flat reed (one end under the centre, along a "
+        f"file, 3 mm and 8 mm under the hollow) {shares[0]:.0%} and {shares[1]:.0%} of the "
+        f"own pearl's weakest drive; the upright reed {new_share:.1%}. What decides is all "
+        "eight together against the sensor's release point:",
+        "",
         _table(
             ["build", "cell sensor", "operate / release (worst case)",
              "own pearl, weakest rest (× operate)", "8 full neighbours, worst (release ×)"],

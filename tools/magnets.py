@@ -88,6 +88,7 @@ __all__ = [
     "check_top",
     "flip_check",
     "magnet_field",
+    "neighbour_share",
     "rest_poses",
     "top_ball_centre",
 ]
@@ -354,6 +355,21 @@ def check_cells(geometry: Geometry, sensor: Sensor) -> list[PlaceCheck]:
         for name in geometry.cells
     }
     return _check_places(sensor, pearl, hollow, geometry.cells, neighbours)
+
+
+def neighbour_share(geometry: Geometry, sensor: Sensor, name: str = "c3") -> float:
+    """The strongest single neighbour's worst drive over the own pearl's weakest, at cell
+    ``name`` (the old guide's "a tenth" was about this)."""
+    pearl, hollow = geometry.pearl, geometry.hollow
+    here = geometry.cells[name]
+    own = rest_poses(pearl, hollow, here)
+    low, high = pearl.magnet.remanence
+    weakest = _responses(sensor, here, pearl.magnet, own, low).max(axis=1).min()
+    strongest = max(
+        float(_responses(sensor, here, pearl.magnet, rest_poses(pearl, hollow, p), high).max())
+        for p in _adjacent(geometry, name)
+    )
+    return strongest / float(weakest)
 
 
 def check_targets(geometry: Geometry, sensor: Sensor) -> list[PlaceCheck]:
