@@ -61,3 +61,14 @@ def test_the_guide_shows_the_drawings_and_drops_the_old_claims() -> None:
         assert (ROOT / "hardware" / name).is_file()
     assert not re.search(r"see well under a tenth\.", guide)
     assert "one end** is under the cell's centre, or stand it upright" not in guide
+
+
+def test_every_link_within_the_guide_finds_its_heading() -> None:
+    """GitHub's anchors: lower case, punctuation dropped, spaces to hyphens."""
+    guide = GUIDE.read_text()
+    anchors = set()
+    for heading in re.findall(r"^#+ (.+)$", guide, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower().replace("`", "")).replace(" ", "-")
+        anchors.add(slug)
+    for target in re.findall(r"\]\(#([^)]+)\)", guide):
+        assert target in anchors, target
