@@ -7,6 +7,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from controller.hardware.geometry import load_geometry
 from tools import board_drawing
 
@@ -52,6 +54,17 @@ def test_the_template_is_one_to_one_and_puts_every_hole_where_the_file_says() ->
     assert page.at(g.cells["a1"])[0] - page.at(g.cells["b1"])[0] == g.pitch
     lights = radii[g.leds.light_hole_diameter / 2]
     assert len(lights) == 37  # the matrix config's LEDs: 25 cells, 4 targets, top, 3, 4
+
+
+def test_the_pdf_is_one_a4_page_in_millimetres() -> None:
+    for board in board_drawing.BOARDS:
+        pdf = (ROOT / "hardware" / f"drilling-{board}.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF-") and b"/Count 1\n" in pdf
+        box = re.search(rb"/MediaBox \[ 0 0 ([\d.]+) ([\d.]+) \]", pdf)
+        assert box is not None
+        points = 72 / 25.4  # per mm
+        assert float(box.group(1)) / points == pytest.approx(297, abs=0.01)
+        assert float(box.group(2)) / points == pytest.approx(210, abs=0.01)
 
 
 def test_the_guide_shows_the_drawings_and_drops_the_old_claims() -> None:
