@@ -9,7 +9,6 @@ column wire in DiodeMatrix.
 
 from __future__ import annotations
 
-import io
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -17,17 +16,14 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.commands.acceptance import Layout, Timing, causes
-from controller.commands.diag import Guide, report, watch_board
 from controller.config import load_config
 from controller.hardware import build_board
 from controller.hardware.mock_circuits import DiodeMatrix
 from controller.hardware.mock_pearls import CrossTalk, PearlBoard
-from tests.support.person import ScriptedPerson
+from tests.support.person import check_by_hand
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "configs" / "matrix.toml"
-TIMING = Timing(settle=0.05, grace=0.4, patience=5.0)
 
 
 @pytest.fixture
@@ -51,18 +47,9 @@ def run_check(
     gpio = config.board.gpio
     matrix = DiodeMatrix(factory, gpio.rows, gpio.cols, **circuit)
     board, cmap = build_board(config)
-    person = ScriptedPerson(PearlBoard(cmap.channel_by_name, matrix.switches.set_closed, **pearls))
-    out = io.StringIO()
-    try:
-        with board:
-            guide = Guide(Layout.of(cmap, len(gpio.cols)), TIMING, person.told, person.listen)
-            watch = watch_board(board, cmap, out, tty=False, settle=0.05, guide=guide)
-    finally:
-        person.close()
-    check = guide.check
-    assert check is not None and check.finished, out.getvalue()
-    status = report(check, watch, 6, out)
-    return status, out.getvalue(), [(c.kind, c.names) for c in causes(check)]
+    placed = PearlBoard(cmap.channel_by_name, matrix.switches.set_closed, **pearls)
+    outcome = check_by_hand(board, cmap, len(gpio.cols), placed)
+    return outcome.status, outcome.out, outcome.causes
 
 
 @pytest.fixture
