@@ -44,6 +44,8 @@ MODULES = [
     "bench.stats",
     "controller.config",
     "controller.commands.diag",
+    "controller.commands.acceptance",
+    "controller.hardware.mock_pearls",
     "controller.hardware.apa102",
     "controller.hardware.gpio",
     "controller.hardware.mock_circuits",

@@ -348,12 +348,14 @@ def done(check: Check, now: float) -> Check:
 
 
 def next_deadline(check: Check) -> float | None:
-    """When :func:`timer` may next move the check on by itself."""
+    """When :func:`timer` may next move the check on by itself (None: never)."""
     if check.finished:
         return None
     t = check.timing
     quiet = max(check.began, check.changed_at)
-    times = [quiet + t.patience, quiet + t.settle]
+    times = [quiet + t.patience]
+    if _reached(check):
+        times.append(quiet + t.settle)
     if check.done_at is not None:
         times.append(max(check.done_at, check.changed_at) + t.grace)
     return min(times)
@@ -361,19 +363,17 @@ def next_deadline(check: Check) -> float | None:
 
 def timer(check: Check, now: float) -> Check:
     """Judge the step if it is complete, or waited for long enough; then the next one."""
-    if check.finished:
+    deadline = next_deadline(check)
+    if deadline is None or now < deadline:
         return check
-    t = check.timing
-    quiet = now - max(check.began, check.changed_at)
-    reached = (
-        check.active == check.start and bool(check.went)
-        if check.step.touch
-        else check.active == _wanted(check)
-    )
-    said = check.done_at is not None and now - max(check.done_at, check.changed_at) >= t.grace
-    if (reached and quiet >= t.settle) or said or quiet >= t.patience:
-        return _next(_judged(check), now)
-    return check
+    return _next(_judged(check), now)
+
+
+def _reached(check: Check) -> bool:
+    """The board shows what the step asked for: a touch changed and changed back."""
+    if check.step.touch:
+        return check.active == check.start and bool(check.went)
+    return check.active == _wanted(check)
 
 
 def _wanted(check: Check) -> frozenset[int]:
@@ -605,7 +605,10 @@ def causes(check: Check) -> tuple[Cause, ...]:
                     "reed that sticks (a cracked glass, a magnetised reed) or a slow release",
                 )
             )
-    return tuple(found)
+    once: dict[tuple[str, tuple[str, ...]], Cause] = {}
+    for cause in found:  # a neighbour's magnet shows in two passes: name it once
+        once.setdefault((cause.kind, cause.names), cause)
+    return tuple(once.values())
 
 
 def _also_causes(check: Check) -> list[Cause]:

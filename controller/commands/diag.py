@@ -406,16 +406,21 @@ def watch_board(
 
 def report(check: acceptance.Check, watch: Watch, max_rate: int, out: TextIO) -> int:
     """Print what the check saw and its likely causes; the exit status (0: all good)."""
-    findings = [f.text for f in check.findings]
+    stayed = [f.asked for f in check.findings if f.kind is acceptance.Kind.STAYED]
+    findings = [
+        f.text for f in check.findings if f.kind is not acceptance.Kind.STAYED or len(stayed) < 2
+    ]
+    if len(stayed) >= 2:  # a missing diode leaves many: one line
+        findings.append(f"lifted with the rest full, these stayed occupied: {', '.join(stayed)}")
     noise = watch.problems(max_rate)
     out.write(f"\ncheck: {check.steps_done} steps\n")
     for text in findings + noise:
         out.write(f"  seen: {text}\n")
-    for cause in acceptance.causes(check):
+    likely = acceptance.causes(check)
+    for cause in likely:
         out.write(f"  likely: {cause.text}\n")
-    problems = len(findings) + len(noise)
-    if problems:
-        out.write(f"check: {problems} problem(s)\n")
+    if findings or noise:
+        out.write(f"check: problems found, {len(likely)} likely cause(s) named\n")
         return 1
     if not check.finished:
         out.write(f"check: ended early in the {check.step.pass_.value} pass, no problem so far\n")

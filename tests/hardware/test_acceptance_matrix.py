@@ -78,7 +78,7 @@ def test_a_missing_diode_is_named(factory: MockFactory, unlit: Path) -> None:
     b2 = 1 * 6 + 1
     status, out, found = run_check(factory, unlit, {"missing_diodes": [b2]}, {})
     assert status == 1
-    assert "  seen: lifted c3 with the rest full, it stayed occupied\n" in out
+    assert "  seen: lifted with the rest full, these stayed occupied: a1, c1, d1, e1, a3, " in out
     assert "while filling, came on at the same moment" in out
     assert [kind for kind, _ in found] == ["missing diode"], out
     assert found[0][1][0] == "b2"
