@@ -7,9 +7,9 @@ map share the watching and the drawing, and are one command.)
 
     pyramid diag [--config FILE]            live view until Ctrl-C
     pyramid diag --leds [--dwell 0.4]       every LED in red, green, blue, white, by name
-    pyramid diag --check 60 [--max-rate 6]  asks for each sensor in turn (with progress),
-                                            watches a minute, reports channels that never
-                                            changed or chattered; exit status 1 if any
+    pyramid diag --check [20] [--max-rate 6] the acceptance check, one step at a time
+                                            (a step idle for 20 s counts as done);
+                                            names the likely mistakes, exit status 1
     pyramid diag --pins                     the 40-pin header as the config wires it
 
 The live view redraws in place on a terminal (the 5×5 grid, the targets and the
@@ -18,11 +18,14 @@ standard output is not a terminal (or with ``--plain``) it prints one line per c
 instead, e.g. ``   1.234  +c3``. While watching, the LED of every occupied channel
 lights white, so a cell whose neighbour lights up shows a wrong LED map.
 
-``--check`` guides the maker: it names the next sensor to try ("place a pearl on c3 and
-lift it — 14 of 33 seen"), in reading order, and moves on as each one changes (any
-order works); Ctrl-C ends the check early with the report so far. The simulated board
-has no sensors to touch, so ``--check`` on it says so (and how to check a real board)
-and exits 0.
+``--check`` leads the maker through the acceptance check of
+:mod:`~controller.commands.acceptance` (empty board, each sensor alone, the board filled
+and each pearl lifted, the neighbours of a cell that stayed): it prints each step ("next
+(one at a time, 13 of 33): place the probe pearl on c3 and lift it"), moves on when the
+board shows it or the person presses Enter, and ends with what it saw and the likely
+causes; Ctrl-C ends the check early with the report so far. It also reports channels
+that chattered or have no name. The simulated board has no sensors to touch, so
+``--check`` on it says so (and how to check a real board) and exits 0.
 
 Exit status: 0 fine, 1 problems found by ``--check``, 2 the config or board could not
 be used.
@@ -554,7 +557,7 @@ check: the simulated board has no sensors to touch, so there is nothing to check
   The config (or no config at all) chooses [board] adapter = "sim": the board that the
   web page plays while `pyramid run` runs (`make run`, then open the page).
   To check a real board, point diag at its config, e.g.
-    pyramid diag --config configs/matrix.toml --check 120
+    pyramid diag --config configs/matrix.toml --check
   (hardware/README.md, "First power-on with pyramid diag").
 """
 

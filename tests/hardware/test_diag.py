@@ -197,7 +197,7 @@ def test_check_on_the_sim_board_says_there_is_nothing_to_touch(
     out = capsys.readouterr().out
     assert status == 0
     assert "the simulated board has no sensors to touch" in out
-    assert "pyramid diag --config configs/matrix.toml --check 120" in out
+    assert "pyramid diag --config configs/matrix.toml --check\n" in out
     assert "never changed" not in out
 
 

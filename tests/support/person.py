@@ -1,38 +1,52 @@
 """A scripted person at the board for ``pyramid diag --check``: does what each step asks.
 
 It plays a careful maker: told a step (the check's ``told`` hook), it places or lifts
-pearls on a :class:`~controller.hardware.mock_pearls.PearlBoard`, one at a time, holding
-each for :attr:`hold` seconds (a hand is that slow, and a scanner must see a pearl for a
-few scans), then presses Enter (the check's ``listen`` hook) unless the check has moved
-on by itself. It never looks at the
-board's answer: a person cannot know what a faulty board will show.
+pearls on a :class:`~controller.hardware.mock_pearls.PearlBoard`, one at a time, and
+after each watches the screen (the board's latest frame) until something changes, or
+for :attr:`look` seconds when nothing does (a dead sensor); then it presses Enter (the
+check's ``listen`` hook) unless the check has moved on by itself a moment later. It
+never judges what the board shows: a person cannot know what a faulty board will do.
+Watching the screen, not a clock, makes it as patient as a slow machine needs.
 """
 
 from __future__ import annotations
 
+import contextlib
 import io
 import queue
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from controller.commands.acceptance import Layout, Pass, Step, Timing, causes
 from controller.commands.diag import Guide, report, watch_board
 from controller.hardware.channels import ChannelMap
 from controller.hardware.mock_pearls import PearlBoard
 from controller.hardware.port import Board
+from tests.support.poll import wait_until
 
-TIMING = Timing(settle=0.05, grace=0.4, patience=5.0)
+TIMING = Timing(settle=0.05, grace=0.3, patience=5.0)
 """The check's waits for a scripted person, who is quick and always presses Enter."""
 
 
 class ScriptedPerson:
     """See the module docstring; :meth:`close` sends them home."""
 
-    def __init__(self, board: PearlBoard, hold: float = 0.08) -> None:
+    def __init__(
+        self,
+        board: PearlBoard,
+        screen: Callable[[], frozenset[int]],
+        look: float = 0.3,
+        hold: float = 0.02,
+        glance: float = 0.15,
+    ) -> None:
         self.board = board
+        self.screen = screen
+        self.look = look
         self.hold = hold
+        self.glance = glance
         self.asked: list[Step] = []
         self._steps: queue.SimpleQueue[Step | None] = queue.SimpleQueue()
         self._on_done: Callable[[], None] = lambda: None
@@ -51,29 +65,37 @@ class ScriptedPerson:
         self._thread.join(timeout=5)
 
     def _work(self) -> None:
-        while (step := self._steps.get()) is not None:
+        step = self._steps.get()
+        while step is not None:
             self.act(step)
-            time.sleep(self.hold)
-            if self.asked[-1] is step:  # Enter only while the screen still asks for it
-                self._on_done()
+            try:  # a look at the screen: has the check moved on by itself?
+                step = self._steps.get(timeout=self.glance)
+            except queue.Empty:
+                self._on_done()  # no: Enter
+                step = self._steps.get()
 
     def act(self, step: Step) -> None:
         """Do what ``step`` asks, as a hand would: one pearl at a time."""
         board = self.board
         if step.touch and step.pass_ is Pass.LIFT:
-            board.lift(step.target)
-            time.sleep(self.hold)
-            board.place(step.target)
+            self.watching(board.lift, step.target)
+            self.watching(board.place, step.target)
         elif step.touch:
-            board.place(step.target)
-            time.sleep(self.hold)
-            board.lift(step.target)
+            self.watching(board.place, step.target)
+            self.watching(board.lift, step.target)
         else:
-            board.set(board.pearls & set(step.pearls))  # swept off together
+            self.watching(board.set, board.pearls & set(step.pearls))  # swept off together
             for pearl in step.pearls:
                 if pearl not in board.pearls:
-                    board.place(pearl)
-                    time.sleep(self.hold)
+                    self.watching(board.place, pearl)
+
+    def watching(self, do: Callable[[Any], None], what: Any) -> None:
+        """``do(what)``, then watch the screen until it changes (or :attr:`look` passes)."""
+        before = self.screen()
+        do(what)
+        with contextlib.suppress(AssertionError):  # nothing changed: Enter, later
+            wait_until(lambda: self.screen() != before, self.look, interval=0.005)
+        time.sleep(self.hold)  # a hand does not let go at once
 
 
 @dataclass(frozen=True)
@@ -88,7 +110,7 @@ class Outcome:
 
 def check_by_hand(board: Board, cmap: ChannelMap, columns: int, pearls: PearlBoard) -> Outcome:
     """Start ``board`` and let a scripted person through the whole check on ``pearls``."""
-    person = ScriptedPerson(pearls)
+    person = ScriptedPerson(pearls, lambda: board.read().active)
     out = io.StringIO()
     guide = Guide(Layout.of(cmap, columns), TIMING, person.told, person.listen)
     try:
