@@ -398,8 +398,8 @@ def _judged(check: Check) -> Check:
             found.append(Finding(step.pass_, Kind.WRONG, step.target, check.names(went)))
         elif went - {target}:
             found.append(Finding(step.pass_, Kind.ALSO, step.target, check.names(went - {target})))
-        left = (check.active ^ check.start) & went
-        if left and found[-1:] != [Finding(step.pass_, Kind.NOTHING, step.target)]:
+        left = (check.active ^ check.start) & went  # changed, and not back when judged
+        if left:
             found.append(Finding(step.pass_, Kind.NOT_BACK, step.target, check.names(left)))
     elif step.pass_ is Pass.EMPTY and check.active:
         found.append(Finding(step.pass_, Kind.OCCUPIED_EMPTY, "", check.names(check.active)))

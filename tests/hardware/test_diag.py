@@ -290,6 +290,41 @@ def test_bad_config_exits_2_naming_the_key(
     assert "board.gpio.rows[1]" in capsys.readouterr().err
 
 
+@pytest.mark.usefixtures("ctrl_c_raises")
+def test_the_check_command_on_a_matrix_board(
+    mock_factory: MockFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``pyramid diag --check`` as a maker runs it: the intro, the steps, Ctrl-C, the report.
+
+    Nobody is at the board: the empty board passes, then the first cell waits for a hand.
+    """
+    config = tmp_path / "matrix.toml"
+    config.write_text(MATRIX.read_text().replace("spi = { clock = 11, mosi = 10 }", "spi = false"))
+    gpio = load_config(config).board.gpio
+    DiodeMatrix(mock_factory, gpio.rows, gpio.cols)
+    threading.Timer(1.5, _thread.interrupt_main).start()
+    status = main(["diag", "--config", str(config), "--check"])
+    out = capsys.readouterr().out
+    assert out.startswith("The acceptance check: it asks for one thing at a time.")
+    assert "  next (empty board, 1 of 1): take every pearl and ball off the board" in out
+    assert "  next (one at a time, 1 of 33): place the probe pearl on a1 and lift it\n" in out
+    assert "(check ended early)" in out
+    assert out.rstrip().endswith("check: ended early in the one at a time pass, no problem so far")
+    assert status == 1
+
+
+def test_the_check_in_a_terminal_shows_the_step_under_the_grid(cmap: ChannelMap) -> None:
+    board = SimBoard(cmap.channel_count, cmap.led_count)
+    stop = threading.Event()
+    threading.Timer(0.3, stop.set).start()
+    out = io.StringIO()
+    guide = Guide(Layout.of(cmap, 6), Timing(0.02, 0.1, 30.0))
+    watch_board(board, cmap, out, tty=True, stop=stop, settle=0.0, guide=guide)
+    text = out.getvalue()
+    step = "next (one at a time, 1 of 33): place the probe pearl on a1 and lift it"
+    assert f"\x1b[1m{step}\x1b[0m\nEnter when done (or just wait); Ctrl-C ends" in text
+
+
 def test_board_that_cannot_open_exits_2(
     mock_factory: MockFactory, capsys: pytest.CaptureFixture[str]
 ) -> None:
