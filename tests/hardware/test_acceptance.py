@@ -9,6 +9,7 @@ model has (a slow column, a bridge) are fed as the frames such a board would sen
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from gpiozero.pins.mock import MockFactory
@@ -32,8 +33,8 @@ from controller.config import load_config
 from controller.hardware.channels import ChannelMap
 from controller.hardware.mock_circuits import DiodeMatrix
 from controller.hardware.mock_pearls import CrossTalk, PearlBoard
-from tests.hardware.test_acceptance_matrix import MATRIX
 
+MATRIX = Path(__file__).resolve().parents[2] / "configs" / "matrix.toml"
 TIMING = Timing(settle=0.3, grace=0.5, patience=20.0)
 CMAP = load_config(MATRIX).board.channel_map  # rows are ranks, columns files (and targets)
 LAYOUT = Layout.of(CMAP, columns=6)
