@@ -77,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "diag",
         help="see every sensor and LED work (for makers)",
-        description="Live view of every channel by name, an LED walk, and a sensor check.",
+        description="Live view of every channel by name, an LED walk, and the acceptance check.",
     )
     parser.add_argument("--config", type=Path, help="the config file (default: the usual places)")
     parser.add_argument(
