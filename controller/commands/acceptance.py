@@ -247,6 +247,8 @@ class Check:
     full: frozenset[int] = frozenset()
     """What the board read when the fill pass ended."""
     steps_done: int = 0
+    surrounded: tuple[str, ...] = ()
+    """Cells whose neighbours step was judged (occupied or not)."""
 
     @property
     def finished(self) -> bool:
@@ -413,6 +415,7 @@ def _judged(check: Check) -> Check:
         cell = step.about
         if layout.channel_by_name[cell] in check.active:
             found.append(Finding(step.pass_, Kind.SURROUNDED, cell, step.pearls))
+        check = replace(check, surrounded=(*check.surrounded, cell))
     full = check.active if step.pass_ is Pass.FILL else check.full
     return replace(check, findings=check.findings + tuple(found), full=full)
 
@@ -451,7 +454,7 @@ class Cause:
 
     kind: str
     """One of: swapped, wrong crossing, stuck, dead column, dead row, dead sensor,
-    missing diode, ghost, cross-talk, slow column, bridge, sticks."""
+    missing diode, ghost, ghost or cross-talk, cross-talk, slow column, bridge, sticks."""
     names: tuple[str, ...]
     text: str
 
@@ -572,7 +575,7 @@ def causes(check: Check) -> tuple[Cause, ...]:
                 "switch, which conducts backwards)",
             )
         )
-    surrounded = {f.asked for f in findings if f.kind is Kind.SURROUNDED}
+    surrounded = [f.asked for f in findings if f.kind is Kind.SURROUNDED]
     for cell in surrounded:
         found.append(
             Cause(
@@ -583,16 +586,25 @@ def causes(check: Check) -> tuple[Cause, ...]:
                 "reed (hardware/README.md, 'Magnets, pearls and balls')",
             )
         )
-    asked_about = {f.asked for f in findings if f.pass_ is Pass.NEIGHBOURS}
     for cell in _suspects(check):
-        if cell in asked_about and cell not in surrounded:
+        if cell not in check.surrounded:
+            found.append(
+                Cause(
+                    "ghost or cross-talk",
+                    (cell,),
+                    f"{cell} stayed occupied when lifted from a full board: cross-talk or "
+                    "a ghost; the neighbours step (which tells them apart) did not run",
+                )
+            )
+        elif cell not in surrounded:
             found.append(
                 Cause(
                     "ghost",
                     (cell,),
                     f"{cell} stayed occupied when lifted from a full board, but not with "
                     "only its neighbours full: a ghost through a missing or shorted diode "
-                    "at a corner of a rectangle with it",
+                    "at a corner of a rectangle with it, or the field of pearls further "
+                    "away",
                 )
             )
     for f in findings:

@@ -9,6 +9,7 @@ model has (a slow column, a bridge) are fed as the frames such a board would sen
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -253,3 +254,23 @@ def test_neighbours_of_a_corner_and_the_middle() -> None:
     assert neighbours("e5") == ("d4", "e4", "d5")
     assert neighbours("c3") == ("b2", "c2", "d2", "b3", "d3", "b4", "c4", "d4")
     assert neighbours("top") == ()
+
+
+def test_a_cell_that_stays_only_with_the_board_full_is_a_ghost() -> None:
+    """c3 reads occupied whenever twenty pearls lie on the board and none on c3 (a fault
+    no circuit model has: the frames are made up), but not with its neighbours alone."""
+    closed: list[frozenset[int]] = [frozenset()]
+    placed = PearlBoard(CMAP.channel_by_name, closed.append)
+    c3 = CMAP.channel("c3")
+
+    def read() -> frozenset[int]:
+        far = len(placed.pearls) >= 20 and "c3" not in placed.pearls
+        return closed[-1] | ({c3} if far else set())
+
+    person = Person(placed, read)
+    check = person.through(seen(start(LAYOUT, TIMING, now=0.0), frozenset(), 0.0))
+    before_neighbours = replace(check, surrounded=())  # as if Ctrl-C had come first
+    assert [c.kind for c in causes(before_neighbours)] == ["ghost or cross-talk"]
+    assert [f.text for f in check.findings] == ["lifted c3 with the rest full, it stayed occupied"]
+    assert check.surrounded == ("c3",)
+    assert [(c.kind, c.names) for c in causes(check)] == [("ghost", ("c3",))]
