@@ -178,10 +178,6 @@ class Watch:
             found.append(f"channels with no name changed or read occupied: {', '.join(stray)}")
         return found
 
-    def still(self, channel: int) -> bool:
-        """True while ``channel`` has not changed once."""
-        return self.stats.get(channel, ChannelStats()).toggles == 0
-
 
 # -- drawing --------------------------------------------------------------------------------
 
