@@ -45,6 +45,8 @@ MODULES = [
     "controller.config",
     "controller.checks",
     "controller.commands.diag",
+    "controller.commands.acceptance",
+    "controller.hardware.mock_pearls",
     "controller.hardware.apa102",
     "controller.hardware.gpio",
     "controller.hardware.mock_circuits",
