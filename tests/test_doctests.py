@@ -32,6 +32,9 @@ MODULES = [
         )
     ),
     "controller.store",
+    "controller.remote.invitation",
+    "controller.remote.wire",
+    "controller.remote.link",
     "controller.guidance",
     "controller.palette",
     "controller.commands.run",
