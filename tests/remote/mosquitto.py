@@ -107,8 +107,13 @@ class Mosquitto:
     retained message, the worst a home server's restart can do)."""
 
     def __init__(
-        self, folder: Path, *, tls: Tls | None = None, users: dict[str, str] | None = None
-    ):
+        self,
+        folder: Path,
+        *,
+        tls: Tls | None = None,
+        users: dict[str, str] | None = None,
+        extra: tuple[str, ...] = (),
+    ) -> None:
         self.binary = find_mosquitto()
         self.folder = folder
         self.port = free_port()
@@ -116,6 +121,7 @@ class Mosquitto:
         lines = [
             f"listener {self.port} 127.0.0.1",
             "persistence false",
+            *extra,
             f"user {getpass.getuser()}",  # as root it would switch to 'mosquitto' otherwise
         ]
         if users:
