@@ -35,6 +35,7 @@ MODULES = [
     "controller.remote.invitation",
     "controller.remote.wire",
     "controller.remote.link",
+    "controller.remote.mqtt",
     "controller.guidance",
     "controller.palette",
     "controller.commands.run",

@@ -11,10 +11,11 @@ returns only then), then it adopts the new link, then it publishes the step's me
 When ``on_step`` raises, the step is dropped whole: nothing is acknowledged that was not
 kept, and the other board sends it again.
 
-**Session.** MQTT 3.1.1 with ``clean_session=False`` and a client id fixed by the game
-and side, QoS 1 both ways: while a board is away the broker queues the other's messages
-for it, and a short drop loses nothing. Each side's state is a retained message (and the
-will sets it offline), so a board that connects learns at once how far the other is.
+**Session.** MQTT 3.1.1 with ``clean_session=False`` and a client id fixed by the game,
+side and board (:func:`client_id`), QoS 1 both ways: while a board is away the broker
+queues the other's messages for it, and a short drop loses nothing. Each side's state
+is a retained message (and the will sets it offline), so a board that connects learns
+at once how far the other is.
 The events themselves are not retained: a retained log would make the broker the
 game's storage, growing on someone else's server and gone with a broker restarted
 without persistence. Each board's store is the log, and what the broker lost is asked
@@ -24,6 +25,7 @@ retained state to be complete, only to be quick.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import queue
 import socket
@@ -40,7 +42,7 @@ from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.config import RemoteConfig
 from controller.remote.link import Link, Report, Step
-from controller.remote.outcomes import Outcome
+from controller.remote.outcomes import Acknowledged, Delivered, Outcome
 from controller.remote.wire import MAX_EVENT_BYTES, JsonObject, event_bytes
 
 __all__ = ["KEEPALIVE_S", "RECONNECT_S", "OnStep", "RemoteLink", "client_id"]
@@ -82,16 +84,27 @@ _Input = _Send | _Received | _Connected | _Stop
 
 
 def client_id(link: Link) -> str:
-    """The MQTT client id: fixed by game and side (the broker keeps the session under it)
-    and at most 23 characters, the length every MQTT 3.1.1 broker must accept."""
-    return f"pyramid-{link.keys.room[:12]}-{link.side.value}"
+    """The MQTT client id: fixed by game, side and board, so the broker keeps the session
+    across restarts, and two boards that joined with one code do not throw each other off
+    (the link refuses the second as a stranger instead). 23 characters: the most every
+    MQTT 3.1.1 broker must accept.
+
+    >>> from controller.remote.journal import MemoryJournal
+    >>> from controller.remote.wire import Side, derive_keys
+    >>> link = Link.restore(MemoryJournal(), keys=derive_keys("5A4L-KPRX-AC7H"),
+    ...                     side=Side.JOINER, board="b1", name="Tim", now=0.0)
+    >>> name = client_id(link)
+    >>> name.startswith(f"pyr-{link.keys.room[:10]}-b-"), len(name)
+    (True, 23)
+    """
+    board = hashlib.blake2b(link.board.encode(), digest_size=3).hexdigest()
+    return f"pyr-{link.keys.room[:10]}-{link.side.value}-{board}"
 
 
 class RemoteLink:
-    """A link to the other board through the broker of ``[remote]``.
-
-    >>> # RemoteLink(config, link, on_step).start(); .send(event); .report(); .close()
-    """
+    """A link to the other board through the broker of ``[remote]``: :meth:`start`, then
+    :meth:`send` each event made here and read :meth:`report`; :meth:`close` at the end.
+    What arrives goes to ``on_step``."""
 
     def __init__(
         self,
@@ -221,17 +234,24 @@ class RemoteLink:
             if isinstance(item, _Stop):
                 self._carry(link.closing(), wait_for_publish=True)
                 return
-            if item is None:
-                step = link.tick(now)
-            elif isinstance(item, _Send):
-                step = link.send(item.event, now)
-            elif isinstance(item, _Received):
-                step = link.received(item.topic, item.payload, now)
-            elif item.up:
-                step = link.connected(now)
-            else:
-                step = link.disconnected(now)
+            try:
+                step = self._step(link, item, now)
+            except Exception:  # a bug in the link: say so, and keep the thread alive
+                log.exception("remote: the link failed on %r", item)
+                continue
             self._carry(step)
+
+    @staticmethod
+    def _step(link: Link, item: _Input | None, now: float) -> Step:
+        if item is None:
+            return link.tick(now)
+        if isinstance(item, _Send):
+            return link.send(item.event, now)
+        if isinstance(item, _Received):
+            return link.received(item.topic, item.payload, now)
+        if isinstance(item, _Connected):
+            return link.connected(now) if item.up else link.disconnected(now)
+        raise TypeError(f"not an input: {item!r}")
 
     def _carry(self, step: Step, *, wait_for_publish: bool = False) -> None:
         before = self._link.report()
@@ -239,9 +259,13 @@ class RemoteLink:
         if step.happened or report != before:
             try:
                 self._on_step(step.happened, self._wall(report))
-            except Exception:  # the owner could not keep it: it comes again
-                log.exception("remote: a step was not kept; dropped, to be received again")
-                return
+            except Exception:
+                if any(isinstance(o, Delivered | Acknowledged) for o in step.happened):
+                    # Not kept: drop the step whole (a received message, which changes no
+                    # connection state), so it is acknowledged only when it comes again.
+                    log.exception("remote: a received event was not kept; it comes again")
+                    return
+                log.exception("remote: on_step failed on a report")
         self._link = step.link
         for message in step.publish:
             info = self._client.publish(

@@ -8,7 +8,9 @@ wait for what they expect with a deadline (:func:`wait_until`).
 
 from __future__ import annotations
 
+import dataclasses
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,7 +23,7 @@ from controller.remote.journal import MemoryJournal, Origin
 from controller.remote.link import Connection, Link, LinkTiming, Report
 from controller.remote.mqtt import RemoteLink
 from controller.remote.outcomes import Delivered, Outcome
-from controller.remote.wire import Kind, Side
+from controller.remote.wire import PROTOCOL, Envelope, Kind, Side, seal
 from tests.remote.mosquitto import Mosquitto, Tls
 from tests.remote.network import CODE, OTHER_CODE, keys, move
 from tests.support.poll import wait_until
@@ -41,6 +43,8 @@ class Home:
         self.lock = threading.Lock()
         self.delivered: list[int] = []
         self.reports: list[Report] = []
+        self.refuse = 0
+        """Steps with delivered events to refuse to keep (a store that cannot write)."""
         self.remote = self._open()
 
     def _open(self) -> RemoteLink:
@@ -54,6 +58,9 @@ class Home:
 
     def _kept(self, happened: tuple[Outcome, ...], report: Report) -> None:
         with self.lock:  # the Table would commit to its store here
+            if self.refuse and any(isinstance(o, Delivered) for o in happened):
+                self.refuse -= 1
+                raise OSError("the store could not write")
             self.journal.apply(happened)
             self.delivered += [o.seq for o in happened if isinstance(o, Delivered)]
             self.reports.append(report)
@@ -226,3 +233,44 @@ def test_tls_with_the_test_ca_and_a_password(tmp_path: Path) -> None:
             for home in (oma, tim, *strangers):
                 home.remote.close()
     assert oma.config.broker == f"mqtts://localhost:{broker.port}"
+
+
+def test_a_step_the_store_could_not_keep_comes_again(homes: tuple[Home, Home]) -> None:
+    oma, tim = homes
+    tim.refuse = 2
+    for n in range(1, 4):
+        oma.make(n)
+    wait_until(lambda: both_have(oma, tim, 3, 0), WAIT, what=lambda: (oma.report(), tim.report()))
+    assert tim.refuse == 0 and tim.delivered == [1, 2, 3]
+    assert tim.events(Origin.THERE) == [move(n, "Oma") for n in range(1, 4)]
+    assert oma.report().counts.resent >= 1  # nothing was acknowledged that was not kept
+
+
+def test_the_report_says_since_when_in_wall_clock_time(homes: tuple[Home, Home]) -> None:
+    oma, _tim = homes
+    assert abs(oma.report().since - time.time()) < WAIT
+    assert oma.remote.link.report().since < 10**6  # the link itself runs on the monotonic clock
+
+
+def test_another_version_through_the_broker_is_said_and_passes(
+    broker: Mosquitto, homes: tuple[Home, Home]
+) -> None:
+    oma, tim = homes
+    topic = keys().topic(Side.INVITER, Kind.EVENT)
+    future = dataclasses.replace(Envelope(keys().game, "Oma-board", "Oma", 0, 1, seq=1,
+                                          event=move(1)), version=PROTOCOL + 1)  # fmt: skip
+    newer = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="newer")
+    newer.connect("127.0.0.1", broker.port)
+    newer.loop_start()
+    try:
+        newer.publish(topic, seal(keys(), topic, future, bytes(12)), qos=1).wait_for_publish(WAIT)
+        wait_until(lambda: tim.report().other_version is not None, WAIT, what=tim.report)
+    finally:
+        newer.disconnect()
+        newer.loop_stop()
+    other = tim.report().other_version
+    assert other is not None and (other.theirs, other.name) == (PROTOCOL + 1, "Oma")
+    assert tim.events(Origin.THERE) == []
+    oma.make(1)
+    wait_until(lambda: both_have(oma, tim, 1, 0), WAIT)
+    assert tim.report().other_version is None
