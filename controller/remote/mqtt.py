@@ -125,6 +125,8 @@ class RemoteLink:
         self._keepalive = keepalive
         self._client = self._make_client(reconnect)
         self._started = False
+        self.failed_attempts = 0
+        """Connection attempts that failed or were refused since :meth:`start`."""
 
     # -- the client --------------------------------------------------------------------------
 
@@ -159,6 +161,7 @@ class RemoteLink:
     ) -> None:
         if reason.is_failure:
             log.warning("remote: the broker %s refused us: %s", self._config.broker, reason)
+            self.failed_attempts += 1
             self._inputs.put(_Connected(up=False))
             return
         client.subscribe(self._link.subscription, qos=1)
@@ -171,6 +174,7 @@ class RemoteLink:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
     def _on_connect_fail(self, _client: mqtt.Client, _userdata: Any) -> None:
+        self.failed_attempts += 1  # only paho's thread writes it
         self._inputs.put(_Connected(up=False))
 
     def _on_disconnect(

@@ -151,6 +151,8 @@ def test_a_broker_restart_mid_game_loses_nothing(
     wait_until(lambda: oma.report().unsent == 5, WAIT, what=oma.report)
     wait_until(lambda: tim.report().unsent == 1, WAIT, what=tim.report)
     assert oma.report().connection is Connection.UNREACHABLE
+    # Down for a few seconds: until both boards' clients have tried twice (1 s, then 2 s).
+    wait_until(lambda: min(h.remote.failed_attempts for h in homes) >= 2, WAIT)
     broker.start()  # same port, no sessions or retained messages kept
     wait_until(lambda: both_have(oma, tim, 10, 1), WAIT, what=lambda: (oma.report(), tim.report()))
     assert tim.events(Origin.THERE) == [move(n, "Oma") for n in range(1, 11)]
@@ -229,6 +231,7 @@ def test_tls_with_the_test_ca_and_a_password(tmp_path: Path) -> None:
             wait_until(lambda: all(s.reports for s in strangers), WAIT)
             for stranger in strangers:
                 assert stranger.report().connection is Connection.UNREACHABLE
+                assert stranger.remote.failed_attempts >= 1
         finally:
             for home in (oma, tim, *strangers):
                 home.remote.close()
