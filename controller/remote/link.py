@@ -190,6 +190,7 @@ class Link:
     name: str
     """This board's name, shown at the other board."""
     since: float
+    """When :attr:`connection` began."""
     nonces: Nonces = field(default=os.urandom, compare=False, repr=False)
     timing: LinkTiming = LinkTiming()
     mine: tuple[JsonObject, ...] = ()
@@ -211,6 +212,8 @@ class Link:
     asked_at: float | None = None
     """When the missing events were last asked for (None: none are missing)."""
     ask_wait: float = 0.0
+    answered: tuple[int, float] | None = None
+    """The last request for events answered: from which number, and when."""
     other_version: OtherVersion | None = None
     counts: Counts = Counts()
 
@@ -438,8 +441,9 @@ class Link:
         if answer and link.connection is Connection.CONNECTED:
             out.append(link._state(ask=ask))
         if link.connection is Connection.CONNECTED:
-            if envelope.resend is not None:
+            if envelope.resend is not None and link._answers(envelope.resend, now):
                 link, resent = link._resend(envelope.resend, now)
+                link = replace(link, answered=(envelope.resend, now))
                 out += resent
             elif came_back and link.unsent:
                 link, resent = link._resend(link.acked + 1, now)
@@ -461,6 +465,15 @@ class Link:
         while held and held[0][0] == delivered[-1].seq + 1:
             delivered.append(Delivered(*held.pop(0)))
         return replace(self, delivered=delivered[-1].seq, held=tuple(held)), delivered, True
+
+    def _answers(self, first: int, now: float) -> bool:
+        """Whether a request for events from ``first`` gets an answer: not when the same or
+        more was answered less than ``resend_s`` ago (a request recorded from the broker and
+        replayed over and over then costs one batch, not one per copy)."""
+        if self.answered is None:
+            return True
+        since, at = self.answered
+        return first < since or now >= at + self.timing.resend_s
 
     def _resend(self, first: int, now: float) -> tuple[Link, list[Publish]]:
         """This board's events from number ``first`` again (at most ``MAX_BATCH``)."""

@@ -273,6 +273,25 @@ def test_a_replayed_message_is_a_duplicate() -> None:
     assert delivered(tim) == [1, 2, 3] and tim.link.counts.duplicates == 1
 
 
+def test_a_replayed_request_is_answered_once_per_resend_time() -> None:
+    broker, oma, _tim = pair()
+    for n in range(1, 4):
+        broker.make(oma, move(n))
+    broker.deliver_all()
+    topic = keys().topic(Side.JOINER, Kind.STATE)
+    ask = Envelope(keys().game, "Tim-board", "Tim", ack=3, last=0, resend=1)
+    payload = seal(keys(), topic, ask, bytes(12))
+    resent = []
+    for _ in range(5):  # recorded off the broker and replayed
+        step = oma.link.received(topic, payload, broker.now)
+        broker.carry(oma, step)
+        resent.append(len(step.publish))
+    assert resent == [3, 0, 0, 0, 0]
+    broker.advance(TIMING.resend_s)
+    assert len(oma.link.received(topic, payload, broker.now).publish) == 3
+    broker.flight.clear()
+
+
 def test_a_second_board_with_the_code_is_a_stranger() -> None:
     broker, oma, _tim = pair()
     broker.make(oma, move(1))
