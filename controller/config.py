@@ -44,6 +44,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
+from controller.checks import choice as _choice
+from controller.checks import describe as _describe
+from controller.checks import integer as _integer
+from controller.checks import known as _known
+from controller.checks import number as _number
+from controller.checks import string as _string
+from controller.checks import table as _table
 from controller.hardware.channels import MATRIX_WIDTH, SEATS, ChannelMap, ChannelMapError
 from controller.hardware.port import Colour
 from controller.hardware.wiring import (
@@ -277,58 +284,6 @@ def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> 
 
 
 # -- checking ------------------------------------------------------------------------------
-
-
-def _describe(value: object) -> str:
-    kinds = {bool: "true/false", int: "a whole number", float: "a number", str: "text"}
-    kind = kinds.get(type(value))
-    if kind is None:
-        kind = "a table" if isinstance(value, dict) else "a list" if isinstance(value, list) else ""
-    return f"{value!r}" + (f" ({kind})" if kind else "")
-
-
-def _known(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in allowed:
-            dotted = f"{prefix}.{key}" if prefix else key
-            raise ConfigError(dotted, f"unknown key (expected one of: {', '.join(allowed)})")
-
-
-def _table(value: object, key: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(key, f"must be a table, not {_describe(value)}")
-    return cast(dict[str, Any], value)
-
-
-def _string(value: object, key: str) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(key, f"must be text in quotes, not {_describe(value)}")
-    return value
-
-
-def _choice(value: object, key: str, choices: tuple[str, ...]) -> str:
-    text = _string(value, key)
-    if text not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ConfigError(key, f"must be one of {options}, not {text!r}")
-    return text
-
-
-def _integer(value: object, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, f"must be a whole number, not {_describe(value)}")
-    if not low <= value <= high:
-        raise ConfigError(key, f"must be from {low} to {high}, not {value}")
-    return value
-
-
-def _number(value: object, key: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(key, f"must be a number, not {_describe(value)}")
-    number = float(value)
-    if not low <= number <= high:
-        raise ConfigError(key, f"must be from {low:g} to {high:g}, not {number:g}")
-    return number
 
 
 def _gpio(value: object, key: str) -> int:
