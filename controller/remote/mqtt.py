@@ -51,7 +51,7 @@ log = logging.getLogger("controller.remote")
 
 KEEPALIVE_S: Final = 30
 """MQTT keep-alive: a broker gone silent is noticed within 1.5 times this."""
-RECONNECT_S: Final = (1.0, 30.0)
+RECONNECT_S: Final = (1, 30)
 """paho's reconnect delay: the first, doubling up to the second."""
 
 OnStep = Callable[[tuple[Outcome, ...], Report], None]
@@ -113,7 +113,7 @@ class RemoteLink:
         on_step: OnStep,
         *,
         clock: Callable[[], float] = time.monotonic,
-        reconnect: tuple[float, float] = RECONNECT_S,
+        reconnect: tuple[int, int] = RECONNECT_S,
         keepalive: int = KEEPALIVE_S,
     ) -> None:
         self._config = config
@@ -130,7 +130,7 @@ class RemoteLink:
 
     # -- the client --------------------------------------------------------------------------
 
-    def _make_client(self, reconnect: tuple[float, float]) -> mqtt.Client:
+    def _make_client(self, reconnect: tuple[int, int]) -> mqtt.Client:
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
             client_id=client_id(self._link),
@@ -146,9 +146,7 @@ class RemoteLink:
             client.tls_set_context(context)
         will = self._link.will()
         client.will_set(will.topic, will.payload, qos=1, retain=will.retain)
-        client.reconnect_delay_set(
-            min_delay=round(reconnect[0]) or 1, max_delay=round(reconnect[1])
-        )
+        client.reconnect_delay_set(min_delay=reconnect[0], max_delay=reconnect[1])
         client.on_socket_open = self._on_socket_open
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail

@@ -52,7 +52,7 @@ class Home:
             link = Link.restore(self.journal, keys=keys(self.code),
                                 side=self.side, board=f"{self.config.name}-board",
                                 name=self.config.name, now=0.0, timing=TIMING)  # fmt: skip
-        remote = RemoteLink(self.config, link, self._kept, reconnect=(1.0, 2.0))
+        remote = RemoteLink(self.config, link, self._kept, reconnect=(1, 2))
         remote.start()
         return remote
 
