@@ -17,7 +17,8 @@ inside the sealed JSON: a board running another version opens the message, trust
 
 **Topics** are ``pyramid/<room>/<side>/<kind>``: the room is 128 bits of the derived key
 in hex, the side ``a`` (the board that invited) or ``b`` (the board that joined), the kind
-``event`` or ``state``. No player, board or game is named.
+``event`` or ``state``. No player, board or game is named, and no protocol version:
+boards of two versions must meet on the same topics to tell each other which they speak.
 
 **Threat model.** The code carries 55 bits from :mod:`secrets`
 (:data:`~controller.remote.invitation.CODE_BITS`); it travels by phone, so whoever hears
