@@ -9,6 +9,8 @@ wait for what they expect with a deadline (:func:`wait_until`).
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
@@ -24,11 +26,13 @@ from controller.remote.link import Connection, Link, LinkTiming, Report
 from controller.remote.mqtt import RemoteLink
 from controller.remote.outcomes import Delivered, Outcome
 from controller.remote.wire import PROTOCOL, Envelope, Kind, Side, seal
+from tests.remote.board_process import FileJournal
 from tests.remote.mosquitto import Mosquitto, Tls
 from tests.remote.network import CODE, OTHER_CODE, keys, move
 from tests.support.poll import wait_until
 
 WAIT = 20.0
+ROOT = Path(__file__).resolve().parents[2]
 TIMING = LinkTiming(resend_s=0.5, resend_max_s=2.0)
 
 
@@ -277,3 +281,55 @@ def test_another_version_through_the_broker_is_said_and_passes(
     oma.make(1)
     wait_until(lambda: both_have(oma, tim, 1, 0), WAIT)
     assert tim.report().other_version is None
+
+
+def test_a_board_killed_and_started_again_catches_up(broker: Mosquitto, tmp_path: Path) -> None:
+    """Tim's board is a process of its own (tests/remote/board_process.py, its store a
+    file of fsynced lines): SIGKILLed mid-game, the broker's will tells Oma's board, and
+    started again it catches up from its file and the broker, each event once."""
+    oma = Home(remote_config(broker, "Oma"), Side.INVITER)
+    journal = FileJournal(tmp_path / "tim.jsonl")
+
+    def start_tim() -> subprocess.Popen[str]:
+        tim = subprocess.Popen(
+            [sys.executable, "-m", "tests.remote.board_process", "--port", str(broker.port),
+             "--side", "b", "--name", "Tim", "--journal", str(journal.path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        )  # fmt: skip
+        assert tim.stdout is not None and tim.stdout.readline() == "ready\n"
+        return tim
+
+    def tell(tim: subprocess.Popen[str], line: str) -> None:
+        assert tim.stdin is not None and tim.stdout is not None
+        tim.stdin.write(line + "\n")
+        tim.stdin.flush()
+        assert tim.stdout.readline() == line.replace("make", "made") + "\n"
+
+    def received() -> list[int]:
+        return [e.seq for e in journal.logged() if e.origin is Origin.THERE]
+
+    tim = start_tim()
+    try:
+        wait_until(oma.connected, WAIT)
+        for n in range(1, 4):
+            oma.make(n)
+        tell(tim, "make 1")
+        wait_until(lambda: received() == [1, 2, 3] and oma.delivered == [1], WAIT)
+        tim.kill()
+        tim.wait(WAIT)
+        wait_until(lambda: oma.report().peer_online is False, WAIT, what=oma.report)
+        for n in range(4, 7):
+            oma.make(n)
+        tim = start_tim()
+        tell(tim, "make 2")
+        wait_until(lambda: received() == [1, 2, 3, 4, 5, 6] and oma.delivered == [1, 2], WAIT,
+                   what=lambda: (received(), oma.report()))  # fmt: skip
+        assert [e.event for e in journal.logged() if e.origin is Origin.THERE] == [
+            move(n, "Oma") for n in range(1, 7)
+        ]
+        assert oma.events(Origin.THERE) == [{"kind": "move", "n": n, "by": "Tim"} for n in (1, 2)]
+        wait_until(lambda: oma.report().unsent == 0 and journal.acked() == 2, WAIT)
+    finally:
+        tim.kill()
+        tim.wait(WAIT)
+        oma.remote.close()
