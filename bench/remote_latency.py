@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 from bench.stats import latency_ms  # noqa: E402
 from controller.config import RemoteConfig  # noqa: E402
 from controller.remote.journal import MemoryJournal  # noqa: E402
-from controller.remote.link import Link, Report  # noqa: E402
+from controller.remote.link import Connection, Link, Report  # noqa: E402
 from controller.remote.mqtt import RemoteLink  # noqa: E402
 from controller.remote.outcomes import Delivered, Outcome  # noqa: E402
 from controller.remote.wire import LinkKeys, Side, derive_keys  # noqa: E402
@@ -89,7 +89,7 @@ class Board:
             return self.arrived[n]
 
     def connected(self) -> bool:
-        return self.remote.report().connection.value == "connected"
+        return self.remote.report().connection is Connection.CONNECTED
 
 
 def wait(probe: Callable[[], bool], what: str) -> None:
