@@ -8,6 +8,7 @@ Missing Mosquitto skips the test with the package to install, and fails it under
 from __future__ import annotations
 
 import datetime
+import functools
 import getpass
 import os
 import shutil
@@ -118,8 +119,8 @@ class Mosquitto:
         self.folder = folder
         self.port = free_port()
         self.log = folder / "mosquitto.log"
-        lines = [
-            f"listener {self.port} 127.0.0.1",
+        self.config = folder / "mosquitto.conf"
+        self.settings = [
             "persistence false",
             *extra,
             f"user {getpass.getuser()}",  # as root it would switch to 'mosquitto' otherwise
@@ -128,32 +129,49 @@ class Mosquitto:
             passwords = folder / "passwords"
             passwords.write_text("".join(f"{u}:{p}\n" for u, p in users.items()))
             subprocess.run(["mosquitto_passwd", "-U", str(passwords)], check=True)
-            lines += ["allow_anonymous false", f"password_file {passwords}"]
+            self.settings += ["allow_anonymous false", f"password_file {passwords}"]
         else:
-            lines.append("allow_anonymous true")
+            self.settings.append("allow_anonymous true")
         if tls is not None:
-            lines += [f"cafile {tls.ca_file}", f"certfile {tls.cert_file}",
-                      f"keyfile {tls.key_file}"]  # fmt: skip
-        self.config = folder / "mosquitto.conf"
-        self.config.write_text("\n".join(lines) + "\n")
+            self.settings += [f"cafile {tls.ca_file}", f"certfile {tls.cert_file}",
+                              f"keyfile {tls.key_file}"]  # fmt: skip
         self.process: subprocess.Popen[bytes] | None = None
+        self.started = False
 
     def start(self) -> None:
-        with self.log.open("ab") as log:
-            self.process = subprocess.Popen(
-                [self.binary, "-c", str(self.config)], stdout=log, stderr=subprocess.STDOUT
+        """Start the broker; the first start takes another free port should someone else
+        have taken this one meanwhile (the machine is shared), a restart keeps its port."""
+        for _ in range(5):
+            lines = [f"listener {self.port} 127.0.0.1", *self.settings]
+            self.config.write_text("\n".join(lines) + "\n")
+            with self.log.open("ab") as log:
+                offset = log.tell()
+                self.process = subprocess.Popen(
+                    [self.binary, "-c", str(self.config)], stdout=log, stderr=subprocess.STDOUT
+                )
+            said = wait_until(
+                functools.partial(self._said, offset), 10.0, interval=0.02, what=self._tail
             )
-        wait_until(self._listening, 10.0, interval=0.02, what=self.log.read_text)
+            if said == "running":
+                self.started = True
+                return
+            if self.started or "in use" not in self._tail():
+                break
+            self.port = free_port()
+        raise AssertionError(f"mosquitto ended: {self._tail()}")
 
-    def _listening(self) -> bool:
+    def _tail(self) -> str:
+        return self.log.read_text(errors="replace")[-2000:]
+
+    def _said(self, offset: int) -> str | None:
+        """'running' once this start's listeners are open (Mosquitto logs it after binding
+        them), 'ended' if the process ended first."""
+        with self.log.open("rb") as log:
+            log.seek(offset)
+            if b" running" in log.read():
+                return "running"
         assert self.process is not None
-        if self.process.poll() is not None:
-            raise AssertionError(f"mosquitto ended: {self.log.read_text()}")
-        try:
-            socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
-        except OSError:
-            return False
-        return True
+        return "ended" if self.process.poll() is not None else None
 
     def stop(self) -> None:
         if self.process is not None and self.process.poll() is None:
