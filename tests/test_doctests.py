@@ -32,6 +32,10 @@ MODULES = [
         )
     ),
     "controller.store",
+    "controller.remote.invitation",
+    "controller.remote.wire",
+    "controller.remote.link",
+    "controller.remote.mqtt",
     "controller.guidance",
     "controller.palette",
     "controller.commands.run",
