@@ -134,7 +134,8 @@ BASE_CELL: Final = 56.0
 BASE_X: Final = 22.0
 BASE_Y: Final = 22.0
 UPPER_CELL: Final = 22.0
-UPPER_GAP: Final = 24.0
+UPPER_GAP: Final = 20.0
+"""Between the small layers 2 to 5, which hold their rank numbers: all four fit the width."""
 UPPER_Y: Final = BASE_Y + 5 * BASE_CELL + 50.0
 LAYERS_WIDTH: Final = BASE_X + 5 * BASE_CELL + 8.0
 LAYERS_HEIGHT: Final = UPPER_Y + 4 * UPPER_CELL + 24.0

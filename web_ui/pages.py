@@ -197,6 +197,14 @@ def _step_arg(last: int) -> int:
     return min(int(raw), last)
 
 
+def _replayable(game: StoredGame) -> list[Step]:
+    """The steps of a game's replay, or 409 saying why it cannot be replayed."""
+    try:
+        return replay_steps(game)
+    except ReplayUnavailable as exc:
+        abort(409, str(exc))
+
+
 def _step_context(game: StoredGame, steps: list[Step], step: int) -> dict[str, Any]:
     current = steps[step]
     snapshot = current.snapshot
@@ -218,13 +226,21 @@ def game(game_id: int) -> str:
     return render_template("game.html", problem=None, **context)
 
 
+@bp.get("/history/<int:game_id>/moves")
+def game_moves(game_id: int) -> str:
+    """The list of moves with the review as it is now (the page asks again while the
+    computer works on it)."""
+    stored = _stored_game(game_id)
+    steps = _replayable(stored)
+    context = _step_context(stored, steps, _step_arg(len(steps) - 1))
+    context["review"] = reviews.review_for(stored)
+    return render_template("_moves.html", **context)
+
+
 @bp.get("/history/<int:game_id>/step/<int:step>")
 def game_step(game_id: int, step: int) -> str:
     stored = _stored_game(game_id)
-    try:
-        steps = replay_steps(stored)
-    except ReplayUnavailable as exc:
-        abort(409, str(exc))
+    steps = _replayable(stored)
     if step >= len(steps):
         abort(404, gettext("This game has only %(n)d steps.", n=len(steps) - 1))
     return render_template("_replay_stage.html", **_step_context(stored, steps, step))
@@ -252,7 +268,8 @@ def leaderboard() -> str:
 def rules() -> str:
     from web_ui import pictures
 
-    return render_template("rules.html", pictures=pictures.rule_pictures())
+    players = render.local_letters(pictures.PLAYERS)
+    return render_template("rules.html", pictures=pictures.rule_pictures(players))
 
 
 # -- diagnostics -----------------------------------------------------------------------------

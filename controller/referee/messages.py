@@ -196,6 +196,10 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
         "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
         "hint": N_("Hint: %(cell)s."),
+        "hint_chances": N_(
+            "Hint: %(cell)s. It wins no bonus pearl yet, but leaves you the best chances "
+            "for the ones to come."
+        ),
         "hint_wins": NP_(
             "Hint: %(cell)s, which wins the bonus pearl %(positions)s.",
             "Hint: %(cell)s, which wins the bonus pearls %(positions)s.",

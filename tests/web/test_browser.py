@@ -53,8 +53,8 @@ def _unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def launched(extra: tuple[str, ...] = ()) -> Iterator[Browser]:
+    """Debian's Chromium, headless, with ``extra`` switches (a module-scoped fixture's body)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - the test extra installs it
@@ -63,9 +63,14 @@ def browser() -> Iterator[Browser]:
         _unavailable("Debian's chromium is not installed (apt install chromium)")
     executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=[*ARGS, *extra])
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launched()
 
 
 class Served:
@@ -98,6 +103,9 @@ def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
 
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    # From the top: a phone's turn bar shows only scrolled down (it would sit mid-picture).
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_function("() => !document.querySelector('#live-bar:not([hidden])')")
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -317,7 +325,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     # The computer's cell is ringed in the computer's own colour, and a hand puts it there.
     snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
     cell = snap["computer_move"]
-    ring = page.locator(f"#cell-{cell} circle.computer")
+    ring = page.locator(f'.marks[data-pos="{cell}"] circle.computer')
     ring.wait_for(timeout=WAIT_MS)
     assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
     assert "end_turn" not in snap["commands"]  # End turn is for Pyramidos only
@@ -438,7 +446,7 @@ def test_a_hint_says_why_in_german_on_a_phone(browser: Browser, served: tuple[Ri
         "#live-status >> text=Tipp: a4 – das bringt die Bonusperle 2:a4.", timeout=WAIT_MS
     )
     assert "Es ist etwa 1,0 sichtbare Perlen mehr wert als das nächstbeste Feld." in live_text(page)
-    ring = page.locator("#cell-a4 circle.hint")
+    ring = page.locator('.marks[data-pos="a4"] circle.hint')
     ring.wait_for(timeout=WAIT_MS)
     assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
     shot(page, "hint-why-de-phone")

@@ -13,8 +13,10 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
+from controller import palette
 from tests.web.conftest import Rig
 from tools import translations
+from web_ui import render
 
 WEB = Path(__file__).resolve().parents[2] / "web_ui"
 TRANSLATIONS = WEB / "translations"
@@ -238,3 +240,53 @@ def test_unnamed_seats_are_called_in_the_readers_language(
     assert computers.count(computer) == 1 and "Cleo" not in computers
     if lang != "en":
         assert "Player 2" not in history and "Computer (strong)" not in history
+
+
+HOUSE_RULES = {
+    "de": ("Gleichstand = teilen", "Vorrat = streng", "Start = überall", "Legen = angrenzend",
+           "Wertung = sichtbar", "Wertung = alle"),
+    "da": ("uafgjort = delt", "beholdning = streng", "start = hvor som helst",
+           "placering = nabo", "point = synlige", "point = alle"),
+}  # fmt: skip
+ENGLISH_HOUSE_RULES = ("ties = shared", "pools = strict", "start = anywhere",
+                       "placement = touching", "score = visible", "<code>ties</code>")  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_house_rules_and_colour_letters_are_in_the_pages_language(
+    rig: Rig, client: FlaskClient, lang: str
+) -> None:
+    """The names of the house rules and their values, and a letter per colour that no
+    other colour of the palette has in that language: any colours may meet in a game
+    (a colour only the config knows has its seat number)."""
+    headers = {"Accept-Language": lang}
+    rules = client.get("/rules", headers=headers).get_data(as_text=True)
+    setup = client.get("/setup", headers=headers).get_data(as_text=True)
+    for name in HOUSE_RULES[lang]:
+        assert name in rules, name
+    for english in ENGLISH_HOUSE_RULES:
+        assert english not in rules and english not in setup, english
+    assert f"<code>{HOUSE_RULES[lang][0].split(' = ')[0]}</code>" in setup
+
+    with rig.app.test_request_context("/", headers=headers):
+        letters = {c.name: render.colour_letter(c.name, c.letter) for c in palette.PALETTE}
+    assert len(set(letters.values())) == len(palette.PALETTE), letters
+    assert all(1 <= len(x) <= 2 and x.isalpha() for x in letters.values()), letters
+    for c in palette.PALETTE:
+        assert f"{render_colour(rig, lang, c.name)} ({letters[c.name]})</option>" in setup
+    yellow = {"de": "gelb (Ge)", "da": "gul (Gu)"}[lang]
+    assert yellow in setup and "(Y)" not in setup + rules
+
+    # A game of the colours whose letters changed: the page, its pearls and its words.
+    rig.new_perlen(("Anna", "Ben", "Cleo"), colours=("yellow", "pink", "cyan"))
+    rig.place("c3")
+    rig.wait(lambda s: s["moves"] == 1)
+    live = client.get("/", headers=headers).get_data(as_text=True)
+    assert f"Anna ({yellow.replace(' (', ', ')}" in live
+    assert f">{letters['yellow']}</text>" in live and ">Y</text>" not in live
+    assert ">K</text>" not in live and ">C</text>" not in live
+
+
+def render_colour(rig: Rig, lang: str, name: str) -> str:
+    with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+        return render.colour_name(name)
