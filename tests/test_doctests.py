@@ -28,6 +28,8 @@ MODULES = [
             "setup",
             "computer",
             "referee",
+            "guard",
+            "kinds",
             "snapshot",
         )
     ),
