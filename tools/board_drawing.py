@@ -416,8 +416,10 @@ def margins_block(g: Geometry) -> str:
         f"{old_flip.ratio:.2f}: the neighbours win, and the tests reject them.",
         "",
         f"Magnets in Pyramidos balls ({_f(g.ball.magnet.diameter)} mm {g.ball.magnet.grade} "
-        f"spheres) fail: two neighbouring balls pull each other {magnets.ball_pull(g):.1f} "
-        "times harder than half of what their hollows hold, and under the top the four "
+        f"spheres) fail: the other balls pull a ball "
+        f"{magnets.pull_ratio(g, g.ball, g.targets):.1f} times harder than half of what "
+        "its hollow holds (a pearl's neighbours: "
+        f"{magnets.pull_ratio(g, g.pearl, g.cells):.2f} times), and under the top the four "
         f"base balls drive a reed {top.neighbours / top.own:.0f} times harder than the top "
         "ball itself. Targets and the top are therefore seen by IR modules.",
     ])  # fmt: skip

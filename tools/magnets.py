@@ -44,9 +44,11 @@ The model, stated so it can be argued with:
   the cost is at least twice the gain. (Friction and the hollow, which resist turning
   either way, are left out: the check asks whether magnet-down is still the pearl's
   lowest rest, not how readily the pearl gets there.)
-- **Balls pulling each other.** Two magnets at distance d pull each other with at most
-  F = 3μ0m²/(2πd⁴) (point dipoles, coaxial, the exact field outside a sphere magnet). A
-  ball stays on its target while F is at most half the hollow's hold, W·tan(ψ_rim).
+- **Pieces pulling each other off their places.** Two magnets at distance d pull each
+  other with at most F = 3μ0m²/(2πd⁴) (point dipoles, coaxial; the exact field outside a
+  sphere magnet). A piece stays in its hollow while all its neighbours' pulls together,
+  taken in one direction, are at most half the hollow's hold, W·tan(ψ_rim) (W its weight,
+  ψ_rim where its contact reaches the hollow's rim).
 """
 
 from __future__ import annotations
@@ -82,13 +84,13 @@ __all__ = [
     "PlaceCheck",
     "Poses",
     "axial_field",
-    "ball_pull",
     "check_cells",
     "check_targets",
     "check_top",
     "flip_check",
     "magnet_field",
     "neighbour_share",
+    "pull_ratio",
     "rest_poses",
     "top_ball_centre",
 ]
@@ -450,17 +452,23 @@ def flip_check(geometry: Geometry, name: str) -> FlipCheck:
     return FlipCheck(name, lift, gained)
 
 
-def ball_pull(geometry: Geometry) -> float:
-    """Two neighbouring balls' greatest pull over half their hollow's hold (want ≤ 1)."""
-    ball, hollow = geometry.ball, geometry.hollow
-    targets = list(geometry.targets.values())
-    nearest = min(a.distance(b) for i, a in enumerate(targets) for b in targets[i + 1 :]) * _MM
-    moment = _moment(ball.magnet, ball.magnet.remanence[1])
-    pull = 3 * MU0 * moment**2 / (2 * math.pi * nearest**4)
-    big_r = _hollow_radius(hollow)
-    rim = math.asin(min(1.0, hollow.diameter / 2 / big_r))
-    hold = ball.mass * 1e-3 * GRAVITY * math.tan(rim)
-    return pull / (hold / MARGIN)
+def pull_ratio(geometry: Geometry, piece: Piece, places: Mapping[str, Point]) -> float:
+    """The strongest pull of all its neighbours at once on a piece, over half what its
+    hollow holds (want ≤ 1): each neighbour at most 3μ0m²/(2πd⁴), all in one direction."""
+    moment = _moment(piece.magnet, piece.magnet.remanence[1])
+    big_r = _hollow_radius(geometry.hollow)
+    rim = math.asin(min(1.0, geometry.hollow.diameter / 2 / big_r))
+    hold = piece.mass * 1e-3 * GRAVITY * math.tan(rim)
+    reach = geometry.pitch * 1.5
+    worst = 0.0
+    for name, here in places.items():
+        pull = sum(
+            3 * MU0 * moment**2 / (2 * math.pi * (here.distance(there) * _MM) ** 4)
+            for other, there in places.items()
+            if other != name and here.distance(there) < reach
+        )
+        worst = max(worst, pull)
+    return worst / (hold / MARGIN)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

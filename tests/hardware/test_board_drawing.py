@@ -7,6 +7,8 @@ import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+import pytest
+
 from controller.hardware.geometry import load_geometry
 from tools import board_drawing
 
@@ -54,6 +56,17 @@ def test_the_template_is_one_to_one_and_puts_every_hole_where_the_file_says() ->
     assert len(lights) == 37  # the matrix config's LEDs: 25 cells, 4 targets, top, 3, 4
 
 
+def test_the_pdf_is_one_a4_page_in_millimetres() -> None:
+    for board in board_drawing.BOARDS:
+        pdf = (ROOT / "hardware" / f"drilling-{board}.pdf").read_bytes()
+        assert pdf.startswith(b"%PDF-") and re.search(rb"/Count 1\b", pdf)
+        box = re.search(rb"/MediaBox \[ 0 0 ([\d.]+) ([\d.]+) \]", pdf)
+        assert box is not None
+        points = 72 / 25.4  # per mm
+        assert float(box.group(1)) / points == pytest.approx(297, abs=0.01)
+        assert float(box.group(2)) / points == pytest.approx(210, abs=0.01)
+
+
 def test_the_guide_shows_the_drawings_and_drops_the_old_claims() -> None:
     guide = GUIDE.read_text()
     for name in ("drilling-matrix.svg", "drilling-matrix.pdf", "drilling-mux.pdf"):
@@ -61,3 +74,14 @@ def test_the_guide_shows_the_drawings_and_drops_the_old_claims() -> None:
         assert (ROOT / "hardware" / name).is_file()
     assert not re.search(r"see well under a tenth\.", guide)
     assert "one end** is under the cell's centre, or stand it upright" not in guide
+
+
+def test_every_link_within_the_guide_finds_its_heading() -> None:
+    """GitHub's anchors: lower case, punctuation dropped, spaces to hyphens."""
+    guide = GUIDE.read_text()
+    anchors = set()
+    for heading in re.findall(r"^#+ (.+)$", guide, re.MULTILINE):
+        slug = re.sub(r"[^\w\- ]", "", heading.lower().replace("`", "")).replace(" ", "-")
+        anchors.add(slug)
+    for target in re.findall(r"\]\(#([^)]+)\)", guide):
+        assert target in anchors, target

@@ -127,6 +127,10 @@ def test_the_guides_old_geometry_is_rejected(depth_below_hollow: float, azimuth:
     assert worst.neighbour_margin < 1, worst.describe()  # not just short of 2×: it closes
 
 
+def test_neighbouring_pearls_cannot_pull_one_another_out_of_their_hollows() -> None:
+    assert magnets.pull_ratio(GEOMETRY, GEOMETRY.pearl, GEOMETRY.cells) <= 1
+
+
 def test_neighbouring_pearls_cannot_turn_one_another_over() -> None:
     flips = [magnets.flip_check(GEOMETRY, name) for name in GEOMETRY.cells]
     assert all(f.passes for f in flips), min(flips, key=lambda f: f.ratio)
@@ -140,7 +144,7 @@ def test_neighbouring_pearls_cannot_turn_one_another_over() -> None:
 
 def test_magnets_in_pyramidos_balls_are_rejected_so_targets_and_top_are_seen_by_ir() -> None:
     # Neighbouring balls' magnets pull harder than their hollows hold them.
-    assert magnets.ball_pull(GEOMETRY) > 1
+    assert magnets.pull_ratio(GEOMETRY, GEOMETRY.ball, GEOMETRY.targets) > 1
     # Three reeds under a target: the other balls close them.
     targets = magnets.check_targets(GEOMETRY, GEOMETRY.sensors["ball-reeds"])
     assert len(targets) == 4 and not any(t.passes for t in targets)
