@@ -169,7 +169,7 @@ CATALOGUE: dict[str, PartKind] = {
 """Every part either board uses, by key."""
 
 
-def sensor_kind(footprint: str, description: str, mpn: str, manufacturer: str) -> PartKind:
+def sensor_kind(footprint: str, description: str, manufacturer: str, mpn: str) -> PartKind:
     """The cells' sensor, whose footprint and part come from the geometry file."""
     return PartKind(
         "sensor",

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -24,7 +25,7 @@ import pytest
 from hardware.pcb import checks, generate, outputs
 from hardware.pcb.design import Board
 from hardware.pcb.inputs import Inputs, load_inputs
-from hardware.pcb.kicad_run import INSTALL, kicad_python, run
+from hardware.pcb.kicad_run import INSTALL, KICAD_PYTHON_ENV, KiCadError, kicad_python, run
 
 HERE = generate.HERE
 BOARDS = ("base", "controller")
@@ -33,8 +34,8 @@ SILK = {"silk_over_copper", "silk_overlap"}
 at every mask opening anyway; they are counted, not failed."""
 
 
-@pytest.fixture(scope="module")
-def kicad() -> str:
+def require_kicad() -> str:
+    """The Python with pcbnew; a skip saying what to install (a failure under CI=true)."""
     python = kicad_python()
     if python is None:
         problem = f"KiCad's pcbnew module is missing: {INSTALL}"
@@ -42,6 +43,31 @@ def kicad() -> str:
             pytest.fail(f"the board checks cannot run in CI: {problem}")
         pytest.skip(problem)
     return python
+
+
+@pytest.fixture(scope="module")
+def kicad() -> str:
+    return require_kicad()
+
+
+def test_without_kicad_the_checks_skip_and_fail_in_ci(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a Python without pcbnew (the venv's own) stands for a machine without KiCad
+    monkeypatch.setenv(KICAD_PYTHON_ENV, sys.executable)
+    kicad_python.cache_clear()
+    try:
+        monkeypatch.setenv("CI", "false")
+        with pytest.raises(pytest.skip.Exception, match="apt-get install"):
+            require_kicad()
+        monkeypatch.setenv("CI", "true")
+        with pytest.raises(pytest.fail.Exception, match="cannot run in CI"):
+            require_kicad()
+        with pytest.raises(KiCadError, match="apt-get install"):
+            run("dump", tmp_path / "none.kicad_pcb")
+    finally:
+        monkeypatch.undo()
+        kicad_python.cache_clear()
 
 
 @pytest.fixture(scope="module")
