@@ -85,9 +85,11 @@ def picture(layers: dict[str, str], width: float, height: float, side: str) -> s
         inner = text[text.index(">", text.index("<svg")) + 1 : text.rindex("</svg>")]
         inner = re.sub(r"<title>.*?</title>|<desc>.*?</desc>", "", inner, flags=re.S)
         colour = COLOURS[layer.split("_", 1)[1] if layer != "Edge_Cuts" else layer]
+        # black is the layer's copper, mask opening or print; white the holes (in copper)
+        # or the print taken off the pads (in the silkscreen: not drawn)
         inner = inner.replace("#000000", colour)
-        opacity = ' opacity="0.85"' if layer.endswith("Cu") else ""
-        body.append(f"<g{opacity}>{inner}</g>")
+        inner = inner.replace("#FFFFFF", "none" if layer.endswith("SilkS") else COLOURS["board"])
+        body.append(f"<g>{inner}</g>")
     return (
         '<svg xmlns="http://www.w3.org/2000/svg" '
         f'width="{width * 4:.0f}" height="{height * 4:.0f}" viewBox="0 0 {w} {h}">\n'
