@@ -77,13 +77,14 @@ def picture(layers: dict[str, str], width: float, height: float, side: str) -> s
     """One SVG of a board side from KiCad's one-layer plots: the board green, copper under
     the mask lighter, the pads (mask openings) gold, the silkscreen white; the bottom seen
     from below (mirrored)."""
-    w, h = round(width * 1e6), round(height * 1e6)
+    w, h = round(width * 1e3), round(height * 1e3)
     flip = f' transform="translate({w} 0) scale(-1 1)"' if side == "B" else ""
     body = [f'<rect x="0" y="0" width="{w}" height="{h}" fill="{COLOURS["board"]}"/>']
     for layer in (f"{side}_Cu", f"{side}_Mask", f"{side}_SilkS", "Edge_Cuts"):
         text = layers[layer]
         inner = text[text.index(">", text.index("<svg")) + 1 : text.rindex("</svg>")]
         inner = re.sub(r"<title>.*?</title>|<desc>.*?</desc>", "", inner, flags=re.S)
+        inner = _micrometres(inner)
         colour = COLOURS[layer.split("_", 1)[1] if layer != "Edge_Cuts" else layer]
         # black is the layer's copper, mask opening or print; white the holes (in copper)
         # or the print taken off the pads (in the silkscreen: not drawn)
@@ -95,6 +96,31 @@ def picture(layers: dict[str, str], width: float, height: float, side: str) -> s
         f'width="{width * 4:.0f}" height="{height * 4:.0f}" viewBox="0 0 {w} {h}">\n'
         f"<g{flip}>\n" + "\n".join(body) + "\n</g>\n</svg>\n"
     )
+
+
+_NUMBER = re.compile(r"-?\d+(?:\.\d+)?")
+_LENGTHS = re.compile(
+    r'(\b(?:cx|cy|r|x|y|textLength|font-size)=")([^"]*)(")|(stroke-width:)([-\d.]+)'
+    r'|(\bd=")([^"]*)(")',
+    re.S,
+)
+
+
+def _micrometres(svg: str) -> str:
+    """KiCad's plots count in nanometres; browsers lose precision past 2^25 units (33 mm
+    of board). Every length in micrometres (a thousandth of the numbers, and shorter)."""
+
+    def scale(text: str) -> str:
+        return _NUMBER.sub(lambda m: f"{float(m[0]) / 1000:.0f}", text)
+
+    def one(m: re.Match[str]) -> str:
+        if m[1]:
+            return m[1] + scale(m[2]) + m[3]
+        if m[4]:
+            return m[4] + scale(m[5])
+        return m[6] + scale(m[7]) + m[8]
+
+    return _LENGTHS.sub(one, svg)
 
 
 def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str, object]:

@@ -173,6 +173,10 @@ def test_the_committed_fab_files_match_the_board(
     assert committed.keys() == fresh.keys()
     stale = [n for n in fresh if committed[n] != fresh[n]]
     assert stale == [], "run `make board`: these fab files are stale"
+    layers = {p.stem.removeprefix(f"{name}-"): p.read_text() for p in (plots / "svg").iterdir()}
+    for side, label in (("F", "top"), ("B", "bottom")):
+        committed_picture = (HERE / "pictures" / f"{name}-{label}.svg").read_text()
+        assert committed_picture == generate.picture(layers, board.width, board.height, side)
     summary = json.loads((fab / f"{name}-summary.json").read_text())
     assert summary["parts"] == len(board.parts)
 
