@@ -87,6 +87,7 @@ def footprint_dirs() -> dict[str, Path]:
     return dirs
 
 
+@cache
 def load_footprint(fpid: str) -> Footprint:
     """``"Library:Name"`` read from its ``.kicad_mod``; :class:`FootprintError` if missing."""
     lib, _, name = fpid.partition(":")
@@ -102,7 +103,6 @@ def load_footprint(fpid: str) -> Footprint:
     return _read(lib, name, path.read_text(encoding="utf-8"))
 
 
-@cache
 def _read(lib: str, name: str, text: str) -> Footprint:
     expr = sexpr.parse(text)
     pads: list[Pad] = []
