@@ -138,6 +138,8 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
     spec.write_text(json.dumps(layout(routed, Rules(), source, SEED)), encoding="utf-8")
     pcb = project / f"{name}.kicad_pcb"
     run("build", spec, pcb)
+    # KiCad also saves its window state beside the board: not part of the design
+    (project / f"{name}.kicad_prl").unlink(missing_ok=True)
     drc = run("drc", pcb, work / f"{name}-drc.rpt")
     fab = out / "fab"
     fab.mkdir(exist_ok=True)
