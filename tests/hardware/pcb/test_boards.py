@@ -106,6 +106,19 @@ def test_every_pad_is_on_its_netlist_net(
 
 
 @pytest.mark.parametrize("name", BOARDS)
+def test_outline_and_mounting_holes_are_the_designs(
+    dumps: dict[str, dict[str, Any]], designed: dict[str, Board], name: str
+) -> None:
+    board = designed[name]
+    width, height = dumps[name]["size"]
+    # the bounding box includes the outline's 0.1 mm line
+    assert width == pytest.approx(board.width + 0.1, abs=1e-3)
+    assert height == pytest.approx(board.height + 0.1, abs=1e-3)
+    holes = sorted((p["x"], p["y"]) for p in dumps[name]["parts"] if p["value"] == "mounting hole")
+    assert holes == sorted((h.x, h.y) for h in board.holes)
+
+
+@pytest.mark.parametrize("name", BOARDS)
 def test_the_netlist_passes_erc(designed: dict[str, Board], name: str) -> None:
     assert checks.erc(designed[name]) == []
 
