@@ -8,10 +8,14 @@ STAMP  := $(VENV)/.installed
 
 .PHONY: run test lint typecheck pytest bench board clean
 
+# Quiet: pip's own progress is hidden (--quiet) and so are setuptools' notes to packagers
+# (UserWarnings of the build backend), so that `make run` ends with the page's address
+# and the admin PIN in a box, not a page of installer text. Errors still show.
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@echo "Installing pyramid-board and its packages into $(VENV) (a minute or two the first time)"
+	@PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet --upgrade pip
+	@PYTHONWARNINGS=ignore::UserWarning $(BIN)/python -m pip install --quiet -e '.[test]'
 	@touch $(STAMP)
 
 run: $(STAMP)

@@ -38,6 +38,7 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +51,7 @@ from controller.checks import known as _known
 from controller.checks import number as _number
 from controller.checks import string as _string
 from controller.checks import table as _table
-from controller.hardware.channels import SEATS, ChannelMap, ChannelMapError
+from controller.hardware.channels import MATRIX_WIDTH, SEATS, ChannelMap, ChannelMapError
 from controller.hardware.port import Colour
 from controller.hardware.wiring import (
     ADAPTERS,
@@ -62,6 +63,7 @@ from controller.hardware.wiring import (
     HEADER_PIN,
     LAST_GPIO,
     MUX_CHANNELS,
+    SETTLE_US,
     SPI0_PINS,
     TOPOLOGIES,
     Adapter,
@@ -90,6 +92,7 @@ __all__ = [
     "HEADER_PIN",
     "LAST_GPIO",
     "MUX_CHANNELS",
+    "SETTLE_US",
     "SPI0_PINS",
     "STORE_FILE",
     "TOPOLOGIES",
@@ -100,6 +103,7 @@ __all__ = [
     "ConfigError",
     "GpioConfig",
     "LedConfig",
+    "RemoteConfig",
     "ScanTiming",
     "SeatConfig",
     "SerialConfig",
@@ -155,6 +159,28 @@ class StoreConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoteConfig:
+    """``[remote]``: the MQTT broker through which this board plays a board in another home
+    (both connect outwards to it; see controller/remote)."""
+
+    host: str
+    port: int
+    tls: bool
+    """``mqtts://``: TLS, checked against ``ca_file`` or the system's certificates."""
+    name: str
+    """This board's name, shown on the other board."""
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: Path | None = None
+
+    @property
+    def broker(self) -> str:
+        """The broker's address as the config file spells it."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole config; ``Config()`` is what no file at all gives."""
 
@@ -165,6 +191,8 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     buzzer: BuzzerConfig | None = None
     """``[buzzer]``: the piezo on the Pi's header, or None (no section: no buzzer)."""
+    remote: RemoteConfig | None = None
+    """``[remote]``: the broker for games across two homes, or None (no section)."""
     source: Path | None = None
     """The file this came from, or None for the built-in defaults."""
 
@@ -237,7 +265,7 @@ def config_from_toml(text: str, source: Path | None = None) -> Config:
 
 def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> Config:
     """Check an already parsed TOML document and build the :class:`Config`."""
-    _known(data, "", ("board", "leds", "buzzer", "seats", "web", "store"))
+    _known(data, "", ("board", "leds", "buzzer", "seats", "web", "store", "remote"))
     board_data = _table(data.get("board", {}), "board")
     leds = _leds(_table(data.get("leds", {}), "leds"))
     adapter = _choice(board_data.get("adapter", "sim"), "board.adapter", ADAPTERS)
@@ -250,6 +278,7 @@ def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> 
         seats=_seats(_table(data.get("seats", {}), "seats")),
         web=_web(_table(data.get("web", {}), "web")),
         store=_store(_table(data.get("store", {}), "store")),
+        remote=_remote(_table(data["remote"], "remote"), source) if "remote" in data else None,
         source=source,
     )
 
@@ -353,7 +382,11 @@ def _scan_timing(table: dict[str, Any], prefix: str) -> ScanTiming:
     idle = _number(table.get("idle_ms", default.idle_ms), f"{prefix}.idle_ms", 1.0, 100.0)
     fast = _number(table.get("fast_ms", default.fast_ms), f"{prefix}.fast_ms", 0.2, 20.0)
     agree = _integer(table.get("agree", default.agree), f"{prefix}.agree", 2, 16)
-    settle = _number(table.get("settle_us", default.settle_us), f"{prefix}.settle_us", 0.0, 1000.0)
+    settle = (
+        _number(table["settle_us"], f"{prefix}.settle_us", 0.0, 1000.0)
+        if "settle_us" in table
+        else None  # the topology's default (SETTLE_US)
+    )
     if fast > idle:
         raise ConfigError(
             f"{prefix}.fast_ms",
@@ -367,7 +400,7 @@ def _board(table: dict[str, Any], leds: LedConfig, buzzer: BuzzerConfig | None) 
     adapter = cast(Adapter, _choice(table.get("adapter", "sim"), "board.adapter", ADAPTERS))
     gpio = _gpio_config(_table(table["gpio"], "board.gpio")) if "gpio" in table else GpioConfig()
     serial = _serial_config(_table(table.get("serial", {}), "board.serial"))
-    channel_map = _channel_map(table)
+    channel_map = _channel_map(table, _default_map(adapter, gpio))
     if adapter == "gpio":
         _check_pins_once(gpio, leds, buzzer)
         for name, channel in sorted(channel_map.channel_by_name.items(), key=lambda kv: kv[1]):
@@ -430,10 +463,20 @@ def _serial_config(table: dict[str, Any]) -> SerialConfig:
     return SerialConfig(port, baudrate, usb_id, buzzer, silence, refresh, retry, handshake)
 
 
-def _channel_map(table: dict[str, Any]) -> ChannelMap:
+def _default_map(adapter: Adapter, gpio: GpioConfig) -> ChannelMap:
+    """The numbering of a board whose config names no channels: a 6 × 6 diode matrix,
+    behind a Pi or a Pico, numbers as :meth:`ChannelMap.matrix` (one board reads the same
+    behind either); other wiring, and the sim, in reading order (:meth:`ChannelMap.default`).
+    """
+    six = len(gpio.rows) == len(gpio.cols) == MATRIX_WIDTH
+    if adapter == "serial" or (adapter == "gpio" and gpio.topology == "matrix" and six):
+        return ChannelMap.matrix()
+    return ChannelMap.default()
+
+
+def _channel_map(table: dict[str, Any], default: ChannelMap) -> ChannelMap:
     if "channels" not in table and "leds" not in table:
-        return ChannelMap.default()
-    default = ChannelMap.default()
+        return default
     channels = dict(
         _table(table["channels"], "board.channels")
         if "channels" in table
@@ -580,3 +623,63 @@ def _store(table: dict[str, Any]) -> StoreConfig:
     path = Path(text).expanduser()
     # A relative path lives in the data dir: the config file may sit in read-only /etc.
     return StoreConfig(path if path.is_absolute() else default_data_dir() / path)
+
+
+_SCHEMES: Final = {"mqtt": (False, 1883), "mqtts": (True, 8883)}
+
+
+def _remote(table: dict[str, Any], source: Path | None) -> RemoteConfig:
+    _known(table, "remote", ("broker", "username", "password", "ca_file", "name"))
+    for key in ("broker", "name"):
+        if key not in table:
+            example = "'mqtts://broker.example.net:8883'" if key == "broker" else "'Oma and Opa'"
+            raise ConfigError(f"remote.{key}", f"is required, e.g. {example}")
+    text = _string(table["broker"], "remote.broker").strip()
+    try:
+        url = urllib.parse.urlsplit(text)
+        port = url.port
+    except ValueError as exc:
+        raise ConfigError("remote.broker", f"is not an address: {exc}") from None
+    if url.scheme not in _SCHEMES or not url.netloc:
+        raise ConfigError(
+            "remote.broker", f"must be mqtt://host:port or mqtts://host:port, not {text!r}"
+        )
+    if url.username is not None or url.password is not None:
+        raise ConfigError("remote.broker", "name the user in username and password, not here")
+    if url.path not in ("", "/") or url.query or url.fragment:
+        raise ConfigError("remote.broker", f"must be just the scheme, host and port, not {text!r}")
+    if not url.hostname:
+        raise ConfigError("remote.broker", f"names no host: {text!r}")
+    tls, default_port = _SCHEMES[url.scheme]
+    if port == 0:
+        raise ConfigError("remote.broker", "port 0 is no port")
+    name = _string(table["name"], "remote.name").strip()
+    if not 1 <= len(name) <= 64 or not name.isprintable():
+        raise ConfigError("remote.name", f"must be 1 to 64 printable characters, not {name!r}")
+    username = password = None
+    if "username" in table:
+        username = _string(table["username"], "remote.username")
+        if not username or len(username) > 256:
+            raise ConfigError("remote.username", "must be 1 to 256 characters")
+    if "password" in table:
+        password = _string(table["password"], "remote.password")
+        if username is None:
+            raise ConfigError("remote.password", "needs a username (remote.username)")
+    ca_file = None
+    if "ca_file" in table:
+        if not tls:
+            raise ConfigError("remote.ca_file", "is for mqtts:// brokers; this one is mqtt://")
+        ca_file = Path(_string(table["ca_file"], "remote.ca_file").strip()).expanduser()
+        if not ca_file.is_absolute() and source is not None:
+            ca_file = source.parent / ca_file  # beside the config file, wherever it is run
+        if not ca_file.is_file():
+            raise ConfigError("remote.ca_file", f"{str(ca_file)!r} is not a file")
+    return RemoteConfig(
+        host=url.hostname,
+        port=port or default_port,
+        tls=tls,
+        name=name,
+        username=username,
+        password=password,
+        ca_file=ca_file,
+    )

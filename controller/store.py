@@ -415,6 +415,16 @@ class Store:
         )
         return None if row is None else self.game(row["id"])
 
+    def on_the_table(self) -> StoredGame | None:
+        """The game the table showed when the program stopped: the newest game, if it is
+        being played or over (a finished game stays on the page until a new one starts;
+        after an abort the table was empty)."""
+        row = self._read().execute("SELECT id, status FROM games ORDER BY id DESC LIMIT 1")
+        newest = row.fetchone()
+        if newest is None or newest["status"] not in ("playing", "over"):
+            return None
+        return self.game(newest["id"])
+
     # -- the web page's side ------------------------------------------------------------------
     def games(self, limit: int = 50, offset: int = 0) -> list[GameSummary]:
         """Games, newest first."""
@@ -461,20 +471,37 @@ class Store:
         )
 
     def leaderboard(self, game: str | None = None) -> list[LeaderRow]:
-        """Players of finished games by wins, then points (``game`` limits to one kind)."""
+        """Players of finished games by wins, then points (``game`` limits to one kind):
+        the people first, then the computers. Unnamed computer seats count together by
+        level (also those that older releases stored as ``Computer (strong)``); unnamed
+        people are nobody in particular and are left out."""
         if game is not None and game not in GAMES:
             raise ValueError(f"game must be one of {GAMES} or None, not {game!r}")
+        unnamed = (
+            "(p.computer IS NOT NULL AND (p.name = '' OR p.name = 'Computer (' || p.computer"
+            " || ')' OR p.name GLOB 'Computer [0-9] (' || p.computer || ')'))"
+        )
         sql = (
-            "SELECT p.name, p.computer IS NOT NULL AS computer, count(*) AS games, "
+            f"SELECT CASE WHEN {unnamed} THEN '' ELSE p.name END AS shown, "
+            f"CASE WHEN {unnamed} THEN p.computer END AS level, "
+            "p.computer IS NOT NULL AS computer, count(*) AS games, "
             "sum(p.won) AS wins, sum(p.points) AS points FROM players p "
-            "JOIN games g ON g.id = p.game_id WHERE g.status = 'over'"
+            "JOIN games g ON g.id = p.game_id WHERE g.status = 'over' "
+            "AND NOT (p.computer IS NULL AND p.name = '')"
             + (" AND g.game = ?" if game else "")
-            + " GROUP BY p.name, p.computer IS NOT NULL "
-            "ORDER BY wins DESC, points DESC, p.name"
+            + " GROUP BY shown, level, p.computer IS NOT NULL "
+            "ORDER BY computer, wins DESC, points DESC, shown, level"
         )
         rows = self._read().execute(sql, (game,) if game else ()).fetchall()
         return [
-            LeaderRow(r["name"], r["games"], r["wins"] or 0, r["points"] or 0, bool(r["computer"]))
+            LeaderRow(
+                r["shown"],
+                r["games"],
+                r["wins"] or 0,
+                r["points"] or 0,
+                bool(r["computer"]),
+                r["level"],
+            )
             for r in rows
         ]
 

@@ -177,6 +177,8 @@ class LeaderRow:
     points: int
     """Sum of scores (visible pearls, or Pyramidos points)."""
     computer: bool = False
+    level: str | None = None
+    """For the unnamed computer seats of one level (``name`` empty): that level."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -185,4 +187,5 @@ class LeaderRow:
             "wins": self.wins,
             "points": self.points,
             "computer": self.computer,
+            "level": self.level,
         }

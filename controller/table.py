@@ -171,7 +171,7 @@ class Table:
         """Resume an unfinished game from the store, start the owner thread and the board."""
         if self._thread is not None:
             raise RuntimeError("the table is already started")
-        self._carry(resume(self._state, self.store.unfinished(), self._clock.now()))
+        self._carry(resume(self._state, self.store.on_the_table(), self._clock.now()))
         for message in self._state.note.messages:
             log.info("%s", english(message))
         self._running = True

@@ -9,10 +9,12 @@ column side, cathode on the row side, so that three closed switches never make a
 look closed. The switch between row ``r`` and column ``c`` is channel
 ``r * len(COLUMN_PINS) + c``; hardware/README.md lists which channel is which cell.
 
-The default 6 x 6 matrix has 36 channels: the 25 cells a1–e5 (channels 0–24), the
-Pyramidos targets t1–t4 and the top (25–29) and three buttons (30–32), in the order of
-``ChannelMap.default()``. The WS2812 chain has one LED per cell, target and button and
-one per seat (37). The firmware checks these values at boot and prints what is wrong.
+The default 6 x 6 matrix has 36 channels, named as on the Pi (``ChannelMap.matrix()``,
+configs/matrix.toml): rows 0–4 are the ranks 1–5 and columns 0–4 the files a–e (a1 is
+channel 0, a2 channel 6), column 5 the Pyramidos targets t1–t4 and the top, row 5 the
+three buttons (30–32; 33–35 spare). The WS2812 chain has one LED per cell, target and
+button and one per seat (37), in the Pi's chain order. The firmware checks these values
+at boot and prints what is wrong.
 """
 
 VERSION = "1.1.0"
@@ -43,8 +45,10 @@ SCAN_MS = 4
 DEBOUNCE_SCANS = 3
 """A channel changes only after this many consecutive scans agree (at least 2)."""
 
-SETTLE_US = 10
-"""Microseconds between driving a row and reading the columns (wires and diodes settle)."""
+SETTLE_US = 22
+"""Microseconds between driving a row and reading the columns (wires and diodes settle):
+twice the 11 µs a column needs on the Pico's own pull-ups at 150 pF of wire, to rise to
+V_IH after the row before let it go (hardware/README.md, "Timing")."""
 
 REPORT_MS = 1000
 """An ``S`` line goes out at least this often even when nothing changes (at most 1000)."""

@@ -21,7 +21,7 @@ WEB = ROOT / "web_ui"
 TRANSLATIONS = WEB / "translations"
 TEMPLATE = TRANSLATIONS / "messages.pot"
 SOURCES = ("web_ui", "controller/referee")
-KEYWORDS = ("lazy_gettext", "N_", "NP_:1,2")
+KEYWORDS = ("lazy_gettext", "lazy_pgettext:1c,2", "N_", "NP_:1,2")
 
 
 def pybabel() -> str:
@@ -75,6 +75,7 @@ def main(argv: list[str] | None = None) -> int:
             "-q",
             "update",
             "-N",
+            "--ignore-obsolete",  # a text no page shows any more leaves the catalogues
             "-w",
             "100",
             "-i",

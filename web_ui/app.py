@@ -11,6 +11,7 @@ like::
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import logging
 from datetime import datetime
@@ -25,7 +26,7 @@ from flask_wtf.csrf import CSRFProtect, generate_csrf
 from controller.config import Config
 from controller.hardware.port import Board
 from controller.store import Store
-from web_ui import api, errors, events, i18n, pages, render, security
+from web_ui import api, errors, events, i18n, pages, render, reviews, security
 from web_ui.auth import is_admin
 from web_ui.live import LiveHub, TableLike
 from web_ui.reviews import Reviewer
@@ -99,6 +100,7 @@ def create_app(
     )
     app.json.sort_keys = False  # type: ignore[attr-defined]
     app.json.ensure_ascii = False  # type: ignore[attr-defined]
+    reviewer = Reviewer(settings.review_budget)
     state = WebState(
         table=table,
         store=store,
@@ -106,12 +108,12 @@ def create_app(
         channel_map=table.channel_map,
         config=config,
         settings=settings,
-        hub=LiveHub(table),
+        hub=LiveHub(table, listener=functools.partial(reviews.on_game_over, reviewer, store)),
         throttle=security.Throttle(
             free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
         ),
         secret=secret,
-        reviewer=Reviewer(settings.review_budget),
+        reviewer=reviewer,
         default_language=language if i18n.is_language(language) else i18n.DEFAULT_LANGUAGE,
         static_versions=_static_versions(),
     )

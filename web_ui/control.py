@@ -84,9 +84,15 @@ def virtual(press: VirtualPress) -> Touched:
         abort(409, gettext("This board has real sensors; the page cannot move pearls on it."))
     cmap = web.channel_map
     if press.action == "clear":
-        frame = board.set_active(
-            c for c in board.read().active if cmap.name_by_channel.get(c) in BUTTONS
-        )
+        # Between games every piece comes off; during one, the pieces it does not have.
+        shown = web.table.snapshot
+        names = {c: cmap.name_by_channel.get(c, "") for c in board.read().active}
+        if shown.game is None or shown.over:
+            gone = {c for c, name in names.items() if name not in BUTTONS}
+        else:
+            extra = {m.cell for m in shown.mismatches if m.kind == "extra"}
+            gone = {c for c, name in names.items() if name in extra}
+        frame = board.set_active(c for c in names if c not in gone)
         on = False
     elif press.name in BUTTONS:
         channel = cmap.channel(press.name)

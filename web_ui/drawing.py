@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from controller.palette import PaletteError, parse_hex
+from controller.referee.messages import Message
 from controller.referee.snapshot import BonusView, PlayerView, Snapshot
 from controller.rules.notation import (
     FILES,
@@ -68,9 +69,12 @@ class Swatch:
     """Black or white, whichever reads better on ``fill``."""
     pattern: str = "pattern-plain"
     """The id of the SVG pattern drawn over the fill (controller.palette names them)."""
-    player: str = ""
-    """The name of the player who plays it, if any."""
+    player: str | Message = ""
+    """The name of the player who plays it, if any (an unnamed seat's default name as a
+    message, rendered in the reader's language)."""
     seat: int | None = None
+    computer: bool = False
+    """A computer seat plays it: the page marks it with the robot."""
 
 
 UNKNOWN = Swatch("#9e9e9e", "unknown", "?", "#000000")
@@ -99,8 +103,9 @@ def swatch(player: PlayerView) -> Swatch:
         letter=player.letter[:2],
         ink=_ink(player.colour),
         pattern=player.pattern,
-        player=player.name,
+        player=player.name or player.default_name or "",
         seat=player.seat,
+        computer=player.computer is not None,
     )
 
 
@@ -129,7 +134,8 @@ BASE_CELL: Final = 56.0
 BASE_X: Final = 22.0
 BASE_Y: Final = 22.0
 UPPER_CELL: Final = 22.0
-UPPER_GAP: Final = 24.0
+UPPER_GAP: Final = 20.0
+"""Between the small layers 2 to 5, which hold their rank numbers: all four fit the width."""
 UPPER_Y: Final = BASE_Y + 5 * BASE_CELL + 50.0
 LAYERS_WIDTH: Final = BASE_X + 5 * BASE_CELL + 8.0
 LAYERS_HEIGHT: Final = UPPER_Y + 4 * UPPER_CELL + 24.0

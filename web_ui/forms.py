@@ -102,11 +102,10 @@ def _flag(value: object, field: str) -> bool:
 
 
 def clean_name(value: object, field: str) -> str:
-    """A player's name: 1 to 24 printable characters, spaces trimmed and squeezed."""
+    """A player's name: at most 24 printable characters, spaces trimmed and squeezed;
+    empty for a seat without one."""
     text = _text(value, field, limit=200)
     text = unicodedata.normalize("NFC", " ".join(text.split()))
-    if not text:
-        raise InputError(field, "is empty")
     if len(text) > NAME_MAX:
         raise InputError(field, f"is too long (at most {NAME_MAX} characters)")
     for char in text:
@@ -136,12 +135,10 @@ def parse_setup(raw: object, *, levels: Sequence[str] = ()) -> GameSetup:
     for seat, item in enumerate(players_raw):
         where = f"players[{seat}]"
         one = PLAYER.check(item, where)
+        # A seat may go without a name: the page calls it "Player 2" or "Computer (strong)"
+        # in each reader's language (controller.referee.session.default_name).
         raw_name = one.get("name")
-        named = not (one.get("computer") not in (None, "", "person") and raw_name in (None, ""))
-        # A computer seat may go without a name: the referee names it by its level.
-        if named and raw_name is None:
-            raise InputError(f"{where}.name", "is required (only a computer seat may go unnamed)")
-        name = clean_name(raw_name, f"{where}.name") if named else ""
+        name = "" if raw_name is None else clean_name(raw_name, f"{where}.name")
         colour_name = _text(one["colour"], f"{where}.colour", limit=40)
         try:
             colour = palette.by_name(colour_name)

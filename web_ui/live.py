@@ -98,8 +98,17 @@ class LiveHub:
     0
     """
 
-    def __init__(self, table: TableLike, *, poll: float = 0.5, cache_size: int = 32) -> None:
+    def __init__(
+        self,
+        table: TableLike,
+        *,
+        poll: float = 0.5,
+        cache_size: int = 32,
+        listener: Callable[[Snapshot], None] | None = None,
+    ) -> None:
         self._table = table
+        self._listener = listener
+        """Called on the fan-out thread with every snapshot (the reviews start from it)."""
         self._poll = poll
         self._cond = threading.Condition()
         self._latest: Update | None = None
@@ -160,6 +169,11 @@ class LiveHub:
                     self._stopping = True
                 continue
             self.publish(snapshot)
+            if self._listener is not None:
+                try:
+                    self._listener(snapshot)
+                except Exception:  # a listener's failure must not end live updates
+                    log.exception("live updates: a listener failed")
         with self._cond:
             self._cond.notify_all()
 

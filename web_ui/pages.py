@@ -25,6 +25,7 @@ from werkzeug.wrappers import Response as BaseResponse
 
 from controller import palette
 from controller.hardware.port import TUNES
+from controller.referee.messages import Message, Term
 from controller.store import StoredGame
 from web_ui import auth, control, forms, i18n, render, reviews, security
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
@@ -85,10 +86,23 @@ def control_command(command: str) -> BaseResponse:
 # -- setup ---------------------------------------------------------------------------------
 
 
-def _seat_defaults() -> list[dict[str, str]]:
-    names = [gettext("Player %(n)d", n=i + 1) for i in range(4)]
+def _setup_context() -> dict[str, Any]:
+    """What the New game page offers: each seat's colour and the name an unnamed seat goes
+    by (the name field's placeholder: the field starts empty, so a seat left so is stored
+    unnamed and every reader sees its default name in their own language)."""
     colours = [c.name for c in palette.PALETTE[:4]]
-    return [{"name": names[i], "colour": colours[i]} for i in range(4)]
+    seats = [
+        {"name": render.say(Message.of("player_name", seat=i + 1)), "colour": colours[i]}
+        for i in range(4)
+    ]
+    levels = web_state().levels
+    example = Message.of("computer_name", level=Term("level", levels[-1])) if levels else None
+    return {
+        "seats": seats,
+        "palette": palette.PALETTE,
+        "levels": levels,
+        "computer_example": render.say(example),
+    }
 
 
 @bp.get("/setup")
@@ -100,10 +114,8 @@ def setup() -> str:
         "setup.html",
         game=game,
         values={},
-        seats=_seat_defaults(),
-        palette=palette.PALETTE,
-        levels=web_state().levels,
         error=None,
+        **_setup_context(),
     )
 
 
@@ -123,10 +135,8 @@ def _setup_again(problem: str, status: int) -> Response:
         "setup.html",
         game=game if game in forms.GAMES else "perlen-pyramide",
         values=request.form,
-        seats=_seat_defaults(),
-        palette=palette.PALETTE,
-        levels=web_state().levels,
         error=problem,
+        **_setup_context(),
     )
     return make_response(page, status)
 
@@ -187,6 +197,14 @@ def _step_arg(last: int) -> int:
     return min(int(raw), last)
 
 
+def _replayable(game: StoredGame) -> list[Step]:
+    """The steps of a game's replay, or 409 saying why it cannot be replayed."""
+    try:
+        return replay_steps(game)
+    except ReplayUnavailable as exc:
+        abort(409, str(exc))
+
+
 def _step_context(game: StoredGame, steps: list[Step], step: int) -> dict[str, Any]:
     current = steps[step]
     snapshot = current.snapshot
@@ -208,13 +226,21 @@ def game(game_id: int) -> str:
     return render_template("game.html", problem=None, **context)
 
 
+@bp.get("/history/<int:game_id>/moves")
+def game_moves(game_id: int) -> str:
+    """The list of moves with the review as it is now (the page asks again while the
+    computer works on it)."""
+    stored = _stored_game(game_id)
+    steps = _replayable(stored)
+    context = _step_context(stored, steps, _step_arg(len(steps) - 1))
+    context["review"] = reviews.review_for(stored)
+    return render_template("_moves.html", **context)
+
+
 @bp.get("/history/<int:game_id>/step/<int:step>")
 def game_step(game_id: int, step: int) -> str:
     stored = _stored_game(game_id)
-    try:
-        steps = replay_steps(stored)
-    except ReplayUnavailable as exc:
-        abort(409, str(exc))
+    steps = _replayable(stored)
     if step >= len(steps):
         abort(404, gettext("This game has only %(n)d steps.", n=len(steps) - 1))
     return render_template("_replay_stage.html", **_step_context(stored, steps, step))
@@ -230,7 +256,11 @@ def leaderboard() -> str:
         abort(400, gettext("game must be perlen-pyramide or pyramidos."))
     store = web_state().store
     kinds = [game] if game else list(forms.GAMES)
-    tables = [(kind, store.leaderboard(kind)) for kind in kinds]
+    tables = []
+    for kind in kinds:
+        rows = store.leaderboard(kind)
+        people = [r for r in rows if not r.computer]
+        tables.append((kind, people, [r for r in rows if r.computer]))
     return render_template("leaderboard.html", tables=tables, game=game)
 
 
@@ -238,7 +268,8 @@ def leaderboard() -> str:
 def rules() -> str:
     from web_ui import pictures
 
-    return render_template("rules.html", pictures=pictures.rule_pictures())
+    players = render.local_letters(pictures.PLAYERS)
+    return render_template("rules.html", pictures=pictures.rule_pictures(players))
 
 
 # -- diagnostics -----------------------------------------------------------------------------

@@ -22,14 +22,16 @@ from controller.rules.notation import BASE
 from web_ui import drawing
 
 _COLOURS = palette.PALETTE[:3]
-_PLAYERS = tuple(
+PLAYERS = tuple(
     PlayerView(i, i, "", c.hex, c.name, c.letter, c.pattern_id, None)
     for i, c in enumerate(_COLOURS)
 )
+"""The three colours of the pictures (the page gives them its language's letters)."""
+Players = tuple[PlayerView, ...]
 
 
-def _snapshot(state: perlen.PerlenState, **marks: object) -> Snapshot:
-    return position(_PLAYERS, state, state.options, **marks)
+def _snapshot(players: Players, state: perlen.PerlenState, **marks: object) -> Snapshot:
+    return position(players, state, state.options, **marks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +47,7 @@ class GroupPicture:
     size: float = 100.0
 
 
-def _group(colours: tuple[int, int, int, int], counts: str) -> GroupPicture:
+def _group(players: Players, colours: tuple[int, int, int, int], counts: str) -> GroupPicture:
     """Play the four pearls as a real game would and read the bonus the engine gives."""
     cells = ("b2", "c2", "b3", "c3")  # near left, near right, far left, far right
     state = perlen.new_game(perlen.PerlenOptions(placement=perlen.Placement.FREE))
@@ -61,7 +63,7 @@ def _group(colours: tuple[int, int, int, int], counts: str) -> GroupPicture:
         if earned:
             bonus = earned[0]
     assert bonus is not None
-    swatches = drawing.swatches(Snapshot(players=_PLAYERS))
+    swatches = drawing.swatches(Snapshot(players=players))
     spots = ((30.0, 70.0), (70.0, 70.0), (30.0, 30.0), (70.0, 30.0))
     return GroupPicture(
         rule=bonus.rule.value,
@@ -85,31 +87,31 @@ class RulePictures:
     pyramidos: drawing.PyramidosView
 
 
-def rule_pictures() -> RulePictures:
+def rule_pictures(players: Players = PLAYERS) -> RulePictures:
     groups = (
-        _group((0, 0, 0, 1), "3:1"),
-        _group((1, 1, 0, 2), "2:1:1"),
-        _group((0, 1, 1, 0), "2:2"),
-        _group((0, 0, 0, 0), "4"),
+        _group(players, (0, 0, 0, 1), "3:1"),
+        _group(players, (1, 1, 0, 2), "2:1:1"),
+        _group(players, (0, 1, 1, 0), "2:2"),
+        _group(players, (0, 0, 0, 0), "4"),
     )
     state = perlen.new_game()
     for move in ("c3", "d4", "d3", "c4"):
         state, _ = perlen.play(state, move)
-    example = _snapshot(state, last_move="c4")
+    example = _snapshot(players, state, last_move="c4")
     full = perlen.new_game()
     for cell in BASE:  # reading order always touches: a1, b1, … e5
         full, _ = perlen.play(full, cell)
-    full_snap = _snapshot(full)
+    full_snap = _snapshot(players, full)
     board = pyramidos.new_game(3)
     for text in ("land t1", "land t2", "land t3", "land t4"):
         board = pyramidos.apply(board, pyramidos.parse_event(text))
     return RulePictures(
         groups=groups,
-        notation=drawing.layers_view(_snapshot(perlen.new_game())),
+        notation=drawing.layers_view(_snapshot(players, perlen.new_game())),
         example=example,
         example_view=drawing.layers_view(example),
         full_layers=drawing.layers_view(full_snap),
         full_side=drawing.side_view(full_snap),
         full_scores=drawing.score_bars(full_snap),
-        pyramidos=drawing.pyramidos_view(position(_PLAYERS, board, board.options)),
+        pyramidos=drawing.pyramidos_view(position(players, board, board.options)),
     )

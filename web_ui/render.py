@@ -7,16 +7,27 @@ that was loaded and one that was updated live are identical. Texts are translate
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from babel.numbers import format_decimal
 from flask import Flask, render_template
-from flask_babel import get_locale, get_translations, gettext, lazy_gettext
+from flask_babel import (
+    get_locale,
+    get_translations,
+    gettext,
+    lazy_gettext,
+    lazy_pgettext,
+    pgettext,
+)
 
 from controller.hardware.channels import CELLS
-from controller.referee.messages import TERMS, Message, colour_term, sentences
-from controller.referee.snapshot import Snapshot
+from controller.referee import words
+from controller.referee.messages import TERMS, Items, Message, Term, colour_term, sentences
+from controller.referee.session import Seated, called
+from controller.referee.snapshot import PlayerView, Snapshot
+from controller.store_values import LeaderRow
 from web_ui import drawing
 from web_ui.state import web_state
 
@@ -64,6 +75,11 @@ def number(value: float, places: int) -> str:
     return format_decimal(value, format="0." + "0" * places, locale=str(get_locale() or "en"))
 
 
+def decimal(value: float, places: int = 1) -> str:
+    """The template filter ``decimal``: :func:`number` with one place unless told."""
+    return number(value, places)
+
+
 def term(kind: str, value: object) -> str:
     """A word of the referee's vocabularies (a colour, a level …) in the reader's language."""
     if not isinstance(value, str):
@@ -94,13 +110,32 @@ def side_name(side: str) -> str:
     return str(SIDE_NAMES.get(side, side))
 
 
+def who(swatch: drawing.Swatch) -> str:
+    """The player's name (an unnamed seat's default in the reader's language), or ``""``."""
+    return say(swatch.player) if isinstance(swatch.player, Message) else swatch.player
+
+
+def player_name(player: Seated, players: Iterable[Seated]) -> str:
+    """A stored player's name; an unnamed seat's default in the reader's language."""
+    name = called(player, players)
+    return say(name) if isinstance(name, Message) else str(name)
+
+
+def leader_name(row: LeaderRow) -> str:
+    """A leaderboard row's name: the unnamed computer seats of a level as ``Computer
+    (strong)`` in the reader's language."""
+    if row.level is None:
+        return row.name
+    return say(Message.of("computer_name", level=Term("level", row.level)))
+
+
 def swatch_text(swatch: drawing.Swatch) -> str:
     """``Anna (red, R)`` or ``red (R)``."""
     colour = colour_name(swatch.name)
     if swatch.player:
         text = gettext(
             "%(player)s (%(colour)s, %(letter)s)",
-            player=swatch.player,
+            player=who(swatch),
             colour=colour,
             letter=swatch.letter,
         )
@@ -159,31 +194,75 @@ def status_name(status: object) -> str:
     return str(STATUS_NAMES.get(status, status)) if isinstance(status, str) else ""
 
 
-def house_rules() -> list[tuple[str, str, list[tuple[str, str]]]]:
-    """The Perlen-Pyramide options of RULES.md: (key, title, [(value, label)]), default first."""
+HouseRule = tuple[str, str, str, list[tuple[str, str, str]]]
+"""(key, its name, title, [(value, its name, label)]): the names in the reader's language."""
+
+
+def house_rules() -> list[HouseRule]:
+    """The Perlen-Pyramide options of RULES.md, default first: the keys and values as game
+    records and the API spell them, with their names and explanations for people."""
     return [
-        ("ties", gettext("Ties"), [
-            ("shared", gettext("players level on visible pearls share the win")),
-            ("total", gettext("break the tie by total pearls in the pyramid, then share")),
+        ("ties", pgettext("house rule", "ties"), gettext("Ties"), [
+            ("shared", pgettext("ties", "shared"),
+             gettext("players level on visible pearls share the win")),
+            ("total", pgettext("ties", "total"),
+             gettext("break the tie by total pearls in the pyramid, then share")),
         ]),
-        ("pools", gettext("Running out of pearls"), [
-            ("strict", gettext("25 pearls per colour: a bonus owed to an empty colour goes to "
-                               "the next colour with pearls; a player with none left passes")),
-            ("unlimited", gettext("ignore the pools (sets with spare pearls)")),
+        ("pools", pgettext("house rule", "pools"), gettext("Running out of pearls"), [
+            ("strict", pgettext("pools", "strict"),
+             gettext("25 pearls per colour: a bonus owed to an empty colour goes to "
+                     "the next colour with pearls; a player with none left passes")),
+            ("unlimited", pgettext("pools", "unlimited"),
+             gettext("ignore the pools (sets with spare pearls)")),
         ]),
-        ("start", gettext("First pearl (house variant “centre start”)"), [
-            ("anywhere", gettext("the first pearl may go on any cell")),
-            ("centre", gettext("centre start: the first pearl goes on c3")),
+        ("start", pgettext("house rule", "start"),
+         gettext("First pearl (house variant “centre start”)"), [
+            ("anywhere", pgettext("start", "anywhere"),
+             gettext("the first pearl may go on any cell")),
+            ("centre", pgettext("start", "centre"),
+             gettext("centre start: the first pearl goes on c3")),
         ]),
-        ("placement", gettext("Placement (house variant “open placement”)"), [
-            ("touching", gettext("every pearl after the first touches an occupied cell")),
-            ("free", gettext("open placement: any empty cell")),
+        ("placement", pgettext("house rule", "placement"),
+         gettext("Placement (house variant “open placement”)"), [
+            ("touching", pgettext("placement", "touching"),
+             gettext("every pearl after the first touches an occupied cell")),
+            ("free", pgettext("placement", "free"), gettext("open placement: any empty cell")),
         ]),
-        ("score", gettext("What scores (house variant “every pearl counts”)"), [
-            ("visible", gettext("the 41 visible pearls")),
-            ("all", gettext("every pearl counts: all 55, the hidden ones too")),
+        ("score", pgettext("house rule", "score"),
+         gettext("What scores (house variant “every pearl counts”)"), [
+            ("visible", pgettext("score", "visible"), gettext("the 41 visible pearls")),
+            ("all", pgettext("score", "all"),
+             gettext("every pearl counts: all 55, the hidden ones too")),
         ]),
     ]  # fmt: skip
+
+
+COLOUR_LETTERS: Mapping[str, Any] = {
+    "red": lazy_pgettext("letter of the colour red", "R"),
+    "blue": lazy_pgettext("letter of the colour blue", "B"),
+    "yellow": lazy_pgettext("letter of the colour yellow", "Y"),
+    "green": lazy_pgettext("letter of the colour green", "G"),
+    "orange": lazy_pgettext("letter of the colour orange", "O"),
+    "purple": lazy_pgettext("letter of the colour purple", "P"),
+    "pink": lazy_pgettext("letter of the colour pink", "K"),
+    "cyan": lazy_pgettext("letter of the colour cyan", "C"),
+}
+"""The letter on each palette colour's pearls in the reader's language (one or two
+characters, no two alike in a language: any colours may meet in a game). A colour only
+the config knows keeps its seat number."""
+
+
+def colour_letter(name: str, letter: str) -> str:
+    """The letter of the palette colour ``name`` in the reader's language, else ``letter``."""
+    return str(COLOUR_LETTERS[name]) if name in COLOUR_LETTERS else letter
+
+
+def local_letters(players: tuple[PlayerView, ...]) -> tuple[PlayerView, ...]:
+    """``players`` with the colour letters of the reader's language (snapshots and the
+    API keep the palette's own)."""
+    return tuple(
+        dataclasses.replace(p, letter=colour_letter(p.colour_name, p.letter)) for p in players
+    )
 
 
 def register(app: Flask) -> None:
@@ -194,12 +273,16 @@ def register(app: Flask) -> None:
         side_name=side_name,
         colour_name=colour_name,
         swatch_text=swatch_text,
+        who=who,
+        player_name=player_name,
+        leader_name=leader_name,
         bonus_reason=bonus_reason,
         link_state=link_state,
         status_name=status_name,
         game_name=game_name,
         level_name=level_name,
         house_rules=house_rules,
+        colour_letter=colour_letter,
         say=say,
         term=term,
         counter_name=counter_name,
@@ -207,6 +290,7 @@ def register(app: Flask) -> None:
         sensor_name=sensor_name,
     )
     app.jinja_env.filters["swatch_text"] = swatch_text
+    app.jinja_env.filters["decimal"] = decimal
 
 
 # -- the live regions ------------------------------------------------------------------------
@@ -214,6 +298,7 @@ def register(app: Flask) -> None:
 
 def live_context(snapshot: Snapshot) -> dict[str, Any]:
     """Everything the live templates draw, worked out once per snapshot."""
+    snapshot = dataclasses.replace(snapshot, players=local_letters(snapshot.players))
     palette = drawing.swatches(snapshot)
     context: dict[str, Any] = {
         "snap": snapshot,
@@ -233,11 +318,27 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["mover_level"] = level
     context["pending"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.pending]
     context["removals"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.removals]
+    # "The highest first" only when one rests on another: they lie on two layers.
+    context["removals_top_down"] = len({b.pos.split(":")[0] for b in snapshot.removals}) > 1
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
+    context["take_off"] = _take_off(snapshot)
     return context
 
 
-LIVE_REGIONS = ("live-status", "live-board", "live-scores", "live-controls")
+def _take_off(snapshot: Snapshot) -> str:
+    """The pieces the game does not have, in one sentence (``Take all 25 pearls off the
+    board.``), or ``""``."""
+    extra = [m.cell for m in snapshot.mismatches if m.kind == "extra"]
+    if not extra:
+        return ""
+    if snapshot.game == "pyramidos":
+        word, everything = "ball", all(owner is None for owner in snapshot.targets.values())
+    else:
+        word, everything = "pearl", not snapshot.pearls
+    return say(Message.of("fix_board", fixes=Items((words.take_off(extra, word, everything),))))
+
+
+LIVE_REGIONS = ("live-status", "live-bar", "live-board", "live-scores", "live-controls")
 
 
 def live_fragments(snapshot: Snapshot, *, with_csrf: bool = False) -> dict[str, str]:

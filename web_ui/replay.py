@@ -24,6 +24,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from controller.referee.messages import Message, Param
+from controller.referee.pyramidos_board import said
 from controller.referee.session import Player
 from controller.referee.snapshot import PlayerView, Snapshot, position
 from controller.rules import perlen, pyramidos
@@ -47,6 +49,8 @@ class Step:
     bonuses: tuple[str, ...]
     """Bonus pearls the move earned, in placing order."""
     snapshot: Snapshot
+    said: Message | None = None
+    """Pyramidos: the event in words, as the live page said it (``Oma landed on t1.``)."""
 
 
 class ReplayUnavailable(ValueError):
@@ -55,7 +59,8 @@ class ReplayUnavailable(ValueError):
 
 def players_view(players: Sequence[PlayerRecord]) -> tuple[PlayerView, ...]:
     """Stored players as the snapshot shows them."""
-    return tuple(PlayerView.of(Player.from_record(p)) for p in players)
+    game = tuple(Player.from_record(p) for p in players)
+    return tuple(PlayerView.of(p, game) for p in game)
 
 
 def replay_steps(game: StoredGame) -> list[Step]:
@@ -82,13 +87,19 @@ def replay_steps(game: StoredGame) -> list[Step]:
             steps.append(Step(number, move, mover, earned, snap))
         return steps
     assert isinstance(record, PyramidosRecord)
+
+    def name(number: int) -> Param:
+        view = players[number] if number < len(players) else None
+        return "?" if view is None else view.default_name or view.name
+
     pstate = pyramidos.new_game(options=record.options)
     steps.append(Step(0, "", None, (), position(players, pstate, record.options)))
     for number, text in enumerate(record.events, start=1):
-        mover = pstate.to_move
+        before = pstate
         try:
             pstate = pyramidos.apply(pstate, pyramidos.parse_event(text))
         except (ValueError, pyramidos.ImpossibleEventError) as exc:
             raise ReplayUnavailable(f"event {number} ({text}): {exc}") from None
-        steps.append(Step(number, text, mover, (), position(players, pstate, record.options)))
+        snap = position(players, pstate, record.options)
+        steps.append(Step(number, text, before.to_move, (), snap, said(before, text, name)))
     return steps

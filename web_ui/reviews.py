@@ -2,9 +2,12 @@
 
 ``controller.bot.review(record)`` gives, for every move, the best cell and the loss (how
 many points of their own final score the mover gave away). It takes seconds, so it runs
-on one background thread, one game at a time, and the result is kept in memory; the
-replay page shows it once it is there. Reviews change nothing, so they need no PIN; the
-single worker and the bounded queue keep a curious visitor from loading the Pi.
+on one background thread, one game at a time, and the result is kept in memory. A game
+is queued the moment it ends (:func:`on_game_over`, called with each snapshot the live
+page's hub passes on), or when its replay is first opened; the replay page asks for
+the moves again until the review is there (``GET /history/<id>/moves``). Reviews change
+nothing, so they need no PIN; the single worker and the bounded queue keep a curious
+visitor from loading the Pi.
 """
 
 from __future__ import annotations
@@ -18,8 +21,9 @@ from typing import TYPE_CHECKING, Any, Final, Protocol
 
 from flask import current_app
 
+from controller.referee.snapshot import Snapshot
 from controller.rules.records import PERLEN, PerlenRecord, RecordError, parse_record
-from controller.store import StoredGame
+from controller.store import Store, StoredGame
 
 if TYPE_CHECKING:
     from controller.bot import MoveReview
@@ -89,6 +93,11 @@ class Reviewer:
     def stop(self) -> None:
         self.cancel.set()
 
+    def known(self, game_id: int) -> bool:
+        """Whether ``game_id`` is reviewed, being reviewed or queued."""
+        with self._lock:
+            return game_id in self._done
+
     def get(self, game_id: int, record: dict[str, Any]) -> Review:
         with self._lock:
             known = self._done.get(game_id)
@@ -127,6 +136,9 @@ class Reviewer:
             except (RecordError, ValueError, TypeError, AttributeError):
                 log.exception("review of game %d failed", game_id)
                 result = Review("failed")
+            except Exception:  # the worker must live on: a page would wait for ever
+                log.exception("review of game %d failed unexpectedly", game_id)
+                result = Review("failed")
             if self.cancel.is_set():
                 return
             with self._lock:
@@ -135,11 +147,33 @@ class Reviewer:
                     self._done.pop(next(iter(self._done)))
 
 
+def reviewable(game: StoredGame) -> bool:
+    """A finished Perlen-Pyramide game with its record, and the computer to review it."""
+    return (
+        game.game == PERLEN
+        and game.summary.status == "over"
+        and bool(game.record)
+        and _review_function() is not None
+    )
+
+
 def review_for(game: StoredGame) -> Review | None:
     """The review of a stored game, if one applies (a finished Perlen-Pyramide game)."""
-    if game.game != PERLEN or game.summary.status != "over" or not game.record:
-        return None
-    if _review_function() is None:
+    if not reviewable(game):
         return None
     reviewer: Reviewer = current_app.extensions["pyramid"].reviewer
     return reviewer.get(game.id, dict(game.record))
+
+
+def on_game_over(reviewer: Reviewer, store: Store, snapshot: Snapshot) -> None:
+    """Queue the review of the game ``snapshot`` shows, once it is over and stored so, so
+    that it is ready by the time someone opens the replay (the hub's thread calls this
+    with every snapshot; a game already queued costs a look-up)."""
+    game_id = snapshot.game_id
+    if snapshot.status != "over" or snapshot.game != PERLEN or game_id is None:
+        return
+    if reviewer.known(game_id):
+        return
+    stored = store.game(game_id)
+    if stored is not None and reviewable(stored):
+        reviewer.get(game_id, dict(stored.record))

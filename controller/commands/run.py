@@ -11,10 +11,11 @@ and everything is built here and handed to what needs it; no module builds its o
 The page listens on ``[web] host`` (built in: ``0.0.0.0``, every address, so that phones
 at the table reach it; ``--host 127.0.0.1`` keeps it to this computer). The log (standard
 error) says the address it listens on and every address it can be opened at
-(``http://<hostname>.local:8080/`` and each address of the machine), and, when the store
-already has an admin PIN, the ``pyramid pin`` command that sets a new one. Standard output
-gets exactly one line, once the page is served, for scripts (``--port 0`` picks a free
-port)::
+(``http://<hostname>.local:8080/`` and each address of the machine); last comes a box
+with those addresses and the admin PIN (made on the first start and shown that once) or,
+when the store already has one, the ``pyramid pin`` command that sets a new one. Standard
+output gets exactly one line, once the page is served, for scripts (``--port 0`` picks a
+free port)::
 
     pyramid: serving on http://127.0.0.1:41233/
 
@@ -169,6 +170,32 @@ def page_urls(host: str, port: int) -> list[str]:
     return urls
 
 
+def ready_box(urls: list[str], pin: str | None, pin_command: str) -> str:
+    """What ``pyramid run`` says last on standard error once the page is served: where to
+    open it and the admin PIN (new: shown this once; set before: the command that sets a
+    new one), boxed so that it stands out below the log.
+
+    >>> print(ready_box(["http://pyramid.local:8080/"], "135790", "pyramid pin"))
+    +--------------------------------------------------------------+
+    | Open the page at:                                            |
+    |     http://pyramid.local:8080/                               |
+    | Admin PIN for the web page: 135790 (shown once)              |
+    | Change it in Settings or with `pyramid pin`.                 |
+    +--------------------------------------------------------------+
+    """
+    lines = ["Open the page at:", *(f"    {url}" for url in urls)]
+    if pin is not None:
+        lines += [
+            f"Admin PIN for the web page: {pin} (shown once)",
+            f"Change it in Settings or with `{pin_command}`.",
+        ]
+    else:
+        lines += [f"admin PIN: set before (not shown again); `{pin_command}` sets a new one"]
+    width = max(60, *(len(line) for line in lines))
+    rule = "+" + "-" * (width + 2) + "+"
+    return "\n".join([rule, *(f"| {line:<{width}} |" for line in lines), rule])
+
+
 def _open_store(path: Path) -> Store:
     from controller.store import Store, StoreError
 
@@ -277,14 +304,12 @@ def _serve(
 ) -> int:
     """Start the Table and the page; wait for a signal; stop the page. The exit status."""
     import web_ui
-    from web_ui.security import has_pin
+    from web_ui.security import ensure_pin
 
     table.start()
     log.info("board: %s", board.status().detail)
-    had_pin = has_pin(store)
+    new_pin = ensure_pin(store)  # said last, in the box below (create_app finds it set)
     app = web_ui.create_app(table=table, store=store, board=board, config=config)
-    if had_pin:
-        log.info("admin PIN: set before (not shown again); `%s` sets a new one", pin)
     ready = threading.Event()
     failure: list[BaseException] = []
 
@@ -312,10 +337,12 @@ def _serve(
             return 1
         port = int(app.config.get("SERVER_PORT", config.web.port))
         host = config.web.host
+        urls = page_urls(host, port)
         log.info("ready in %.2f s; open the page at:", time.monotonic() - started)
-        for url in page_urls(host, port):
+        for url in urls:
             log.info("    %s", url)
         print(serving_line(host, port), flush=True)
+        print(ready_box(urls, new_pin, pin), file=sys.stderr, flush=True)
         stopper.event.wait()
         if failure:
             print(f"pyramid run: the web page stopped: {failure[0]}", file=sys.stderr)

@@ -22,6 +22,7 @@ __all__ = [
     "CHANNEL_NAMES",
     "FILES",
     "LED_NAMES",
+    "MATRIX_WIDTH",
     "SEATS",
     "TARGETS",
     "ChannelMap",
@@ -32,6 +33,9 @@ CELLS: tuple[str, ...] = tuple(f"{f}{r}" for r in range(1, 6) for f in FILES)
 TARGETS: tuple[str, ...] = ("t1", "t2", "t3", "t4", "top")
 BUTTONS: tuple[str, ...] = ("button:confirm", "button:end_turn", "button:undo")
 SEATS: tuple[str, ...] = ("seat:0", "seat:1", "seat:2", "seat:3")
+
+MATRIX_WIDTH = 6
+"""Columns of the diode matrix (Pi and Pico): channel = row × 6 + column."""
 
 CHANNEL_NAMES: frozenset[str] = frozenset(CELLS + TARGETS + BUTTONS)
 LED_NAMES: frozenset[str] = frozenset(CELLS + TARGETS + BUTTONS + SEATS)
@@ -117,6 +121,34 @@ class ChannelMap:
             {n: i for i, n in enumerate(names)},
             {n: i for i, n in enumerate(names + SEATS)},
         )
+
+    @classmethod
+    def matrix(cls) -> ChannelMap:
+        """The 6 × 6 diode matrix's numbering, the same behind a Pi and a Pico: the
+        switch at row r, column c is channel r × 6 + c; rows 0–4 are the ranks 1–5 and
+        columns 0–4 the files a–e, column 5 holds the targets t1–t4 and the top, row 5
+        the buttons (channels 30–32; 33–35 spare). The LED chain snakes through the grid
+        from a1 (rank 1 left to right, rank 2 right to left, …), then the targets, the
+        buttons and the seats.
+
+        >>> cmap = ChannelMap.matrix()
+        >>> cmap.channel("a2"), cmap.channel("t1"), cmap.channel("top"), cmap.led("e2")
+        (6, 5, 29, 5)
+        """
+        channels: dict[str, int] = {}
+        for rank in range(5):
+            for col, file in enumerate(FILES):
+                channels[f"{file}{rank + 1}"] = rank * MATRIX_WIDTH + col
+            channels[TARGETS[rank]] = rank * MATRIX_WIDTH + len(FILES)
+        for col, button in enumerate(BUTTONS):
+            channels[button] = 5 * MATRIX_WIDTH + col
+        snake = [
+            f"{file}{rank + 1}"
+            for rank in range(5)
+            for file in (FILES if rank % 2 == 0 else FILES[::-1])
+        ]
+        order = snake + list(TARGETS) + list(BUTTONS) + list(SEATS)
+        return cls.build(channels, {name: i for i, name in enumerate(order)})
 
     @property
     def channel_count(self) -> int:

@@ -18,8 +18,20 @@ their code), and counts every call::
 
 What it models:
 
-- gpiochip handles (``gpiochip_open`` gives ``handle | chip << 16``; only the chips in
-  ``chips`` exist, else "can not open gpiochip");
+- the Pi it runs on (:class:`PiBoard`: :data:`PI4`, :data:`PI5`, :data:`PI5_KERNEL_6_1`):
+  its board revision (which gpiozero reads), its ``/dev/gpiochip*`` devices with their
+  kernel labels (a Pi 4's header is ``gpiochip0``, ``pinctrl-bcm2711``; a Pi 5's is the
+  RP1's ``pinctrl-rp1``: ``gpiochip4`` up to kernel 6.6.45, ``gpiochip0`` since, with
+  ``/dev/gpiochip4`` kept as a link to it); ``gpiochip_open`` gives ``handle | chip <<
+  16`` for a device that exists, else "can not open gpiochip"; a gpiochip other than the
+  header's opens, but the model has no lines there;
+- pulls as the pads keep them (:mod:`~controller.hardware.electrical`): after reset each
+  header line has its chip's reset pull (BCM2711 and RP1: GPIO 0–8 up, 9–27 down); a
+  request with a bias flag (pull-up, pull-down, none) sets it, one without leaves the pull
+  as it was (the kernel's "as is"), and freeing a line leaves it too, until the next
+  reboot. A released open-drain output and an input feel their pull, which circuits see
+  (:meth:`LgpioModel.pull`): a pulled-down row loads the columns its closed crossings
+  join it to;
 - line requests as the kernel keeps them: each line belongs to at most one request; the
   first line of a group is its leader; claiming a line another request holds (a group
   member, a line of the kernel's such as SPI0's when SPI is on) fails "GPIO busy";
@@ -28,13 +40,13 @@ What it models:
   ``gpio_free``/``group_free`` need the leader ("GPIO not the group leader") of a
   claimed line ("GPIO not allocated");
 - line flags: pull-up, pull-down, none, open drain, active low; ``gpio_get_mode`` and
-  ``gpio_get_line_info`` report them with lgpio's bits (kernel bits, and lgpio's own
-  input/output/alert/group bits shifted by 8);
+  ``gpio_get_line_info`` report a request's with lgpio's bits (kernel bits, and lgpio's
+  own input/output/alert/group bits shifted by 8);
 - levels: an output reads what was last written; an open-drain output written high, or
   an input, is not driven by the Pi, and reads what the attached circuits drive
-  (:meth:`LgpioModel.attach`), else its bias (pull-up high, pull-down low, none: its
-  last level); ``gpio_read``/``gpio_write`` on an unclaimed line claim it (as lgpio
-  does); ``group_read``/``group_write`` on the leader, bit n = n-th line of the group;
+  (:meth:`LgpioModel.attach`), else its pull (up high, down low, none: its last
+  level); ``gpio_read``/``gpio_write`` on an unclaimed line claim it (as lgpio does);
+  ``group_read``/``group_write`` on the leader, bit n = n-th line of the group;
 - alerts: ``gpio_claim_alert`` and ``callback(handle, gpio, edge, func)``: when a circuit
   reports a change (:meth:`LgpioModel.inputs_changed`) every alert line whose level
   moved calls its callbacks with ``(chip, gpio, level, timestamp_ns)``;
@@ -60,6 +72,9 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final, Protocol
+from unittest import mock
+
+from controller.hardware.electrical import BCM2711, RP1, Pads, Pull
 
 if TYPE_CHECKING:  # importing it needs the lgpio module: install() provides the model's
     from gpiozero.pins.lgpio import LGPIOFactory
@@ -99,8 +114,49 @@ BAD_HANDLE, SPI_OPEN_FAILED, BAD_GPIO_NUMBER, BAD_GROUP_SIZE, BAD_WRITE = -5, -2
 CANNOT_OPEN_CHIP, GPIO_BUSY, GPIO_NOT_ALLOCATED, NOT_GROUP_LEADER = -78, -79, -80, -87
 BAD_PWM_FREQ, BAD_PWM_DUTY, GPIO_NOT_AN_OUTPUT, INVALID_GROUP_ALERT = -102, -103, -104, -105
 
-PI4_REVISION: Final = 0xC03114
-"""The board revision the model's factory reports: a Raspberry Pi 4B (gpiochip0)."""
+
+@dataclass(frozen=True, slots=True)
+class PiBoard:
+    """The Pi under the model: what gpiozero and lgpio find on it."""
+
+    name: str
+    revision: int
+    """The board revision code gpiozero reads from the device tree."""
+    chips: dict[int, str]
+    """``/dev/gpiochip<n>`` that exist, and the kernel's label of each (links included)."""
+    links: dict[int, int]
+    """``/dev/gpiochip<n>`` that are links to another chip (udev's compatibility names)."""
+    header: int
+    """The gpiochip whose lines are the 40-pin header's GPIO 0–27."""
+    pads: Pads
+
+
+PI4: Final = PiBoard(
+    "Raspberry Pi 4B", 0xC03114, {0: "pinctrl-bcm2711", 1: "raspberrypi-exp-gpio"}, {}, 0, BCM2711
+)
+PI5: Final = PiBoard(
+    "Raspberry Pi 5 (kernel 6.6.45 and later)",
+    0xD04170,
+    {0: "pinctrl-rp1", 4: "pinctrl-rp1", 10: "gpio-brcmstb@107d508500",
+     11: "gpio-brcmstb@107d508520", 12: "gpio-brcmstb@107d517c00",
+     13: "gpio-brcmstb@107d517c20"},
+    {4: 0},
+    0,
+    RP1,
+)  # fmt: skip
+PI5_KERNEL_6_1: Final = PiBoard(
+    "Raspberry Pi 5 (kernel 6.1)",
+    0xD04170,
+    {0: "gpio-brcmstb@107d508500", 1: "gpio-brcmstb@107d508520",
+     2: "gpio-brcmstb@107d517c00", 3: "gpio-brcmstb@107d517c20", 4: "pinctrl-rp1"},
+    {},
+    4,
+    RP1,
+)  # fmt: skip
+"""A Pi 5 on the kernels before 6.6.45, where the RP1 was the fifth gpiochip."""
+
+PI4_REVISION: Final = PI4.revision
+"""The board revision the model's factory reports by default: a Raspberry Pi 4B."""
 
 
 class error(Exception):
@@ -149,6 +205,8 @@ class _Line:
     request: _Request | None = None
     value: bool = False
     """The level last written (outputs) or last read (inputs)."""
+    pull: Pull = "none"
+    """The pad's pull: set by a request with a bias flag, kept otherwise (and when freed)."""
     kernel: bool = False
     """Held by a kernel driver (SPI0 when SPI is on): no process may claim it."""
 
@@ -196,14 +254,16 @@ class LgpioModel(types.ModuleType):
     def __init__(
         self,
         *,
-        chips: Iterable[int] = (0,),
+        board: PiBoard = PI4,
         lines: int = 54,
         spi_devices: Iterable[str] = (),
         kernel_lines: Iterable[int] = (),
     ) -> None:
         super().__init__("lgpio", __doc__)
-        self.chips = frozenset(chips)
+        self.board = board
         self.line_count = lines
+        self.opened: list[str] = []
+        """The label of every gpiochip opened, in order."""
         self.spi_devices = set(spi_devices)
         """Device nodes that open: e.g. ``{"/dev/spidev0.0"}`` once SPI0 is enabled."""
         self.calls: Counter[str] = Counter()
@@ -213,7 +273,7 @@ class LgpioModel(types.ModuleType):
         self.pwm_threads: set[str] = set()
         """Names of the threads that called ``tx_pwm`` (a tune must not play on the scan's)."""
         self.debounce: dict[int, int] = {}
-        self._lines = [_Line() for _ in range(lines)]
+        self._lines = [_Line(pull=board.pads.reset_pull(gpio)) for gpio in range(lines)]
         for gpio in kernel_lines:
             self._lines[gpio].kernel = True
         self._circuits: list[Circuit] = []
@@ -243,11 +303,23 @@ class LgpioModel(types.ModuleType):
             return None
         return line.value
 
-    def pull(self, gpio: int) -> str:
-        """The bias of ``gpio``: ``up``, ``down`` or ``none``."""
-        request = self._lines[gpio].request
-        flags = request.flags if request is not None else 0
-        return "up" if flags & SET_PULL_UP else "down" if flags & SET_PULL_DOWN else "none"
+    def pull(self, gpio: int) -> Pull:
+        """The pull ``gpio``'s pad has now: ``up``, ``down`` or ``none``."""
+        return self._lines[gpio].pull
+
+    @property
+    def pull_ohms(self) -> tuple[float, float]:
+        """The pads' pull resistors, least and greatest (the datasheet's range)."""
+        return self.board.pads.pull_ohms
+
+    def device_exists(self, path: str) -> bool:
+        """Whether ``/dev/gpiochip<n>`` exists on this Pi (what gpiozero looks for)."""
+        prefix = "/dev/gpiochip"
+        return (
+            path.startswith(prefix)
+            and path[len(prefix) :].isdigit()
+            and (int(path[len(prefix) :]) in self.board.chips)
+        )
 
     def claimed(self, gpio: int) -> bool:
         return self._lines[gpio].request is not None
@@ -291,6 +363,13 @@ class LgpioModel(types.ModuleType):
     def _chip(self, handle: int) -> None:
         if handle not in self._handles:
             raise _fail(BAD_HANDLE)
+        chip = handle >> 16
+        chip = self.board.links.get(chip, chip)
+        if chip != self.board.header:
+            raise RuntimeError(
+                f"the model has no lines on gpiochip{chip} ({self.board.chips[chip]}): "
+                f"the header of a {self.board.name} is gpiochip{self.board.header}"
+            )
 
     def _gpio(self, gpio: int) -> _Line:
         if not 0 <= gpio < self.line_count:
@@ -303,10 +382,11 @@ class LgpioModel(types.ModuleType):
     # -- chips -------------------------------------------------------------------------------
     def gpiochip_open(self, gpiochip: int) -> int:
         self._count("gpiochip_open")
-        if gpiochip not in self.chips:
+        if gpiochip not in self.board.chips:
             raise _fail(CANNOT_OPEN_CHIP)
         handle = len(self._handles) | (gpiochip << 16)
         self._handles.add(handle)
+        self.opened.append(self.board.chips[gpiochip])
         return handle
 
     def gpiochip_close(self, handle: int) -> int:
@@ -330,9 +410,16 @@ class LgpioModel(types.ModuleType):
                 raise _fail(GPIO_BUSY)  # the kernel's EBUSY
         request = _Request(tuple(lines), output, flags)
         self.requests += 1
+        pull: Pull | None = (
+            "up" if flags & SET_PULL_UP
+            else "down" if flags & SET_PULL_DOWN
+            else "none" if flags & SET_PULL_NONE
+            else None
+        )  # fmt: skip
         for i, gpio in enumerate(lines):
             line = self._lines[gpio]
             line.request = request
+            line.pull = pull or line.pull
             line.value = bool(levels[i]) if output and i < len(levels) else line.value
         for gpio in lines:
             if not output:
@@ -629,25 +716,44 @@ def install(model: LgpioModel) -> None:
 
 
 def lgpio_factory(model: LgpioModel) -> LGPIOFactory:
-    """gpiozero's real ``LGPIOFactory`` on ``model``, on a Pi 4B (the revision is the only
-    thing the subclass changes: off a Pi there is no ``/proc/device-tree`` to read).
+    """gpiozero's real ``LGPIOFactory`` on ``model``, on the model's Pi: the subclass
+    reports its board revision (off a Pi there is no ``/proc/device-tree`` to read), and
+    while gpiozero picks its gpiochip, its ``os.path.exists`` sees the Pi's ``/dev``
+    (gpiozero 2.0.1 looks for ``/dev/gpiochip4`` on a Pi 5).
 
     Close it when done (``factory.close()``): gpiozero keeps lgpio pins in a dict shared
     by every local factory.
     """
+    import sys
+
     global _FACTORY_CLASS
     install(model)
     if _FACTORY_CLASS is None:
         from gpiozero.pins.lgpio import LGPIOFactory
 
         class ModelLGPIOFactory(LGPIOFactory):
-            """``LGPIOFactory`` reporting a Pi 4B instead of reading the device tree."""
+            """``LGPIOFactory`` reporting the model's Pi instead of reading the device tree."""
 
             def _get_revision(self) -> int:
-                return PI4_REVISION
+                lgpio = sys.modules["lgpio"]
+                return lgpio.board.revision if isinstance(lgpio, LgpioModel) else PI4_REVISION
 
         _FACTORY_CLASS = ModelLGPIOFactory
-    return _FACTORY_CLASS()
+    from gpiozero.pins import lgpio as pins
+
+    real_os = getattr(pins, "os", None)
+    if real_os is None:  # gpiozero 2.0.1.post2 and before: it fails so on a real Pi 5 too
+        return _FACTORY_CLASS()
+
+    def exists(path: str) -> bool:
+        if path.startswith("/dev/gpiochip"):
+            return model.device_exists(path)
+        return bool(real_os.path.exists(path))
+
+    # Only the ``os`` gpiozero's lgpio module sees, and only while the factory starts.
+    its_os = types.SimpleNamespace(path=types.SimpleNamespace(exists=exists))
+    with mock.patch.object(pins, "os", its_os):
+        return _FACTORY_CLASS()
 
 
 def close_factory(factory: LGPIOFactory) -> None:

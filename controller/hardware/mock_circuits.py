@@ -14,10 +14,14 @@ so build them before the board asks for its pins) or to the
 
 - :class:`DiodeMatrix` — reed switches at row/column crossings, each with a diode from the
   column to the row. A column pin reads low when a closed switch joins it to a row that
-  is pulled low. A switch listed in ``missing_diodes`` conducts both ways, so current can
-  flow backwards through it and ghost cells appear, as on a real board; a row driven high
-  that meets a low one through such a switch is recorded in ``shorts``; a switch in
-  ``reversed_diodes`` never reads.
+  is pulled low, or when closed switches to released rows that are pulled *down* drag
+  it under the input-high threshold (the reset pulls of a Pi's GPIO 9–27). A switch
+  listed in ``missing_diodes`` conducts both ways, so current can flow backwards through
+  it and ghost cells appear, as on a real board; a row driven high that meets a low one
+  through such a switch is recorded in ``shorts``; a switch in ``reversed_diodes`` never
+  reads (its sneak path has three diode drops, about 0.8–0.9 V, at the Pi's input-low
+  limit: taken as not reading); a column in ``cut_columns`` has its wire cut at the
+  header.
 - :class:`MuxBank` — CD74HC4067 multiplexers: the select lines choose which sensor drives
   each signal pin; EN high disconnects them all.
 - :class:`DirectWiring` — one sensor per pin; edges fire the pin's ``when_changed``.
@@ -51,6 +55,7 @@ from gpiozero.pins.mock import (
 )
 
 from controller.hardware.apa102 import LEVELS, ORDERS
+from controller.hardware.electrical import BCM2711, Pads, Pull, column_volts
 from controller.hardware.lgpio_model import LgpioModel
 from controller.hardware.mock_contacts import (
     BouncingContacts,
@@ -113,6 +118,15 @@ class Wires(Protocol):
         """The circuit's outputs may have changed: inputs re-read, edges fire."""
         ...
 
+    def pull(self, gpio: int) -> Pull:
+        """The pull the Pi's pad puts on ``gpio`` now."""
+        ...
+
+    @property
+    def pads(self) -> Pads:
+        """The Pi's pads: thresholds and pull resistors."""
+        ...
+
 
 Header = MockFactory | LgpioModel
 """Where a circuit is wired: gpiozero's ``MockFactory`` (the circuit makes the pins it
@@ -156,6 +170,14 @@ class _MockWires:
         pin = self.pins[gpio]
         return bool(pin._state) if pin._function == "output" else None
 
+    def pull(self, gpio: int) -> Pull:
+        pull = self.pins[gpio]._pull
+        return "up" if pull == "up" else "down" if pull == "down" else "none"
+
+    @property
+    def pads(self) -> Pads:
+        return BCM2711  # MockFactory's default board is a Pi 3B, whose pads are alike
+
     def changed(self) -> None:
         for pin in self.pins.values():
             if isinstance(pin, CircuitPin):
@@ -192,6 +214,13 @@ class _ModelWires:
     def changed(self) -> None:
         self.model.inputs_changed()
 
+    def pull(self, gpio: int) -> Pull:
+        return self.model.pull(gpio)
+
+    @property
+    def pads(self) -> Pads:
+        return self.model.board.pads
+
 
 def on_model(model: LgpioModel) -> Wires:
     """The :class:`Wires` of an lgpio model's header."""
@@ -212,6 +241,12 @@ class DiodeMatrix(_Circuit):
     meets a low one through such a switch is counted in ``shorts`` (two GPIOs fighting).
     ``reversed_diodes`` conduct from the row to the column only, so the switch never
     reads (the guide's "diode the wrong way round").
+
+    A released row whose pad is pulled down (``Wires.pull``) draws current from every
+    column it has a closed switch on; such a column reads low unless its pull-ups (the
+    pad's, at its greatest resistance, and ``pull_up_ohms`` if the board has its own)
+    keep it at the input-high threshold or above (:func:`~controller.hardware.electrical.
+    column_volts`, with the least pull-down: the worst case).
     """
 
     def __init__(
@@ -222,8 +257,12 @@ class DiodeMatrix(_Circuit):
         contacts: ContactBank | None = None,
         missing_diodes: Iterable[int] = (),
         reversed_diodes: Iterable[int] = (),
+        pull_up_ohms: float | None = None,
+        cut_columns: Iterable[int] = (),
     ) -> None:
         self.rows = tuple(rows)
+        self.pull_up_ohms = pull_up_ohms
+        """The board's own column pull-ups (None: none fitted, only the Pi's)."""
         self.cols = tuple(cols)
         size = len(self.rows) * len(self.cols)
         self.contacts: ContactBank = contacts if contacts is not None else Switches(size)
@@ -231,6 +270,10 @@ class DiodeMatrix(_Circuit):
             raise ValueError(f"{self.contacts.count} contacts for a {size}-switch matrix")
         self.missing_diodes = frozenset(missing_diodes)
         self.reversed_diodes = frozenset(reversed_diodes)
+        self.cut_columns = frozenset(cut_columns)
+        """Column indices whose wire is cut between the GPIO and its switches (a broken
+        wire or a cold joint at the header): the GPIO reads only its pull-up, while the
+        switches behind the cut still join each other (a sneak path runs on)."""
         self.shorts = 0
         """How often a row driven high met a low one through a switch without its diode."""
         self._col_index = {g: c for c, g in enumerate(self.cols)}
@@ -253,18 +296,45 @@ class DiodeMatrix(_Circuit):
 
     def level(self, gpio: int) -> bool | None:
         col = self._col_index.get(gpio)
-        if col is None:
+        if col is None or col in self.cut_columns:
             return None
         return False if col in self.low_columns() else None
 
     def low_columns(self) -> frozenset[int]:
         """Columns joined to a low row right now."""
-        drive = tuple(self._wires.drive(g) for g in self.rows)
-        key = (drive, self.contacts.version())
+        wires = self._wires
+        drive = tuple(wires.drive(g) for g in self.rows)
+        pulls = tuple(wires.pull(g) for g in self.rows + self.cols)
+        key = (drive, pulls, self.contacts.version())
         if key != self._cache_key:
-            self._cache = self._solve(drive)
+            self._cache = self._solve(drive) | self._dragged_down(drive, pulls)
             self._cache_key = key
         return self._cache
+
+    def _dragged_down(
+        self, drive: tuple[bool | None, ...], pulls: tuple[Pull, ...]
+    ) -> frozenset[int]:
+        """Columns that closed switches to released, pulled-down rows hold under V_IH."""
+        width = len(self.cols)
+        down = {r for r, level in enumerate(drive) if level is None and pulls[r] == "down"}
+        if not down:
+            return frozenset()
+        loads = [0] * width
+        for i in self.contacts.closed_set():
+            row, col = divmod(i, width)
+            if row in down and i not in self.reversed_diodes:
+                loads[col] += 1
+        pads = self._wires.pads
+        least, greatest = pads.pull_ohms
+        low: set[int] = set()
+        for col, count in enumerate(loads):
+            ups = [greatest] if pulls[len(drive) + col] == "up" else []
+            ups += [self.pull_up_ohms] if self.pull_up_ohms is not None else []
+            if count and ups:
+                up = 1 / sum(1 / r for r in ups)
+                if column_volts(up, count, least) < pads.v_ih:
+                    low.add(col)
+        return frozenset(low)
 
     def _solve(self, drive: tuple[bool | None, ...]) -> frozenset[int]:
         width = len(self.cols)

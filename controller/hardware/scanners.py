@@ -10,7 +10,11 @@ to the lines, chosen by the pin factory:
   6 mode queries, 6 writes and 36 reads per 6×6 scan, where the groups need 12 writes
   and 6 reads and claim nothing (``bench/gpio_scan.py`` counts them). The rows are
   *open-drain* outputs: written low they pull their switches low, written high they let
-  go and float, so a missing diode still makes a ghost, never a short.
+  go, so a missing diode still makes a ghost, never a short. Let go, a row keeps the
+  pull its pad has, and a Pi's GPIO 9–27 come out of reset pulled *down*: a pulled-down
+  row draws current through every closed switch on it and drags those columns towards
+  the input-high threshold (ghosts in the other rows). So the rows are claimed with the
+  pull-up on, and left so when the scanner closes.
 - **gpiozero pins** (``MockFactory`` in tests, or any other factory): every line is a
   gpiozero pin; open drain is played by switching a row between output-low and input.
 
@@ -144,7 +148,8 @@ class Scanner(abc.ABC):
         return ()
 
     def close(self) -> None:
-        """Leave every pin an input without pull (harmless to whatever is wired) and free it."""
+        """Leave every pin an input (harmless to whatever is wired), keeping its pull, and
+        free it."""
         for pin in self._pins.values():
             try:
                 pin.when_changed = None
@@ -204,7 +209,7 @@ class MatrixScanner(Scanner):
         self._cols = [self._pins[g] for g in cols]
         self._settle_us = settle_us
         for row in self._rows:
-            row.function = "input"
+            row.input_with_pull("up")  # never the reset pull-down (see the module's doc)
         for col in self._cols:
             col.input_with_pull("up")
 
@@ -229,6 +234,9 @@ class MatrixScanner(Scanner):
 
 class _GroupScanner(Scanner):
     """Base of the lgpio scanners: two line groups, claimed once, freed on close."""
+
+    rest_flags = SET_PULL_NONE
+    """How :meth:`close` leaves every line: an input with this bias (the pads keep it)."""
 
     def __init__(
         self, factory: Factory, claim: PinClaim, gpios: Iterable[int], lgpio: tuple[LgpioApi, int]
@@ -269,8 +277,8 @@ class _GroupScanner(Scanner):
                 log.exception("could not free the line group led by GPIO %d", leader)
         self._groups = []
         try:
-            # Leave every line an input without pull, harmless to whatever is wired.
-            self._api.group_claim_input(self._handle, list(self._gpios), SET_PULL_NONE)
+            # Leave every line an input with its resting pull, harmless to what is wired.
+            self._api.group_claim_input(self._handle, list(self._gpios), self.rest_flags)
             self._api.group_free(self._handle, self._gpios[0])
         except Exception:
             log.exception("could not leave GPIO %s as inputs", self._gpios)
@@ -283,7 +291,13 @@ class LgpioMatrixScanner(_GroupScanner):
     Per row: one group write pulls it low, one group read gives all its columns, one
     group write lets it go again before the next row is pulled (so the columns it held
     have that long to rise). Same channels as :class:`MatrixScanner`.
+
+    The rows carry the pull-up (``SET_PULL_UP`` in the claim), and closing leaves rows and
+    columns inputs pulled up: no current flows through any switch then, and the pads keep
+    that bias for whatever reads the board next (``pyramid diag`` after the service).
     """
+
+    rest_flags = SET_PULL_UP
 
     def __init__(
         self,
@@ -299,7 +313,7 @@ class LgpioMatrixScanner(_GroupScanner):
         self._row_leader, self._col_leader = rows[0], cols[0]
         self._row_count, self._width = len(rows), len(cols)
         self._settle_us = settle_us
-        self._claim_group(rows, True, SET_OPEN_DRAIN, high=True)  # all released
+        self._claim_group(rows, True, SET_OPEN_DRAIN | SET_PULL_UP, high=True)  # all released
         self._claim_group(cols, False, SET_PULL_UP, high=False)
 
     def scan(self) -> int:
@@ -449,7 +463,7 @@ class LgpioMuxScanner(_GroupScanner):
 
 def make_scanner(gpio: GpioConfig, factory: Factory, claim: PinClaim) -> Scanner:
     """The scanner for ``gpio.topology``, on lgpio's line groups where the factory has them."""
-    settle = gpio.scan.settle_us
+    settle = gpio.settle_us
     lgpio = lgpio_of(factory)
     if gpio.topology == "direct":
         return DirectScanner(factory, claim, gpio.pins, gpio.active)

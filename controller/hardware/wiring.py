@@ -52,6 +52,14 @@ DEFAULT_ROWS: Final[tuple[int, ...]] = (4, 17, 27, 22, 5, 6)
 DEFAULT_COLS: Final[tuple[int, ...]] = (13, 19, 26, 16, 20, 21)
 """The default 6×6 matrix pins (configs/matrix.toml): clear of SPI0, I²C and the UART."""
 
+SETTLE_US: Final[Mapping[str, float]] = {"matrix": 5.0, "mux": 7.0, "direct": 0.0}
+"""The default ``settle_us`` of each topology: twice the longest a line takes to settle
+in ngspice (``hardware/spice/``, ``controller/hardware/spice.py``) on the build
+hardware/README.md describes, 10 kΩ pull-ups and 150 pF of wire: 2.2 µs for a matrix
+column to rise after its row lets go, 3.3 µs for a mux SIG line after the address
+changes; direct wiring waits for nothing. ``tests/hardware/test_circuits.py`` holds
+these to the simulation."""
+
 DEFAULT_BUZZER_PIN: Final = 18
 """The buzzer's GPIO in the shipped configs (header pin 12): free in every build."""
 
@@ -89,8 +97,9 @@ class ScanTiming:
     """Period of the confirmation scans while any raw bit differs from the debounced state."""
     agree: int = 4
     """Consecutive agreeing scans needed before a channel changes (2–16)."""
-    settle_us: float = 0.0
-    """Busy wait after selecting a matrix row or a mux address, for long or slow wiring."""
+    settle_us: float | None = None
+    """Busy wait after selecting a matrix row or a mux address, so the lines settle before
+    they are read; None: the topology's default (:data:`SETTLE_US`)."""
 
     @property
     def worst_latency_ms(self) -> float:
@@ -123,6 +132,12 @@ class GpioConfig:
     active: Literal["low", "high"] = "low"
     """direct and mux: the level of an active sensor (reed to ground, open-drain hall: low)."""
     scan: ScanTiming = field(default_factory=ScanTiming)
+
+    @property
+    def settle_us(self) -> float:
+        """The busy wait per matrix row or mux address: the config's, else the default."""
+        configured = self.scan.settle_us
+        return SETTLE_US[self.topology] if configured is None else configured
 
     @property
     def capacity(self) -> int:

@@ -6,9 +6,9 @@ all placed, and so does the next base pearl (players who go on have placed them)
 several wait, the LEDs show each one's place in turn (``bonus_step_s`` each).
 
 The 25th base pearl ends the game at once: the result is stored with it and the winner
-shown; its bonus pearls finish the pyramid, shown one after another, then the winner's
-colour sweeps the board (Confirm skips to the sweep). Nothing about them is stored: the
-game is decided.
+shown; its bonus pearls finish the pyramid, their places shown in turn for as long as a
+family takes to place them by hand, until Confirm says the pyramid is finished; then the
+winner's colour sweeps the board. Nothing about them is stored: the game is decided.
 """
 
 from __future__ import annotations
@@ -48,20 +48,14 @@ def confirm(state: Referee, by: By, now: float) -> Step:
 def step_shown(state: Referee, now: float) -> Referee:
     """The timer of the waiting bonus pearls: show the next one's place.
 
-    While the game goes on they take turns for as long as they wait; at the end each is
-    shown once, then the sweep begins.
+    They take turns for as long as they wait, at the end of a game too: only Confirm (or
+    the next move) says they are placed, never the clock.
     """
     show = state.show
     session = state.session
     if session is None or not isinstance(session.game, PerlenGame) or not session.game.pending:
-        return state.but(show=dataclasses.replace(show, bonus_next=None, finishing=False))
-    game = session.game
-    index = show.bonus_index + 1
-    if show.finishing and index >= len(game.pending):
-        finished = state.but(session=session.with_game(game.acknowledge_all()))
-        return finished.but(show=progress.sweep(show, state, now))
-    if not show.finishing:
-        index %= len(game.pending)
+        return state.but(show=dataclasses.replace(show, bonus_next=None))
+    index = (show.bonus_index + 1) % len(session.game.pending)
     return state.but(
         show=dataclasses.replace(show, bonus_index=index, bonus_next=now + state.rules.bonus_step_s)
     )

@@ -125,8 +125,8 @@ def explained(cell: str, why: Why | None) -> tuple[Message, ...]:
     elif why.denies:
         denied = tuple(dict.fromkeys(why.denies))
         said = Message.of("hint_denies", cell=cell, positions=Items(denied), num=len(denied))
-    else:
-        said = Message.of("hint", cell=cell)
+    else:  # early in a game: no cell wins one yet, the reason is the chances it leaves
+        said = Message.of("hint_chances", cell=cell)
     if why.worth < WORTH_SAYING:
         return (said,)
     return (said, Message.of("hint_worth", worth=Amount(why.worth)))

@@ -170,10 +170,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "took_off": N_("The bonus pearl %(pos)s is off."),
         "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
         "landed": N_("%(player)s landed on %(target)s."),
-        "knocked_off": NP_(
-            "The ball on %(targets)s was knocked off.",
-            "The balls on %(targets)s were knocked off.",
-        ),
+        "knocked_off": NP_("%(balls)s was knocked off.", "%(balls)s were knocked off."),
         "turn_ended": N_("%(player)s ended the turn."),
         "top_opened": N_("The top is open!"),
         "took_back_landing": N_("Took back %(player)s's landing on %(target)s."),
@@ -199,6 +196,10 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
         "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
         "hint": N_("Hint: %(cell)s."),
+        "hint_chances": N_(
+            "Hint: %(cell)s. It wins no bonus pearl yet, but leaves you the best chances "
+            "for the ones to come."
+        ),
         "hint_wins": NP_(
             "Hint: %(cell)s, which wins the bonus pearl %(positions)s.",
             "Hint: %(cell)s, which wins the bonus pearls %(positions)s.",
@@ -228,6 +229,8 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "to_move": N_("%(player)s to move."),
         "computer_thinking": N_("%(player)s (computer) is thinking…"),
         "computer_chose": N_("%(player)s (computer) chose %(cell)s: put its pearl there."),
+        "unnamed_computer_thinking": N_("%(player)s is thinking…"),
+        "unnamed_computer_chose": N_("%(player)s chose %(cell)s: put its pearl there."),
         "passes": N_("%(player)s has no pearls left and passes."),
         "bonus_at": N_("%(owner)s's %(colour)s on %(pos)s (over %(cells)s)"),
         "bonus_owed": NP_(
@@ -240,13 +243,25 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "Finish the pyramid with the last %(num)d bonus pearls, starting with %(first)s.",
         ),
         "remove_bonuses": NP_(
-            "Take off the bonus pearl %(positions)s (its place blinks), then the pearl on "
-            "%(cell)s.",
-            "Take off the bonus pearls %(positions)s, the highest first (its place blinks), "
-            "then the pearl on %(cell)s.",
+            "Take off the bonus pearl %(positions)s (its place blinks) and press “This bonus "
+            "pearl is off” (or Confirm on the board), then take the pearl off %(cell)s.",
+            "Take off the bonus pearls %(positions)s (the next one's place blinks), pressing "
+            "“This bonus pearl is off” (or Confirm on the board) after each, then take the "
+            "pearl off %(cell)s.",
+        ),
+        "remove_bonuses_top_down": NP_(
+            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
+            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
+            "then take the pearl off %(cell)s.",
+            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
+            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
+            "then take the pearl off %(cell)s.",
         ),
         "fix_board": N_("%(fixes)s."),
         "fix_extra": N_("take the %(thing)s off %(cells)s"),
+        "fix_clear": NP_(
+            "take the %(thing)s off the board", "take all %(num)d %(thing)s off the board"
+        ),
         "fix_missing_owned": N_("put %(player)s's %(colour)s %(thing)s back on %(cell)s"),
         "fix_missing": N_("put the %(thing)s back on %(cell)s"),
         "keep_off": N_(
@@ -269,6 +284,10 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "%(player)s (computer) is still choosing: wait for its cell to blink."
         ),
         "computer_elsewhere": N_("%(player)s (computer) chose %(chosen)s, not %(cell)s."),
+        "unnamed_computer_choosing": N_(
+            "%(player)s is still choosing: wait for its cell to blink."
+        ),
+        "unnamed_computer_elsewhere": N_("%(player)s chose %(chosen)s, not %(cell)s."),
         "pyramid_complete": N_("The pyramid is complete: no more pearls go on the base."),
         # -- commands refused ----------------------------------------------------------------
         "no_game": N_("There is no game."),
@@ -299,7 +318,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "Pyramidos is for 2 to 4 players, not %(num)d.",
         ),
         "name_text": N_("The name for seat %(seat)d must be text."),
-        "name_length": N_("The name for seat %(seat)d must be 1 to %(most)d characters."),
+        "name_length": N_("The name for seat %(seat)d must be at most %(most)d characters."),
         "names_differ": N_("Two players are called %(name)s: names must differ."),
         "colours_count": NP_(
             "Give one colour per player (%(seats)d), not %(num)d.",
@@ -317,7 +336,10 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "one_person": N_("At least one player must be a person to place the pearls."),
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
+        "ball_of": N_("%(player)s's ball on %(target)s"),
         "computer_name": N_("Computer (%(level)s)"),
+        "computer_name_seat": N_("Computer %(seat)d (%(level)s)"),
+        "player_name": N_("Player %(seat)d"),
         "and": N_("%(items)s and %(last)s"),
         "seat_colour": N_("seat %(seat)d colour"),
     }
@@ -403,7 +425,7 @@ class Translations(Protocol):
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
 
 
-CAPITALISED: Final = frozenset({"fix_board"})
+CAPITALISED: Final = frozenset({"fix_board", "knocked_off"})
 """Sentences that begin with a part written in lower case (``take the pearl off b3``);
 other sentences begin as their template does (a cell name stays ``c3``)."""
 

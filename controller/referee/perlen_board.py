@@ -4,8 +4,10 @@ The referee always knows which base cells should hold a pearl. Comparing that wi
 sensors (:func:`reconcile`):
 
 - exactly one new pearl on a legal cell, nothing missing, while the board matched the
-  game just before ("armed"): the mover's move. It also acknowledges every bonus pearl
-  still waiting: players who go on have placed them;
+  game just before ("armed"), or at the first reading after a restart (a pearl placed
+  while the power was off; its player is a person, for a computer's choice is lost with
+  the power): the mover's move. It also acknowledges every bonus pearl still waiting:
+  players who go on have placed them;
 - the last base pearl lifted and kept off for ``settle_s``: that move is taken back; put
   on another legal cell instead (a move that earned no bonus pearl), the move is taken
   back and made there (:mod:`controller.referee.takeback`);
@@ -23,8 +25,8 @@ from controller.referee import computer, progress, takeback
 from controller.referee.events import BasePearl, BonusPlaced, By, Event
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Message, Term
-from controller.referee.session import Session
-from controller.referee.state import Hold, HoldAction, Referee, Refusal, Step, Watch
+from controller.referee.session import Session, unnamed
+from controller.referee.state import Hold, HoldAction, Note, Referee, Refusal, Step, Watch
 from controller.rules import perlen
 
 CELL_SET: Final = frozenset(CELLS)
@@ -42,11 +44,15 @@ def reconcile(state: Referee, session: Session, game: PerlenGame, now: float) ->
         # The pyramid is complete: the board is cleared for the next game, not refereed.
         return Step(state.but(watch=Watch(last_move_at=state.watch.last_move_at)))
     watch = state.watch
-    if watch.armed and not missing and len(extra) == 1:
+    if (watch.armed or watch.resumed) and not missing and len(extra) == 1:
         (cell,) = extra
         refusal = refusal_for(state, session, game, cell, now)
         if refusal is None:
-            return play(state, session, game, cell, now)
+            step = play(state, session, game, cell, now)
+            if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
+                said = Note((*state.note.messages, *step.state.note.messages))
+                step = Step(step.state.but(note=said), step.commit, step.effects)
+            return step
         return Step(progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal))
     last = game.last
     if watch.armed and last is not None and missing == {last.cell}:
@@ -99,11 +105,14 @@ def refusal_for(
     player = session.players[mover]
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
+        # "Computer (easy)" says computer already; a named one is marked "(computer)".
+        prefix = "unnamed_" if unnamed(player) else ""
+        name = session.name(mover)
         if chosen is None:
-            return Refusal(Message.of("computer_choosing", player=player.name))
+            return Refusal(Message.of(prefix + "computer_choosing", player=name))
         if cell != chosen:
             return Refusal(
-                Message.of("computer_elsewhere", player=player.name, chosen=chosen, cell=cell)
+                Message.of(prefix + "computer_elsewhere", player=name, chosen=chosen, cell=cell)
             )
     return None
 

@@ -32,7 +32,8 @@ from controller.rules.notation import parse_cell
 
 
 def result(session: Session, game: Game) -> Result:
-    """The finished game's scores and winners, as the store and the history keep them."""
+    """The finished game's scores and winners, as the store and the history keep them
+    (an unnamed seat's name is kept empty, as its player's is)."""
     names = [p.name for p in session.players]
     if isinstance(game, PerlenGame):
         out = perlen.outcome(game.state)
@@ -61,7 +62,7 @@ def won(session: Session, game: Game) -> Message:
     else:
         unit = "points"
     best = outcome.points[outcome.winners[0]] if outcome.winners else 0
-    names = [session.players[w].name for w in outcome.winners]
+    names = [session.name(w) for w in outcome.winners]
     if len(names) == 1:
         return Message.of("won", player=names[0], num=best, unit=unit_term(unit, best))
     return Message.of(
@@ -109,19 +110,9 @@ def shows(state: Referee, now: float, *, ended: bool = False) -> Show:
     if game.over:
         if not ended:
             return old  # a finished game's animation runs on by its own timers
-        if pending:  # the last bonus pearls finish the pyramid, one after another
-            return Show(
-                0,
-                now + state.rules.bonus_step_s,
-                True,
-                None,
-                None,
-                old.sweep_until,
-                old.led_test,
-                old.cue,
-                old.cues,
-            )
-        return sweep(base, state, now)
+        if not pending:
+            return sweep(base, state, now)
+        # The last bonus pearls finish the pyramid, shown in turn until Confirm.
     if len(pending) > 1:
         return Show(
             0, now + state.rules.bonus_step_s, led_test=old.led_test, cue=old.cue, cues=old.cues

@@ -8,22 +8,47 @@ ball that just fell off counts as knocked off at once then.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
 from controller.hardware.channels import TARGETS
 from controller.referee import progress
 from controller.referee.events import By, Event, KnockedOff, Landed, TurnEnded
 from controller.referee.games import PyramidosGame
-from controller.referee.messages import Items, Message
+from controller.referee.messages import Items, Message, Param
 from controller.referee.session import Session
 from controller.referee.state import Hold, HoldAction, Referee, Refusal, Reply, Step, Watch
 from controller.referee.words import fixes
+from controller.rules import pyramidos
 
 TARGET_SET: Final = frozenset(TARGETS)
 
 
 def _ordered(targets: frozenset[str]) -> tuple[str, ...]:
     return tuple(sorted(targets, key=TARGETS.index))
+
+
+def knocked_off(
+    owners: Mapping[str, int | None], gone: Iterable[str], name: Callable[[int], Param]
+) -> Message:
+    """``Oma's ball on t1 was knocked off.`` (``owners``: whose ball each target held)."""
+    balls: list[Param] = []
+    for target in _ordered(frozenset(gone)):
+        owner = owners.get(target)
+        who = name(owner) if owner is not None else "?"
+        balls.append(Message.of("ball_of", player=who, target=target))
+    return Message.of("knocked_off", balls=Items(tuple(balls)), num=len(balls))
+
+
+def said(before: pyramidos.PyramidosState, text: str, name: Callable[[int], Param]) -> Message:
+    """One event of a Pyramidos record in words, as the live page said it: ``Oma landed
+    on t1.``, ``Oma's ball on t1 was knocked off.``, ``Jonas ended the turn.``"""
+    kind, *rest = text.split()
+    if kind == "land":
+        return Message.of("landed", player=name(before.to_move), target=rest[0])
+    if kind == "leave":
+        return knocked_off(before.targets(), rest, name)
+    return Message.of("turn_ended", player=name(before.to_move))
 
 
 def reconcile(state: Referee, session: Session, game: PyramidosGame, now: float) -> Step:
@@ -72,7 +97,7 @@ def _land(
 ) -> Step:
     seat = game.state.to_move
     new = game.event(f"land {target}")
-    notes = [Message.of("landed", player=session.name(seat), target=target)]
+    notes = [said(game.state, f"land {target}", session.name)]
     if new.state.top_open and not game.state.top_open:
         notes.append(Message.of("top_opened"))
     step = progress.advance(state, session, new, (Landed(target, seat),), notes, now)
@@ -95,7 +120,7 @@ def _knock_off(
     if now < hold.deadline:
         return Step(progress.mismatch(state, game, (), missing, armed=True, hold=hold))
     new, events = knock_off(game, missing)
-    notes = [Message.of("knocked_off", targets=Items(_ordered(missing)), num=len(missing))]
+    notes = [knocked_off(game.owners, missing, session.name)]
     step = progress.advance(state, session, new, events, notes, now)
     return Step(progress.matched(step.state), step.commit, step.effects)
 
@@ -123,14 +148,12 @@ def end_turn(state: Referee, by: By, now: float) -> Step:
     notes: list[Message] = []
     if hold is not None and hold.action is HoldAction.KNOCK_OFF:
         # A deliberate press says the board has settled: the knocked-off balls count now.
+        notes.append(knocked_off(game.owners, hold.key, session.name))
         game, events = knock_off(game, hold.key)
-        notes.append(
-            Message.of("knocked_off", targets=Items(_ordered(hold.key)), num=len(hold.key))
-        )
     elif state.watch.mismatches:
         return Step(state, reply=Reply(False, Message.of("fix_first", fixes=fixes(state))))
     seat = game.state.to_move
-    notes.append(Message.of("turn_ended", player=session.name(seat)))
+    notes.append(said(game.state, "end", session.name))
     new = game.event("end")
     step = progress.advance(state, session, new, (*events, TurnEnded(seat, by)), notes, now)
     ended = step.state.but(watch=Watch(armed=True, last_move_at=state.watch.last_move_at))

@@ -57,7 +57,7 @@ from controller.referee.commands import (
 from controller.referee.events import Aborted, By
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Items, Message, Refused, Term, english
-from controller.referee.session import GameSetup
+from controller.referee.session import GameSetup, called
 from controller.referee.state import (
     RETRY_S,
     Commit,
@@ -170,6 +170,9 @@ def sensed(
     if pieces_moved:
         state = state.but(note=Note())  # what was said is over once the board changes
     step = look(state, now)
+    if step.state.watch.resumed:  # the first reading after a restart has been looked at
+        watch = dataclasses.replace(step.state.watch, resumed=False)
+        step = dataclasses.replace(step, state=step.state.but(watch=watch))
     # Buttons act on their rising edge, in a fixed order.
     for name in BUTTON_NAMES:
         if name in rising:
@@ -230,7 +233,7 @@ def begin(state: Referee, game: GameSetup, game_id: int, now: float) -> Step:
     said: list[Message] = []
     if old is not None and not old.game.over:
         said.append(Message.of("replaced", number=old.game_id))
-    names = tuple(p.name for p in sorted(game.players, key=lambda p: p.seat))
+    names = tuple(called(p, game.players) for p in sorted(game.players, key=lambda p: p.seat))
     said.append(Message.of("started", number=game_id, players=Items(names)))
     fresh = Referee(
         rules=state.rules,

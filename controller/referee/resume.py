@@ -1,8 +1,14 @@
 """After a restart: the unfinished game comes back from the store and meets the board.
 
 The stored events are folded onto a new game (:func:`controller.referee.events.fold`);
-the board must then match the game before play goes on (it is not armed), so a pearl put
-down or knocked off while the power was out is a mismatch, never a move. A game that
+the board must then match the game before play goes on (it is not armed), so a pearl
+knocked off while the power was out is a mismatch, never a move. One exception, read at
+the first sensor frame only (``Watch.resumed``): the board holds exactly the game's
+pearls plus one more on a legal cell of the person to move. That is the move they made
+while the power was off (its answer never came), and it is played; anything else (two
+pearls more, one on an illegal cell, one missing, a computer seat to move, whose choice
+was lost, or a ball of Pyramidos, where a landing may have been followed by anything)
+waits for the board to match. A game that
 cannot be read back is set aside (aborted, kept in the history) and the table starts
 empty.
 """
@@ -14,7 +20,7 @@ import logging
 from controller.palette import PaletteError
 from controller.referee import computer, progress
 from controller.referee.events import Aborted, EventError, fold, from_stored
-from controller.referee.games import Game, new_game, read_options
+from controller.referee.games import Game, PerlenGame, new_game, read_options
 from controller.referee.messages import Message
 from controller.referee.session import Session, players_from
 from controller.referee.state import Commit, Note, Referee, Step, Watch
@@ -25,7 +31,8 @@ log = logging.getLogger(__name__)
 
 
 def resume(state: Referee, stored: StoredGame | None, now: float) -> Step:
-    """The referee with ``stored`` (the store's unfinished game) on the table."""
+    """The referee with ``stored`` (the store's game on the table: unfinished, or over and
+    shown until a new one starts) on the table."""
     if stored is None:
         return Step(state)
     try:
@@ -34,12 +41,20 @@ def resume(state: Referee, stored: StoredGame | None, now: float) -> Step:
         game: Game = fold(new_game(options), (from_stored(e.kind, e.data) for e in stored.events))
     except (EventError, PaletteError, perlen.OptionError, pyramidos.SetupError, ValueError) as exc:
         log.error("game %d cannot be resumed: %s", stored.id, exc)
+        if stored.summary.status != "playing":  # a finished game is only not shown
+            return Step(state)
         note = Note((Message.of("resume_failed", number=stored.id),), fault=True)
         aborted = Commit(stored.id, (Aborted(f"could not be resumed: {exc}"),))
         return Step(state.but(note=note), aborted)
     session = Session(stored.id, players, options, stored.children_help, game)
+    if stored.summary.status == "over":
+        # A finished game stays on the page, its winner and scores with it, until a new
+        # game starts; its last bonus pearls (never stored) are listed again until Confirm.
+        shown = state.but(session=session, note=Note((progress.won(session, game),)))
+        pending = isinstance(game, PerlenGame) and bool(game.pending)
+        return Step(shown.but(show=progress.shows(shown, now, ended=pending)))
     note = Note((Message.of("resumed", number=stored.id, num=game.moves),))
-    back = state.but(session=session, note=note, watch=Watch(armed=False))
+    back = state.but(session=session, note=note, watch=Watch(armed=False, resumed=True))
     back = back.but(show=progress.shows(back, now))
     back, effects = computer.new_position(back)
     return Step(back, effects=effects)

@@ -9,17 +9,62 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
 from controller.referee.games import Game, Options, PerlenGame, new_game
+from controller.referee.messages import Message, Param, Term
 from controller.rules.records import PERLEN, PYRAMIDOS
 from controller.store import PlayerRecord
 
 GAMES: Final = (PERLEN, PYRAMIDOS)
+
+_OLD_COMPUTER_NAME: Final = re.compile(r"Computer (?:\d )?\((\w+)\)")
+"""How releases before 0.3 named an unnamed computer seat, in English, in the store."""
+
+
+class Seated(Protocol):
+    """A player as the game, the snapshot and the store know it."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def seat(self) -> int: ...
+    @property
+    def computer(self) -> str | None: ...
+
+
+def unnamed(player: Seated) -> bool:
+    """The seat was left without a name: it goes by a default one in the reader's
+    language (a computer seat's old English default counts as none)."""
+    if not player.name:
+        return True
+    match = _OLD_COMPUTER_NAME.fullmatch(player.name)
+    return match is not None and match.group(1) == player.computer
+
+
+def default_name(player: Seated, players: Iterable[Seated]) -> Message | None:
+    """``Computer (strong)`` or ``Player 3`` for an unnamed seat, as a message (the reader's
+    language renders it); None for a named one. Two unnamed computers of one level are
+    told apart by their seats."""
+    if not unnamed(player):
+        return None
+    level = player.computer
+    if level is None:
+        return Message.of("player_name", seat=player.seat + 1)
+    twins = sum(1 for p in players if p.computer == level and unnamed(p))
+    if twins > 1:
+        return Message.of("computer_name_seat", seat=player.seat + 1, level=Term("level", level))
+    return Message.of("computer_name", level=Term("level", level))
+
+
+def called(player: Seated, players: Iterable[Seated]) -> Param:
+    """The player's name, or the default name of an unnamed seat."""
+    return default_name(player, players) or player.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,8 +121,9 @@ class Session:
     def with_game(self, game: Game) -> Session:
         return dataclasses.replace(self, game=game)
 
-    def name(self, number: int) -> str:
-        return self.players[number].name
+    def name(self, number: int) -> Param:
+        """What the page calls player ``number``: the name, or an unnamed seat's default."""
+        return called(self.players[number], self.players)
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,7 @@ from controller.palette import PaletteColour, PaletteError, by_name
 from controller.referee.commands import NewGame
 from controller.referee.games import Options
 from controller.referee.messages import Items, Message, Refused, Term, colour_term
-from controller.referee.session import GAMES, GameSetup, Player, Session
+from controller.referee.session import GAMES, GameSetup, Player, Session, unnamed
 from controller.referee.state import Rules
 from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN, PYRAMIDOS
@@ -74,19 +74,9 @@ def again(session: Session) -> NewGame:
     )
 
 
-def _computer_name(level: str) -> str:
-    return f"Computer ({level})"
-
-
 def _named(player: Player) -> str:
-    """The name to ask for again: a computer seat named by its level gets a fresh one."""
-    level = player.computer
-    if level is not None and player.name in (
-        _computer_name(level),
-        f"Computer {player.seat + 1} ({level})",
-    ):
-        return ""
-    return player.name
+    """The name to ask for again: an unnamed seat stays unnamed."""
+    return "" if unnamed(player) else player.name
 
 
 def _computer(kind: str, raw: object, seats: int, levels: tuple[str, ...]) -> dict[int, str]:
@@ -117,14 +107,12 @@ def _names(raw_names: Sequence[object], computer: Mapping[int, str]) -> list[str
     for seat, raw in enumerate(raw_names):
         if not isinstance(raw, str):
             raise Refused(Message.of("name_text", seat=seat + 1))
+        # An empty name is kept empty: the page calls the seat "Player 2" or "Computer
+        # (strong)" in its reader's language (session.default_name), never stored words.
         name = " ".join(raw.split())
-        if not name and seat in computer:
-            name = _computer_name(computer[seat])
-            if name.casefold() in (n.casefold() for n in names):  # two at the same level
-                name = f"Computer {seat + 1} ({computer[seat]})"
-        if not 1 <= len(name) <= MAX_NAME:
+        if len(name) > MAX_NAME:
             raise Refused(Message.of("name_length", seat=seat + 1, most=MAX_NAME))
-        if name.casefold() in (n.casefold() for n in names):
+        if name and name.casefold() in (n.casefold() for n in names):
             raise Refused(Message.of("names_differ", name=name))
         names.append(name)
     return names

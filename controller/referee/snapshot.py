@@ -25,7 +25,7 @@ from controller.referee import bonuses, computer, words
 from controller.referee.commands import Action
 from controller.referee.games import Options, PerlenGame, PyramidosGame
 from controller.referee.messages import Message
-from controller.referee.session import Player
+from controller.referee.session import Player, default_name
 from controller.referee.state import HoldAction, Referee
 from controller.rules import perlen, pyramidos
 from controller.rules.records import PERLEN, PYRAMIDOS
@@ -40,6 +40,7 @@ class PlayerView:
     targets and winners refer to."""
     seat: int
     name: str
+    """As the players gave it; empty for an unnamed seat (see ``default_name``)."""
     colour: str
     """``#rrggbb``."""
     colour_name: str
@@ -47,19 +48,24 @@ class PlayerView:
     pattern: str
     """The id of the SVG pattern drawn over the colour."""
     computer: str | None
+    default_name: Message | None = None
+    """What an unnamed seat is called (``Computer (strong)``, ``Player 2``), rendered in
+    the reader's language; None for a named player."""
 
     @classmethod
-    def of(cls, player: Player) -> PlayerView:
+    def of(cls, player: Player, players: Sequence[Player]) -> PlayerView:
         c = player.colour
+        default = default_name(player, players)
         return cls(
             player.number,
             player.seat,
-            player.name,
+            "" if default is not None else player.name,
             c.hex,
             c.name,
             c.letter,
             c.pattern_id,
             player.computer,
+            default,
         )
 
 
@@ -280,7 +286,7 @@ def of(state: Referee, *, version: int, at: float) -> Snapshot:
         return Snapshot(**common)
     game = session.game
     watch = state.watch
-    players = tuple(PlayerView.of(p) for p in session.players)
+    players = tuple(PlayerView.of(p, session.players) for p in session.players)
     marks: dict[str, Any] = {
         **common,
         "game_id": session.game_id,

@@ -123,6 +123,10 @@ class Watch:
     last_move_at: float = NEVER
     removals: tuple[perlen.Bonus, ...] = ()
     """Bonus pearls of a move taken back that are still on the board, top first."""
+    resumed: bool = False
+    """The game came back after a restart and the board has not been read since: one
+    pearl more than the game, on a legal cell of a person to move, is the move placed
+    while the power was off (:mod:`controller.referee.resume`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,8 +177,6 @@ class Show:
     bonus_index: int = 0
     """Which waiting bonus pearl's place the LEDs show (several take turns)."""
     bonus_next: float | None = None
-    finishing: bool = False
-    """The game is over and the last bonus pearls are shown one after another."""
     sweep_frame: int | None = None
     """The winner's sweep: its frame, or None for the calm picture after it."""
     sweep_next: float | None = None

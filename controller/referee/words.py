@@ -8,14 +8,27 @@ being decided, the bonus pearls to place, whose turn it is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from controller.guidance import MismatchKind
 from controller.referee import computer
 from controller.referee.games import PerlenGame
-from controller.referee.messages import Items, Message, Param, colour_term
+from controller.referee.messages import Items, Message, Param, Term, colour_term
 from controller.referee.progress import thing
-from controller.referee.session import Session
+from controller.referee.session import Session, unnamed
 from controller.referee.state import HoldAction, Referee
 from controller.rules import perlen
+
+
+def take_off(extra: Sequence[str], word: str, everything: bool) -> Message:
+    """``take the pearls off b3 and c4``; ``take all 25 pearls off the board`` when the
+    game has none on it (between games), so a full board is one short sentence.
+
+    ``word``: ``pearl`` or ``ball``."""
+    what = Term("thing", word if len(extra) == 1 else word + "s")
+    if everything and len(extra) > 1:
+        return Message.of("fix_clear", thing=what, num=len(extra))
+    return Message.of("fix_extra", thing=what, cells=Items(tuple(extra)))
 
 
 def fixes(state: Referee) -> Items:
@@ -29,7 +42,8 @@ def fixes(state: Referee) -> Items:
     )
     parts: list[Param] = []
     if extra:
-        parts.append(Message.of("fix_extra", thing=thing(session, len(extra)), cells=Items(extra)))
+        word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
+        parts.append(take_off(extra, word, everything=not session.game.expected))
     for m in watch.mismatches:
         if m.kind is not MismatchKind.MISSING:
             continue
@@ -38,7 +52,7 @@ def fixes(state: Referee) -> Items:
             parts.append(
                 Message.of(
                     "fix_missing_owned",
-                    player=owner.name,
+                    player=session.name(m.colour),
                     thing=thing(session),
                     colour=colour_term(owner.colour.name),
                     cell=m.cell,
@@ -54,7 +68,7 @@ def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
     owner = session.players[bonus.colour]
     return Message.of(
         "bonus_at",
-        owner=owner.name,
+        owner=session.name(bonus.colour),
         colour=colour_term(owner.colour.name),
         pos=bonus.position.short,
         cells=bonus.position.footprint_name,
@@ -83,11 +97,10 @@ def prompt(state: Referee) -> tuple[Message, ...]:
         cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
         if cell:
             positions = Items(tuple(b.position.short for b in watch.removals))
-            return (
-                Message.of(
-                    "remove_bonuses", positions=positions, cell=cell, num=len(watch.removals)
-                ),
-            )
+            # The order matters only when one rests on another (they lie on two layers).
+            layers = {b.position.layer for b in watch.removals}
+            key = "remove_bonuses_top_down" if len(layers) > 1 else "remove_bonuses"
+            return (Message.of(key, positions=positions, cell=cell, num=len(watch.removals)),)
     if watch.mismatches:
         if watch.refusal is not None:
             said.append(watch.refusal.why)
@@ -108,7 +121,9 @@ def prompt(state: Referee) -> tuple[Message, ...]:
     player = session.players[mover]
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
+        # "Computer (strong)" says computer already; a named one is marked "(computer)".
+        prefix = "unnamed_" if unnamed(player) else ""
         if chosen is None:
-            return (Message.of("computer_thinking", player=player.name),)
-        return (Message.of("computer_chose", player=player.name, cell=chosen),)
-    return (Message.of("to_move", player=player.name),)
+            return (Message.of(prefix + "computer_thinking", player=session.name(mover)),)
+        return (Message.of(prefix + "computer_chose", player=session.name(mover), cell=chosen),)
+    return (Message.of("to_move", player=session.name(mover)),)

@@ -40,7 +40,7 @@ from firmware.sim.harness import FIRMWARE_DIR, SimConfig
 
 RATE = 0.25
 SHIPPED = SimConfig.from_file(FIRMWARE_DIR / "config.py")
-CHANNELS = ChannelMap.default().channel_by_name
+CHANNELS = ChannelMap.matrix().channel_by_name  # the serial adapter's default map
 TOGETHER_S = 0.4
 """Wall seconds between two placements: the referee takes pearls that arrive within its
 ``together_s`` (0.25 s) of each other as placed at once, and asks for one at a time."""

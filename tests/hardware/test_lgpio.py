@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import random
+import sys
 import threading
 
 import pytest
@@ -17,7 +18,14 @@ from controller.config import ConfigError, GpioConfig, LedConfig, ScanTiming, co
 from controller.hardware import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.gpio import GpioBoard, MatrixScanner, _PinClaim
-from controller.hardware.lgpio_model import LgpioModel, error
+from controller.hardware.lgpio_model import (
+    PI4,
+    PI5,
+    PI5_KERNEL_6_1,
+    LgpioModel,
+    PiBoard,
+    error,
+)
 from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix, DirectWiring, MuxBank
 from controller.hardware.port import Led, LedFrame, SensorFrame
 from controller.hardware.wiring import DEFAULT_COLS, DEFAULT_ROWS
@@ -125,6 +133,39 @@ def test_rows_are_open_drain_and_columns_pulled_up(lgpio_pi: LgpioRig) -> None:
         for gpio in COLS:
             assert model.gpio_get_mode(handle, gpio) & 32  # pull-up
     assert not any(model.claimed(g) for g in ROWS + COLS)  # closing let every line go
+
+
+def test_the_pads_keep_their_reset_pulls_until_a_claim_sets_one() -> None:
+    """The kernel's "as is": a request without a bias flag, and freeing it, keep the pull."""
+    for board in (PI4, PI5, PI5_KERNEL_6_1):
+        model = LgpioModel(board=board)
+        assert [model.pull(g) for g in (4, 5, 6, 8, 9, 17, 22, 27)] == ["up"] * 4 + ["down"] * 4
+        handle = model.gpiochip_open(board.header)
+        model.group_claim_output(handle, [17, 27], [1, 1], model.SET_OPEN_DRAIN)
+        assert model.pull(17) == "down" and model.level(17) is False  # released, pulled down
+        model.group_free(handle, 17)
+        model.gpio_claim_input(handle, 17, model.SET_PULL_NONE)
+        model.gpio_free(handle, 17)
+        assert model.pull(17) == "none"  # until the next reboot
+
+
+def test_released_rows_never_keep_the_reset_pull_down(lgpio_pi: LgpioRig) -> None:
+    """Issue 21, item 4: GPIO 17, 27 and 22 (rows 1–3) come out of reset pulled down; let
+    go with that pull, each draws current through its closed switches and drags their
+    column under V_IH (with the Pi's own pull-ups a single pearl does), so every other
+    row of that file reads occupied. The rows must be claimed with the pull-up on."""
+    model = lgpio_pi.model
+    assert [model.pull(g) for g in ROWS] == ["up", "down", "down", "down", "up", "up"]
+    matrix = DiodeMatrix(model, ROWS, COLS)
+    pearls = {matrix.switch(1, 0), matrix.switch(2, 0), matrix.switch(3, 0)}  # a2 a3 a4
+    with GpioBoard(GpioConfig(), NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
+        assert [model.pull(g) for g in ROWS] == ["up"] * 6
+        assert read_with(matrix, board, {matrix.switch(2, 0)}) == {matrix.switch(2, 0)}
+        assert read_with(matrix, board, pearls) == pearls
+    # Closed, the lines stay inputs pulled up, so whatever reads the board next (diag
+    # after `systemctl stop`, or the service after diag) finds it as the scan left it.
+    assert [model.pull(g) for g in ROWS + COLS] == ["up"] * 12
+    assert not any(model.claimed(g) for g in ROWS + COLS)
 
 
 def test_every_switch_and_any_set_read_exactly_on_lgpio(lgpio_pi: LgpioRig) -> None:
@@ -306,3 +347,47 @@ def test_settle_time_is_honoured_on_lgpio(lgpio_pi: LgpioRig) -> None:
         assert time.perf_counter() - start >= 6 * 500e-6  # a wait after each row's pull
         board.scan_until_settled()
         assert board.read().active == {3}
+
+
+# -- a Pi 4 and a Pi 5 -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("pi", [PI4, PI5, PI5_KERNEL_6_1], ids=lambda pi: pi.name)
+def test_gpiozero_finds_the_header_on_a_pi_4_and_a_pi_5(pi: PiBoard) -> None:
+    """gpiozero ≥ 2.0.1.post3 opens the RP1's gpiochip on a Pi 5 (the fifth chip until
+    kernel 6.6.45, the first since, where /dev/gpiochip4 links to it); 2.0.1.post2 failed
+    there, using ``os`` without importing it."""
+    from controller.hardware.lgpio_model import close_factory, lgpio_factory
+
+    model = LgpioModel(board=pi)
+    factory = lgpio_factory(model)
+    try:
+        assert model.opened == ["pinctrl-rp1" if pi.pads.name == "RP1" else "pinctrl-bcm2711"]
+        matrix = DiodeMatrix(model, ROWS, COLS)
+        with GpioBoard(GpioConfig(), NO_LEDS, 0, pin_factory=factory) as board:
+            assert read_with(matrix, board, {7, 13, 19}) == {7, 13, 19}
+    finally:
+        close_factory(factory)
+
+
+def test_the_model_has_no_lines_on_a_pi_5s_other_gpiochips() -> None:
+    model = LgpioModel(board=PI5_KERNEL_6_1)
+    handle = model.gpiochip_open(0)  # the SoC's own gpio-brcmstb, not the header
+    with pytest.raises(RuntimeError, match=r"header of a Raspberry Pi 5 .* is gpiochip4"):
+        model.gpio_claim_input(handle, 17)
+
+
+def test_gpiozero_before_post3_fails_on_a_pi_5_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Why pyproject.toml asks for gpiozero ≥ 2.0.1.post3: 2.0.1.post2's lgpio pins use
+    ``os`` without importing it, which only a Pi 5 reaches (the revision test comes
+    first). Taking ``os`` away from the module plays post2 here."""
+    from controller.hardware.lgpio_model import close_factory, install, lgpio_factory
+
+    monkeypatch.setitem(sys.modules, "lgpio", LgpioModel())
+    install(LgpioModel())  # gpiozero's lgpio pins import the model, not the C extension
+    from gpiozero.pins import lgpio as pins
+
+    monkeypatch.delattr(pins, "os")
+    close_factory(lgpio_factory(LgpioModel(board=PI4)))
+    with pytest.raises(NameError, match="'os' is not defined"):
+        lgpio_factory(LgpioModel(board=PI5))

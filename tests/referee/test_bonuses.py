@@ -6,7 +6,8 @@ Pure: the referee in virtual time (``tests/support/referee.py``).
 from __future__ import annotations
 
 from controller.hardware.port import Led, LedMode, Sound
-from controller.referee.commands import ConfirmBonus
+from controller.palette import WHITE
+from controller.referee.commands import ConfirmBonus, PlayAgain
 from controller.rules import perlen
 from controller.rules.notation import BASE
 from tests.support.referee import Play
@@ -95,7 +96,7 @@ def _last_move(p: Play) -> str:
     return BASE[-1].short
 
 
-def test_the_winner_stands_the_moment_the_25th_pearl_lands(p: Play) -> None:
+def test_the_winner_stands_at_the_25th_pearl_and_its_bonus_pearls_wait_for_confirm(p: Play) -> None:
     last = _last_move(p)
     snap = p.play(last)
     outcome = perlen.outcome(perlen.new_game())
@@ -115,9 +116,14 @@ def test_the_winner_stands_the_moment_the_25th_pearl_lands(p: Play) -> None:
         footprints.append(frozenset(blinking(p)))
         p.wait(1.5)
     assert len(set(footprints)) == len(snap.pending)
-    # Then the winner's sweep, by itself: nothing more is stored.
-    after = p.snap
-    assert after.pending == () and p.state.show.sweep_frame is not None
+    # A family placing them by hand takes its time: the list stays, the LEDs go round.
+    p.wait(600)
+    assert p.snap.pending == snap.pending and p.snap.commands == ("confirm", "play_again")
+    assert "Finish the pyramid with the last" in p.said()
+    assert p.state.show.sweep_frame is None and frozenset(blinking(p)) in footprints
+    # Confirm says the pyramid is finished: then the winner's sweep; nothing more is stored.
+    assert p.do(ConfirmBonus()).ok
+    assert p.snap.pending == () and p.state.show.sweep_frame is not None
     assert p.ledger.games[1]["events"][-1].kind == "move"
 
 
@@ -135,3 +141,16 @@ def test_one_confirm_at_the_end_goes_straight_to_the_sweep(p: Play) -> None:
     calm = dict(p.lit)
     p.wait(5)
     assert p.lit == calm and p.state.show.sweep_next is None  # and then rests
+
+
+def test_play_again_on_the_full_board_asks_for_it_cleared_in_one_sentence(p: Play) -> None:
+    p.play(_last_move(p))
+    assert p.do(ConfirmBonus()).ok
+    assert p.do(PlayAgain()).ok
+    snap = p.snap
+    assert snap.game_id == 2 and snap.status == "mismatch" and len(snap.mismatches) == 25
+    assert p.said().endswith("Take all 25 pearls off the board.")
+    cleared = {n for n, led in p.lit.items() if led == Led(WHITE, LedMode.BLINK)}
+    assert cleared == {c.short for c in BASE}  # the LEDs show every cell to clear
+    p.set(set())
+    assert p.snap.status == "playing" and p.said().endswith("to move.")

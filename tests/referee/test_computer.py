@@ -126,3 +126,16 @@ def test_a_hint_says_why_in_bonus_pearls_and_visible_pearls() -> None:
     assert p.do(Hint()).ok
     p.answer("b3", purpose="hint", why=Why(denies=("2:b2", "2:b2"), worth=0.2))
     assert p.said() == "Hint: b3, which keeps the bonus pearl 2:b2 from the others. Ben to move."
+
+
+def test_the_first_hint_of_a_game_says_why_too() -> None:
+    """No bonus pearl is won or kept away yet: the hint says what the cell is for."""
+    from controller.referee.computer import Why
+
+    p = Play().new()
+    assert p.do(Hint()).ok
+    p.answer("b1", purpose="hint", why=Why(worth=0.1))
+    assert p.said() == (
+        "Hint: b1. It wins no bonus pearl yet, but leaves you the best chances for the ones "
+        "to come. Anna to move."
+    )

@@ -61,6 +61,17 @@ def test_end_turn_by_button_and_by_page() -> None:
     assert [d["by"] for _, d in p.events] == ["button", "page"]
 
 
+def test_end_turn_counts_the_balls_just_knocked_off_and_says_whose_they_were() -> None:
+    p = game()
+    p.play("t1", "t3")  # Anna's ball on t1, Ben's on t3; Cleo to move
+    p.lift("t1", "t3")
+    assert p.do(EndTurn()).ok
+    assert p.said() == (
+        "Anna's ball on t1 and Ben's ball on t3 were knocked off. Cleo ended the turn. "
+        "Anna to move."
+    )
+
+
 def test_a_ball_knocked_off_counts_once_it_stays_off() -> None:
     p = game()
     p.play("t1", "t3")
@@ -74,7 +85,7 @@ def test_a_ball_knocked_off_counts_once_it_stays_off() -> None:
     snap = p.wait(0.5)
     assert snap.targets["t1"] is None
     assert snap.status == "playing" and snap.to_move == 2  # a knock-off keeps the turn
-    assert p.said() == "The ball on t1 was knocked off. Cleo to move."
+    assert p.said() == "Anna's ball on t1 was knocked off. Cleo to move."
     assert kinds(p) == ["land t1", "land t3", "leave t1"]
 
 
@@ -193,3 +204,15 @@ def test_a_pyramidos_only_board() -> None:
 def test_end_turn_is_only_offered_in_pyramidos() -> None:
     assert "end_turn" in game().snap.commands
     assert "end_turn" not in Play().new().snap.commands
+
+
+def test_a_new_game_on_a_board_with_balls_asks_for_them_off_in_one_sentence() -> None:
+    p = game()
+    p.play("t1", "t2", "t3")
+    p.new("pyramidos", ("Anna", "Ben"))
+    assert p.snap.game_id == 2 and p.snap.status == "mismatch"
+    assert p.said().endswith("Take all 3 balls off the board.")
+    p.lift("t2")
+    assert p.said().endswith("Take all 2 balls off the board.")
+    p.lift("t1")
+    assert p.said().endswith("Take the ball off t3.")

@@ -16,7 +16,7 @@ from controller.referee.commands import (
     NewGame,
     PlayAgain,
 )
-from controller.referee.messages import english
+from controller.referee.messages import Message, Term, english
 from controller.referee.snapshot import LedTestView
 from tests.support.referee import Play
 
@@ -29,7 +29,7 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
         (NewGame("chess", ("a", "b", "c")), "Choose a game: Perlen-Pyramide or Pyramidos."),
         (NewGame("perlen-pyramide", ("a", "b")), "exactly three players, not 2"),
         (NewGame("perlen-pyramide", ("a", "A", "c")), "Two players are called A"),
-        (NewGame("perlen-pyramide", ("a", "", "c")), "seat 2 must be 1 to 30 characters"),
+        (NewGame("perlen-pyramide", ("a", "x" * 31, "c")), "seat 2 must be at most 30 characters"),
         (NewGame("perlen-pyramide", ("a", "b", "c"), options={"pools": "many"}), "pools"),
         (NewGame("perlen-pyramide", ("a", "b", "c"), options={"sides": 4}), "sides"),
         (NewGame("pyramidos", ("a", "b"), options={"variant": "blindfold"}), "variant"),
@@ -66,9 +66,45 @@ def test_bad_commands_are_refused_with_a_reason(p: Play, command: Command, said:
     assert p.snap.game_id == before
 
 
-def test_a_computer_seat_without_a_name_is_named_by_its_level() -> None:
-    p = Play().new(players=("A", "", "C"), computer={"1": "easy"})
-    assert p.snap.players[1].name == "Computer (easy)"
+def _called(p: Play) -> list[str]:
+    """What the page calls each player, by colour number (in English)."""
+    return [english(q.default_name) if q.default_name else q.name for q in p.snap.players]
+
+
+def test_unnamed_seats_are_stored_unnamed_and_called_by_number_or_level() -> None:
+    p = Play().new(players=("A", "", "  "), computer={"1": "easy"})
+    # Nothing English is stored: an empty name, the seat and its level.
+    stored = p.ledger.games[1]["players"]
+    assert [(r.name, r.computer) for r in stored] == [("A", None), ("", "easy"), ("", None)]
+    assert _called(p) == ["A", "Computer (easy)", "Player 3"]
+    assert p.snap.players[1].default_name == Message.of(
+        "computer_name", level=Term("level", "easy")
+    )
+    assert "Computer (easy)" in p.said() and "Player 3" in p.said()  # "Game 1 has started: …"
+    # Two unnamed computers of one level are told apart by their seats.
+    twins = Play().new(players=("A", "", ""), computer={"1": "easy", "2": "easy"})
+    assert _called(twins) == ["A", "Computer 2 (easy)", "Computer 3 (easy)"]
+    # The computer to move is called so in what the page says.
+    first = Play().new(players=("", "B", "C"), computer={"0": "strong"})
+    assert first.said().endswith("Computer (strong) is thinking…")
+    first.answer("c3")
+    assert first.said().endswith("Computer (strong) chose c3: put its pearl there.")
+
+
+def test_old_games_that_stored_english_computer_names_read_as_unnamed() -> None:
+    from controller.palette import by_name
+    from controller.referee.session import Player, called, default_name
+
+    red, blue = by_name("red"), by_name("blue")
+    old = (Player(0, 0, "Computer (strong)", red, "strong"), Player(1, 1, "Ben", blue))
+    default = default_name(old[0], old)
+    assert default is not None and english(default) == "Computer (strong)"
+    assert called(old[1], old) == "Ben"
+    # A person who chose such a name keeps it; so does a computer named otherwise.
+    person = Player(0, 0, "Computer (strong)", red)
+    hal = Player(1, 1, "HAL", blue, "strong")
+    assert called(person, (person, hal)) == "Computer (strong)"
+    assert called(hal, (person, hal)) == "HAL"
 
 
 def test_a_new_game_aborts_the_unfinished_one(p: Play) -> None:
@@ -113,7 +149,7 @@ def test_play_again_keeps_players_colours_and_computer_seats_and_the_next_seat_s
     by_seat = sorted(snap.players, key=lambda q: q.seat)
     assert [(q.name, q.colour_name, q.computer) for q in by_seat] == [
         ("Anna", "green", None),
-        ("Computer (easy)", "orange", "easy"),
+        ("", "orange", "easy"),
         ("Cleo", "cyan", None),
     ]
     assert snap.players[0].seat == 1  # seat 0 started game 1; seat 1 starts game 2

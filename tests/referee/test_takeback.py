@@ -30,7 +30,8 @@ def test_undo_under_placed_bonus_pearls_asks_for_them_top_down(p: Play) -> None:
     assert [b.pos for b in snap.removals] == ["3:b2", "2:b3", "2:b2"]
     assert p.said() == (
         "Took back Cleo's pearl on b3. Take off the bonus pearls 3:b2, 2:b3 and 2:b2, the "
-        "highest first (its place blinks), then the pearl on b3."
+        "highest first (the next one's place blinks), pressing “This bonus pearl is off” (or "
+        "Confirm on the board) after each, then take the pearl off b3."
     )
     # The footprint of the top one flashes white (3:b2 rests on b2–d4).
     assert white(p) == {"b2", "c2", "d2", "b3", "c3", "d3", "b4", "c4", "d4"}
@@ -45,6 +46,21 @@ def test_undo_under_placed_bonus_pearls_asks_for_them_top_down(p: Play) -> None:
     snap = p.lift("b3")
     assert snap.status == "playing" and snap.removals == () and snap.moves == len(CASCADE) - 1
     assert p.events[-1] == ("undo", {"by": "page", "what": "b3"})
+
+
+def test_bonus_pearls_side_by_side_come_off_in_any_order(p: Play) -> None:
+    # c2 completes b2–c3 and c2–d3 at once: two bonus pearls on layer 2, neither on the other.
+    p.play("c3", "b3", "d3", "b2", "d2", "c2")
+    assert [b.pos for b in p.snap.pending] == ["2:b2", "2:c2"]
+    assert p.do(ConfirmBonus()).ok
+    assert p.do(Undo()).ok
+    assert [b.pos for b in p.snap.removals] == ["2:c2", "2:b2"]
+    assert p.said() == (
+        "Took back Cleo's pearl on c2. Take off the bonus pearls 2:c2 and 2:b2 (the next "
+        "one's place blinks), pressing “This bonus pearl is off” (or Confirm on the board) "
+        "after each, then take the pearl off c2."
+    )
+    assert "highest" not in p.said()
 
 
 def test_the_drawing_keeps_the_bonus_pearls_still_to_come_off(p: Play) -> None:

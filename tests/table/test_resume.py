@@ -71,11 +71,23 @@ def test_a_board_that_differs_shows_the_mismatch_until_fixed(tmp_path: Path) -> 
         assert h.snap.moves == 3  # nothing was played or taken back by the differences
 
 
-def test_a_pearl_placed_during_the_power_cut_is_not_a_move(tmp_path: Path) -> None:
+def test_a_pearl_placed_during_the_power_cut_is_the_move(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     board = played(path, ("c3", "d4"))
-    with restarted(path, board | {"d3"}) as h:
+    with restarted(path, board | {"d3"}) as h:  # Cleo's pearl, its move never answered
+        assert h.snap.status == "playing" and h.snap.moves == 3
+        assert h.said().startswith("Game 1 resumed after 2 moves. Cleo played d3.")
+        stored = h.store.unfinished()
+        assert stored is not None and stored.events[-1].data == {"cell": "d3", "colour": 2}
+
+
+def test_two_pearls_placed_during_the_power_cut_are_no_move(tmp_path: Path) -> None:
+    path = tmp_path / "g.sqlite3"
+    board = played(path, ("c3", "d4"))
+    with restarted(path, board | {"d3", "c4"}) as h:
         assert h.snap.status == "mismatch" and h.snap.moves == 2
+        h.lift("c4")
+        assert h.snap.status == "mismatch"  # only the first reading after the cut counts
         h.lift("d3")
         h.settle(1)
         assert h.put("d3").moves == 3
@@ -99,7 +111,7 @@ def test_a_stored_game_that_cannot_be_replayed_is_set_aside(tmp_path: Path) -> N
         assert "occupied" in stored.result["reason"]
 
 
-def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
+def test_a_finished_game_stays_on_the_table_until_a_new_one_starts(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     with Harness(path) as h:
         assert h.submit(NewGame("pyramidos", ("A", "B"))).ok
@@ -107,5 +119,13 @@ def test_a_finished_game_is_not_resumed(tmp_path: Path) -> None:
             h.settle(1)
             h.put(target)
         assert h.snap.status == "over"
+        ended = h.snap
     with restarted(path, set()) as h:
-        assert h.snap.status == "idle" and h.snap.game_id is None
+        snap = h.snap
+        assert snap.status == "over" and snap.game_id == ended.game_id
+        assert snap.winners == ended.winners and snap.scores == ended.scores
+        assert h.said().startswith("Game over: A wins with")
+        assert h.submit(NewGame("pyramidos", ("A", "B"))).ok
+        assert h.snap.game_id == 2 and h.snap.status == "playing"
+    with restarted(path, set()) as h:  # the newest game is being played: it is resumed
+        assert h.snap.game_id == 2 and h.snap.status == "playing"

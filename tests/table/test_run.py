@@ -18,6 +18,7 @@ from typing import IO
 import pytest
 
 from controller.commands.run import interface_addresses, page_urls
+from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -184,6 +185,19 @@ def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path) -> None:
     try:
         pin = first.wait_for(r"Admin PIN for the web page: (\d{6}) \(shown once").group(1)
         assert "set before" not in first.log
+        # The PIN and the addresses come last, boxed, and the PIN nowhere else.
+
+        def boxed() -> list[str] | None:
+            lines = list(first.lines)
+            return lines if sum(line.startswith("+---") for line in lines) == 2 else None
+
+        said = wait_until(boxed)
+        top, bottom = (i for i, line in enumerate(said) if line.startswith("+---"))
+        assert bottom == len(said) - 1
+        assert all(line.startswith("| ") and line.endswith(" |") for line in said[top + 1 : bottom])
+        (at,) = (i for i, line in enumerate(said) if pin in line)
+        assert top < at < bottom and "| Open the page at:" in said[top + 1]
+        assert re.search(r"ready in \d+\.\d\d s", "\n".join(said[:top]))
     finally:
         assert first.stop() == 0
     again = Running("--data-dir", str(tmp_path), "--host", "127.0.0.1", "--port", "0")

@@ -133,6 +133,38 @@ def test_history_pages_and_leaderboard(store: Store) -> None:
     assert store.game(999) is None
 
 
+def test_the_leaderboard_keeps_computers_apart_and_counts_unnamed_ones_by_level(
+    store: Store,
+) -> None:
+    games = [
+        # Today's games store an unnamed seat as an empty name (a person's too).
+        ("Anna", "", "", "strong"),
+        # Releases before stored the English default of a computer seat.
+        ("Anna", "Computer (strong)", "Ben", "strong"),
+        ("Anna", "Computer 3 (strong)", "Ben", "strong"),
+        ("Anna", "HAL", "Ben", "strong"),
+    ]
+    for anna, second, third, level in games:
+        players = [
+            PlayerRecord(0, 0, anna, "red", "#d62728"),
+            PlayerRecord(1, 1, second, "blue", "#1f77b4", computer=level),
+            PlayerRecord(2, 2, third, "yellow", "#f2c500"),
+        ]
+        g = store.create_game("perlen-pyramide", players, {}, children_help=False)
+        store.append(
+            g, [ev("move", {"cell": "c3", "colour": 0})], result=Result((9, 8, 1), (0,), {})
+        )
+    rows = [(r.name, r.level, r.computer, r.games, r.points) for r in store.leaderboard()]
+    assert rows == [
+        ("Anna", None, False, 4, 36),
+        ("Ben", None, False, 3, 3),
+        ("", "strong", True, 3, 24),
+        ("HAL", None, True, 1, 8),
+    ]
+    # The unnamed person is nobody in particular: not on the board.
+    assert store.leaderboard()[2].to_dict()["level"] == "strong"
+
+
 def test_settings_round_trip_and_limits(store: Store) -> None:
     assert store.get_setting("pin_hash") is None
     assert store.get_setting("pin_hash", "x") == "x"

@@ -7,7 +7,7 @@ the sim adapter the virtual board drives, the store an SQLite file in a temporar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -87,9 +87,12 @@ class Rig:
         assert reply.ok, reply.message and english(reply.message)
 
 
-def build_rig(folder: Path, *, web: WebSettings | None = None) -> Rig:
+def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[str] = ()) -> Rig:
+    """The rig on the store in ``folder`` (a game stored there is resumed), its board
+    holding ``pieces`` when the Table starts (as wood holds them after a power cut)."""
     cmap = ChannelMap.default()
     board = SimBoard(cmap.channel_count, cmap.led_count)
+    board.set_active(cmap.channel(name) for name in pieces)
     store = Store(folder / "games.sqlite3")
     set_pin(store, PIN)
     # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.

@@ -248,3 +248,40 @@ def test_a_virtual_tap_is_in_the_state_as_soon_as_it_is_answered(
     # A touch that is no move (the first pearl lifted, under the others) says what it became.
     lifted = client.post("/api/virtual", json={"name": played[0], "action": "off"}, headers=headers)
     assert lifted.get_json()["moves"] == moves and lifted.get_json()["status"] == "mismatch"
+
+
+def test_one_tap_takes_off_what_the_game_does_not_have(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
+    client, headers = admin
+    rig.new_perlen()
+    rig.place("c3")
+    rig.wait(lambda s: s["moves"] == 1)
+    for cell in ("a1", "e5"):  # not legal, or placed together: the game does not have them
+        rig.place(cell)
+    rig.wait(lambda s: s["status"] == "mismatch" and len(s["mismatches"]) == 2)
+    page = client.get("/").get_data(as_text=True)
+    assert "Take off the pearls the game does not have" in page
+    assert "Take the pearls off a1 and e5." in page
+    clear = client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
+    assert clear.status_code == 200
+    # The game's own pearl stays: only what it does not have came off.
+    snap = rig.wait(lambda s: s["status"] == "playing")
+    assert snap["sensors"] == ["c3"] and snap["moves"] == 1
+    # Between games (a new game on a full board) the same tap clears everything.
+    rig.new_perlen()
+    snap = rig.wait(lambda s: s["game_id"] == 2 and s["status"] == "mismatch")
+    page = client.get("/").get_data(as_text=True)
+    assert "Take the pearl off c3." in page and "Take off the pearls the game" in page
+    client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
+    assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []
+    # Pyramidos alike, with its balls.
+    rig.new_pyramidos()
+    rig.place("t1")
+    rig.wait(lambda s: s["targets"]["t1"] == 0)
+    rig.new_pyramidos()
+    rig.wait(lambda s: s["game_id"] == 4 and s["status"] == "mismatch")
+    page = client.get("/").get_data(as_text=True)
+    assert "Take the ball off t1." in page and "Take off the balls the game" in page
+    client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
+    assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []

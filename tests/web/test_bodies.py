@@ -187,11 +187,6 @@ def test_wrong_types_are_named_down_to_the_player(
             "is required",
         ),
         (
-            {**game, "players": [players[0], {"colour": "blue"}, players[2]]},
-            "players[1].name",
-            "is required (only a computer seat may go unnamed)",
-        ),
-        (
             {**game, "players": [*players[:2], {**players[2], "age": 7}]},
             "players[2].age",
             "unknown field",

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 from flask import Flask
 
+from controller.referee.commands import ConfirmBonus
 from tests.support.scripts import HINTED_ENDGAME
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
 from web_ui import create_app, serve, stop
@@ -52,8 +53,8 @@ def _unavailable(reason: str) -> NoReturn:
     pytest.skip(reason)
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
+def launched(extra: tuple[str, ...] = ()) -> Iterator[Browser]:
+    """Debian's Chromium, headless, with ``extra`` switches (a module-scoped fixture's body)."""
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # pragma: no cover - the test extra installs it
@@ -62,9 +63,14 @@ def browser() -> Iterator[Browser]:
         _unavailable("Debian's chromium is not installed (apt install chromium)")
     executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, args=ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, args=[*ARGS, *extra])
         yield chromium
         chromium.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    yield from launched()
 
 
 class Served:
@@ -97,6 +103,9 @@ def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
 
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
+    # From the top: a phone's turn bar shows only scrolled down (it would sit mid-picture).
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.wait_for_function("() => !document.querySelector('#live-bar:not([hidden])')")
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
 
 
@@ -316,7 +325,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     # The computer's cell is ringed in the computer's own colour, and a hand puts it there.
     snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
     cell = snap["computer_move"]
-    ring = page.locator(f"#cell-{cell} circle.computer")
+    ring = page.locator(f'.marks[data-pos="{cell}"] circle.computer')
     ring.wait_for(timeout=WAIT_MS)
     assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
     assert "end_turn" not in snap["commands"]  # End turn is for Pyramidos only
@@ -362,7 +371,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     assert [p["name"] for p in sorted(again["players"], key=lambda p: p["seat"])] == [
         "Anna",
         "Ben",
-        "Computer (gentle)",
+        "",  # unnamed: the page calls it "Computer (gentle)" in its reader's language
     ]
     assert again["players"][0]["seat"] == 1  # the next seat starts
     page.wait_for_selector("#live-status >> text=Game 2 has started", timeout=WAIT_MS)
@@ -437,7 +446,253 @@ def test_a_hint_says_why_in_german_on_a_phone(browser: Browser, served: tuple[Ri
         "#live-status >> text=Tipp: a4 – das bringt die Bonusperle 2:a4.", timeout=WAIT_MS
     )
     assert "Es ist etwa 1,0 sichtbare Perlen mehr wert als das nächstbeste Feld." in live_text(page)
-    ring = page.locator("#cell-a4 circle.hint")
+    ring = page.locator('.marks[data-pos="a4"] circle.hint')
     ring.wait_for(timeout=WAIT_MS)
     assert ring.get_attribute("stroke") == snap["players"][2]["colour"]
     shot(page, "hint-why-de-phone")
+
+
+# -- the family evening, second pass (issue 24): in English on a laptop, in German on a phone
+
+LAPTOP: ViewportSize = {"width": 1280, "height": 900}
+WORDS: dict[str, dict[str, str]] = {
+    "en": {
+        "player 2": "Player 2",
+        "computer": "Computer (gentle)",
+        "finishing": "bonus pearls finish the pyramid",
+        "clear all": "Take all 25 pearls off the board.",
+        "take off": (
+            "Take off the bonus pearls 2:c2 and 2:b2 (the next one's place blinks), pressing "
+            "“This bonus pearl is off” (or Confirm on the board) after each"
+        ),
+        "heading": "Take off 2 bonus pearls first",
+        "landed": "Oma landed on t1.",
+        "knocked": "Oma's ball on t1 was knocked off.",
+        "ended": "Jonas ended the turn.",
+    },
+    "de": {
+        "player 2": "Spieler 2",
+        "computer": "Computer (sanft)",
+        "finishing": "Bonusperlen vollenden die Pyramide",
+        "clear all": "Nimm alle 25 Perlen vom Brett.",
+        "take off": (
+            "Nimm die Bonusperlen 2:c2 und 2:b2 herunter (der Platz der nächsten blinkt) und "
+            "drücke nach jeder „Diese Bonusperle ist herunter“ (oder Bestätigen am Brett)"
+        ),
+        "heading": "Nimm zuerst 2 Bonusperlen herunter",
+        "landed": "Oma ist auf t1 gelandet.",
+        "knocked": "Die Kugel von Oma auf t1 wurde heruntergestoßen.",
+        "ended": "Jonas hat den Zug beendet.",
+    },
+}
+SIZES = [("en", LAPTOP), ("de", PHONE)]
+
+
+def _page(browser: Browser, lang: str, size: ViewportSize) -> Page:
+    """A fresh browser in ``lang`` (its Accept-Language) at ``size``."""
+    return browser.new_context(
+        viewport=size, locale="de-DE" if lang == "de" else "en-GB"
+    ).new_page()
+
+
+@pytest.mark.parametrize(("lang", "size"), SIZES, ids=["en-laptop", "de-phone"])
+def test_between_games_a_computer_seat_and_the_finishing_bonus_pearls(
+    browser: Browser, served: tuple[Rig, Served], lang: str, size: ViewportSize
+) -> None:
+    """Items 4, 2 and 1: an unnamed computer seat looks like a computer in the reader's
+    language; the last bonus pearls stay listed while the LEDs go round; after Play
+    again the full board is asked for in one sentence and cleared with one tap."""
+    rig, server = served
+    words = WORDS[lang]
+    page = _page(browser, lang, size)
+    page.goto(f"{server.url}/setup")
+    # Names start empty; the placeholder says what an unnamed seat is called.
+    assert page.get_attribute("#name_1", "placeholder") == words["player 2"]
+    page.fill("#name_0", "Oma")
+    page.select_option("#computer_2", "gentle")
+    page.fill("#form-pin", PIN)
+    page.click("form[data-setup] button[type=submit]")
+    page.wait_for_url(f"{server.url}/")
+    scores = page.locator("#live-scores")
+    scores.locator(f"text={words['computer']}").wait_for(timeout=WAIT_MS)
+    assert words["player 2"] in scores.inner_text()
+    # The robot marks the computer's score, and only the computer's.
+    assert scores.locator(".bar .name svg").count() == 1
+    assert words["computer"] in scores.locator(".bar .name:has(svg)").inner_text()
+    assert rig.snapshot()["players"][2]["name"] == ""  # stored unnamed, not in English
+
+    # A family game without the computer, played on the board up to its last pearl.
+    rig.new_perlen(("Anna", "Ben", "Cleo"))
+    while True:
+        snap = rig.snapshot()
+        if snap["pending"]:
+            page.locator('[data-command="confirm"] button').click()
+            rig.wait(lambda s: not s["pending"])
+            continue
+        if snap["moves"] == 24:
+            break
+        moves = snap["moves"]
+        rig.place(snap["legal"][0])
+
+        def moved(s: dict[str, Any], m: int = moves) -> bool:
+            return bool(s["moves"] > m)
+
+        rig.wait(moved)
+    tap(page, f"#cell-{rig.snapshot()['legal'][0]}")
+    page.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
+    final = rig.snapshot()
+    last = len(final["pending"]) - 1
+    assert last >= 1 and words["finishing"] in live_text(page)
+    # The LEDs go round every bonus pearl and start again: the list stays (it used to
+    # vanish once each had been shown).
+    rig.wait(lambda s: s["shown_bonus"] == last, timeout=3 * len(final["pending"]))
+    rig.wait(lambda s: s["shown_bonus"] == 0, timeout=5)
+    assert rig.snapshot()["pending"] == final["pending"]
+    assert page.locator("#live-status section.todo.bonus li").count() == last + 1
+    page.locator('[data-command="confirm"] button').click()
+    rig.wait(lambda s: not s["pending"])
+    shot(page, f"finished-{lang}")
+
+    # Play again on the full board: one sentence, one tap.
+    page.locator('[data-command="play_again"] button').click()
+    rig.wait(lambda s: s["game_id"] == final["game_id"] + 1 and s["status"] == "mismatch")
+    page.wait_for_selector(f"#live-status >> text={words['clear all']}", timeout=WAIT_MS)
+    assert page.locator("#live-status section.todo.mismatch li").count() == 1
+    shot(page, f"between-games-{lang}")
+    tap(page, 'button[data-virtual="board"]')
+    snap = rig.wait(lambda s: s["status"] == "playing")
+    assert snap["sensors"] == [] and snap["moves"] == 0
+
+
+@pytest.mark.parametrize(("lang", "size"), SIZES, ids=["en-laptop", "de-phone"])
+def test_take_back_words_and_the_pyramidos_history(
+    browser: Browser, served: tuple[Rig, Served], lang: str, size: ViewportSize
+) -> None:
+    """Items 9 and 8: two bonus pearls side by side come off in any order, by the page's
+    “This bonus pearl is off”; Pyramidos events read as sentences in the history."""
+    rig, server = served
+    words = WORDS[lang]
+    page = _page(browser, lang, size)
+    start_game(
+        page, server.url, "perlen-pyramide", ["Anna", "Ben", "Cleo"], ["red", "blue", "yellow"]
+    )
+    for n, cell in enumerate(("c3", "b3", "d3", "b2", "d2", "c2"), start=1):
+        tap(page, f"#cell-{cell}")
+
+        def moved(s: dict[str, Any], n: int = n) -> bool:
+            return bool(s["moves"] == n)
+
+        rig.wait(moved)
+    page.locator('[data-command="confirm"] button').click()
+    rig.wait(lambda s: not s["pending"])
+    page.locator('[data-command="undo"] button').click()
+    rig.wait(lambda s: [b["pos"] for b in s["removals"]] == ["2:c2", "2:b2"])
+    page.wait_for_selector(f"#live-status >> text={words['heading']}", timeout=WAIT_MS)
+    text = live_text(page)
+    assert words["take off"] in text and "2:c2" in text
+    assert "highest" not in text and "oberste" not in text
+    for left in (["2:b2"], []):
+        page.locator('[data-command="confirm"] button').click()
+
+        def off(s: dict[str, Any], left: list[str] = left) -> bool:
+            return [b["pos"] for b in s["removals"]] == left
+
+        rig.wait(off)
+    tap(page, "#cell-c2")
+    assert rig.wait(lambda s: s["status"] == "playing")["moves"] == 5
+
+    # Pyramidos: a landing, a knock-off, an ended turn; the history says them in words.
+    rig.new_pyramidos(("Oma", "Jonas"))
+    page.wait_for_selector("#target-t1", timeout=WAIT_MS)
+    tap(page, "#target-t1")
+    rig.wait(lambda s: s["targets"]["t1"] == 0)
+    tap(page, "#target-t1")
+    rig.wait(lambda s: s["targets"]["t1"] is None)
+    page.locator('[data-command="end_turn"] button').click()
+    game_id = rig.wait(lambda s: s["moves"] == 3)["game_id"]
+    page.goto(f"{server.url}/history/{game_id}")
+    moves = page.locator("ol.moves").inner_text()
+    for key in ("landed", "knocked", "ended"):
+        assert words[key] in moves, moves
+    assert "leave" not in moves and ": end" not in moves
+    shot(page, f"pyramidos-history-{lang}")
+
+
+@pytest.mark.parametrize(("lang", "size"), SIZES, ids=["en-laptop", "de-phone"])
+def test_after_a_power_cut_the_pearl_put_down_meanwhile_and_the_finished_game(
+    browser: Browser, tmp_path: Path, lang: str, size: ViewportSize
+) -> None:
+    """Item 10: the program stops dead twice while a page stays open. The pearl Cleo put
+    down meanwhile is her move; after the 25th pearl, the finished game, its winner and
+    scores are what the page shows when the program is back."""
+    said = {"en": "Cleo played d3.", "de": "Cleo hat d3 gesetzt."}[lang]
+    rig = build_rig(tmp_path)
+    server = Served(rig)
+    port = server.port
+    page = _page(browser, lang, size)
+    try:
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        for n, cell in enumerate(("c3", "d4"), start=1):
+            rig.place(cell)
+
+            def moved(s: dict[str, Any], n: int = n) -> bool:
+                return bool(s["moves"] == n)
+
+            rig.wait(moved)
+        page.goto(f"{server.url}/")
+        page.wait_for_selector("#live-board #cell-d4", timeout=WAIT_MS)
+    finally:
+        server.stop()
+        close_rig(rig)
+
+    def back(pieces: set[str]) -> tuple[Rig, Served]:
+        """The program started again over the board as the family left it."""
+        again = build_rig(tmp_path, pieces=pieces)
+        served = Served(again, port=port)
+        page.wait_for_function(
+            "() => document.querySelector('.live').dataset.connected === '1'", timeout=10_000
+        )
+        return again, served
+
+    rig, server = back({"c3", "d4", "d3"})
+    try:
+        page.wait_for_selector(f"#live-status >> text={said}", timeout=WAIT_MS)
+        snap = rig.snapshot()
+        assert snap["moves"] == 3 and snap["status"] == "playing" and snap["last_move"] == "d3"
+        while rig.snapshot()["status"] != "over":  # on to the 25th pearl
+            snap = rig.snapshot()
+            if snap["pending"]:
+                assert rig.table.submit(ConfirmBonus()).ok
+                continue
+            rig.place(snap["legal"][0])
+
+            def on(s: dict[str, Any], m: int = snap["moves"]) -> bool:
+                return bool(s["moves"] > m)
+
+            rig.wait(on)
+        ended = rig.snapshot()
+        page.wait_for_selector("#live-status .winner", timeout=WAIT_MS)
+        board = set(ended["sensors"])
+    finally:
+        server.stop()
+        close_rig(rig)
+
+    rig, server = back(board)
+    try:
+        # The page shows the program that came back: its note no longer names the last
+        # move ("Ben played e5."), only the result, beside the winner and the scores.
+        page.wait_for_function(
+            "(last) => !document.querySelector('#live-status .said').innerText.includes(last)",
+            arg=ended["last_move"],
+            timeout=WAIT_MS,
+        )
+        snap = rig.snapshot()
+        assert snap["over"] and snap["game_id"] == ended["game_id"]
+        assert snap["winners"] == ended["winners"] and snap["scores"] == ended["scores"]
+        winner = ended["players"][ended["winners"][0]]["name"]
+        assert winner in page.inner_text("#live-status .winner")
+        assert page.locator('[data-command="play_again"]').count() == 1
+        shot(page, f"after-power-cut-{lang}")
+    finally:
+        server.stop()
+        close_rig(rig)

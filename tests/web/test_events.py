@@ -48,7 +48,7 @@ def test_a_new_stream_gets_the_snapshot_first_then_every_change(
     assert first["version"] == current["version"] and event_id == str(current["version"])
     assert first["snapshot"]["players"][0]["name"] == "<b>Anna</b>"  # data, as sent
     html = first["html"]
-    assert set(html) == {"live-status", "live-board", "live-scores", "live-controls"}
+    assert set(html) == {"live-status", "live-bar", "live-board", "live-scores", "live-controls"}
     assert first["text"]["prompt"] == "<b>Anna</b> to move."  # text; the html escapes it
     assert "&lt;b&gt;Anna&lt;/b&gt;" in html["live-status"] and "<b>Anna" not in html["live-status"]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 from typing import Any
@@ -12,8 +13,10 @@ from babel.messages.mofile import read_mo
 from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
+from controller import palette
 from tests.web.conftest import Rig
 from tools import translations
+from web_ui import render
 
 WEB = Path(__file__).resolve().parents[2] / "web_ui"
 TRANSLATIONS = WEB / "translations"
@@ -183,3 +186,107 @@ def test_a_hints_worth_is_written_the_readers_way(rig: Rig, lang: str, said: str
     with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
         assert say(worth) == said
     assert worth.to_json() == {"key": "hint_worth", "params": {"worth": 1.5}}
+
+
+@pytest.mark.parametrize(
+    ("lang", "computer", "person"),
+    [
+        ("en", "Computer (strong)", "Player 2"),
+        ("de", "Computer (stark)", "Spieler 2"),
+        ("da", "Computer (stærk)", "Spiller 2"),
+    ],
+)
+def test_unnamed_seats_are_called_in_the_readers_language(
+    rig: Rig, client: FlaskClient, lang: str, computer: str, person: str
+) -> None:
+    from controller.referee.events import BasePearl, Result
+    from controller.store import PlayerRecord
+    from tests.support.referee import Play
+    from web_ui.render import live_fragments
+
+    # The live page: the pure referee's snapshot, rendered as the page renders it.
+    p = Play().new(players=("", "", "Cleo"), computer={"0": "strong"})
+    with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+        regions = live_fragments(p.snap)
+    assert f"{computer} is thinking" in p.said() or lang != "en"
+    assert computer in regions["live-status"] and computer in regions["live-scores"]
+    assert person in regions["live-scores"] and "Cleo" in regions["live-scores"]
+    # The winner line: the trophy, and the robot when the computer won.
+    for winner, name, marks in ((0, computer, 2), (2, "Cleo", 1)):
+        won = dataclasses.replace(p.snap, over=True, status="over", winners=(winner,))
+        with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+            status = live_fragments(won)["live-status"]
+        line = status.split('class="headline winner"', 1)[1].split("</p>", 1)[0]
+        assert name in line and line.count("<svg") == marks
+    # A finished game in the store, as history and leaderboard show it; one of an older
+    # release stored its computer seat's name in English, and reads the same.
+    for stored_name in ("", "Computer (strong)"):
+        players = [
+            PlayerRecord(0, 0, stored_name, "red", "#d62728", computer="strong"),
+            PlayerRecord(1, 1, "", "blue", "#1f77b4"),
+            PlayerRecord(2, 2, "Cleo", "yellow", "#f2c500"),
+        ]
+        g = rig.store.create_game("perlen-pyramide", players, {}, children_help=False)
+        rig.store.append(g, [BasePearl("c3", 0)], result=Result((9, 1, 1), (0,), {}))
+    headers = {"Accept-Language": lang}
+    replay = client.get(f"/history/{g}", headers=headers).get_data(as_text=True)
+    assert f"{computer} (R): c3" in replay.split('class="moves"', 1)[1]
+    history = client.get("/history", headers=headers).get_data(as_text=True)
+    assert history.count(computer) == 4 and history.count(person) == 2  # players, winner
+    board = client.get("/leaderboard?game=perlen-pyramide", headers=headers)
+    people, computers = board.get_data(as_text=True).split("<h3>", 1)
+    # The family's table, then the computers' own: both games' unnamed "strong" in one row.
+    assert "Cleo" in people and computer not in people and person not in people
+    assert computers.count(computer) == 1 and "Cleo" not in computers
+    if lang != "en":
+        assert "Player 2" not in history and "Computer (strong)" not in history
+
+
+HOUSE_RULES = {
+    "de": ("Gleichstand = teilen", "Vorrat = streng", "Start = überall", "Legen = angrenzend",
+           "Wertung = sichtbar", "Wertung = alle"),
+    "da": ("uafgjort = delt", "beholdning = streng", "start = hvor som helst",
+           "placering = nabo", "point = synlige", "point = alle"),
+}  # fmt: skip
+ENGLISH_HOUSE_RULES = ("ties = shared", "pools = strict", "start = anywhere",
+                       "placement = touching", "score = visible", "<code>ties</code>")  # fmt: skip
+
+
+@pytest.mark.parametrize("lang", LANGUAGES)
+def test_house_rules_and_colour_letters_are_in_the_pages_language(
+    rig: Rig, client: FlaskClient, lang: str
+) -> None:
+    """The names of the house rules and their values, and a letter per colour that no
+    other colour of the palette has in that language: any colours may meet in a game
+    (a colour only the config knows has its seat number)."""
+    headers = {"Accept-Language": lang}
+    rules = client.get("/rules", headers=headers).get_data(as_text=True)
+    setup = client.get("/setup", headers=headers).get_data(as_text=True)
+    for name in HOUSE_RULES[lang]:
+        assert name in rules, name
+    for english in ENGLISH_HOUSE_RULES:
+        assert english not in rules and english not in setup, english
+    assert f"<code>{HOUSE_RULES[lang][0].split(' = ')[0]}</code>" in setup
+
+    with rig.app.test_request_context("/", headers=headers):
+        letters = {c.name: render.colour_letter(c.name, c.letter) for c in palette.PALETTE}
+    assert len(set(letters.values())) == len(palette.PALETTE), letters
+    assert all(1 <= len(x) <= 2 and x.isalpha() for x in letters.values()), letters
+    for c in palette.PALETTE:
+        assert f"{render_colour(rig, lang, c.name)} ({letters[c.name]})</option>" in setup
+    yellow = {"de": "gelb (Ge)", "da": "gul (Gu)"}[lang]
+    assert yellow in setup and "(Y)" not in setup + rules
+
+    # A game of the colours whose letters changed: the page, its pearls and its words.
+    rig.new_perlen(("Anna", "Ben", "Cleo"), colours=("yellow", "pink", "cyan"))
+    rig.place("c3")
+    rig.wait(lambda s: s["moves"] == 1)
+    live = client.get("/", headers=headers).get_data(as_text=True)
+    assert f"Anna ({yellow.replace(' (', ', ')}" in live
+    assert f">{letters['yellow']}</text>" in live and ">Y</text>" not in live
+    assert ">K</text>" not in live and ">C</text>" not in live
+
+
+def render_colour(rig: Rig, lang: str, name: str) -> str:
+    with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+        return render.colour_name(name)

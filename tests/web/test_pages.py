@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import html
 import re
 from typing import Any
 
+import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
+from controller.referee.commands import EndTurn
 from tests.web.conftest import PIN, Rig, csrf
 
 PAGES = (
@@ -81,7 +84,7 @@ def test_mismatch_and_link_are_explained(rig: Rig, client: FlaskClient) -> None:
     rig.wait(lambda s: s["status"] == "mismatch")
     page = text(client.get("/"))
     assert "The board does not match the game" in page
-    assert "a1: take away the pearl that should not be there." in page
+    assert '<li class="take-off">Take the pearl off a1.</li>' in page
 
 
 def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: FlaskClient) -> None:
@@ -104,6 +107,37 @@ def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: Fla
     board = text(client.get("/leaderboard"))
     for name in ("Anna", "Ben", "Cleo"):
         assert f"<td>{name}</td>" in board
+
+
+@pytest.mark.parametrize(
+    ("lang", "sentences"),
+    [
+        ("en", ("Oma landed on t1.", "Oma's ball on t1 was knocked off.", "Jonas ended the turn.")),
+        (
+            "de",
+            (
+                "Oma ist auf t1 gelandet.",
+                "Die Kugel von Oma auf t1 wurde heruntergestoßen.",
+                "Jonas hat den Zug beendet.",
+            ),
+        ),
+    ],
+)
+def test_the_pyramidos_history_speaks_in_sentences(
+    rig: Rig, client: FlaskClient, lang: str, sentences: tuple[str, ...]
+) -> None:
+    rig.new_pyramidos(("Oma", "Jonas"))
+    rig.place("t1")  # Oma lands on t1: Jonas to move
+    rig.wait(lambda s: s["targets"].get("t1") == 0)
+    rig.place("t1", on=False)  # her ball falls off and stays off: knocked off
+    rig.wait(lambda s: s["targets"].get("t1") is None)
+    assert rig.table.submit(EndTurn()).ok  # Jonas's ball rests on earth: he ends his turn
+    game_id = rig.snapshot()["game_id"]
+    page = text(client.get(f"/history/{game_id}", headers={"Accept-Language": lang}))
+    moves = html.unescape(page.split('class="moves"', 1)[1])
+    for sentence in sentences:
+        assert sentence in moves
+    assert "leave t1" not in moves and ": end" not in moves
 
 
 def test_missing_things_are_404_not_500(client: FlaskClient) -> None:
@@ -148,7 +182,7 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
         "csrf_token": token,
         "game": "perlen-pyramide",
         "name_0": "Anna",
-        "name_1": "   ",
+        "name_1": "Benjamin Alexander Maximilian",
         "name_2": "Cleo",
         "colour_0": "red",
         "colour_1": "blue",
@@ -158,7 +192,7 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
     response = client.post("/setup", data=form)
     assert response.status_code == 400
     page = text(response)
-    assert "Please check: Seat 2, Name: is empty" in page
+    assert "Please check: Seat 2, Name: is too long (at most 24 characters)" in page
     assert 'value="Anna"' in page and 'value="Cleo"' in page
     wrong_pin = client.post("/setup", data={**form, "name_1": "Ben", "pin": "0000"})
     assert wrong_pin.status_code == 403 and "Wrong PIN." in text(wrong_pin)

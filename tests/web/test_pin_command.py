@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli import COMMANDS
 from controller.store import Store
 from web_ui import security
 
@@ -21,7 +22,10 @@ def pyramid(
     stdin: str = "",
     env: dict[str, str] | None = None,
     as_user: int | None = None,
+    python: list[str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
+    """``pyramid ARGS`` in a real process; ``python`` replaces this interpreter (with
+    its options), ``as_user`` runs it as that user."""
     environment = {
         **os.environ,
         "PYRAMID_DATA_DIR": str(tmp_path / "data"),
@@ -34,13 +38,13 @@ def pyramid(
         prefix = ["setpriv", f"--reuid={as_user}", f"--regid={as_user}", "--clear-groups"]
         environment["HOME"] = str(tmp_path)
     return subprocess.run(
-        [*prefix, sys.executable, "-m", "controller.cli", *args],
+        [*prefix, *(python or [sys.executable]), "-m", "controller.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
         env=environment,
         timeout=60,
-        cwd=Path(__file__).resolve().parents[2],
+        cwd=tmp_path if python else Path(__file__).resolve().parents[2],
     )
 
 
@@ -89,6 +93,66 @@ def test_an_installed_config_names_the_services_store(tmp_path: Path) -> None:
 
 
 NOBODY = 65534
+PIN_MODULES = (*(f"controller.commands.{name}" for name in COMMANDS), "web_ui.security")
+"""What ``pyramid pin`` imports (the command line loads every command's module): their
+packages are copied for the other user."""
+LIST_IMPORTS = """
+import importlib, sys, sysconfig
+for name in sys.argv[1:]:
+    importlib.import_module(name)
+stdlib = sysconfig.get_paths()["stdlib"]
+for top in sorted({name.partition(".")[0] for name in sys.modules}):
+    path = getattr(sys.modules[top], "__file__", None) or ""
+    if path and not path.startswith(stdlib) and not top.startswith(("__", "_distutils")):
+        print(path)
+"""
+"""Prints the file of every top-level module outside the stdlib that the named imports
+load (the editable install's finder and setuptools' hook left out)."""
+
+
+def _copy_for_anyone(folder: Path) -> Path:
+    """The packages ``pyramid pin`` needs, copied from the checkout and the venv into
+    ``folder/lib``, which every user can read.
+
+    The checkout (and the venv inside it) may sit in a private folder, as a clone in
+    /root does: another user could not import ``controller`` from there. The stdlib's
+    modules stay where the interpreter has them.
+    """
+    listed = subprocess.run(
+        [sys.executable, "-c", LIST_IMPORTS, *PIN_MODULES],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    lib = folder / "lib"
+    lib.mkdir()
+    for line in listed.stdout.splitlines():
+        source = Path(line)
+        if source.name == "__init__.py":
+            shutil.copytree(
+                source.parent,
+                lib / source.parent.name,
+                ignore=shutil.ignore_patterns("__pycache__"),
+            )
+        else:
+            shutil.copy2(source, lib / source.name)
+    for path in (folder, *lib.rglob("*")):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return lib
+
+
+def _runnable_by_nobody(interpreter: str) -> None:
+    """Skip, saying why, when user nobody cannot run the interpreter at all (one
+    installed under a private home, say): nothing this test copies can help then."""
+    probe = subprocess.run(
+        ["setpriv", f"--reuid={NOBODY}", f"--regid={NOBODY}", "--clear-groups", interpreter,
+         "-c", "pass"],
+        capture_output=True,
+        text=True,
+    )  # fmt: skip
+    if probe.returncode != 0:
+        pytest.skip(f"user nobody cannot run this Python ({interpreter}): {probe.stderr.strip()}")
 
 
 @pytest.mark.skipif(
@@ -109,13 +173,19 @@ def _unwritable_store(tmp_path: Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text(f'[store]\npath = "{service / "pyramid.sqlite3"}"\n')
     config.chmod(0o644)
+    # The interpreter itself, not the checkout's venv: its packages come from lib.
+    interpreter = os.path.realpath(sys.executable)
+    _runnable_by_nobody(interpreter)
+    lib = _copy_for_anyone(tmp_path)
     done = pyramid(
         ["pin", "--config", str(config)],
         tmp_path,
         stdin="13579\n",
+        env={"PYTHONPATH": str(lib)},
         as_user=NOBODY,
+        python=[interpreter, "-s"],
     )
-    assert done.returncode == 2
+    assert done.returncode == 2, done.stderr
     assert f"cannot write the game store {service / 'pyramid.sqlite3'}" in done.stderr
     assert f"sudo -u root pyramid pin --config {config}" in done.stderr
     assert not (service / "pyramid.sqlite3").exists()

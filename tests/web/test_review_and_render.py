@@ -7,6 +7,7 @@ import time
 from pathlib import Path
 
 from controller.referee.snapshot import LinkView
+from tests.support.poll import wait_until
 from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui import render
 from web_ui.app import WebSettings
@@ -30,6 +31,30 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
         page = client.get(f"/history/{game_id}").get_data(as_text=True)
         marks = page.count('class="loss best"') + page.count('class="loss"')
         assert marks == 25
+    finally:
+        close_rig(rig)
+
+
+def test_a_game_is_reviewed_as_soon_as_it_ends_and_its_moves_show_it(tmp_path: Path) -> None:
+    """With a live page open (the hub runs), the review starts when the game is over and
+    stored, before anyone opens its replay; the moves fragment the replay page asks for
+    again shows the review once it is there."""
+    rig = build_rig(tmp_path, web=WebSettings(heartbeat=0.3, review_budget=0.01))
+    try:
+        web = rig.app.extensions["pyramid"]
+        web.hub.start()
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        game_id = rig.play_perlen_to_end()["game_id"]
+        wait_until(lambda: web.reviewer.known(game_id), 10, what="the review never started")
+        client = rig.app.test_client()
+
+        def moves() -> str:
+            return client.get(f"/history/{game_id}/moves?step=3").get_data(as_text=True)
+
+        ready = wait_until(lambda: m if 'data-review="ready"' in (m := moves()) else None, 60)
+        assert ready.count('class="loss best"') + ready.count('class="loss"') == 25
+        assert '<li data-step="3" aria-current="step">' in ready
+        assert client.get(f"/history/{game_id}/moves?step=x").status_code == 400
     finally:
         close_rig(rig)
 

@@ -72,6 +72,17 @@
 
   // -- the PIN dialog -----------------------------------------------------------------------
 
+  // Unlocked: the page looks it at once (the Lock button, no "needs the PIN" notes, no
+  // PIN fields in forms), as it would after a reload.
+  function showUnlocked() {
+    document.body.dataset.admin = "1";
+    $$("[data-admin-only]").forEach((el) => { el.hidden = false; });
+    $$("[data-locked-only]").forEach((el) => {
+      el.hidden = true;
+      $$("input", el).forEach((input) => { input.disabled = true; });
+    });
+  }
+
   function askPin() {
     const dialog = $("#pin-dialog");
     const form = $("#pin-form");
@@ -103,7 +114,7 @@
         }
         if (result.response.ok) {
           setCsrfToken(result.data.csrf_token);
-          document.body.dataset.admin = "1";
+          showUnlocked();
           finish(true);
           return;
         }
@@ -138,6 +149,26 @@
       b.setAttribute("aria-pressed", on ? "true" : "false");
       $$("[data-when]", b).forEach((span) => { span.hidden = (span.dataset.when === "off") !== on; });
     });
+  }
+
+  // Browsers start a page's audio suspended until someone taps it (an autoplay rule): the
+  // first sound would be lost without a word. Say so until the first tap unlocks it.
+  function unlockAudio() {
+    const Context = window.AudioContext || window.webkitAudioContext;
+    const hints = $$("[data-sound-blocked]");
+    if (!Context || !hints.length) return;
+    audio = audio || new Context();
+    const show = () => {
+      const blocked = audio.state !== "running" && !muted();
+      hints.forEach((hint) => { hint.hidden = !blocked; });
+    };
+    const resume = () => { if (audio.state !== "running") audio.resume().then(show, show); };
+    audio.addEventListener("statechange", show);
+    ["pointerdown", "keydown", "touchend"].forEach((type) => {
+      document.addEventListener(type, resume, { capture: true, passive: true });
+    });
+    document.addEventListener("click", show);  // the mute switch changes what to say
+    show();
   }
 
   function play(tunes, name) {
@@ -179,7 +210,29 @@
     }
   }
 
+  // A phone's bar with the turn and what to do, shown once the status scrolled away (the
+  // board is tapped further down); CSS keeps it off wide screens.
+  function turnBar(root) {
+    const bar = $("#live-bar", root);
+    const status = $("#live-status", root);
+    if (!bar || !status) return () => {};
+    let queued = false;
+    const update = () => {
+      queued = false;
+      const head = $(".message, .headline", status) || status;
+      bar.hidden = !bar.textContent.trim() || head.getBoundingClientRect().bottom > 0;
+    };
+    const soon = () => {
+      if (!queued) { queued = true; window.requestAnimationFrame(update); }
+    };
+    window.addEventListener("scroll", soon, { passive: true });
+    window.addEventListener("resize", soon);
+    update();
+    return soon;
+  }
+
   function connect(root) {
+    const barChanged = turnBar(root);
     const banner = $("#connection");
     let lostTimer = 0;
     let wasLost = false;
@@ -201,6 +254,7 @@
         cues = snap.cue.count;
         play(tunes, snap.cue.sound);
       }
+      barChanged();
       root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
     });
     source.addEventListener("open", () => {
@@ -320,6 +374,34 @@
     });
   }
 
+  // -- replay: the computer's review appears by itself once it is done -------------------------
+
+  const REVIEW_POLL_MS = 2000;
+
+  function awaitReview(section) {
+    if (!["working", "busy"].includes(section.dataset.review)) return;
+    setTimeout(async () => {
+      let next = null;
+      try {
+        // The current step (?step=N) keeps its mark in the list that comes back.
+        const response = await fetch(section.dataset.refresh + location.search, {
+          credentials: "same-origin",
+        });
+        if (response.ok) {
+          const holder = document.createElement("div");
+          holder.innerHTML = await response.text();
+          next = holder.querySelector("#moves");
+        }
+      } catch (e) { /* offline for a moment: ask again */ }
+      if (next && section.isConnected) {
+        section.replaceWith(next);
+        awaitReview(next);
+      } else if (section.isConnected) {
+        awaitReview(section);
+      }
+    }, REVIEW_POLL_MS);
+  }
+
   // -- setup: show the fields of the chosen game ------------------------------------------------
 
   function setup(form) {
@@ -357,8 +439,10 @@
 
   document.addEventListener("DOMContentLoaded", () => {
     setMuted(muted());
+    unlockAudio();
     $$("[data-stream]").forEach(connect);
     $$("[data-replay]").forEach(replay);
+    $$("#moves[data-refresh]").forEach(awaitReview);
     $$("form[data-setup]").forEach(setup);
   });
 })();

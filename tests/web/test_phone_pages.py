@@ -1,0 +1,332 @@
+"""Every page on a phone, in real headless Chromium (issue 24, "on the phone").
+
+Each page of the product is opened 360 and 390 px wide, in English and in German (whose
+words are longer), with a game in progress (a bonus pearl owed) and a finished game in
+the history: no page may be wider than the screen, no tap target smaller than 44 × 44 px
+(WCAG 2.5.5), no drawing may reach past its SVG's edge, and the rings that mark a cell
+are drawn over every cell. Then, on a phone: the turn and what to do stay in sight while
+the board is tapped; unlocking in the PIN dialog shows at once; the computer's review of
+a finished game appears by itself; the first hint says why; the page says that sounds
+need a first tap (the browsers' autoplay rule, which headless Chromium leaves out, is
+modelled in the page: AUTOPLAY_RULE).
+
+One browser serves the module; each test opens several pages in it.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+from controller.hardware.channels import CELLS
+from controller.referee.commands import ConfirmBonus
+from controller.referee.messages import english
+from tests.web.conftest import PIN, Rig, build_rig, close_rig
+from tests.web.test_browser import WAIT_MS, Served, launched
+from web_ui import reviews
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page, ViewportSize
+
+pytestmark = pytest.mark.browser
+
+PAGES = ("/", "/setup", "/history", "/history/1", "/history/1?step=3", "/leaderboard",
+         "/rules", "/settings", "/unlock", "/diagnostics")  # fmt: skip
+LANGUAGES = ("en-GB", "de-DE")
+WIDTHS = (360, 390)
+FINGER = 44
+PHONE: ViewportSize = {"width": 390, "height": 844}
+LAPTOP: ViewportSize = {"width": 1280, "height": 900}
+
+PROBLEMS = """() => {
+  const problems = [];
+  const html = document.documentElement;
+  if (html.scrollWidth > html.clientWidth) {
+    const wide = Array.from(document.querySelectorAll("main *, header *"))
+      .filter((el) => el.getBoundingClientRect().right > html.clientWidth + 1)
+      .slice(0, 3).map((el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : ""));
+    problems.push(`the page is ${html.scrollWidth} px wide (${wide.join(", ")})`);
+  }
+  const shown = (el) => {
+    const style = getComputedStyle(el);
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && r.right > 0 && style.visibility !== "hidden";
+  };
+  const name = (el) => (el.getAttribute("aria-label") || el.textContent || el.id || el.name
+    || el.tagName).trim().replace(/\\s+/g, " ").slice(0, 30);
+  const targets = new Set();
+  document.querySelectorAll("a[href], button, select, textarea, summary, [role=button], input")
+    .forEach((el) => {
+      if (el.type === "hidden") return;
+      // A checkbox or radio button is tapped through its label.
+      targets.add((el.type === "checkbox" || el.type === "radio") && el.closest("label")
+        ? el.closest("label") : el);
+    });
+  targets.forEach((el) => {
+    if (!shown(el)) return;
+    const r = el.getBoundingClientRect();
+    if (r.width < %(finger)d - 0.5 || r.height < %(finger)d - 0.5) {
+      const size = `${Math.round(r.width)} × ${Math.round(r.height)} px`;
+      problems.push(`tap target "${name(el)}" is ${size}`);
+    }
+  });
+  document.querySelectorAll("main svg[viewBox]").forEach((svg) => {
+    const box = svg.viewBox.baseVal;
+    const what = svg.getAttribute("class") || "svg";
+    svg.querySelectorAll("circle, rect, text, path").forEach((el) => {
+      if (el.closest("pattern, defs") || !el.getBBox) return;
+      const b = el.getBBox();
+      if (!b.width && !b.height) return;
+      const style = getComputedStyle(el);
+      const half = style.stroke === "none" ? 0 : (parseFloat(style.strokeWidth) || 0) / 2;
+      if (b.x - half < box.x - 0.5 || b.y - half < box.y - 0.5
+          || b.x + b.width + half > box.x + box.width + 0.5
+          || b.y + b.height + half > box.y + box.height + 0.5) {
+        problems.push(`${what}: ${el.tagName} "${name(el)}" reaches past the drawing's edge`);
+      }
+    });
+    // A ring reaches past its cell: no cell drawn after it may cover any of it.
+    const cells = Array.from(svg.querySelectorAll(".cell"));
+    svg.querySelectorAll(".last, .hint, .computer").forEach((ring) => {
+      const r = ring.getBBox();
+      const over = cells.filter((cell) => {
+        if (!(ring.compareDocumentPosition(cell) & Node.DOCUMENT_POSITION_FOLLOWING)) return false;
+        const c = cell.getBBox();
+        return c.x < r.x + r.width && r.x < c.x + c.width
+          && c.y < r.y + r.height && r.y < c.y + c.height;
+      });
+      if (over.length) problems.push(`${what}: ${over.length} cells are drawn over a ring`);
+    });
+  });
+  return problems;
+}""".replace("%(finger)d", str(FINGER))
+
+
+@pytest.fixture(scope="module")
+def phone_browser() -> Iterator[Browser]:
+    yield from launched()
+
+
+AUTOPLAY_RULE = """(() => {
+  // Browsers' autoplay rule, which headless Chromium does not apply to Web Audio: a page's
+  // AudioContext made before anyone tapped the page is suspended, and resume() does
+  // nothing until someone has (navigator.userActivation, set by Playwright's real clicks).
+  const Real = window.AudioContext;
+  window.AudioContext = class extends Real {
+    constructor(...args) {
+      super(...args);
+      if (!navigator.userActivation.hasBeenActive) this.suspend();
+    }
+    resume() {
+      return navigator.userActivation.hasBeenActive ? super.resume() : Promise.resolve();
+    }
+  };
+})();"""
+
+
+def clear_board(rig: Rig) -> None:
+    for cell in CELLS:
+        rig.place(cell, False)
+    rig.wait(lambda s: not s["sensors"])
+
+
+def place(rig: Rig, *cells: str) -> None:
+    for cell in cells:
+        moves = rig.snapshot()["moves"]
+        rig.place(cell)
+
+        def moved(s: dict[str, Any], m: int = moves) -> bool:
+            return bool(s["moves"] > m)
+
+        rig.wait(moved)
+
+
+@pytest.fixture(scope="module")
+def evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Rig, Served]]:
+    """A finished game in the history, and a game in progress with a bonus pearl owed."""
+    rig = build_rig(tmp_path_factory.mktemp("evening"))
+    server = Served(rig)
+    try:
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        rig.play_perlen_to_end()
+        assert rig.table.submit(ConfirmBonus()).ok
+        clear_board(rig)
+        rig.new_perlen(("Annabelle", "Benedikt", "Cleopatra"), colours=("yellow", "green", "pink"))
+        place(rig, "c3", "d4", "d3", "e4", "c4")  # 2:c3 owed; e4 is on the e file
+        assert rig.snapshot()["pending"]
+        yield rig, server
+    finally:
+        server.stop()
+        close_rig(rig)
+
+
+def test_every_page_fits_a_phone_with_targets_for_a_finger(
+    phone_browser: Browser, evening: tuple[Rig, Served]
+) -> None:
+    _, server = evening
+    problems: list[str] = []
+    # Locked in both languages and widths; unlocked (the Lock button, no PIN fields) once.
+    for locale, width, unlocked in (
+        *((locale, width, False) for locale in LANGUAGES for width in WIDTHS),
+        ("de-DE", 360, True),
+    ):
+        context = phone_browser.new_context(viewport={"width": width, "height": 780}, locale=locale)
+        page = context.new_page()
+        if unlocked:
+            unlock(page, server)
+        for path in PAGES:
+            page.goto(server.url + path)
+            where = f"{locale} {width} px{' unlocked' if unlocked else ''} {path}"
+            problems += [f"{where}: {problem}" for problem in page.evaluate(PROBLEMS)]
+        context.close()
+    assert not problems, "\n".join(problems)
+
+
+def unlock(page: Page, server: Served) -> None:
+    """Unlock this browser with the PIN form, as a person without script would."""
+    page.goto(f"{server.url}/unlock")
+    page.fill("#pin", PIN)
+    page.click("main form button[type=submit]")
+    page.wait_for_url(f"{server.url}/")
+    assert page.evaluate("() => document.body.dataset.admin") == "1"
+
+
+def marked(page: Page) -> None:
+    """Mark the page: the mark is gone if it reloads."""
+    page.evaluate("() => { window.notReloaded = true; }")
+
+
+def not_reloaded(page: Page) -> bool:
+    return bool(page.evaluate("() => window.notReloaded === true"))
+
+
+def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
+    phone_browser: Browser, evening: tuple[Rig, Served]
+) -> None:
+    """Scrolled down to the base on a phone, the bar says whose turn it is and what to do,
+    and covers no cell. A tap asks for the PIN; once entered in the dialog, the page is
+    unlocked without a reload: the Lock button, no notes or PIN fields asking for it."""
+    rig, server = evening
+    page = phone_browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    page.goto(f"{server.url}/")
+    assert page.is_visible(".note.locked") and page.is_visible("header [data-locked-only]")
+    assert page.is_hidden("#live-bar")  # the status itself is in sight
+    cell = page.locator("#cell-b2")
+    cell.evaluate("(el) => el.scrollIntoView({ block: 'center' })")  # as a thumb scrolls
+    page.locator("#live-bar:not([hidden])").wait_for(timeout=WAIT_MS)
+    assert page.locator("#live-status .headline").bounding_box() is not None
+    bar_box, cell_box = page.locator("#live-bar").bounding_box(), cell.bounding_box()
+    assert bar_box and cell_box and bar_box["y"] >= 0
+    assert bar_box["y"] + bar_box["height"] <= cell_box["y"]  # the bar covers no part of b2
+    said = " ".join(page.inner_text("#live-bar").split())
+    assert "Cleopatra (pink, K) to move" in said and "Place the bonus pearl" in said
+    assert said.endswith(" ".join(english(m) for m in rig.table.snapshot.prompt))
+
+    marked(page)
+    cell.click()
+    page.locator("#pin-dialog[open]").wait_for(timeout=WAIT_MS)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-form button[type=submit]")
+    page.locator("header [data-admin-only]").wait_for(state="visible", timeout=WAIT_MS)
+    assert page.is_hidden("header [data-locked-only]") and page.is_hidden(".note.locked")
+    assert page.evaluate("() => document.body.dataset.admin") == "1" and not_reloaded(page)
+    setup = page.context.new_page()
+    setup.goto(f"{server.url}/setup")
+    assert setup.locator("#form-pin").count() == 0  # the same browser, unlocked
+    setup.close()
+
+    # Now the tap acts, and the bar follows the game while the board stays in view.
+    cell.click()
+    rig.wait(lambda s: s["moves"] == 6)
+    page.wait_for_function(
+        "() => document.querySelector('#live-bar').innerText.includes('Annabelle')",
+        timeout=WAIT_MS,
+    )
+    assert page.is_visible("#live-bar") and not_reloaded(page)
+
+
+def test_the_review_appears_by_itself_and_the_first_hint_says_why(
+    phone_browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The computer's review is held back until the replay is open (the real review,
+    gated), then released: the costs appear on the page without a reload. On the laptop
+    with no game, the sound switch sits under the words; the page says sounds need a
+    first tap until one came. The first hint of a game gives its reason."""
+    gate = threading.Event()
+    real = reviews._review_function()
+    assert real is not None
+
+    def held(record: Any, **kw: Any) -> Any:
+        assert gate.wait(30), "the test never released the review"
+        return real(record, **kw)
+
+    def gated() -> Callable[..., Any]:
+        return held
+
+    monkeypatch.setattr(reviews, "_review_function", gated)
+    rig = build_rig(tmp_path)
+    server = Served(rig)
+    try:
+        at_laptop = phone_browser.new_context(viewport=LAPTOP, locale="en-GB")
+        at_laptop.add_init_script(AUTOPLAY_RULE)
+        laptop = at_laptop.new_page()
+        laptop.goto(f"{server.url}/")
+        laptop.locator("[data-sound-blocked]").wait_for(timeout=WAIT_MS)
+        sound = laptop.locator("p.sound button").bounding_box()
+        words = laptop.locator("#live-status h1").bounding_box()
+        assert sound and words and sound["x"] < LAPTOP["width"] / 2
+        assert abs(sound["x"] - words["x"]) < 20  # under the words, not alone on the right
+        laptop.mouse.click(5, 300)  # any tap lets the page play sounds
+        laptop.locator("[data-sound-blocked]").wait_for(state="hidden", timeout=WAIT_MS)
+        assert laptop.evaluate("() => document.body.dataset.admin") == "0"
+
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        game_id = rig.play_perlen_to_end()["game_id"]
+        assert rig.table.submit(ConfirmBonus()).ok
+        page = phone_browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+        page.goto(f"{server.url}/history/{game_id}")
+        page.locator("text=The computer is reviewing the moves").wait_for(timeout=WAIT_MS)
+        assert page.locator("#moves .loss").count() == 0
+        marked(page)
+        page.click('[data-step-by="first"]')
+        page.locator("text=Before the first move").wait_for(timeout=WAIT_MS)
+        gate.set()
+        page.locator("#moves[data-review=ready]").wait_for(timeout=30_000)
+        assert page.locator("#moves .loss").count() == 25 and not_reloaded(page)
+        assert page.is_hidden("text=The computer is reviewing the moves")
+        assert page.locator("#moves li[aria-current=step]").count() == 0  # step 0: none
+        # On the laptop the columns of moves keep clear of each other.
+        laptop.goto(f"{server.url}/history/{game_id}")
+        columns = laptop.evaluate(
+            """() => {
+              const by = new Map();
+              document.querySelectorAll("ol.moves > li").forEach((li) => {
+                const r = li.getBoundingClientRect();
+                const left = Math.round(r.left);
+                by.set(left, Math.max(by.get(left) || 0, r.right));
+              });
+              return Array.from(by.entries()).sort((a, b) => a[0] - b[0]);
+            }"""
+        )
+        assert len(columns) >= 2
+        for (_, right), (left, _) in itertools.pairwise(columns):
+            assert left - right >= 28, columns  # room for the next column's "25."
+
+        clear_board(rig)
+        rig.new_perlen(("Anna", "Ben", "Cleo"))
+        unlock(page, server)
+        page.locator('[data-command="hint"] button').click()
+        page.locator("#live-status >> text=It wins no bonus pearl yet").wait_for(timeout=10_000)
+        hinted = rig.snapshot()["hint"]
+        assert f"Hint: {hinted}. It wins no bonus pearl yet, but leaves you the best chances" in (
+            " ".join(page.inner_text("#live-status").split())
+        )
+    finally:
+        gate.set()
+        server.stop()
+        close_rig(rig)
