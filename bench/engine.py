@@ -14,7 +14,7 @@ Three ways of playing the same kind of game, each on one core, in turns within o
   (``tests/rules/plain_perlen.py``).
 
 Every one picks its random cell the same way, ``cells[int(random() * len(cells))]``, so
-the ratios compare the engines, not the picking. DESIGN.md's target is the public API
+the ratios compare the engines, not the picking. The design's target is the public API
 at 30 times the plain version or more; the playouts should be at least as fast.
 """
 

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from controller.referee.computer import Why
-from controller.referee.state import AskComputer
+from controller.referee import AskComputer, Purpose, Why
 from controller.rules import perlen
 from controller.rules.notation import Position, parse_cell
 
@@ -83,7 +82,7 @@ def bot_player(computer_budget_s: float | None, hint_budget_s: float) -> Compute
     return BotPlayer(computer_budget_s, hint_budget_s)
 
 
-Answer = Callable[[str, tuple[int, int], str | None, Why | None], None]
+Answer = Callable[[Purpose, tuple[int, int], str | None, Why | None], None]
 """(purpose, token, cell or None, a hint's reasons) back to the Table's queue."""
 
 
@@ -125,7 +124,7 @@ class Thinker:
         why: Why | None = None
         try:
             answer: Position | str | Hinted
-            if ask.purpose == "move":
+            if ask.purpose is Purpose.MOVE:
                 answer = player.choose(ask.state, ask.level, ask.seed, cancel)
             else:
                 answer = player.hint(ask.state, cancel)

@@ -1,6 +1,6 @@
 """What the LEDs say: a pure function from the game to a picture, LED by LED name.
 
-It follows "What the LEDs say" in DESIGN.md:
+It draws what the user guide (docs/user-guide.md, "What the lights say") promises:
 
 - whose turn: the seat LED of the player to move, in their colour (blinking while a
   computer seat is still thinking);
@@ -30,7 +30,7 @@ Led(colour=(0, 0, 200), mode=<LedMode.STEADY: 'steady'>)
 >>> lit["d4"].colour, lit["d4"].mode.value
 ((255, 255, 255), 'blink')
 
-The picture becomes a :class:`~controller.hardware.port.LedFrame` through the board's
+The picture becomes a :class:`~controller.vocabulary.LedFrame` through the board's
 channel map with :func:`to_frame`; LEDs the board does not have are left out.
 """
 
@@ -39,12 +39,12 @@ from __future__ import annotations
 import enum
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol
 
-from controller.hardware.channels import CELLS, SEATS, TARGETS, ChannelMap
-from controller.hardware.port import OFF, Colour, Led, LedFrame, LedMode
 from controller.palette import WHITE, scaled
 from controller.rules import perlen, pyramidos
 from controller.rules.notation import FILES, Target
+from controller.vocabulary import CELLS, OFF, SEATS, TARGETS, Colour, Led, LedFrame, LedMode
 
 Game = perlen.PerlenState | pyramidos.PyramidosState
 Picture = dict[str, Led]
@@ -127,8 +127,8 @@ def guide(
         return {}
     wrong = tuple(mismatches)
     if isinstance(game, perlen.PerlenState):
-        return _perlen(game, players, tuple(pending), wrong, options)
-    return _pyramidos(game, players, wrong, options)
+        return perlen_picture(game, players, tuple(pending), wrong, options)
+    return pyramidos_picture(game, players, wrong, options)
 
 
 def _mismatch_picture(wrong: tuple[Mismatch, ...], players: Sequence[Light]) -> Picture:
@@ -148,13 +148,14 @@ def _seat(picture: Picture, players: Sequence[Light], who: int | None, blink: bo
     picture[SEATS[light.seat]] = Led(light.rgb, LedMode.BLINK if blink else LedMode.STEADY)
 
 
-def _perlen(
+def perlen_picture(
     state: perlen.PerlenState,
     players: Sequence[Light],
     pending: tuple[perlen.Bonus, ...],
     wrong: tuple[Mismatch, ...],
     options: GuidanceOptions,
 ) -> Picture:
+    """Perlen-Pyramide's picture (:func:`guide`'s arguments, read)."""
     mover = state.to_move
     if state.over and not pending and not wrong:
         return _perlen_over(state, players, options)
@@ -214,12 +215,13 @@ def _perlen_over(
     return picture
 
 
-def _pyramidos(
+def pyramidos_picture(
     state: pyramidos.PyramidosState,
     players: Sequence[Light],
     wrong: tuple[Mismatch, ...],
     options: GuidanceOptions,
 ) -> Picture:
+    """Pyramidos's picture (:func:`guide`'s arguments, read)."""
     if state.over and not wrong:
         return _pyramidos_over(state, players, options)
     picture: Picture = {}
@@ -283,13 +285,20 @@ def led_test(names: Sequence[str], colour: Colour, step: int | None = None) -> P
     return {names[step % len(names)]: lit}
 
 
-def to_frame(
-    picture: Mapping[str, Led], channel_map: ChannelMap, count: int | None = None
-) -> LedFrame:
+class LedMap(Protocol):
+    """Where a board's LEDs are, by name (:class:`controller.hardware.channels.ChannelMap`)."""
+
+    @property
+    def led_count(self) -> int: ...
+    def led(self, name: str) -> int | None: ...
+
+
+def to_frame(picture: Mapping[str, Led], channel_map: LedMap, count: int | None = None) -> LedFrame:
     """The :class:`LedFrame` for ``picture`` on a board with ``channel_map``'s LEDs.
 
     ``count`` is the board's LED count when it has more LEDs than the map names.
 
+    >>> from controller.hardware.channels import ChannelMap
     >>> cmap = ChannelMap.build({"t1": 0, "t2": 1, "t3": 2, "t4": 3, "top": 4}, {"top": 1})
     >>> frame = to_frame({"top": Led((1, 2, 3)), "c3": Led((9, 9, 9))}, cmap)
     >>> [led.colour for led in frame.leds]

@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from controller.hardware.port import Colour
+from controller.vocabulary import Colour
 
 WHITE: Colour = (255, 255, 255)
 """What a pearl where none belongs flashes (no player may have it)."""

@@ -30,9 +30,11 @@ opening the path again then starts an empty store.
 Schema changes go through :data:`MIGRATIONS` (``PRAGMA user_version`` counts them); a
 file written by a newer version is refused and left alone.
 
-(Over 500 lines on purpose: one class owns one file, its one writer connection and its
-lock, from opening and setting aside to the last query; the values it returns live in
-:mod:`controller.store_values`.)
+One class owns one file, its one writer connection and its lock, from opening and
+setting aside to the last query; the values it returns live in
+:mod:`controller.store_values`. It is a ledger: it keeps games, their events and settings
+as it is told, and decides nothing about a game (the referee ends one, with an ``abort``
+event, before it starts the next).
 """
 
 from __future__ import annotations
@@ -52,17 +54,12 @@ from controller.referee.events import (
     Event,
     EventError,
     Result,
-    fold,
-    from_stored,
-    standing,
+    record_of,
 )
-from controller.referee.games import new_game, read_options
 from controller.rules import perlen, pyramidos
 from controller.rules.records import (
     PERLEN,
     PYRAMIDOS,
-    PerlenRecord,
-    PyramidosRecord,
     record_to_dict,
 )
 from controller.store_values import (
@@ -320,24 +317,12 @@ class Store:
         *,
         children_help: bool,
     ) -> int:
-        """Start a game; any unfinished one is marked aborted in the same transaction."""
+        """Start a game and give it its number. A game still being played is left as it
+        is: the referee ends it first (an ``abort`` event), the store decides nothing."""
         if game not in GAMES:
             raise ValueError(f"game must be one of {GAMES}, not {game!r}")
         now = self._clock()
-        replaced = Aborted("a new game was started")
         with self._write() as conn:
-            for (old,) in conn.execute("SELECT id FROM games WHERE status='playing'").fetchall():
-                seq = conn.execute(
-                    "SELECT coalesce(max(seq), 0) FROM events WHERE game_id=?", (old,)
-                ).fetchone()[0]
-                conn.execute(
-                    "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
-                    (old, seq + 1, now, replaced.kind, _dumps(replaced.data())),
-                )
-            conn.execute(
-                "UPDATE games SET status='aborted', finished=?, result=? WHERE status='playing'",
-                (now, _dumps(replaced.data())),
-            )
             cursor = conn.execute(
                 "INSERT INTO games (game, options, children_help, started) VALUES (?, ?, ?, ?)",
                 (game, _dumps(dict(options)), int(children_help), now),
@@ -436,7 +421,7 @@ class Store:
             "FROM games g ORDER BY g.id DESC LIMIT ? OFFSET ?",
             (limit, offset),
         ).fetchall()
-        return [self._summary(conn, row) for row in rows]
+        return [_summary(conn, row) for row in rows]
 
     def count_games(self) -> int:
         return int(self._read().execute("SELECT count(*) FROM games").fetchone()[0])
@@ -453,7 +438,7 @@ class Store:
         ).fetchone()
         if row is None:
             return None
-        summary = self._summary(conn, row)
+        summary = _summary(conn, row)
         events = tuple(
             StoredEvent(e["seq"], e["at"], e["kind"], json.loads(e["data"]))
             for e in conn.execute(
@@ -529,34 +514,36 @@ class Store:
                     (key, value),
                 )
 
-    # -- rows to values -------------------------------------------------------------------------
-    def _summary(self, conn: sqlite3.Connection, row: sqlite3.Row) -> GameSummary:
-        players = tuple(
-            PlayerRecord(
-                p["number"],
-                p["seat"],
-                p["name"],
-                p["colour"],
-                p["hex"],
-                p["computer"],
-                p["points"],
-                None if p["won"] is None else bool(p["won"]),
-            )
-            for p in conn.execute(
-                "SELECT * FROM players WHERE game_id=? ORDER BY number", (row["id"],)
-            )
+
+# -- rows to values -------------------------------------------------------------------------
+
+
+def _summary(conn: sqlite3.Connection, row: sqlite3.Row) -> GameSummary:
+    """A games row (with its event count ``n``) and its players, as a value."""
+    players = tuple(
+        PlayerRecord(
+            p["number"],
+            p["seat"],
+            p["name"],
+            p["colour"],
+            p["hex"],
+            p["computer"],
+            p["points"],
+            None if p["won"] is None else bool(p["won"]),
         )
-        winners = tuple(p.name for p in players if p.won)
-        return GameSummary(
-            id=row["id"],
-            game=row["game"],
-            status=row["status"],
-            started=row["started"],
-            finished=row["finished"],
-            players=players,
-            winners=winners,
-            events=row["n"],
-        )
+        for p in conn.execute("SELECT * FROM players WHERE game_id=? ORDER BY number", (row["id"],))
+    )
+    winners = tuple(p.name for p in players if p.won)
+    return GameSummary(
+        id=row["id"],
+        game=row["game"],
+        status=row["status"],
+        started=row["started"],
+        finished=row["finished"],
+        players=players,
+        winners=winners,
+        events=row["n"],
+    )
 
 
 def _bounded(value: int, name: str, low: int, high: int) -> int:
@@ -576,15 +563,11 @@ def _record(
     """The game record of the moves that stand: the stored events folded onto the game."""
     names = tuple(p.name for p in summary.players)
     try:
-        opts = read_options(summary.game, len(names), dict(options))
-        moves = standing(fold(new_game(opts), (from_stored(e.kind, e.data) for e in events)))
+        return record_to_dict(record_of(summary.game, names, options, events))
     except (perlen.OptionError, pyramidos.SetupError, EventError) as exc:
         # Options or events this version cannot read: keep the game visible, without a record.
         log.warning("game %d: no record (%s)", summary.id, exc)
         return {}
-    if isinstance(opts, perlen.PerlenOptions):
-        return record_to_dict(PerlenRecord(moves, opts, names))
-    return record_to_dict(PyramidosRecord(moves, opts, names))
 
 
 __all__ = [

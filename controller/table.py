@@ -35,33 +35,40 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Final
+from typing import Final, Protocol
 
-from controller import guidance
+from controller import guidance, referee
 from controller.clock import Clock, SystemClock
 from controller.computer_player import ComputerPlayer, Thinker, bot_player
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame
-from controller.referee import lights, referee, snapshot
-from controller.referee.commands import COMMANDS, Command
-from controller.referee.computer import Why
-from controller.referee.messages import Message, english
-from controller.referee.resume import resume
-from controller.referee.snapshot import Snapshot
-from controller.referee.state import (
+from controller.referee import (
+    COMMANDS,
+    Aborted,
+    Announcement,
     AskComputer,
     CancelSearches,
-    Note,
+    Command,
+    Event,
+    Message,
+    Player,
     PlaySound,
-    Referee,
+    Purpose,
+    RefereeConfig,
+    RefereeState,
     Reply,
-    Rules,
+    Result,
+    Snapshot,
     Step,
+    Why,
+    english,
+    picture,
+    resume,
+    snapshot_of,
 )
-from controller.referee.store_first import carry
-from controller.store import Store
+from controller.store import PlayerRecord, Store, StoreError, StoreWriteError, write_fault
 from controller.subscription import Publisher, Subscription
 
 log = logging.getLogger(__name__)
@@ -71,7 +78,7 @@ log = logging.getLogger(__name__)
 class TableSettings:
     """How the Table runs; the defaults are what ``pyramid run`` uses."""
 
-    rules: Rules = field(default_factory=Rules)
+    rules: RefereeConfig = field(default_factory=RefereeConfig)
     """How the referee behaves (the board's own facts are filled in from its map)."""
     computer: ComputerPlayer | None = None
     """The computer player; None: :mod:`controller.bot` with the budgets below."""
@@ -105,7 +112,7 @@ class _Request:
 
 @dataclass(frozen=True, slots=True)
 class _Answer:
-    purpose: str
+    purpose: Purpose
     token: tuple[int, int]
     cell: str | None
     why: Why | None
@@ -143,12 +150,12 @@ class Table:
             leds=tuple(leds),
             levels=self._computer.levels if self._computer else (),
         )
-        self._state = Referee(rules=rules)
+        self._state = RefereeState(config=rules)
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
         self._running = False
         self._version = 0
-        self._published = Publisher(snapshot.of(self._state, version=0, at=time.time()))
+        self._published = Publisher(snapshot_of(self._state, version=0, at=time.time()))
         self._shown: LedFrame | None = None
         self._thinker = Thinker(self._computer, self._on_answer)
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
@@ -165,7 +172,7 @@ class Table:
     @property
     def levels(self) -> tuple[str, ...]:
         """The computer player's levels, weakest first (empty: no computer player)."""
-        return self._state.rules.levels
+        return self._state.config.levels
 
     def start(self) -> None:
         """Resume an unfinished game from the store, start the owner thread and the board."""
@@ -255,7 +262,7 @@ class Table:
             self._queue.put(_Status(status))
 
     def _on_answer(
-        self, purpose: str, token: tuple[int, int], cell: str | None, why: Why | None
+        self, purpose: Purpose, token: tuple[int, int], cell: str | None, why: Why | None
     ) -> None:
         if self._running:
             self._queue.put(_Answer(purpose, token, cell, why))
@@ -283,8 +290,8 @@ class Table:
                     self._carry(referee.timer(self._state, now))
             except Exception:  # the referee must keep refereeing
                 log.exception("table: error while handling %r", item)
-                note = Note((Message.of("internal_error"),), fault=True)
-                self._state = self._state.but(note=note)
+                note = Announcement((Message.of("internal_error"),), fault=True)
+                self._state = dataclasses.replace(self._state, note=note)
             try:
                 self._render()
             except Exception:
@@ -324,7 +331,7 @@ class Table:
 
     def _carry(self, step: Step) -> Reply | None:
         """Carry out ``step``: store first; only what was stored is adopted."""
-        step = carry(self._state, step, self.store, self._clock.now())
+        step = store_first(self._state, step, self.store, self._clock.now())
         self._state = step.state
         for effect in step.effects:
             self._effect(effect)
@@ -345,15 +352,83 @@ class Table:
                 log.exception("could not play %s", effect.sound.value)
 
     def _render(self) -> None:
-        frame = guidance.to_frame(lights.picture(self._state), self.channel_map, self.board.leds)
+        frame = guidance.to_frame(picture(self._state), self.channel_map, self.board.leds)
         if frame != self._shown:
             self.board.show(frame)
             self._shown = frame
 
     def _publish(self) -> None:
-        snap = snapshot.of(self._state, version=self._version + 1, at=time.time())
+        snap = snapshot_of(self._state, version=self._version + 1, at=time.time())
         old = self._published.latest
         if dataclasses.replace(snap, version=old.version, at=old.at) == old:
             return  # an animation stepped (the sweep, the LED walk): nothing a page shows
         self._version += 1
         self._published.publish(snap)
+
+
+# -- store first, then adopt ---------------------------------------------------------------
+
+
+class Ledger(Protocol):
+    """What the Table needs of a store (:class:`~controller.store.Store`; the referee's
+    tests use a ledger in memory)."""
+
+    def create_game(
+        self,
+        game: str,
+        players: Sequence[PlayerRecord],
+        options: dict[str, str | int],
+        *,
+        children_help: bool,
+    ) -> int: ...
+
+    def append(
+        self, game_id: int, events: Sequence[Event], *, result: Result | None = None
+    ) -> object: ...
+
+
+def store_first(before: RefereeState, step: Step, ledger: Ledger, now: float) -> Step:
+    """``step`` as it may be adopted: what it stored (or why nothing was).
+
+    A step's events are written (then a new game created) before its state is adopted,
+    so nothing is shown that is not on disk; when the store cannot write, the referee
+    keeps the state it had and says so (:func:`controller.referee.referee.failed`).
+    """
+    commit = step.commit
+    if commit is not None:
+        try:
+            ledger.append(commit.game_id, commit.events, result=commit.result)
+        except StoreError as exc:
+            log.error("could not store %s: %s", [e.kind for e in commit.events], exc)
+            return referee.failed(before, step, _fault(exc), now)
+        for event in commit.events:
+            if isinstance(event, Aborted):
+                log.info("game %d ended: %s", commit.game_id, event.reason)
+    if step.create is None:
+        if commit is None:
+            return step
+        return Step(referee.stored(step.state), commit, step.effects, step.reply)
+    setup = step.create
+    if commit is not None:  # the game it replaces has ended in the store
+        before = referee.closed(before, Message.of("replaced", number=commit.game_id))
+    try:
+        game_id = ledger.create_game(
+            setup.kind,
+            [_record(p) for p in setup.players],
+            setup.options.to_dict(),
+            children_help=setup.children_help,
+        )
+    except StoreError as exc:
+        log.error("could not start a game: %s", exc)
+        return referee.failed(before, step, _fault(exc), now)
+    started = referee.stored(step.state)
+    return store_first(started, referee.begin(started, setup, game_id, now), ledger, now)
+
+
+def _record(player: Player) -> PlayerRecord:
+    c = player.colour
+    return PlayerRecord(player.number, player.seat, player.name, c.name, c.hex, player.computer)
+
+
+def _fault(exc: StoreError) -> str:
+    return exc.fault if isinstance(exc, StoreWriteError) else write_fault(exc)

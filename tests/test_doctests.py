@@ -29,6 +29,8 @@ MODULES = [
             "setup",
             "computer",
             "referee",
+            "guard",
+            "kinds",
             "snapshot",
         )
     ),

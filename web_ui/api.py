@@ -189,7 +189,7 @@ def change_pin() -> Response:
 @bp.post("/game")
 @admin_required
 def new_game() -> Response:
-    chosen = forms.parse_setup(require_json_object(bodies.SETUP), levels=web_state().levels)
+    chosen = forms.parse_setup(require_json_object(bodies.SETUP))
     return replied(control.new_game(chosen))
 
 

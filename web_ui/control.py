@@ -20,7 +20,7 @@ from controller.referee.commands import ACTION_COMMANDS, Action, Command, LedTes
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply
 from controller.table import TableBusy
-from web_ui.forms import GameSetup, LedTestRequest, VirtualPress
+from web_ui.forms import GameForm, InputError, LedTestRequest, VirtualPress
 from web_ui.render import say
 from web_ui.state import web_state
 
@@ -32,18 +32,21 @@ BUTTON_HOLD: Final = 0.03
 
 
 def submit(command: Command) -> Reply:
-    """Hand ``command`` to the Table and wait for its reply (409 refused, 503 no answer)."""
+    """Hand ``command`` to the Table and wait for its reply (409 refused, 503 no answer; a
+    new game the referee refuses is an :class:`InputError` on the field it names)."""
     web = web_state()
     try:
         reply = web.table.submit(command, timeout=web.settings.command_timeout)
     except TableBusy:
         abort(503, gettext("The board did not answer in time. Try again."))
+    if not reply.ok and reply.field is not None:
+        raise InputError(reply.field, say(reply.message))
     if not reply.ok:
         abort(409, say(reply.message) or gettext("The board refused that."))
     return reply
 
 
-def new_game(setup: GameSetup) -> Reply:
+def new_game(setup: GameForm) -> Reply:
     command = NewGame(
         game=setup.game,
         players=tuple(p.name for p in setup.players),

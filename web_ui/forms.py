@@ -1,67 +1,71 @@
 """Reading what people send: the new-game setup, LED tests, virtual-board presses.
 
-Every function takes untrusted input (a form or a JSON object) and
-returns a checked, frozen value or raises :class:`InputError` naming the field and saying
-what is wrong, which the views answer with 400. Nothing here talks to the Table.
+Every function takes untrusted input (a form or a JSON object) and turns its text into
+values, or raises :class:`InputError` naming the field when it cannot (a number that is
+not one, a field the route does not know). What the values *mean* is not decided here:
+the rules of a new game (how many players, names, colours, computer seats, options) are
+the referee's setup check (:func:`controller.referee.setup.check`), whose refusal names
+the field and says why in the reader's language. Nothing here talks to the Table.
 
 A JSON body has passed its route's :class:`~web_ui.bodies.Shape` first (the one rule of
-every write, :mod:`web_ui.bodies`); here its values are checked for what they mean:
+every write, :mod:`web_ui.bodies`):
 
 >>> setup = parse_setup({"game": "perlen-pyramide", "first_seat": 1,
 ...     "players": [{"name": "Anna", "colour": "red"}, {"name": "Ben", "colour": "blue"},
-...                 {"name": "Cleo", "colour": "yellow", "computer": "easy"}]},
-...     levels=("easy", "strong"))
->>> [p.name for p in setup.players], setup.first_seat, setup.computer
-(['Anna', 'Ben', 'Cleo'], 1, {2: 'easy'})
->>> parse_setup({"game": "pyramidos", "players": [{"name": "Anna", "colour": "red"}]})
+...                 {"name": "Cleo", "colour": "yellow", "computer": "easy"}]})
+>>> [p.name for p in setup.players], setup.options, setup.computer
+(['Anna', 'Ben', 'Cleo'], {'first_seat': 1}, {2: 'easy'})
+>>> parse_setup({"game": "pyramidos", "players": [{"name": 5, "colour": "red"}]})
 Traceback (most recent call last):
 ...
-web_ui.bodies.InputError: players: Pyramidos is for 2 to 4 players, not 1
+web_ui.bodies.InputError: players[0].name: must be a string or null, not an integer
 """
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from controller import palette
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, TARGETS
-from controller.rules import perlen, pyramidos
-from controller.rules.records import PERLEN, PYRAMIDOS
+from controller.referee.kinds import KINDS
 from web_ui.bodies import PLAYER, SETUP, VIRTUAL, Shape
 from web_ui.bodies import InputError as InputError  # the views catch forms.InputError
 
-GAMES: Final = (PERLEN, PYRAMIDOS)
-NAME_MAX: Final = 24
-PERLEN_OPTIONS: Final = ("ties", "pools", "start", "placement", "score")
-PYRAMIDOS_OPTIONS: Final = ("variant",)
+GAMES: Final = tuple(KINDS)
 VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press", "clear")
+_OPTIONS: Final = Shape(
+    dict.fromkeys((name for kind in KINDS.values() for name in kind.option_names), ("string",))
+)
+"""Every option of every game (the referee refuses one its game does not have)."""
+_TEXT_MAX: Final = 200
+"""Longer text is refused before anything else reads it (a name's own limit is the
+referee's, :data:`controller.referee.setup.MAX_NAME`)."""
 
 
 @dataclass(frozen=True, slots=True)
-class SeatSetup:
-    """One player at the table."""
+class SeatForm:
+    """One seat as the form gives it."""
 
     seat: int
     """The physical seat (0–3), which is also the seat LED."""
     name: str
     colour: str
-    """A palette colour name (``red``)."""
+    """A palette colour name (``red``), as given."""
     computer: str | None = None
     """A computer level for a computer seat, None for a person."""
 
 
 @dataclass(frozen=True, slots=True)
-class GameSetup:
-    """A checked new game, ready to become the Table's ``NewGame`` command."""
+class GameForm:
+    """A new game as the page or the API sent it, read into values (not yet checked:
+    the Table's ``NewGame`` command is, by the referee)."""
 
     game: str
-    players: tuple[SeatSetup, ...]
-    first_seat: int
-    options: Mapping[str, Any] = field(default_factory=dict)
-    """The game's options as its engine reads them (``from_dict``), ``first_seat`` included."""
+    players: tuple[SeatForm, ...]
+    options: Mapping[str, str | int] = field(default_factory=dict)
+    """The game's options by name, ``first_seat`` included when it was given."""
     children_help: bool = False
 
     @property
@@ -70,13 +74,12 @@ class GameSetup:
         return {p.seat: p.computer for p in self.players if p.computer is not None}
 
 
-def _text(value: object, field: str, *, limit: int = 200) -> str:
+def _text(value: object, field: str, *, limit: int = _TEXT_MAX) -> str:
     if not isinstance(value, str):
         raise InputError(field, "must be text")
-    text = value
-    if len(text) > limit:
+    if len(value) > limit:
         raise InputError(field, f"is too long (at most {limit} characters)")
-    return text
+    return value
 
 
 def _whole(value: object, field: str, low: int, high: int) -> int:
@@ -101,117 +104,55 @@ def _flag(value: object, field: str) -> bool:
     raise InputError(field, "must be true or false")
 
 
-def clean_name(value: object, field: str) -> str:
-    """A player's name: at most 24 printable characters, spaces trimmed and squeezed;
-    empty for a seat without one."""
-    text = _text(value, field, limit=200)
-    text = unicodedata.normalize("NFC", " ".join(text.split()))
-    if len(text) > NAME_MAX:
-        raise InputError(field, f"is too long (at most {NAME_MAX} characters)")
-    for char in text:
-        if unicodedata.category(char).startswith("C"):
-            raise InputError(field, "contains a control or unassigned character")
-    return text
-
-
-def parse_setup(raw: object, *, levels: Sequence[str] = ()) -> GameSetup:
-    """A new game from a JSON object (:data:`SETUP`; ``players`` a list of :data:`PLAYER`).
-
-    ``levels`` are the computer levels on offer (``controller.bot.LEVELS``); with none, no
-    seat may be a computer.
-    """
+def parse_setup(raw: object) -> GameForm:
+    """A new game from a JSON object (:data:`SETUP`; ``players`` a list of :data:`PLAYER`)."""
     body = SETUP.check(raw)
-    game = body["game"]
-    if game not in GAMES:
-        raise InputError("game", f"must be {PERLEN!r} or {PYRAMIDOS!r}")
-    players_raw: list[Any] = body["players"]
-    if game == PERLEN and len(players_raw) != perlen.COLOURS:
-        raise InputError(
-            "players", f"Perlen-Pyramide is for exactly 3 players, not {len(players_raw)}"
-        )
-    if game == PYRAMIDOS and not pyramidos.MIN_SEATS <= len(players_raw) <= pyramidos.MAX_SEATS:
-        raise InputError("players", f"Pyramidos is for 2 to 4 players, not {len(players_raw)}")
-    players: list[SeatSetup] = []
-    for seat, item in enumerate(players_raw):
+    players: list[SeatForm] = []
+    for seat, item in enumerate(body["players"]):
         where = f"players[{seat}]"
         one = PLAYER.check(item, where)
         # A seat may go without a name: the page calls it "Player 2" or "Computer (strong)"
         # in each reader's language (controller.referee.session.default_name).
         raw_name = one.get("name")
-        name = "" if raw_name is None else clean_name(raw_name, f"{where}.name")
-        colour_name = _text(one["colour"], f"{where}.colour", limit=40)
-        try:
-            colour = palette.by_name(colour_name)
-        except palette.PaletteError as exc:
-            raise InputError(f"{where}.colour", str(exc)) from None
+        name = "" if raw_name is None else _text(raw_name, f"{where}.name")
+        colour = _text(one["colour"], f"{where}.colour")
         computer = one.get("computer")
         if computer in (None, "", "person"):
             computer = None
-        elif game != PERLEN:
-            raise InputError(f"{where}.computer", "the computer plays Perlen-Pyramide only")
-        elif computer not in levels:
-            offered = ", ".join(levels) or "none on this board"
-            raise InputError(f"{where}.computer", f"must be a level ({offered})")
-        players.append(SeatSetup(seat, name, colour.name, computer))
-    lowered = [p.name.casefold() for p in players]
-    for i, name in enumerate(lowered):
-        if name and name in lowered[:i]:
-            raise InputError(f"players[{i}].name", "two players cannot have the same name")
-    try:
-        palette.check_distinct(palette.by_name(p.colour) for p in players)
-    except palette.PaletteError as exc:
-        raise InputError("players", str(exc)) from None
-    if all(p.computer is not None for p in players):
-        raise InputError("players", "at least one player must be a person")
-    first_seat = _whole(body.get("first_seat", 0), "first_seat", 0, len(players) - 1)
-    allowed = PERLEN_OPTIONS if game == PERLEN else PYRAMIDOS_OPTIONS
-    shape = Shape(dict.fromkeys(allowed, ("string",)))
-    options_raw = shape.check(body.get("options", {}), "options")
-    options = {**options_raw, "first_seat": first_seat}
-    try:
-        if game == PERLEN:
-            options = perlen.PerlenOptions.from_dict(options).to_dict()
-        else:
-            options = pyramidos.PyramidosOptions.from_dict(len(players), options).to_dict()
-    except perlen.OptionError as exc:
-        raise InputError(f"options.{exc.key}", str(exc)) from None
-    except pyramidos.SetupError as exc:
-        raise InputError("options", str(exc)) from None
-    children_help = body.get("children_help", False)
-    if children_help and game != PERLEN:
-        raise InputError("children_help", "only Perlen-Pyramide has help for children")
-    return GameSetup(game, tuple(players), first_seat, options, children_help)
+        players.append(SeatForm(seat, name, colour, _text(computer, f"{where}.computer")
+                                if computer is not None else None))  # fmt: skip
+    options: dict[str, str | int] = dict(_OPTIONS.check(body.get("options", {}), "options"))
+    if "first_seat" in body:
+        options["first_seat"] = body["first_seat"]
+    return GameForm(str(body["game"]), tuple(players), options, bool(body.get("children_help")))
 
 
-def setup_from_form(form: Mapping[str, str], *, levels: Sequence[str] = ()) -> GameSetup:
+def setup_from_form(form: Mapping[str, str]) -> GameForm:
     """The same from the setup page's form fields (``name_0``, ``colour_0``, …): a form
     sends only text, so its numbers and checkboxes are read here, then the JSON rule holds."""
     game = form.get("game", "")
-    if game == PERLEN:
-        count = perlen.COLOURS
-    else:
-        count = _whole(form.get("seats", "2"), "seats", pyramidos.MIN_SEATS, pyramidos.MAX_SEATS)
-    players = []
-    for seat in range(count):
-        players.append(
-            {
-                "name": form.get(f"name_{seat}", ""),
-                "colour": form.get(f"colour_{seat}", ""),
-                "computer": form.get(f"computer_{seat}") or None,
-            }
-        )
-    names = PERLEN_OPTIONS if game == PERLEN else PYRAMIDOS_OPTIONS
-    options = {key: form[key] for key in names if form.get(key)}
-    seats = len(players) - 1
+    kind = KINDS.get(game)
+    if kind is None:  # the referee says which games there are
+        return parse_setup({"game": game, "players": []})
+    seats = kind.seats
+    count = seats[0] if len(seats) == 1 else _whole(form.get("seats", "2"), "seats", 1, 4)
+    players = [
+        {
+            "name": form.get(f"name_{seat}", ""),
+            "colour": form.get(f"colour_{seat}", ""),
+            "computer": form.get(f"computer_{seat}") or None,
+        }
+        for seat in range(count)
+    ]
+    helps = kind.children_help_refused() is None  # the form sends every game's fields
     return parse_setup(
         {
             "game": game,
             "players": players,
-            "first_seat": _whole(form.get("first_seat", "0"), "first_seat", 0, seats),
-            "options": options,
-            "children_help": game == PERLEN and _flag(form.get("children_help"), "children_help"),
-        },
-        levels=levels,
+            "first_seat": _whole(form.get("first_seat", "0"), "first_seat", 0, 3),
+            "options": {key: form[key] for key in kind.option_names if form.get(key)},
+            "children_help": helps and _flag(form.get("children_help"), "children_help"),
+        }
     )
 
 

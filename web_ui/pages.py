@@ -26,6 +26,7 @@ from werkzeug.wrappers import Response as BaseResponse
 from controller import palette
 from controller.hardware.port import TUNES
 from controller.referee.messages import Message, Term
+from controller.referee.setup import MAX_NAME
 from controller.store import StoredGame
 from web_ui import auth, control, forms, i18n, render, reviews, security
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
@@ -102,6 +103,7 @@ def _setup_context() -> dict[str, Any]:
         "palette": palette.PALETTE,
         "levels": levels,
         "computer_example": render.say(example),
+        "name_max": MAX_NAME,
     }
 
 
@@ -144,7 +146,7 @@ def _setup_again(problem: str, status: int) -> Response:
 @bp.post("/setup", endpoint="setup_submit")
 def setup_post() -> BaseResponse:
     try:
-        chosen = forms.setup_from_form(request.form, levels=web_state().levels)
+        chosen = forms.setup_from_form(request.form)
     except forms.InputError as exc:
         return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
     if not auth.is_admin() and request.form.get("pin"):
@@ -153,7 +155,10 @@ def setup_post() -> BaseResponse:
         except PermissionError as exc:
             return _setup_again(str(exc), 403)
     _form_admin()
-    control.new_game(chosen)  # the live page's status line says that it started
+    try:
+        control.new_game(chosen)  # the live page's status line says that it started
+    except forms.InputError as exc:  # the referee's rules: a sentence in the reader's language
+        return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
     return redirect(url_for("pages.live"))
 
 

@@ -30,8 +30,10 @@ PLAYERS = tuple(
 Players = tuple[PlayerView, ...]
 
 
-def _snapshot(players: Players, state: perlen.PerlenState, **marks: object) -> Snapshot:
-    return position(players, state, state.options, **marks)
+def _snapshot(
+    players: Players, state: perlen.PerlenState, last_move: str | None = None
+) -> Snapshot:
+    return position(players, state, state.options, last_move=last_move)
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,17 +24,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from controller.referee.kinds import KINDS
 from controller.referee.messages import Message, Param
-from controller.referee.pyramidos_board import said
 from controller.referee.session import Player
 from controller.referee.snapshot import PlayerView, Snapshot, position
-from controller.rules import perlen, pyramidos
-from controller.rules.records import (
-    PerlenRecord,
-    PyramidosRecord,
-    RecordError,
-    parse_record,
-)
+from controller.rules.records import RecordError, ReplayError, parse_record
 from controller.store import PlayerRecord, StoredGame
 
 
@@ -72,34 +66,19 @@ def replay_steps(game: StoredGame) -> list[Step]:
     except RecordError as exc:
         raise ReplayUnavailable(str(exc)) from None
     players = players_view(game.players)
-    steps: list[Step] = []
-    if isinstance(record, PerlenRecord):
-        state = perlen.new_game(record.options)
-        steps.append(Step(0, "", None, (), position(players, state, record.options)))
-        for number, move in enumerate(record.moves, start=1):
-            mover = state.to_move
-            try:
-                state, bonuses = perlen.play(state, move)
-            except perlen.IllegalMoveError as exc:
-                raise ReplayUnavailable(f"move {number} ({move}): {exc}") from None
-            snap = position(players, state, record.options, last_move=move)
-            earned = tuple(b.position.short for b in bonuses)
-            steps.append(Step(number, move, mover, earned, snap))
-        return steps
-    assert isinstance(record, PyramidosRecord)
+    kind = KINDS[record.options.game]
 
     def name(number: int) -> Param:
         view = players[number] if number < len(players) else None
         return "?" if view is None else view.default_name or view.name
 
-    pstate = pyramidos.new_game(options=record.options)
-    steps.append(Step(0, "", None, (), position(players, pstate, record.options)))
-    for number, text in enumerate(record.events, start=1):
-        before = pstate
-        try:
-            pstate = pyramidos.apply(pstate, pyramidos.parse_event(text))
-        except (ValueError, pyramidos.ImpossibleEventError) as exc:
-            raise ReplayUnavailable(f"event {number} ({text}): {exc}") from None
-        snap = position(players, pstate, record.options)
-        steps.append(Step(number, text, before.to_move, (), snap, said(before, text, name)))
+    steps: list[Step] = []
+    try:  # the one replay of a record (controller.rules.records), drawn as the live page
+        for step in record.steps():
+            snap = position(players, step.state, record.options, last_move=step.last_move)
+            said = kind.told(step.before, step.label, name) if step.number else None
+            earned = tuple(b.position.short for b in step.earned)
+            steps.append(Step(step.number, step.label, step.mover, earned, snap, said))
+    except ReplayError as exc:
+        raise ReplayUnavailable(str(exc)) from None
     return steps

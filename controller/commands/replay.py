@@ -22,7 +22,6 @@ from controller.rules import perlen, pyramidos
 from controller.rules.notation import FILES, LAYERS, POSITIONS, Target, layer_size
 from controller.rules.records import (
     PerlenRecord,
-    PyramidosRecord,
     Record,
     RecordError,
     ReplayError,
@@ -72,8 +71,7 @@ def _read(path: str) -> str:
 
 def _stored_record(path: Path, number: int | None) -> Record:
     """The record of game ``number`` (the newest) of the store at ``path``, by the fold."""
-    from controller.referee.events import EventError, fold, from_stored, standing
-    from controller.referee.games import new_game, read_options
+    from controller.referee.events import EventError, record_of
     from controller.store import Store, StoreError
 
     if not path.is_file():
@@ -92,13 +90,9 @@ def _stored_record(path: Path, number: int | None) -> Record:
         raise RecordError(f"the store holds no game {number}")
     names = tuple(p.name for p in game.players)
     try:
-        options = read_options(game.game, len(names), dict(game.options))
-        played = fold(new_game(options), (from_stored(e.kind, e.data) for e in game.events))
+        return record_of(game.game, names, game.options, game.events)
     except (EventError, perlen.OptionError, pyramidos.SetupError) as exc:
         raise RecordError(f"game {number}: {exc}") from None
-    if isinstance(options, perlen.PerlenOptions):
-        return PerlenRecord(standing(played), options, names)
-    return PyramidosRecord(standing(played), options, names)
 
 
 def run(args: argparse.Namespace) -> int:

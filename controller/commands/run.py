@@ -250,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
 
     from controller.hardware import build_board
     from controller.palette import from_rgb
-    from controller.referee.state import Rules
+    from controller.referee.state import RefereeConfig
     from controller.store import StoreError
     from controller.table import Table, TableSettings
 
@@ -280,7 +280,7 @@ def run(args: argparse.Namespace) -> int:
     from web_ui.state import volume_percent
 
     settings = TableSettings(
-        rules=Rules(seat_colours=colours), volume=lambda: volume_percent(store) / 100
+        rules=RefereeConfig(seat_colours=colours), volume=lambda: volume_percent(store) / 100
     )
     table = Table(board, channel_map, store, settings)
     with _signals() as stopper:

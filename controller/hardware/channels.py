@@ -15,6 +15,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from controller.rules.notation import FILES
+from controller.vocabulary import BUTTONS, CELLS, SEATS, TARGETS
 
 __all__ = [
     "BUTTONS",
@@ -28,11 +29,6 @@ __all__ = [
     "ChannelMap",
     "ChannelMapError",
 ]
-CELLS: tuple[str, ...] = tuple(f"{f}{r}" for r in range(1, 6) for f in FILES)
-"""The 25 base cells in reading order (rank 1 first, then file a first)."""
-TARGETS: tuple[str, ...] = ("t1", "t2", "t3", "t4", "top")
-BUTTONS: tuple[str, ...] = ("button:confirm", "button:end_turn", "button:undo")
-SEATS: tuple[str, ...] = ("seat:0", "seat:1", "seat:2", "seat:3")
 
 MATRIX_WIDTH = 6
 """Columns of the diode matrix (Pi and Pico): channel = row × 6 + column."""

@@ -15,17 +15,41 @@ Adapters (``sim``, ``gpio``, ``serial``) are chosen in exactly one place,
 from __future__ import annotations
 
 import abc
-import enum
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Self
 
-Colour = tuple[int, int, int]
-"""An RGB colour, each component 0–255."""
+from controller.vocabulary import (
+    BLACK,
+    OFF,
+    BoardStatus,
+    Colour,
+    Led,
+    LedFrame,
+    LedMode,
+    LinkState,
+    Sound,
+)
 
-BLACK: Colour = (0, 0, 0)
+__all__ = [
+    "BLACK",
+    "OFF",
+    "TUNES",
+    "Board",
+    "BoardStatus",
+    "Colour",
+    "FrameListener",
+    "Led",
+    "LedFrame",
+    "LedMode",
+    "LinkState",
+    "Note",
+    "SensorFrame",
+    "Sound",
+    "StatusListener",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,88 +62,6 @@ class SensorFrame:
     """Counts up by one for every frame an adapter delivers."""
     at: float = 0.0
     """``time.monotonic()`` when the adapter accepted the change."""
-
-
-class LedMode(enum.Enum):
-    """How one LED shows its colour."""
-
-    STEADY = "steady"
-    BLINK = "blink"
-
-
-@dataclass(frozen=True, slots=True)
-class Led:
-    """What one LED shows."""
-
-    colour: Colour = BLACK
-    """The colour when lit; black is off."""
-    mode: LedMode = LedMode.STEADY
-    """Steady, or blinking (the adapter or the firmware does the blinking)."""
-
-    @property
-    def lit(self) -> bool:
-        return self.colour != BLACK
-
-
-OFF = Led()
-
-
-@dataclass(frozen=True, slots=True)
-class LedFrame:
-    """A whole picture for every LED of a board, by LED number."""
-
-    leds: tuple[Led, ...]
-
-    @classmethod
-    def blank(cls, count: int) -> LedFrame:
-        return cls((OFF,) * count)
-
-    def __len__(self) -> int:
-        return len(self.leds)
-
-    def colour_at(self, index: int, blink_phase_on: bool = True) -> Colour:
-        """The colour LED ``index`` shows right now, given the blink phase."""
-        led = self.leds[index]
-        if led.mode is LedMode.BLINK and not blink_phase_on:
-            return BLACK
-        return led.colour
-
-
-class LinkState(enum.Enum):
-    """Whether the board can be heard."""
-
-    CONNECTED = "connected"
-    SEARCHING = "searching"
-    LOST = "lost"
-
-
-@dataclass(frozen=True, slots=True)
-class BoardStatus:
-    """What an adapter reports about itself, for diagnostics and the web page."""
-
-    adapter: str
-    link: LinkState = LinkState.CONNECTED
-    since: float = 0.0
-    """``time.monotonic()`` when ``link`` last changed."""
-    detail: str = ""
-    """A human sentence: the port name, the wiring topology, why the link was lost."""
-    counters: Mapping[str, int] = field(default_factory=dict)
-    """Named counters, e.g. ``dropped_lines``, ``scans``, ``frames``."""
-    toggles: Mapping[int, int] = field(default_factory=dict)
-    """How often each channel has changed its debounced state (chatter shows here)."""
-
-
-class Sound(enum.Enum):
-    """A cue for the players' ears: a board with a buzzer plays its tune, the page too."""
-
-    TURN = "turn"
-    """It is the next player's turn."""
-    BONUS = "bonus"
-    """A bonus pearl is owed and must be placed."""
-    WRONG = "wrong"
-    """A pearl or ball sits where none belongs."""
-    WINNER = "winner"
-    """The game is over and has a winner."""
 
 
 @dataclass(frozen=True, slots=True)

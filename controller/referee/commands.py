@@ -1,9 +1,10 @@
 """The commands people give the referee: from the web page and from the board's buttons.
 
 Each is a small frozen value; :func:`controller.referee.referee.command` answers it with a
-:class:`~controller.referee.state.Reply`. The page's buttons, the JSON API and the
-referee's refusals all ask :func:`controller.referee.snapshot.available` which commands
-make sense now, so a button is shown exactly when the command would be taken.
+:class:`~controller.referee.state.Reply`. Whether a command is taken now is decided in one
+place, :func:`controller.referee.guard.refusal`: the referee asks it before it acts and the
+snapshot asks it for every game button, so a button is shown exactly when its command
+would be taken.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from controller.hardware.port import Colour
 from controller.referee.events import By
+from controller.vocabulary import Colour
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +86,7 @@ Command = NewGame | PlayAgain | ConfirmBonus | EndTurn | Undo | Abort | Hint | L
 COMMANDS = (NewGame, PlayAgain, ConfirmBonus, EndTurn, Undo, Abort, Hint, LedTest)
 
 
-class Action(enum.Enum):
+class Action(enum.StrEnum):
     """The game buttons of the page and the board, by the name the API uses."""
 
     CONFIRM = "confirm"

@@ -6,9 +6,9 @@ The referee never waits for the computer. When a computer seat is to move it ask
 refereeing; the answer comes back tagged with the position it was asked for, and an
 answer for a position that has gone (a take-back, a new game) is dropped.
 
->>> from controller.referee.state import Referee
->>> state, effects = new_position(Referee())
->>> state.seat.position, [type(e).__name__ for e in effects]
+>>> from controller.referee.state import RefereeState
+>>> state, effects = new_position(RefereeState())
+>>> state.asks.position, [type(e).__name__ for e in effects]
 (1, ['CancelSearches'])
 """
 
@@ -21,82 +21,83 @@ from typing import Final
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Amount, Items, Message
 from controller.referee.state import (
+    Announcement,
     Ask,
     AskComputer,
     CancelSearches,
+    ComputerAsks,
     Effect,
-    Note,
-    Referee,
+    Purpose,
+    RefereeState,
     Reply,
-    Seat,
     Step,
 )
 
 
-def _token(state: Referee) -> tuple[int, int]:
+def _token(state: RefereeState) -> tuple[int, int]:
     session = state.session
-    return (session.game_id if session is not None else 0, state.seat.position)
+    return (session.game_id if session is not None else 0, state.asks.position)
 
 
-def new_position(state: Referee) -> tuple[Referee, tuple[Effect, ...]]:
+def new_position(state: RefereeState) -> tuple[RefereeState, tuple[Effect, ...]]:
     """The game moved on: hints and computer answers for the old position no longer
     apply; a computer seat now to move is asked for its cell."""
-    seat = Seat(position=state.seat.position + 1)
-    state = state.but(seat=seat)
+    asks = ComputerAsks(position=state.asks.position + 1)
+    state = dataclasses.replace(state, asks=asks)
     effects: tuple[Effect, ...] = (CancelSearches(),)
     return consider(state, effects)
 
 
-def mover_level(state: Referee) -> str | None:
+def mover_level(state: RefereeState) -> str | None:
     """The level of the computer seat to move, or None (a person, no game, game over)."""
     session = state.session
-    if session is None or not isinstance(session.game, PerlenGame):
+    if session is None:
         return None
     mover = session.game.state.to_move
     return None if mover is None else session.players[mover].computer
 
 
 def consider(
-    state: Referee, effects: tuple[Effect, ...] = ()
-) -> tuple[Referee, tuple[Effect, ...]]:
+    state: RefereeState, effects: tuple[Effect, ...] = ()
+) -> tuple[RefereeState, tuple[Effect, ...]]:
     """Ask the computer for its cell if it is to move and has not been asked yet."""
     level = mover_level(state)
     session = state.session
-    if level is None or session is None or state.seat.computer is not None:
+    if level is None or session is None or state.asks.computer is not None:
         return state, effects
     game = session.game
     assert isinstance(game, PerlenGame)
     token = _token(state)
-    if not state.rules.levels:
-        seat = dataclasses.replace(state.seat, computer=Ask(token, failed=True))
-        note = Note((*state.note.messages, Message.of("computer_missing")), fault=True)
-        return state.but(seat=seat, note=note), effects
-    seat = dataclasses.replace(state.seat, computer=Ask(token))
-    ask = AskComputer("move", token, game.state, level, session.game_id * 1000 + game.moves)
-    return state.but(seat=seat), (*effects, ask)
+    if not state.config.levels:
+        asks = dataclasses.replace(state.asks, computer=Ask(token, failed=True))
+        note = Announcement((*state.note.messages, Message.of("computer_missing")), fault=True)
+        return dataclasses.replace(state, asks=asks, note=note), effects
+    asks = dataclasses.replace(state.asks, computer=Ask(token))
+    ask = AskComputer(Purpose.MOVE, token, game.state, level, session.game_id * 1000 + game.moves)
+    return dataclasses.replace(state, asks=asks), (*effects, ask)
 
 
-def thinking(state: Referee) -> bool:
+def thinking(state: RefereeState) -> bool:
     """A computer seat is to move and has not answered yet."""
-    ask = state.seat.computer
+    ask = state.asks.computer
     return (
         mover_level(state) is not None and ask is not None and ask.cell is None and not (ask.failed)
     )
 
 
-def chosen(state: Referee) -> str | None:
+def chosen(state: RefereeState) -> str | None:
     """The cell the computer seat to move chose, until its pearl is placed."""
-    ask = state.seat.computer
+    ask = state.asks.computer
     return ask.cell if ask is not None and mover_level(state) is not None else None
 
 
-def failed(state: Referee) -> bool:
-    ask = state.seat.computer
+def failed(state: RefereeState) -> bool:
+    ask = state.asks.computer
     return ask is not None and ask.failed
 
 
-def hint(state: Referee) -> str | None:
-    ask = state.seat.hint
+def hint(state: RefereeState) -> str | None:
+    ask = state.asks.hint
     return ask.cell if ask is not None else None
 
 
@@ -133,47 +134,41 @@ def explained(cell: str, why: Why | None) -> tuple[Message, ...]:
 
 
 def answered(
-    state: Referee,
-    purpose: str,
+    state: RefereeState,
+    purpose: Purpose,
     token: tuple[int, int],
     cell: str | None,
     why: Why | None = None,
-) -> tuple[Referee, bool]:
+) -> tuple[RefereeState, bool]:
     """Take the computer's answer (``cell`` None: it failed); False when it is stale."""
-    seat = state.seat
-    ask = seat.computer if purpose == "move" else seat.hint
+    asks = state.asks
+    ask = asks.computer if purpose is Purpose.MOVE else asks.hint
     if ask is None or ask.token != token or token != _token(state):
         return state, False  # asked for a position that has gone
     done = Ask(token, cell, failed=cell is None)
     said: tuple[Message, ...] = ()
-    if purpose == "move":
+    if purpose is Purpose.MOVE:
         said = (Message.of("computer_failed"),) if cell is None else ()
-        state = state.but(seat=dataclasses.replace(seat, computer=done))
+        state = dataclasses.replace(state, asks=dataclasses.replace(asks, computer=done))
     else:
         said = (Message.of("no_hint"),) if cell is None else explained(cell, why)
-        state = state.but(seat=dataclasses.replace(seat, hint=None if cell is None else done))
+        state = dataclasses.replace(
+            state, asks=dataclasses.replace(asks, hint=None if cell is None else done)
+        )
     if said:
-        state = state.but(note=Note(said, fault=cell is None and purpose == "move"))
+        state = dataclasses.replace(
+            state, note=Announcement(said, fault=cell is None and purpose is Purpose.MOVE)
+        )
     return state, True
 
 
-def ask_hint(state: Referee) -> Step:
+def ask_hint(state: RefereeState) -> Step:
     """A person asks which cell looks good (the Hint command)."""
     session = state.session
-    if session is None:
-        return refuse(state, "no_game")
+    assert session is not None and isinstance(session.game, PerlenGame)
     game = session.game
-    if not isinstance(game, PerlenGame):
-        return refuse(state, "hints_perlen_only")
-    mover = game.state.to_move
-    if game.over or mover is None:
-        return refuse(state, "game_over")
-    if session.players[mover].computer is not None:
-        return refuse(state, "computer_turn")
-    if not state.rules.levels:
-        return refuse(state, "hints_need_bot")
     token = _token(state)
-    asked = state.seat.hint
+    asked = state.asks.hint
     if asked is not None and asked.token == token:
         message = (
             Message.of("still_looking")
@@ -181,13 +176,11 @@ def ask_hint(state: Referee) -> Step:
             else (Message.of("hint", cell=asked.cell))
         )
         return Step(state, reply=Reply(True, message))
-    seat = dataclasses.replace(state.seat, hint=Ask(token))
-    ask = AskComputer("hint", token, game.state, state.rules.levels[-1], 0)
+    asks = dataclasses.replace(state.asks, hint=Ask(token))
+    ask = AskComputer(Purpose.HINT, token, game.state, state.config.levels[-1], 0)
     looking = Message.of("looking")
     return Step(
-        state.but(seat=seat, note=Note((looking,))), effects=(ask,), reply=Reply(True, looking)
+        dataclasses.replace(state, asks=asks, note=Announcement((looking,))),
+        effects=(ask,),
+        reply=Reply(True, looking),
     )
-
-
-def refuse(state: Referee, key: str) -> Step:
-    return Step(state, reply=Reply(False, Message.of(key)))

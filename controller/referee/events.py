@@ -10,6 +10,7 @@ the fold replays them: resuming after a restart, the history's records and
 ...           BonusPlaced("2:c3", 0, By.BUTTON)]
 >>> [(e.kind, e.data()) for e in events[-1:]]
 [('bonus', {'pos': '2:c3', 'colour': 0, 'by': 'button'})]
+>>> from controller.referee.games import PerlenGame
 >>> game = fold(PerlenGame.new(perlen.PerlenOptions()), events)
 >>> game.pending, game.state.to_move
 ((), 1)
@@ -27,13 +28,16 @@ now says so in its log as well as in its status.
 
 from __future__ import annotations
 
+import dataclasses
 import enum
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, Final
 
-from controller.referee.games import Game, GameError, PerlenGame, PyramidosGame
+from controller.referee.games import Game, GameError, new_game, read_options
+from controller.referee.kept import EventRow
 from controller.rules.notation import NotationError, parse_cell, parse_position, parse_target
+from controller.rules.records import Record
 
 
 class EventError(ValueError):
@@ -54,19 +58,30 @@ class By(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class BasePearl:
+class Stored:
+    """What every event is: a kind and fields, which are its JSON data (the one schema)."""
+
+    kind: ClassVar[str]
+
+    def data(self) -> dict[str, Any]:
+        """The JSON data (what :func:`from_stored` reads back)."""
+        return {
+            f.name: value.value if isinstance(value := getattr(self, f.name), enum.Enum) else value
+            for f in dataclasses.fields(self)
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class BasePearl(Stored):
     """Perlen-Pyramide: ``colour`` placed a pearl on base ``cell``."""
 
     cell: str
     colour: int
     kind: ClassVar[str] = "move"
 
-    def data(self) -> dict[str, Any]:
-        return {"cell": self.cell, "colour": self.colour}
-
 
 @dataclass(frozen=True, slots=True)
-class BonusPlaced:
+class BonusPlaced(Stored):
     """Perlen-Pyramide: the waiting bonus pearl at ``pos`` was placed (acknowledged)."""
 
     pos: str
@@ -74,12 +89,9 @@ class BonusPlaced:
     by: By
     kind: ClassVar[str] = "bonus"
 
-    def data(self) -> dict[str, Any]:
-        return {"pos": self.pos, "colour": self.colour, "by": self.by.value}
-
 
 @dataclass(frozen=True, slots=True)
-class TakeBack:
+class TakeBack(Stored):
     """The last move (base pearl, with its bonus pearls) or Pyramidos event taken back;
     ``what`` is the cell or the event text."""
 
@@ -87,55 +99,40 @@ class TakeBack:
     what: str
     kind: ClassVar[str] = "undo"
 
-    def data(self) -> dict[str, Any]:
-        return {"by": self.by.value, "what": self.what}
-
 
 @dataclass(frozen=True, slots=True)
-class Landed:
+class Landed(Stored):
     """Pyramidos: a ball of ``seat`` came to rest on ``target``."""
 
     target: str
     seat: int
     kind: ClassVar[str] = "land"
 
-    def data(self) -> dict[str, Any]:
-        return {"target": self.target, "seat": self.seat}
-
 
 @dataclass(frozen=True, slots=True)
-class KnockedOff:
+class KnockedOff(Stored):
     """Pyramidos: the ball on ``target`` (``seat``'s) was knocked off."""
 
     target: str
     seat: int | None
     kind: ClassVar[str] = "leave"
 
-    def data(self) -> dict[str, Any]:
-        return {"target": self.target, "seat": self.seat}
-
 
 @dataclass(frozen=True, slots=True)
-class TurnEnded:
+class TurnEnded(Stored):
     """Pyramidos: ``seat``'s turn ended without a landing (earth square or net)."""
 
     seat: int
     by: By
     kind: ClassVar[str] = "end"
 
-    def data(self) -> dict[str, Any]:
-        return {"seat": self.seat, "by": self.by.value}
-
 
 @dataclass(frozen=True, slots=True)
-class Aborted:
+class Aborted(Stored):
     """The game was stopped without a result (a new game, or Abort)."""
 
     reason: str
     kind: ClassVar[str] = "abort"
-
-    def data(self) -> dict[str, Any]:
-        return {"reason": self.reason}
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,17 +158,12 @@ EVENT_KINDS: Final = tuple(EVENT_TYPES)
 # -- JSON in -------------------------------------------------------------------------------
 
 _FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
-    "move": ("cell", "colour"),
-    "bonus": ("pos", "colour", "by"),
-    "undo": ("by", "what"),
-    "land": ("target", "seat"),
-    "leave": ("target", "seat"),
-    "end": ("seat", "by"),
-    "abort": ("reason",),
+    kind: tuple(f.name for f in dataclasses.fields(t)) for kind, t in EVENT_TYPES.items()
 }
+"""Each kind's JSON keys: its type's fields (the schema is the dataclasses above)."""
 
 
-def _int(data: Mapping[str, Any], name: str, kind: str, *, none: bool = False) -> Any:
+def _int(data: Mapping[str, Any], name: str, kind: str, *, none: bool = False) -> int | None:
     value = data[name]
     if value is None and none:
         return None
@@ -194,6 +186,35 @@ def _text(data: Mapping[str, Any], name: str, kind: str) -> str:
     return value
 
 
+def _cell(data: Mapping[str, Any], name: str, kind: str) -> str:
+    return parse_cell(_text(data, name, kind)).short
+
+
+def _pos(data: Mapping[str, Any], name: str, kind: str) -> str:
+    return str(parse_position(_text(data, name, kind)))
+
+
+def _target(data: Mapping[str, Any], name: str, kind: str) -> str:
+    return str(parse_target(_text(data, name, kind)))
+
+
+def _seat(data: Mapping[str, Any], name: str, kind: str) -> int | None:
+    return _int(data, name, kind, none=kind == KnockedOff.kind)  # a ball nobody owned
+
+
+_READERS: Final[Mapping[str, Callable[[Mapping[str, Any], str, str], Any]]] = {
+    "cell": _cell,
+    "pos": _pos,
+    "target": _target,
+    "colour": _int,
+    "seat": _seat,
+    "by": lambda data, name, kind: _by(data, kind),
+    "what": _text,
+    "reason": _text,
+}
+"""How each field is read back, by its name (every event's fields are among these)."""
+
+
 def from_stored(kind: str, data: Mapping[str, Any]) -> Event:
     """The event a stored row (kind, JSON data) holds; :class:`EventError` if none fits."""
     fields = _FIELDS.get(kind)
@@ -203,25 +224,10 @@ def from_stored(kind: str, data: Mapping[str, Any]) -> Event:
         have = ", ".join(sorted(data)) if isinstance(data, Mapping) else type(data).__name__
         raise EventError(f"a {kind!r} event needs {', '.join(fields)} (it has {have})")
     try:
-        if kind == "move":
-            return BasePearl(
-                parse_cell(_text(data, "cell", kind)).short, _int(data, "colour", kind)
-            )
-        if kind == "bonus":
-            pos = parse_position(_text(data, "pos", kind))
-            return BonusPlaced(str(pos), _int(data, "colour", kind), _by(data, kind))
-        if kind == "undo":
-            return TakeBack(_by(data, kind), _text(data, "what", kind))
-        if kind in ("land", "leave"):
-            target = str(parse_target(_text(data, "target", kind)))
-            if kind == "land":
-                return Landed(target, _int(data, "seat", kind))
-            return KnockedOff(target, _int(data, "seat", kind, none=True))
-        if kind == "end":
-            return TurnEnded(_int(data, "seat", kind), _by(data, kind))
-        return Aborted(_text(data, "reason", kind))
+        values = {name: _READERS[name](data, name, kind) for name in fields}
     except NotationError as exc:
         raise EventError(f"a {kind!r} event: {exc}") from None
+    return EVENT_TYPES[kind](**values)
 
 
 # -- the fold ------------------------------------------------------------------------------
@@ -229,42 +235,12 @@ def from_stored(kind: str, data: Mapping[str, Any]) -> Event:
 
 def apply(game: Game, event: Event) -> Game:
     """``game`` after ``event``; :class:`EventError` when the event does not fit it."""
+    from controller.referee.kinds import kind_of  # each game reads its own events
+
     try:
-        if isinstance(game, PerlenGame):
-            return _apply_perlen(game, event)
-        return _apply_pyramidos(game, event)
+        return kind_of(game).apply(game, event)
     except GameError as exc:
         raise EventError(str(exc)) from None
-
-
-def _apply_perlen(game: PerlenGame, event: Event) -> PerlenGame:
-    if isinstance(event, BasePearl):
-        if game.pending:
-            raise GameError("a move while bonus pearls wait (they are acknowledged first)")
-        if event.colour != game.state.to_move:
-            raise GameError(f"move by colour {event.colour}, expected {game.state.to_move}")
-        return game.move(event.cell)
-    if isinstance(event, BonusPlaced):
-        return game.acknowledge(event.pos)
-    if isinstance(event, TakeBack):
-        return game.undo()
-    if isinstance(event, Aborted):
-        return game
-    raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
-
-
-def _apply_pyramidos(game: PyramidosGame, event: Event) -> PyramidosGame:
-    if isinstance(event, Landed):
-        return game.event(f"land {event.target}")
-    if isinstance(event, KnockedOff):
-        return game.event(f"leave {event.target}")
-    if isinstance(event, TurnEnded):
-        return game.event("end")
-    if isinstance(event, TakeBack):
-        return game.undo()
-    if isinstance(event, Aborted):
-        return game
-    raise GameError(f"{event.kind!r} is not a Pyramidos event")
 
 
 def fold(game: Game, events: Iterable[Event]) -> Game:
@@ -279,6 +255,16 @@ def fold(game: Game, events: Iterable[Event]) -> Game:
 
 def standing(game: Game) -> tuple[str, ...]:
     """The moves (Perlen-Pyramide cells) or events (Pyramidos) that stand: the record."""
-    if isinstance(game, PerlenGame):
-        return tuple(step.cell for step in game.steps)
-    return tuple(step.text for step in game.steps)
+    return game.standing
+
+
+def record_of(
+    game: str, players: Sequence[str], options: Mapping[str, Any], events: Iterable[EventRow]
+) -> Record:
+    """The record of a kept game: its events folded, the moves that stand (the history,
+    ``pyramid replay --store`` and the web replay read a stored game so). Raises
+    :class:`EventError`, :class:`~controller.rules.perlen.OptionError` or
+    :class:`~controller.rules.pyramidos.SetupError` when this version cannot read it."""
+    opts = read_options(game, len(players), dict(options))
+    played = fold(new_game(opts), (from_stored(e.kind, e.data) for e in events))
+    return played.record(tuple(players))

@@ -19,10 +19,27 @@ a new value, so the referee can try a change and keep the old game if storing it
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import ClassVar
 
 from controller.rules import perlen, pyramidos
 from controller.rules.notation import BASE, NotationError, Position
+from controller.rules.records import PERLEN, PYRAMIDOS, PerlenRecord, PyramidosRecord
+from controller.vocabulary import CELLS, TARGETS
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A game's scores as the store and the page keep them."""
+
+    points: tuple[int, ...]
+    """What counts, by player number."""
+    winners: tuple[int, ...]
+    unit: str
+    """What the points count: ``visible`` pearls, all ``pearls`` or ``points``."""
+    details: Mapping[str, object]
+    """The game's own figures (visible pearls and totals, or points)."""
 
 
 class GameError(ValueError):
@@ -48,6 +65,10 @@ class PerlenGame:
     pending: tuple[perlen.Bonus, ...] = ()
     """Bonus pearls of the last move not yet acknowledged (placed), in placing order."""
     steps: tuple[PerlenStep, ...] = ()
+    kind: ClassVar[str] = PERLEN
+    piece: ClassVar[str] = "pearl"
+    pieces: ClassVar[frozenset[str]] = frozenset(CELLS)
+    """The sensors its pieces sit on: the base cells."""
 
     @classmethod
     def new(cls, options: perlen.PerlenOptions) -> PerlenGame:
@@ -122,6 +143,26 @@ class PerlenGame:
             return frozenset()
         return frozenset(p.short for p in perlen.legal_moves(self.state))
 
+    @property
+    def last_move(self) -> str | None:
+        """The last base cell played."""
+        return self.steps[-1].cell if self.steps else None
+
+    @property
+    def standing(self) -> tuple[str, ...]:
+        """The moves that stand: the record."""
+        return tuple(step.cell for step in self.steps)
+
+    def record(self, players: tuple[str, ...]) -> PerlenRecord:
+        return PerlenRecord(self.standing, self.state.options, players)
+
+    def outcome(self) -> Outcome:
+        out = perlen.outcome(self.state)
+        unit = "pearls" if self.state.options.score is perlen.Score.ALL else "visible"
+        details = {"visible": list(out.visible), "totals": list(out.totals),
+                   "scores": list(out.scores)}  # fmt: skip
+        return Outcome(out.scores, out.winners, unit, details)
+
 
 @dataclass(frozen=True, slots=True)
 class PyramidosStep:
@@ -139,6 +180,32 @@ class PyramidosGame:
 
     state: pyramidos.PyramidosState
     steps: tuple[PyramidosStep, ...] = ()
+    kind: ClassVar[str] = PYRAMIDOS
+    piece: ClassVar[str] = "ball"
+    pieces: ClassVar[frozenset[str]] = frozenset(TARGETS)
+    """The sensors its pieces sit on: the targets."""
+    pending: ClassVar[tuple[perlen.Bonus, ...]] = ()
+    """Pyramidos owes no bonus pearls."""
+
+    def legal_cells(self) -> frozenset[str]:
+        return frozenset()
+
+    @property
+    def last_move(self) -> str | None:
+        """The target last landed on."""
+        return self.last_landing
+
+    @property
+    def standing(self) -> tuple[str, ...]:
+        """The events that stand: the record."""
+        return tuple(step.text for step in self.steps)
+
+    def record(self, players: tuple[str, ...]) -> PyramidosRecord:
+        return PyramidosRecord(self.standing, self.state.options, players)
+
+    def outcome(self) -> Outcome:
+        out = pyramidos.outcome(self.state)
+        return Outcome(out.points, out.winners, "points", {"points": list(out.points)})
 
     @classmethod
     def new(cls, options: pyramidos.PyramidosOptions) -> PyramidosGame:
@@ -187,19 +254,20 @@ Options = perlen.PerlenOptions | pyramidos.PyramidosOptions
 
 
 def new_game(options: Options) -> Game:
-    if isinstance(options, perlen.PerlenOptions):
-        return PerlenGame.new(options)
-    return PyramidosGame.new(options)
+    """The game these options are for (each game's options know their game)."""
+    from controller.referee.kinds import KINDS  # the kinds build on the games
+
+    return KINDS[options.game].new_game(options)
 
 
 def read_options(kind: str, seats: int, raw: object) -> Options:
     """The options of a stored game; :class:`perlen.OptionError` or
     :class:`pyramidos.SetupError` when this version cannot read them."""
+    from controller.referee.kinds import KINDS
+
     if not isinstance(raw, dict):
         raise perlen.OptionError("options", "must be an object")
-    if kind == "perlen-pyramide":
-        return perlen.PerlenOptions.from_dict(raw)
-    return pyramidos.PyramidosOptions.from_dict(seats, raw)
+    return KINDS[kind].read_options(seats, raw)
 
 
 def hidden(position: Position, options: perlen.PerlenOptions) -> bool:

@@ -319,6 +319,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         ),
         "name_text": N_("The name for seat %(seat)d must be text."),
         "name_length": N_("The name for seat %(seat)d must be at most %(most)d characters."),
+        "name_characters": N_("The name for seat %(seat)d must be letters, not control codes."),
         "names_differ": N_("Two players are called %(name)s: names must differ."),
         "colours_count": NP_(
             "Give one colour per player (%(seats)d), not %(num)d.",
@@ -334,6 +335,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "computer_seat_bad": N_("Computer seat %(seat)s is not a seat (1 to %(seats)d)."),
         "computer_level_bad": N_("The computer level must be one of %(levels)s."),
         "one_person": N_("At least one player must be a person to place the pearls."),
+        "children_help_perlen_only": N_("Only Perlen-Pyramide has help for children."),
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
         "ball_of": N_("%(player)s's ball on %(target)s"),
@@ -489,8 +491,11 @@ def capitalised(text: str) -> str:
 
 
 class Refused(Exception):
-    """A command or change the referee does not take; ``message`` says why."""
+    """A command or change the referee does not take; ``message`` says why, ``field`` (a
+    new game's) which part of it: ``game``, ``players``, ``players[1].name``,
+    ``options.ties`` …"""
 
-    def __init__(self, message: Message) -> None:
+    def __init__(self, message: Message, field: str | None = None) -> None:
         super().__init__(english(message))
         self.message = message
+        self.field = field

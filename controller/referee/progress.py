@@ -11,56 +11,42 @@ import dataclasses
 from collections.abc import Iterable
 
 from controller.guidance import Mismatch, MismatchKind
-from controller.hardware.channels import TARGETS
 from controller.referee import computer
 from controller.referee.events import Event, Result
 from controller.referee.games import Game, PerlenGame, hidden
 from controller.referee.messages import Items, Message, Term, unit_term
 from controller.referee.session import Session
 from controller.referee.state import (
+    Animations,
+    Announcement,
+    BoardCheck,
     Commit,
-    Hold,
-    Note,
-    Referee,
+    RefereeState,
     Refusal,
-    Show,
+    Settling,
     Step,
-    Watch,
 )
-from controller.rules import perlen, pyramidos
 from controller.rules.notation import parse_cell
+from controller.vocabulary import TARGETS
 
 
 def result(session: Session, game: Game) -> Result:
     """The finished game's scores and winners, as the store and the history keep them
     (an unnamed seat's name is kept empty, as its player's is)."""
     names = [p.name for p in session.players]
-    if isinstance(game, PerlenGame):
-        out = perlen.outcome(game.state)
-        details: dict[str, object] = {
-            "visible": list(out.visible),
-            "totals": list(out.totals),
-            "scores": list(out.scores),
-            "winners": list(out.winners),
-            "winner_names": [names[w] for w in out.winners],
-        }
-        return Result(out.scores, out.winners, details)
-    pout = pyramidos.outcome(game.state)
+    out = game.outcome()
     details = {
-        "points": list(pout.points),
-        "winners": list(pout.winners),
-        "winner_names": [names[w] for w in pout.winners],
+        **out.details,
+        "winners": list(out.winners),
+        "winner_names": [names[w] for w in out.winners],
     }
-    return Result(pout.points, pout.winners, details)
+    return Result(out.points, out.winners, details)
 
 
 def won(session: Session, game: Game) -> Message:
     """``Game over: Anna wins with 17 visible pearls!`` (or a shared win)."""
-    outcome = result(session, game)
-    if isinstance(game, PerlenGame):
-        unit = "pearls" if game.state.options.score is perlen.Score.ALL else "visible"
-    else:
-        unit = "points"
+    outcome = game.outcome()
+    unit = outcome.unit
     best = outcome.points[outcome.winners[0]] if outcome.winners else 0
     names = [session.name(w) for w in outcome.winners]
     if len(names) == 1:
@@ -71,7 +57,7 @@ def won(session: Session, game: Game) -> Message:
 
 
 def advance(
-    state: Referee,
+    state: RefereeState,
     session: Session,
     game: Game,
     events: tuple[Event, ...],
@@ -90,23 +76,23 @@ def advance(
     said = tuple(notes)
     if ended:
         said += (won(session, game),)
-    moved = state.but(session=session.with_game(game), note=Note(said))
-    moved = moved.but(show=shows(moved, now, ended=ended))
+    moved = dataclasses.replace(state, session=session.with_game(game), note=Announcement(said))
+    moved = dataclasses.replace(moved, animations=shows(moved, now, ended=ended))
     if not fresh:
         return Step(moved, commit)
     moved, effects = computer.new_position(moved)
     return Step(moved, commit, effects)
 
 
-def shows(state: Referee, now: float, *, ended: bool = False) -> Show:
+def shows(state: RefereeState, now: float, *, ended: bool = False) -> Animations:
     """The animations for the game as it now stands (the LED test and cues carry on)."""
-    old = state.show
-    base = Show(led_test=old.led_test, cue=old.cue, cues=old.cues)
+    old = state.animations
+    base = Animations(led_test=old.led_test, cue=old.cue, cues=old.cues)
     session = state.session
     if session is None:
         return base
     game = session.game
-    pending = game.pending if isinstance(game, PerlenGame) else ()
+    pending = game.pending
     if game.over:
         if not ended:
             return old  # a finished game's animation runs on by its own timers
@@ -114,16 +100,16 @@ def shows(state: Referee, now: float, *, ended: bool = False) -> Show:
             return sweep(base, state, now)
         # The last bonus pearls finish the pyramid, shown in turn until Confirm.
     if len(pending) > 1:
-        return Show(
-            0, now + state.rules.bonus_step_s, led_test=old.led_test, cue=old.cue, cues=old.cues
+        return Animations(
+            0, now + state.config.bonus_step_s, led_test=old.led_test, cue=old.cue, cues=old.cues
         )
     return base
 
 
-def sweep(show: Show, state: Referee, now: float) -> Show:
+def sweep(show: Animations, state: RefereeState, now: float) -> Animations:
     """The winner's colour sweeps the board, for ``sweep_s``."""
-    rules = state.rules
-    return Show(
+    rules = state.config
+    return Animations(
         led_test=show.led_test,
         cue=show.cue,
         cues=show.cues,
@@ -142,15 +128,15 @@ def place_order(name: str) -> tuple[int, int]:
 
 
 def mismatch(
-    state: Referee,
+    state: RefereeState,
     game: Game,
     extra: Iterable[str],
     missing: Iterable[str],
     *,
     armed: bool,
     refusal: Refusal | None = None,
-    hold: Hold | None = None,
-) -> Referee:
+    settling: Settling | None = None,
+) -> RefereeState:
     """The board differs from the game: say where; unless ``armed`` stays, disarm (nothing
     is played until the board matches again)."""
     owners = game.owners
@@ -159,23 +145,25 @@ def mismatch(
         Mismatch(c, MismatchKind.MISSING, owners.get(c)) for c in sorted(missing, key=place_order)
     ]
     watch = dataclasses.replace(
-        state.watch,
-        armed=armed and state.watch.armed,
+        state.comparison,
+        armed=armed and state.comparison.armed,
         mismatches=tuple(wrong),
         refusal=refusal,
-        hold=hold,
+        settling=settling,
     )
-    return state.but(watch=watch)
+    return dataclasses.replace(state, comparison=watch)
 
 
-def matched(state: Referee) -> Referee:
+def matched(state: RefereeState) -> RefereeState:
     """The board matches the game: armed, nothing wrong, nothing to take off."""
-    return state.but(watch=Watch(armed=True, last_move_at=state.watch.last_move_at))
+    return dataclasses.replace(
+        state, comparison=BoardCheck(armed=True, last_move_at=state.comparison.last_move_at)
+    )
 
 
-def thing(session: Session, count: int = 1) -> Term:
+def piece_word(session: Session, count: int = 1) -> Term:
     """``pearl`` or ``ball`` (``pearls``/``balls`` for several)."""
-    word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
+    word = session.game.piece
     return Term("thing", word if count == 1 else word + "s")
 
 
@@ -192,3 +180,30 @@ def hidden_notes(game: PerlenGame) -> list[Message]:
     if inside:
         notes.append(Message.of("hidden_bonus", positions=Items(inside), num=len(inside)))
     return notes
+
+
+def step_shown(state: RefereeState, now: float) -> RefereeState:
+    """The timer of the waiting bonus pearls: show the next one's place.
+
+    They take turns for as long as they wait, at the end of a game too: only Confirm (or
+    the next move) says they are placed, never the clock.
+    """
+    show = state.animations
+    session = state.session
+    if session is None or not session.game.pending:
+        return dataclasses.replace(state, animations=dataclasses.replace(show, bonus_next=None))
+    index = (show.bonus_index + 1) % len(session.game.pending)
+    return dataclasses.replace(
+        state,
+        animations=dataclasses.replace(
+            show, bonus_index=index, bonus_next=now + state.config.bonus_step_s
+        ),
+    )
+
+
+def shown(state: RefereeState) -> int:
+    """Which waiting bonus pearl the LEDs show now."""
+    session = state.session
+    if session is None or not session.game.pending:
+        return 0
+    return state.animations.bonus_index % len(session.game.pending)

@@ -16,7 +16,7 @@ and for commands the reply.
 - :func:`failed` and :func:`stored`: what the store made of the commit.
 
 >>> from controller.referee.commands import NewGame
->>> state = Referee(rules=Rules(leds=("seat:0",)))
+>>> state = RefereeState(config=RefereeConfig(leds=("seat:0",)))
 >>> step = command(state, NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")), now=0.0)
 >>> step.create.players[0].name
 'Anna'
@@ -32,16 +32,12 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Final
 
-from controller.hardware.channels import BUTTONS as BUTTON_NAMES
-from controller.hardware.port import BoardStatus, Colour, Sound
 from controller.referee import (
-    bonuses,
     computer,
-    perlen_board,
+    guard,
+    kinds,
     progress,
-    pyramidos_board,
     setup,
-    takeback,
 )
 from controller.referee.commands import (
     Abort,
@@ -55,26 +51,26 @@ from controller.referee.commands import (
     Undo,
 )
 from controller.referee.events import Aborted, By
-from controller.referee.games import PerlenGame
-from controller.referee.messages import Items, Message, Refused, Term, english
-from controller.referee.session import GameSetup, called
+from controller.referee.messages import Items, Message, Term, english
+from controller.referee.session import CheckedSetup, called
 from controller.referee.state import (
     RETRY_S,
+    Animations,
+    Announcement,
+    BoardCheck,
     Commit,
-    Note,
+    LedTestRun,
     PlaySound,
+    Purpose,
     Reading,
-    Referee,
+    RefereeConfig,
+    RefereeState,
     Refusal,
     Reply,
-    Rules,
-    Show,
     Step,
-    Watch,
 )
-from controller.referee.state import (
-    LedTest as LedTestRun,
-)
+from controller.vocabulary import BUTTONS as BUTTON_NAMES
+from controller.vocabulary import BoardStatus, Colour, Sound
 
 _BUTTON_SET: Final = frozenset(BUTTON_NAMES)
 _PRESSES: Final[Mapping[str, Command]] = {
@@ -85,34 +81,33 @@ _PRESSES: Final[Mapping[str, Command]] = {
 """What each of the board's buttons does, on its rising edge."""
 
 __all__ = [
-    "Referee",
-    "Rules",
+    "RefereeConfig",
+    "RefereeState",
     "Step",
     "answered",
     "begin",
+    "closed",
     "command",
     "english",
     "failed",
     "linked",
-    "look",
     "next_deadline",
+    "reconcile",
     "sensed",
     "stored",
     "timer",
 ]
 
 
-def look(state: Referee, now: float) -> Step:
+def reconcile(state: RefereeState, now: float) -> Step:
     """Compare the board with the game (reconciliation) and act on what it says."""
     session = state.session
     if session is None:
-        return Step(state.but(watch=Watch()))
-    if isinstance(session.game, PerlenGame):
-        return perlen_board.reconcile(state, session, session.game, now)
-    return pyramidos_board.reconcile(state, session, session.game, now)
+        return Step(dataclasses.replace(state, comparison=BoardCheck()))
+    return kinds.kind_of(session.game).reconcile(state, session, now)
 
 
-def then(first: Step, second: Step) -> Step:
+def chain(first: Step, second: Step) -> Step:
     """``first`` followed by ``second`` (made from ``first.state``), as one step."""
     commit = first.commit
     if second.commit is not None:
@@ -138,14 +133,14 @@ def _looked(step: Step, now: float) -> Step:
     """A command's step, then (if it was taken) a look at the board with its result."""
     if step.reply is not None and not step.reply.ok:
         return step
-    return then(step, look(step.state, now))
+    return chain(step, reconcile(step.state, now))
 
 
 # -- the board -----------------------------------------------------------------------------
 
 
 def sensed(
-    state: Referee,
+    state: RefereeState,
     names: frozenset[str],
     *,
     seq: int,
@@ -166,67 +161,73 @@ def sensed(
         link or state.reading.link,
         state.reading.toggles if toggles is None else toggles,
     )
-    state = state.but(reading=reading)
+    state = dataclasses.replace(state, reading=reading)
     if pieces_moved:
-        state = state.but(note=Note())  # what was said is over once the board changes
-    step = look(state, now)
-    if step.state.watch.resumed:  # the first reading after a restart has been looked at
-        watch = dataclasses.replace(step.state.watch, resumed=False)
-        step = dataclasses.replace(step, state=step.state.but(watch=watch))
+        state = dataclasses.replace(
+            state, note=Announcement()
+        )  # what was said is over once the board changes
+    step = reconcile(state, now)
+    if step.state.comparison.resumed:  # the first reading after a restart has been looked at
+        watch = dataclasses.replace(step.state.comparison, resumed=False)
+        step = dataclasses.replace(step, state=dataclasses.replace(step.state, comparison=watch))
     # Buttons act on their rising edge, in a fixed order.
     for name in BUTTON_NAMES:
         if name in rising:
             pressed = command(step.state, _PRESSES[name], now)
             if pressed.reply is not None and not pressed.reply.ok and pressed.reply.message:
                 # The board has no screen: a refused press is said on the page.
-                said = Note((pressed.reply.message,))
-                pressed = dataclasses.replace(pressed, state=pressed.state.but(note=said))
-            step = then(step, dataclasses.replace(pressed, reply=None))
+                said = Announcement((pressed.reply.message,))
+                pressed = dataclasses.replace(
+                    pressed, state=dataclasses.replace(pressed.state, note=said)
+                )
+            step = chain(step, dataclasses.replace(pressed, reply=None))
     return _cued(before, step)
 
 
-def linked(state: Referee, status: BoardStatus) -> Step:
+def linked(state: RefereeState, status: BoardStatus) -> Step:
     """The board's link changed (or its counters did)."""
     reading = dataclasses.replace(state.reading, link=status)
-    return Step(state.but(reading=reading))
+    return Step(dataclasses.replace(state, reading=reading))
 
 
 # -- commands ------------------------------------------------------------------------------
 
 
-def command(state: Referee, order: Command, now: float) -> Step:
+def command(state: RefereeState, order: Command, now: float) -> Step:
     """A command from the page or a button; the step's reply answers it."""
-    before = state
-    try:
-        step = _command(state, order, now)
-    except Refused as refused:
-        step = Step(state, reply=Reply(False, refused.message))
-    return _cued(before, step)
+    why = guard.refused(state, order)
+    if why is not None:
+        return Step(state, reply=Reply(False, why.message, why.field))
+    return _cued(state, _command(state, order, now))
 
 
-def _command(state: Referee, order: Command, now: float) -> Step:
+def _command(state: RefereeState, order: Command, now: float) -> Step:
+    """``order``, which :func:`~controller.referee.guard.refusal` let through."""
     if isinstance(order, NewGame):
-        return Step(state, create=setup.check(order, state.rules))
+        new = setup.check(order, state.config)
+        old = state.session
+        if old is None or old.game.over:
+            return Step(state, create=new)
+        # The game on the table ends here: its end is stored before the new one starts.
+        return Step(state, Commit(old.game_id, (Aborted("a new game was started"),)), create=new)
     if isinstance(order, PlayAgain):
-        if state.session is None:
-            raise Refused(Message.of("no_game"))
-        if not state.session.game.over:
-            raise Refused(Message.of("not_over"))
-        return Step(state, create=setup.check(setup.again(state.session), state.rules))
-    if isinstance(order, ConfirmBonus):
-        return _looked(bonuses.confirm(state, order.by, now), now)
-    if isinstance(order, EndTurn):
-        return _looked(pyramidos_board.end_turn(state, order.by, now), now)
-    if isinstance(order, Undo):
-        return _looked(takeback.undo(state, order.by, now), now)
+        assert state.session is not None
+        return Step(state, create=setup.check(setup.again(state.session), state.config))
     if isinstance(order, Abort):
         return _abort(state)
+    if isinstance(order, LedTest):
+        return _led_test(state, order, now)
+    session = state.session
+    assert session is not None
+    kind = kinds.kind_of(session.game)
+    if isinstance(order, Undo):
+        return _looked(kind.undo(state, session, order.by, now), now)
     if isinstance(order, Hint):
-        return computer.ask_hint(state)
-    return _led_test(state, order, now)
+        return kind.act(state, order, now)
+    return _looked(kind.act(state, order, now), now)  # Confirm, End turn
 
 
-def begin(state: Referee, game: GameSetup, game_id: int, now: float) -> Step:
+def begin(state: RefereeState, game: CheckedSetup, game_id: int, now: float) -> Step:
     """The new game ``game`` (stored as number ``game_id``) is on the table."""
     before = state
     old = state.session
@@ -235,78 +236,77 @@ def begin(state: Referee, game: GameSetup, game_id: int, now: float) -> Step:
         said.append(Message.of("replaced", number=old.game_id))
     names = tuple(called(p, game.players) for p in sorted(game.players, key=lambda p: p.seat))
     said.append(Message.of("started", number=game_id, players=Items(names)))
-    fresh = Referee(
-        rules=state.rules,
+    fresh = RefereeState(
+        config=state.config,
         session=game.session(game_id),
         reading=state.reading,
-        note=Note(tuple(said)),
-        seat=state.seat,
-        show=Show(led_test=state.show.led_test, cue=state.show.cue, cues=state.show.cues),
+        note=Announcement(tuple(said)),
+        asks=state.asks,
+        animations=Animations(
+            led_test=state.animations.led_test, cue=state.animations.cue, cues=state.animations.cues
+        ),
         fault=state.fault,
         retry_at=state.retry_at,
     )
     fresh, effects = computer.new_position(fresh)
-    step = look(fresh, now)
+    step = reconcile(fresh, now)
     step = Step(step.state, step.commit, effects + step.effects, Reply(True, said[-1]))
     return _cued(before, step)
 
 
-def _abort(state: Referee) -> Step:
+def _abort(state: RefereeState) -> Step:
     session = state.session
-    if session is None:
-        raise Refused(Message.of("no_game"))
-    commit = None
-    if session.game.over:
-        said = Message.of("ready")
-    else:
-        commit = Commit(session.game_id, (Aborted("aborted from the table"),))
-        said = Message.of("aborted", number=session.game_id)
-    idle = Referee(
-        rules=state.rules,
-        reading=state.reading,
-        note=Note((said,)),
-        seat=state.seat,
-        show=Show(led_test=state.show.led_test, cue=state.show.cue, cues=state.show.cues),
-        fault=state.fault,
-    )
-    idle, effects = computer.new_position(idle)
+    assert session is not None
+    commit = Commit(session.game_id, (Aborted("aborted from the table"),))
+    said = Message.of("aborted", number=session.game_id)
+    idle, effects = computer.new_position(closed(state, said))
     return Step(idle, commit, effects, Reply(True, said))
 
 
-def _led_test(state: Referee, order: LedTest, now: float) -> Step:
-    show = state.show
+def closed(state: RefereeState, said: Message) -> RefereeState:
+    """The table without a game, once the one on it has ended (aborted or replaced)."""
+    return RefereeState(
+        config=state.config,
+        reading=state.reading,
+        note=Announcement((said,)),
+        asks=state.asks,
+        animations=Animations(
+            led_test=state.animations.led_test, cue=state.animations.cue, cues=state.animations.cues
+        ),
+        fault=state.fault,
+    )
+
+
+def _led_test(state: RefereeState, order: LedTest, now: float) -> Step:
+    show = state.animations
     if order.colour is None:
         said = Message.of("led_test_stopped")
         return Step(
-            state.but(show=dataclasses.replace(show, led_test=None)), reply=Reply(True, said)
+            dataclasses.replace(state, animations=dataclasses.replace(show, led_test=None)),
+            reply=Reply(True, said),
         )
     colour = order.colour
-    if (
-        not isinstance(colour, tuple)
-        or len(colour) != 3
-        or not all(isinstance(c, int) and not isinstance(c, bool) and 0 <= c <= 255 for c in colour)
-    ):
-        raise Refused(Message.of("led_colour"))
     rgb: Colour = (colour[0], colour[1], colour[2])
-    rules = state.rules
+    rules = state.config
     until = now + rules.led_test_s
     if order.led is None:
         test = LedTestRun(None, rgb, 0, now + rules.led_walk_step_s, until)
         said = Message.of("led_test_all")
-    elif order.led in rules.leds:
+    else:
         test = LedTestRun(order.led, rgb, 0, None, until)
         said = Message.of("led_test_one", led=order.led)
-    else:
-        raise Refused(Message.of("no_such_led", led=str(order.led)[:20]))
-    return Step(state.but(show=dataclasses.replace(show, led_test=test)), reply=Reply(True, said))
+    return Step(
+        dataclasses.replace(state, animations=dataclasses.replace(show, led_test=test)),
+        reply=Reply(True, said),
+    )
 
 
 # -- the computer --------------------------------------------------------------------------
 
 
 def answered(
-    state: Referee,
-    purpose: str,
+    state: RefereeState,
+    purpose: Purpose,
     token: tuple[int, int],
     cell: str | None,
     now: float,
@@ -318,19 +318,19 @@ def answered(
     state, current = computer.answered(state, purpose, token, cell, why)
     if not current:
         return Step(before)
-    return _cued(before, look(state, now))
+    return _cued(before, reconcile(state, now))
 
 
 # -- time ------------------------------------------------------------------------------------
 
 
-def next_deadline(state: Referee) -> float | None:
+def next_deadline(state: RefereeState) -> float | None:
     """When :func:`timer` has something to do next (None: nothing until something happens)."""
-    show = state.show
+    show = state.animations
     times = [
         t
         for t in (
-            state.watch.hold.deadline if state.watch.hold is not None else None,
+            state.comparison.settling.deadline if state.comparison.settling is not None else None,
             show.bonus_next,
             show.sweep_next,
             show.led_test.until if show.led_test is not None else None,
@@ -342,27 +342,29 @@ def next_deadline(state: Referee) -> float | None:
     return min(times) if times else None
 
 
-def timer(state: Referee, now: float) -> Step:
+def timer(state: RefereeState, now: float) -> Step:
     """Whatever was due by ``now``."""
     before = state
     step = Step(state)
-    hold = state.watch.hold
+    hold = state.comparison.settling
     if state.retry_at is not None and now >= state.retry_at:
-        step = look(state.but(retry_at=None), now)  # try the move the store refused again
+        step = reconcile(
+            dataclasses.replace(state, retry_at=None), now
+        )  # try the move the store refused again
     elif hold is not None and now >= hold.deadline:
-        step = look(state, now)
+        step = reconcile(state, now)
     state = step.state
-    show = state.show
+    show = state.animations
     if show.bonus_next is not None and now >= show.bonus_next:
-        state = bonuses.step_shown(state, now)
-        show = state.show
+        state = progress.step_shown(state, now)
+        show = state.animations
     if show.sweep_next is not None and now >= show.sweep_next:
         if now >= show.sweep_until:
             show = dataclasses.replace(show, sweep_frame=None, sweep_next=None)
         else:
             frame = (show.sweep_frame or 0) + 1
             show = dataclasses.replace(
-                show, sweep_frame=frame, sweep_next=now + state.rules.sweep_step_s
+                show, sweep_frame=frame, sweep_next=now + state.config.sweep_step_s
             )
     test = show.led_test
     if test is not None:
@@ -370,17 +372,17 @@ def timer(state: Referee, now: float) -> Step:
             show = dataclasses.replace(show, led_test=None)
         elif test.next_step is not None and now >= test.next_step:
             test = dataclasses.replace(
-                test, step=test.step + 1, next_step=now + state.rules.led_walk_step_s
+                test, step=test.step + 1, next_step=now + state.config.led_walk_step_s
             )
             show = dataclasses.replace(show, led_test=test)
-    step = dataclasses.replace(step, state=state.but(show=show))
+    step = dataclasses.replace(step, state=dataclasses.replace(state, animations=show))
     return _cued(before, step)
 
 
 # -- the store's answer ----------------------------------------------------------------------
 
 
-def failed(before: Referee, attempted: Step, fault: str, now: float) -> Step:
+def failed(before: RefereeState, attempted: Step, fault: str, now: float) -> Step:
     """The store could not write ``attempted.commit``: the game stays as it was.
 
     ``fault`` is ``full``, ``read-only`` or ``other``. What the board reads is kept, the
@@ -388,45 +390,43 @@ def failed(before: Referee, attempted: Step, fault: str, now: float) -> Step:
     :data:`~controller.referee.state.RETRY_S` until the store writes again.
     """
     why = Message.of("cannot_save", why=Term("save_fault", fault))
-    state = before.but(reading=attempted.state.reading, fault=fault, retry_at=now + RETRY_S)
+    state = dataclasses.replace(
+        before, reading=attempted.state.reading, fault=fault, retry_at=now + RETRY_S
+    )
     session = state.session
     extra: frozenset[str] = frozenset()
     missing: frozenset[str] = frozenset()
     if session is not None:
         game = session.game
-        extra = (state.reading.names & _pieces(game)) - game.expected
+        extra = (state.reading.names & game.pieces) - game.expected
         missing = game.expected - state.reading.names
     if session is not None and (extra or missing):
         # The new pearl stays where it is: it is played once the store can keep it.
         refusal = Refusal(why, covers=extra)
         state = progress.mismatch(state, session.game, extra, missing, armed=True,
                                   refusal=refusal)  # fmt: skip
-        state = state.but(note=Note())
+        state = dataclasses.replace(state, note=Announcement())
     else:
-        state = state.but(note=Note((why,), fault=True))
+        state = dataclasses.replace(state, note=Announcement((why,), fault=True))
     asked = attempted.reply is not None or attempted.create is not None
     reply = Reply(False, why) if asked else None
     return Step(state, reply=reply)
 
 
-def _pieces(game: object) -> frozenset[str]:
-    if isinstance(game, PerlenGame):
-        return perlen_board.CELL_SET
-    return pyramidos_board.TARGET_SET
-
-
-def stored(state: Referee) -> Referee:
+def stored(state: RefereeState) -> RefereeState:
     """The store wrote the step's events: a save fault, if there was one, is over."""
     if state.fault is None:
         return state
     back = Message.of("saving_again")
-    return state.but(fault=None, retry_at=None, note=Note((*state.note.messages, back)))
+    return dataclasses.replace(
+        state, fault=None, retry_at=None, note=Announcement((*state.note.messages, back))
+    )
 
 
 # -- sounds ----------------------------------------------------------------------------------
 
 
-def _cue(before: Referee, after: Referee) -> Sound | None:
+def _cue(before: RefereeState, after: RefereeState) -> Sound | None:
     """The sound a change calls for: the winner, a bonus pearl owed, a wrong piece, a turn."""
     old, new = before.session, after.session
     if new is None:
@@ -436,12 +436,12 @@ def _cue(before: Referee, after: Referee) -> Sound | None:
         if same and old is not None and not old.game.over:
             return Sound.WINNER
         return None
-    pending = new.game.pending if isinstance(new.game, PerlenGame) else ()
-    was = old.game.pending if same and old is not None and isinstance(old.game, PerlenGame) else ()
+    pending = new.game.pending
+    was = old.game.pending if same and old is not None else ()
     if pending and pending != was:
         return Sound.BONUS
-    refusal = after.watch.refusal
-    if refusal is not None and refusal != before.watch.refusal and after.fault is None:
+    refusal = after.comparison.refusal
+    if refusal is not None and refusal != before.comparison.refusal and after.fault is None:
         return Sound.WRONG
     mover = new.game.state.to_move
     if same and old is not None:
@@ -453,16 +453,18 @@ def _cue(before: Referee, after: Referee) -> Sound | None:
         and mover is not None
         and new.players[mover].computer is None
         and not pending
-        and not after.watch.mismatches
+        and not after.comparison.mismatches
     ):
         return Sound.TURN
     return None
 
 
-def _cued(before: Referee, step: Step) -> Step:
+def _cued(before: RefereeState, step: Step) -> Step:
     sound = _cue(before, step.state)
     if sound is None:
         return step
-    show = step.state.show
-    state = step.state.but(show=dataclasses.replace(show, cue=sound, cues=show.cues + 1))
+    show = step.state.animations
+    state = dataclasses.replace(
+        step.state, animations=dataclasses.replace(show, cue=sound, cues=show.cues + 1)
+    )
     return Step(state, step.commit, (*step.effects, PlaySound(sound)), step.reply, step.create)

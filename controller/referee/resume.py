@@ -3,7 +3,7 @@
 The stored events are folded onto a new game (:func:`controller.referee.events.fold`);
 the board must then match the game before play goes on (it is not armed), so a pearl
 knocked off while the power was out is a mismatch, never a move. One exception, read at
-the first sensor frame only (``Watch.resumed``): the board holds exactly the game's
+the first sensor frame only (``BoardCheck.resumed``): the board holds exactly the game's
 pearls plus one more on a legal cell of the person to move. That is the move they made
 while the power was off (its answer never came), and it is played; anything else (two
 pearls more, one on an illegal cell, one missing, a computer seat to move, whose choice
@@ -15,22 +15,20 @@ empty.
 
 from __future__ import annotations
 
-import logging
+import dataclasses
 
 from controller.palette import PaletteError
 from controller.referee import computer, progress
 from controller.referee.events import Aborted, EventError, fold, from_stored
-from controller.referee.games import Game, PerlenGame, new_game, read_options
+from controller.referee.games import Game, new_game, read_options
+from controller.referee.kept import KeptGame
 from controller.referee.messages import Message
 from controller.referee.session import Session, players_from
-from controller.referee.state import Commit, Note, Referee, Step, Watch
+from controller.referee.state import Announcement, BoardCheck, Commit, RefereeState, Step
 from controller.rules import perlen, pyramidos
-from controller.store import StoredGame
-
-log = logging.getLogger(__name__)
 
 
-def resume(state: Referee, stored: StoredGame | None, now: float) -> Step:
+def resume(state: RefereeState, stored: KeptGame | None, now: float) -> Step:
     """The referee with ``stored`` (the store's game on the table: unfinished, or over and
     shown until a new one starts) on the table."""
     if stored is None:
@@ -40,21 +38,26 @@ def resume(state: Referee, stored: StoredGame | None, now: float) -> Step:
         options = read_options(stored.game, len(players), stored.options)
         game: Game = fold(new_game(options), (from_stored(e.kind, e.data) for e in stored.events))
     except (EventError, PaletteError, perlen.OptionError, pyramidos.SetupError, ValueError) as exc:
-        log.error("game %d cannot be resumed: %s", stored.id, exc)
         if stored.summary.status != "playing":  # a finished game is only not shown
             return Step(state)
-        note = Note((Message.of("resume_failed", number=stored.id),), fault=True)
+        note = Announcement((Message.of("resume_failed", number=stored.id),), fault=True)
         aborted = Commit(stored.id, (Aborted(f"could not be resumed: {exc}"),))
-        return Step(state.but(note=note), aborted)
+        return Step(dataclasses.replace(state, note=note), aborted)
     session = Session(stored.id, players, options, stored.children_help, game)
     if stored.summary.status == "over":
         # A finished game stays on the page, its winner and scores with it, until a new
         # game starts; its last bonus pearls (never stored) are listed again until Confirm.
-        shown = state.but(session=session, note=Note((progress.won(session, game),)))
-        pending = isinstance(game, PerlenGame) and bool(game.pending)
-        return Step(shown.but(show=progress.shows(shown, now, ended=pending)))
-    note = Note((Message.of("resumed", number=stored.id, num=game.moves),))
-    back = state.but(session=session, note=note, watch=Watch(armed=False, resumed=True))
-    back = back.but(show=progress.shows(back, now))
+        shown = dataclasses.replace(
+            state, session=session, note=Announcement((progress.won(session, game),))
+        )
+        pending = bool(game.pending)
+        return Step(
+            dataclasses.replace(shown, animations=progress.shows(shown, now, ended=pending))
+        )
+    note = Announcement((Message.of("resumed", number=stored.id, num=game.moves),))
+    back = dataclasses.replace(
+        state, session=session, note=note, comparison=BoardCheck(armed=False, resumed=True)
+    )
+    back = dataclasses.replace(back, animations=progress.shows(back, now))
     back, effects = computer.new_position(back)
     return Step(back, effects=effects)

@@ -2,7 +2,7 @@
 
 >>> from controller.palette import by_name
 >>> anna = Player(0, 0, "Anna", by_name("red"))
->>> anna.record().hex, anna.light
+>>> anna.colour.hex, anna.light
 ('#d62728', Light(seat=0, rgb=(214, 39, 40)))
 """
 
@@ -12,30 +12,17 @@ import dataclasses
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, Protocol
+from typing import Final
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
-from controller.referee.games import Game, Options, PerlenGame, new_game
+from controller.referee.games import Game, Options, new_game
+from controller.referee.kept import PlayerRow
+from controller.referee.kept import Seated as Seated  # the page names players so too
 from controller.referee.messages import Message, Param, Term
-from controller.rules.records import PERLEN, PYRAMIDOS
-from controller.store import PlayerRecord
-
-GAMES: Final = (PERLEN, PYRAMIDOS)
 
 _OLD_COMPUTER_NAME: Final = re.compile(r"Computer (?:\d )?\((\w+)\)")
 """How releases before 0.3 named an unnamed computer seat, in English, in the store."""
-
-
-class Seated(Protocol):
-    """A player as the game, the snapshot and the store know it."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def seat(self) -> int: ...
-    @property
-    def computer(self) -> str | None: ...
 
 
 def unnamed(player: Seated) -> bool:
@@ -85,13 +72,8 @@ class Player:
     def light(self) -> Light:
         return Light(self.seat, self.colour.rgb)
 
-    def record(self) -> PlayerRecord:
-        return PlayerRecord(
-            self.number, self.seat, self.name, self.colour.name, self.colour.hex, self.computer
-        )
-
     @classmethod
-    def from_record(cls, record: PlayerRecord) -> Player:
+    def from_record(cls, record: PlayerRow) -> Player:
         """The player as stored; a colour only that game's config knew keeps its rgb."""
         rgb = parse_hex(record.hex)
         try:
@@ -116,7 +98,7 @@ class Session:
 
     @property
     def kind(self) -> str:
-        return PERLEN if isinstance(self.game, PerlenGame) else PYRAMIDOS
+        return self.game.kind
 
     def with_game(self, game: Game) -> Session:
         return dataclasses.replace(self, game=game)
@@ -127,7 +109,7 @@ class Session:
 
 
 @dataclass(frozen=True, slots=True)
-class GameSetup:
+class CheckedSetup:
     """A new game that passed every check (:mod:`controller.referee.setup`); the store
     gives it its number."""
 
@@ -142,5 +124,5 @@ class GameSetup:
         )
 
 
-def players_from(records: Sequence[PlayerRecord]) -> tuple[Player, ...]:
+def players_from(records: Sequence[PlayerRow]) -> tuple[Player, ...]:
     return tuple(Player.from_record(r) for r in records)

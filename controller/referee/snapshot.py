@@ -5,9 +5,9 @@ past game and the pictures of the rules page are all :class:`Snapshot` values ma
 :func:`position`; the referee's own, with what only it knows (mismatches, prompts, the
 commands available now), by :func:`of`. ``to_json`` is the one JSON form.
 
->>> from controller.referee.state import Referee
->>> snap = of(Referee(), version=1, at=0.0)
->>> snap.status, snap.commands, snap.to_json()["players"]
+>>> from controller.referee.state import RefereeState
+>>> snap = of(RefereeState(), version=1, at=0.0)
+>>> snap.status.value, snap.commands, snap.to_json()["players"]
 ('idle', (), [])
 """
 
@@ -21,16 +21,27 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from controller.referee import bonuses, computer, words
+from controller.referee import computer, guard, kinds, words
 from controller.referee.commands import Action
-from controller.referee.games import Options, PerlenGame, PyramidosGame
+from controller.referee.games import Options
 from controller.referee.messages import Message
 from controller.referee.session import Player, default_name
-from controller.referee.state import HoldAction, Referee
+from controller.referee.state import RefereeState
 from controller.rules import perlen, pyramidos
-from controller.rules.records import PERLEN, PYRAMIDOS
 
-STATUSES: Final = ("idle", "playing", "bonus", "mismatch", "over")
+
+class Status(enum.StrEnum):
+    """Where the game on the table stands, for the page."""
+
+    IDLE = "idle"
+    PLAYING = "playing"
+    BONUS = "bonus"
+    """Bonus pearls wait to be placed."""
+    MISMATCH = "mismatch"
+    OVER = "over"
+
+
+STATUSES: Final = tuple(s.value for s in Status)
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,8 +152,7 @@ class Snapshot:
     """Counts up by one with every snapshot the Table publishes (0: not the Table's)."""
     game: str | None = None
     game_id: int | None = None
-    status: str = "idle"
-    """``idle``, ``playing``, ``bonus`` (bonus pearls wait), ``mismatch`` or ``over``."""
+    status: Status = Status.IDLE
     players: tuple[PlayerView, ...] = ()
     to_move: int | None = None
     pearls: tuple[PearlView, ...] = ()
@@ -175,7 +185,7 @@ class Snapshot:
     moves: int = 0
     options: Mapping[str, str | int] = field(default_factory=dict)
     children_help: bool = False
-    commands: tuple[str, ...] = ()
+    commands: tuple[Action, ...] = ()
     """The game buttons that work now (:class:`~controller.referee.commands.Action`)."""
     last_move: str | None = None
     """The last base cell played (Perlen-Pyramide) or target landed on (Pyramidos)."""
@@ -188,7 +198,7 @@ class Snapshot:
 
     @property
     def can_undo(self) -> bool:
-        return Action.UNDO.value in self.commands
+        return Action.UNDO in self.commands
 
     def to_json(self) -> dict[str, Any]:
         """JSON-ready (``docs/api.md`` lists the keys)."""
@@ -221,43 +231,17 @@ def position(
     players: Sequence[PlayerView],
     state: perlen.PerlenState | pyramidos.PyramidosState,
     options: Options,
-    **marks: Any,
+    *,
+    pending: Sequence[BonusView] = (),
+    last_move: str | None = None,
 ) -> Snapshot:
     """The snapshot of a game position, for the replay and the rules pictures (and, with
-    the referee's marks, for the live page)."""
-    if isinstance(state, perlen.PerlenState):
-        out = perlen.outcome(state)
-        pending = {b.pos for b in marks.get("pending", ())}
-        values: dict[str, Any] = {
-            "game": PERLEN,
-            "status": "over" if out.over else "playing",
-            "to_move": state.to_move,
-            "pearls": tuple(
-                PearlView(str(p), c) for p, c in state.pearls() if str(p) not in pending
-            ),
-            "scores": Scores(out.visible, out.totals, out.scores),
-            "pools_left": state.pools_left(),
-            "over": out.over,
-            "winners": out.winners,
-        }
-    else:
-        pout = pyramidos.outcome(state)
-        values = {
-            "game": PYRAMIDOS,
-            "status": "over" if pout.over else "playing",
-            "to_move": None if state.over else state.to_move,
-            "scores": Scores(points=pout.points),
-            "targets": state.targets(),
-            "top_open": state.top_open,
-            "over": pout.over,
-            "winners": pout.winners,
-        }
-    values.update(players=tuple(players), options=options.to_dict())
-    values.update(marks)
-    return Snapshot(**values)
+    what the referee adds, for the live page). ``pending`` bonus pearls are listed apart
+    from the pearls."""
+    return kinds.KINDS[options.game].position(players, state, options, pending, last_move)
 
 
-def of(state: Referee, *, version: int, at: float) -> Snapshot:
+def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
     """The referee's snapshot: the position and everything the referee adds."""
     reading = state.reading
     link = reading.link
@@ -266,98 +250,77 @@ def of(state: Referee, *, version: int, at: float) -> Snapshot:
         link_view = LinkView(
             link.adapter, link.link.value, link.since, link.detail, dict(link.counters)
         )
-    test = state.show.led_test
-    common: dict[str, Any] = {
-        "version": version,
-        "sensors": tuple(sorted(reading.names)),
-        "link": link_view,
-        "toggles": dict(reading.toggles),
-        "led_test": None
-        if test is None
-        else LedTestView(test.led, "#{:02x}{:02x}{:02x}".format(*test.colour)),
-        "sensor_seq": reading.seq,
-        "at": at,
-        "note": state.note.messages,
-        "fault": state.note.fault or state.fault is not None,
-        "cue": None if state.show.cue is None else Cue(state.show.cue.value, state.show.cues),
-    }
+    test = state.animations.led_test
+    cue = state.animations.cue
+    idle = Snapshot(
+        version=version,
+        sensors=tuple(sorted(reading.names)),
+        link=link_view,
+        toggles=dict(reading.toggles),
+        led_test=None if test is None else LedTestView(test.led, _hex(test.colour)),
+        sensor_seq=reading.seq,
+        at=at,
+        note=state.note.messages,
+        fault=state.note.fault or state.fault is not None,
+        cue=None if cue is None else Cue(cue.value, state.animations.cues),
+    )
     session = state.session
     if session is None:
-        return Snapshot(**common)
+        return idle
     game = session.game
-    watch = state.watch
+    check = state.comparison
+    now = status(state)
     players = tuple(PlayerView.of(p, session.players) for p in session.players)
-    marks: dict[str, Any] = {
-        **common,
-        "game_id": session.game_id,
-        "status": status(state),
-        "mismatches": tuple(MismatchView(m.cell, m.kind.value, m.colour) for m in watch.mismatches),
-        "hint": computer.hint(state),
-        "computer_move": computer.chosen(state),
-        "thinking": computer.thinking(state),
-        "prompt": words.prompt(state),
-        "moves": game.moves,
-        "children_help": session.children_help,
-        "commands": available(state),
-    }
-    if isinstance(game, PerlenGame):
-        playing = marks["status"] in ("playing", "bonus") and game.state.to_move is not None
-        marks.update(
-            pending=tuple(BonusView.of(b) for b in game.pending),
-            shown_bonus=bonuses.shown(state),
-            removals=tuple(BonusView.of(b) for b in watch.removals),
-            legal=tuple(sorted(game.legal_cells())) if playing else (),
-            last_move=game.last.cell if game.last else None,
-        )
-    else:
-        marks.update(last_move=game.last_landing)
-    snap = position(players, game.state, session.options, **marks)
-    if not game.over:
-        return dataclasses.replace(snap, winners=())
-    return snap
+    snap = position(
+        players,
+        game.state,
+        session.options,
+        pending=tuple(BonusView.of(b) for b in game.pending),
+        last_move=game.last_move,
+    )
+    snap = dataclasses.replace(
+        snap,
+        version=idle.version,
+        sensors=idle.sensors,
+        link=idle.link,
+        toggles=idle.toggles,
+        led_test=idle.led_test,
+        sensor_seq=idle.sensor_seq,
+        at=idle.at,
+        note=idle.note,
+        fault=idle.fault,
+        cue=idle.cue,
+        game_id=session.game_id,
+        status=now,
+        mismatches=tuple(MismatchView(m.cell, m.kind.value, m.colour) for m in check.mismatches),
+        hint=computer.hint(state),
+        computer_move=computer.chosen(state),
+        thinking=computer.thinking(state),
+        prompt=words.prompt(state),
+        moves=game.moves,
+        children_help=session.children_help,
+        commands=guard.offered(state),
+        winners=snap.winners if game.over else (),
+    )
+    return kinds.kind_of(game).shown(state, session, snap)
 
 
-def status(state: Referee) -> str:
+def _hex(colour: tuple[int, int, int]) -> str:
+    return "#{:02x}{:02x}{:02x}".format(*colour)
+
+
+def status(state: RefereeState) -> Status:
     session = state.session
     if session is None:
-        return "idle"
+        return Status.IDLE
     game = session.game
     if game.over:
-        return "over"
-    if state.watch.mismatches:
-        return "mismatch"
-    if isinstance(game, PerlenGame) and game.pending:
-        return "bonus"
-    return "playing"
-
-
-def available(state: Referee) -> tuple[str, ...]:
-    """The game buttons that make sense now: the page shows exactly these, and the
-    referee takes exactly these (others are refused with a reason)."""
-    session = state.session
-    if session is None:
-        return ()
-    game = session.game
-    out: list[Action] = []
-    watch = state.watch
-    if isinstance(game, PerlenGame):
-        if game.pending or watch.removals:
-            out.append(Action.CONFIRM)
-        mover = game.state.to_move
-        person = mover is not None and session.players[mover].computer is None
-        if not game.over and person and not watch.mismatches and state.rules.levels:
-            out.append(Action.HINT)
-    elif isinstance(game, PyramidosGame) and not game.over:
-        knock = watch.hold is not None and watch.hold.action is HoldAction.KNOCK_OFF
-        if knock or not watch.mismatches:
-            out.append(Action.END_TURN)
-    if game.steps and not game.over:
-        out.append(Action.UNDO)
-    if game.over:
-        out.append(Action.PLAY_AGAIN)
-    else:
-        out.append(Action.ABORT)
-    return tuple(a.value for a in out)
+        return Status.OVER
+    if state.comparison.mismatches:
+        return Status.MISMATCH
+    if game.pending:
+        return Status.BONUS
+    return Status.PLAYING
 
 
 __all__ = [
@@ -371,7 +334,7 @@ __all__ = [
     "PlayerView",
     "Scores",
     "Snapshot",
-    "available",
+    "Status",
     "of",
     "position",
     "status",

@@ -1,27 +1,27 @@
 """The referee's whole state as one frozen value, and what a change of it asks for.
 
-:class:`Referee` holds the game on the table (:class:`~controller.referee.session.
-Session`), the latest board reading, the comparison of the two (:class:`Watch`), what
-was just said (:class:`Note`), the computer seat's bookkeeping (:class:`Seat`) and the
-LED animations (:class:`Show`). Every function of the referee takes one and returns the
-next inside a :class:`Step`, with the events to store first and the effects to carry out.
+:class:`RefereeState` holds the game on the table (:class:`~controller.referee.session.
+Session`), the latest board reading, the comparison of the two (:class:`BoardCheck`), what
+was just said (:class:`Announcement`), what the computer was asked (:class:`ComputerAsks`)
+and the LED animations (:class:`Animations`). Every function of the referee takes one and
+returns the next inside a :class:`Step`, with the events to store first and the effects to
+carry out.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Final
 
 from controller.guidance import Mismatch
-from controller.hardware.port import BoardStatus, Colour, Sound
 from controller.palette import PALETTE, PaletteColour, check_distinct
 from controller.referee.events import Event, Result
 from controller.referee.messages import Message
-from controller.referee.session import GameSetup, Session
+from controller.referee.session import CheckedSetup, Session
 from controller.rules import perlen
+from controller.vocabulary import BoardStatus, Colour, Sound
 
 NEVER: Final = float("-inf")
 RETRY_S: Final = 2.0
@@ -29,7 +29,7 @@ RETRY_S: Final = 2.0
 
 
 @dataclass(frozen=True, slots=True)
-class Rules:
+class RefereeConfig:
     """How the referee behaves; the defaults are what ``pyramid run`` uses."""
 
     seat_colours: tuple[PaletteColour, ...] = PALETTE[:4]
@@ -81,7 +81,7 @@ class Reading:
     """How often each sensor has changed (by name): chatter shows here."""
 
 
-class HoldAction(enum.Enum):
+class SettleAction(enum.Enum):
     """A decision that waits for the board to stay as it is for ``settle_s``."""
 
     TAKE_BACK = "take-back"
@@ -93,8 +93,8 @@ class HoldAction(enum.Enum):
 
 
 @dataclass(frozen=True, slots=True)
-class Hold:
-    action: HoldAction
+class Settling:
+    action: SettleAction
     key: frozenset[str]
     """The board reading (cells or targets) the decision is for."""
     deadline: float
@@ -112,14 +112,14 @@ class Refusal:
 
 
 @dataclass(frozen=True, slots=True)
-class Watch:
+class BoardCheck:
     """The board compared with the game."""
 
     armed: bool = False
     """The board matched the game just before: a single new pearl can be a move."""
     mismatches: tuple[Mismatch, ...] = ()
     refusal: Refusal | None = None
-    hold: Hold | None = None
+    settling: Settling | None = None
     last_move_at: float = NEVER
     removals: tuple[perlen.Bonus, ...] = ()
     """Bonus pearls of a move taken back that are still on the board, top first."""
@@ -130,7 +130,7 @@ class Watch:
 
 
 @dataclass(frozen=True, slots=True)
-class Note:
+class Announcement:
     """What just happened, said until something else happens on the board."""
 
     messages: tuple[Message, ...] = ()
@@ -150,7 +150,7 @@ class Ask:
 
 
 @dataclass(frozen=True, slots=True)
-class Seat:
+class ComputerAsks:
     """The computer's bookkeeping: which position answers are for."""
 
     position: int = 0
@@ -161,7 +161,7 @@ class Seat:
 
 
 @dataclass(frozen=True, slots=True)
-class LedTest:
+class LedTestRun:
     led: str | None
     """One LED by name, or None: every LED in turn."""
     colour: Colour
@@ -171,7 +171,7 @@ class LedTest:
 
 
 @dataclass(frozen=True, slots=True)
-class Show:
+class Animations:
     """LED animations, each stepped by a timer."""
 
     bonus_index: int = 0
@@ -181,30 +181,27 @@ class Show:
     """The winner's sweep: its frame, or None for the calm picture after it."""
     sweep_next: float | None = None
     sweep_until: float = NEVER
-    led_test: LedTest | None = None
+    led_test: LedTestRun | None = None
     cue: Sound | None = None
     """The last sound cue given, and how many were given (the page plays each once)."""
     cues: int = 0
 
 
 @dataclass(frozen=True, slots=True)
-class Referee:
+class RefereeState:
     """Everything the referee knows, at one moment."""
 
-    rules: Rules = field(default_factory=Rules)
+    config: RefereeConfig = field(default_factory=RefereeConfig)
     session: Session | None = None
     reading: Reading = field(default_factory=Reading)
-    watch: Watch = field(default_factory=Watch)
-    note: Note = field(default_factory=Note)
-    seat: Seat = field(default_factory=Seat)
-    show: Show = field(default_factory=Show)
+    comparison: BoardCheck = field(default_factory=BoardCheck)
+    note: Announcement = field(default_factory=Announcement)
+    asks: ComputerAsks = field(default_factory=ComputerAsks)
+    animations: Animations = field(default_factory=Animations)
     fault: str | None = None
     """Why the store cannot write (``full``, ``read-only``, ``other``), or None. While it
     cannot, nothing is played; the referee tries again every :data:`RETRY_S`."""
     retry_at: float | None = None
-
-    def but(self, **changes: object) -> Referee:
-        return dataclasses.replace(self, **changes)  # type: ignore[arg-type]
 
 
 # -- what a change asks for ------------------------------------------------------------------
@@ -219,12 +216,20 @@ class Commit:
     result: Result | None = None
 
 
+class Purpose(enum.StrEnum):
+    """What the computer is asked for."""
+
+    MOVE = "move"
+    """The cell of the computer seat to move."""
+    HINT = "hint"
+    """A good cell for the person to move."""
+
+
 @dataclass(frozen=True, slots=True)
 class AskComputer:
     """Ask the computer player (off the referee's thread) and answer with ``token``."""
 
-    purpose: str
-    """``move`` (a computer seat's cell) or ``hint`` (a cell for a person)."""
+    purpose: Purpose
     token: tuple[int, int]
     state: perlen.PerlenState
     level: str
@@ -250,16 +255,18 @@ class Reply:
 
     ok: bool
     message: Message | None = None
+    field: str | None = None
+    """What a refused new game got wrong (:class:`~controller.referee.messages.Refused`)."""
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     """One change: the next state, what to store first, what to do after, the reply."""
 
-    state: Referee
+    state: RefereeState
     commit: Commit | None = None
     effects: tuple[Effect, ...] = ()
     reply: Reply | None = None
-    create: GameSetup | None = None
+    create: CheckedSetup | None = None
     """A new game to create in the store first; then :func:`~controller.referee.referee.
     begin` with its number."""

@@ -12,11 +12,11 @@ from collections.abc import Sequence
 
 from controller.guidance import MismatchKind
 from controller.referee import computer
-from controller.referee.games import PerlenGame
+from controller.referee.games import PerlenStep
 from controller.referee.messages import Items, Message, Param, Term, colour_term
-from controller.referee.progress import thing
+from controller.referee.progress import piece_word
 from controller.referee.session import Session, unnamed
-from controller.referee.state import HoldAction, Referee
+from controller.referee.state import RefereeState, SettleAction
 from controller.rules import perlen
 
 
@@ -31,18 +31,18 @@ def take_off(extra: Sequence[str], word: str, everything: bool) -> Message:
     return Message.of("fix_extra", thing=what, cells=Items(tuple(extra)))
 
 
-def fixes(state: Referee) -> Items:
+def fixes(state: RefereeState) -> Items:
     """How to make the board match: ``take the pearl off d5; put Ben's blue pearl back on c3``."""
     session = state.session
     assert session is not None
-    watch = state.watch
+    watch = state.comparison
     covered = watch.refusal.covers if watch.refusal is not None else frozenset()
     extra = tuple(
         m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA and m.cell not in covered
     )
     parts: list[Param] = []
     if extra:
-        word = "pearl" if isinstance(session.game, PerlenGame) else "ball"
+        word = session.game.piece
         parts.append(take_off(extra, word, everything=not session.game.expected))
     for m in watch.mismatches:
         if m.kind is not MismatchKind.MISSING:
@@ -53,13 +53,13 @@ def fixes(state: Referee) -> Items:
                 Message.of(
                     "fix_missing_owned",
                     player=session.name(m.colour),
-                    thing=thing(session),
+                    thing=piece_word(session),
                     colour=colour_term(owner.colour.name),
                     cell=m.cell,
                 )
             )
         else:
-            parts.append(Message.of("fix_missing", thing=thing(session), cell=m.cell))
+            parts.append(Message.of("fix_missing", thing=piece_word(session), cell=m.cell))
     return Items(tuple(parts))
 
 
@@ -75,25 +75,27 @@ def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
     )
 
 
-def prompt(state: Referee) -> tuple[Message, ...]:
+def prompt(state: RefereeState) -> tuple[Message, ...]:
     """What to do now (empty: nothing to ask, e.g. no game)."""
     session = state.session
     if session is None:
         return ()
-    watch = state.watch
+    watch = state.comparison
     game = session.game
     said: list[Message] = []
-    hold = watch.hold
-    if hold is not None and isinstance(game, PerlenGame) and game.last is not None:
-        name = session.name(game.last.colour)
-        if hold.action is HoldAction.TAKE_BACK:
-            return (Message.of("keep_off", cell=game.last.cell, player=name),)
-        if hold.action is HoldAction.SHIFT and hold.cell is not None:
-            return (Message.of("moving", player=name, origin=game.last.cell, cell=hold.cell),)
-    if hold is not None and hold.action is HoldAction.KNOCK_OFF:
+    hold = watch.settling
+    last = game.steps[-1] if game.steps else None
+    if hold is not None and hold.action in (SettleAction.TAKE_BACK, SettleAction.SHIFT):
+        assert last is not None and isinstance(last, PerlenStep)  # only a pearl is lifted
+        name = session.name(last.colour)
+        if hold.action is SettleAction.TAKE_BACK:
+            return (Message.of("keep_off", cell=last.cell, player=name),)
+        if hold.cell is not None:
+            return (Message.of("moving", player=name, origin=last.cell, cell=hold.cell),)
+    if hold is not None and hold.action is SettleAction.KNOCK_OFF:
         gone = Items(tuple(m.cell for m in watch.mismatches if m.kind is MismatchKind.MISSING))
         return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
-    if watch.removals and isinstance(game, PerlenGame):
+    if watch.removals:
         cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
         if cell:
             positions = Items(tuple(b.position.short for b in watch.removals))
@@ -108,7 +110,7 @@ def prompt(state: Referee) -> tuple[Message, ...]:
         if found.items:
             said.append(Message.of("fix_board", fixes=found))
         return tuple(said)
-    if isinstance(game, PerlenGame) and game.pending:
+    if game.pending:
         order = game.pending
         first = bonus_at(session, order[0])
         key = "finish_pyramid" if game.over else "bonus_owed"

@@ -23,7 +23,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
 from controller.rules.notation import (
     BASE,
@@ -149,6 +149,8 @@ _ENUM_OPTIONS: dict[str, type[enum.Enum]] = {
 class PerlenOptions:
     """The house rules and variants chosen at setup (RULES.md names them)."""
 
+    game: ClassVar[str] = "perlen-pyramide"
+    """The game these options are for (as records and the store name it)."""
     ties: Ties = Ties.SHARED
     pools: Pools = Pools.STRICT
     start: Start = Start.ANYWHERE

@@ -18,7 +18,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from controller.rules.notation import BASE_TARGETS, TARGETS, NotationError, Target, parse_target
 
@@ -95,6 +95,8 @@ class Variant(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class PyramidosOptions:
+    game: ClassVar[str] = "pyramidos"
+    """The game these options are for (as records and the store name it)."""
     seats: int = 2
     """2 to 4 players."""
     first_seat: int = 0

@@ -12,9 +12,9 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from controller.rules import perlen, pyramidos
 from controller.rules.notation import NotationError, parse_position
@@ -40,6 +40,27 @@ class ReplayError(ValueError):
         self.why = why
 
 
+S = TypeVar("S", perlen.PerlenState, pyramidos.PyramidosState)
+
+
+@dataclass(frozen=True, slots=True)
+class RecordStep(Generic[S]):
+    """One position of a replayed record."""
+
+    number: int
+    """0 for the empty board, then 1, 2, … for each move or event."""
+    label: str
+    """The move (``c4``) or event (``land t2``) that led here; empty for step 0."""
+    mover: int | None
+    """Colour (Perlen-Pyramide) or seat (Pyramidos) that made it."""
+    earned: tuple[perlen.Bonus, ...]
+    """Bonus pearls the move earned, in placing order."""
+    before: S
+    state: S
+    last_move: str | None = None
+    """The base cell played (Perlen-Pyramide), for the picture to mark."""
+
+
 @dataclass(frozen=True)
 class PerlenRecord:
     moves: tuple[str, ...]
@@ -47,6 +68,19 @@ class PerlenRecord:
     options: perlen.PerlenOptions = field(default_factory=perlen.PerlenOptions)
     players: tuple[str, ...] = ()
     """Names by colour, when known."""
+
+    def steps(self) -> Iterator[RecordStep[perlen.PerlenState]]:
+        """Every position, from the empty board; :class:`ReplayError` names the first move
+        that cannot be played."""
+        state = perlen.new_game(self.options)
+        yield RecordStep(0, "", None, (), state, state)
+        for number, move in enumerate(self.moves, start=1):
+            before = state
+            try:
+                state, earned = perlen.play(state, move)
+            except perlen.IllegalMoveError as exc:
+                raise ReplayError("move", number, move, str(exc)) from None
+            yield RecordStep(number, move, before.to_move, earned, before, state, move)
 
 
 @dataclass(frozen=True)
@@ -56,6 +90,19 @@ class PyramidosRecord:
     options: pyramidos.PyramidosOptions = field(default_factory=pyramidos.PyramidosOptions)
     players: tuple[str, ...] = ()
     """Names by seat, when known."""
+
+    def steps(self) -> Iterator[RecordStep[pyramidos.PyramidosState]]:
+        """Every position, from the empty board; :class:`ReplayError` names the first event
+        that cannot be applied."""
+        state = pyramidos.new_game(options=self.options)
+        yield RecordStep(0, "", None, (), state, state)
+        for number, text in enumerate(self.events, start=1):
+            before = state
+            try:
+                state = pyramidos.apply(state, pyramidos.parse_event(text))
+            except (NotationError, pyramidos.ImpossibleEventError) as exc:
+                raise ReplayError("event", number, text, str(exc)) from None
+            yield RecordStep(number, text, before.to_move, (), before, state)
 
 
 Record = PerlenRecord | PyramidosRecord
@@ -143,32 +190,25 @@ class PerlenReplay:
 
 
 def replay_perlen(record: PerlenRecord) -> PerlenReplay:
-    """Play a record through; :class:`ReplayError` names the first move that fails."""
-    state = perlen.new_game(record.options)
+    """Play a record through (:meth:`PerlenRecord.steps`); :class:`ReplayError` names the
+    first move that fails."""
     placements: list[tuple[str, int, str]] = []
     bonuses: list[perlen.Bonus] = []
-    for number, move in enumerate(record.moves, start=1):
-        mover = state.to_move
-        try:
-            state, earned = perlen.play(state, move)
-        except perlen.IllegalMoveError as exc:
-            raise ReplayError("move", number, move, str(exc)) from None
-        assert mover is not None
-        cell = parse_position(move)
-        placements.append((str(cell), mover, "base"))
-        placements.extend((str(b.position), b.colour, "bonus") for b in earned)
-        bonuses.extend(earned)
+    state = perlen.new_game(record.options)
+    for step in record.steps():
+        state = step.state
+        if step.mover is None:
+            continue
+        placements.append((str(parse_position(step.label)), step.mover, "base"))
+        placements.extend((str(b.position), b.colour, "bonus") for b in step.earned)
+        bonuses.extend(step.earned)
     return PerlenReplay(state, tuple(placements), tuple(bonuses))
 
 
 def replay_pyramidos(record: PyramidosRecord) -> pyramidos.PyramidosState:
-    state = pyramidos.new_game(options=record.options)
-    for number, text in enumerate(record.events, start=1):
-        try:
-            state = pyramidos.apply(state, pyramidos.parse_event(text))
-        except (NotationError, pyramidos.ImpossibleEventError) as exc:
-            raise ReplayError("event", number, text, str(exc)) from None
-    return state
+    """The last position of a record (:meth:`PyramidosRecord.steps`)."""
+    *_, last = record.steps()
+    return last.state
 
 
 def summary(record: Record) -> dict[str, Any]:

@@ -120,10 +120,10 @@ def test_the_winner_stands_at_the_25th_pearl_and_its_bonus_pearls_wait_for_confi
     p.wait(600)
     assert p.snap.pending == snap.pending and p.snap.commands == ("confirm", "play_again")
     assert "Finish the pyramid with the last" in p.said()
-    assert p.state.show.sweep_frame is None and frozenset(blinking(p)) in footprints
+    assert p.state.animations.sweep_frame is None and frozenset(blinking(p)) in footprints
     # Confirm says the pyramid is finished: then the winner's sweep; nothing more is stored.
     assert p.do(ConfirmBonus()).ok
-    assert p.snap.pending == () and p.state.show.sweep_frame is not None
+    assert p.snap.pending == () and p.state.animations.sweep_frame is not None
     assert p.ledger.games[1]["events"][-1].kind == "move"
 
 
@@ -131,7 +131,7 @@ def test_one_confirm_at_the_end_goes_straight_to_the_sweep(p: Play) -> None:
     p.play(_last_move(p))
     assert p.snap.pending
     reply = p.do(ConfirmBonus())
-    assert reply.ok and p.snap.pending == () and p.state.show.sweep_frame == 0
+    assert reply.ok and p.snap.pending == () and p.state.animations.sweep_frame == 0
     frames = []
     for _ in range(5):
         frames.append(dict(p.lit))
@@ -140,7 +140,7 @@ def test_one_confirm_at_the_end_goes_straight_to_the_sweep(p: Play) -> None:
     p.wait(31)
     calm = dict(p.lit)
     p.wait(5)
-    assert p.lit == calm and p.state.show.sweep_next is None  # and then rests
+    assert p.lit == calm and p.state.animations.sweep_next is None  # and then rests
 
 
 def test_play_again_on_the_full_board_asks_for_it_cleared_in_one_sentence(p: Play) -> None:

@@ -28,7 +28,7 @@ from controller.referee.events import (
 )
 from controller.referee.games import PerlenGame, PyramidosGame, new_game, read_options
 from controller.referee.resume import resume
-from controller.referee.state import Referee
+from controller.referee.state import RefereeState
 from controller.rules import perlen, pyramidos
 from controller.rules.records import (
     PerlenRecord,
@@ -137,7 +137,7 @@ def test_the_files_of_release_0_1_0_still_load(old_store: Store) -> None:
 
 
 def test_the_unfinished_game_of_release_0_1_0_resumes(old_store: Store) -> None:
-    step = resume(Referee(), old_store.unfinished(), 0.0)
+    step = resume(RefereeState(), old_store.unfinished(), 0.0)
     session = step.state.session
     assert session is not None and session.game_id == 4 and session.game.moves == 4
     assert isinstance(session.game, PyramidosGame)

@@ -28,7 +28,7 @@ def restarted(first: Play, tmp_path: Path, board: Iterable[str]) -> Play:
         store.append(number, record["events"], result=record["result"])
         p = Play()
         p.ledger.games = {number: {**record, "events": list(record["events"])}}
-        p.carry(resume(p.state, store.on_the_table(), p.now))
+        p.adopt(resume(p.state, store.on_the_table(), p.now))
     p.set(set(board))
     return p
 

@@ -17,6 +17,7 @@ from controller.referee.commands import (
     PlayAgain,
 )
 from controller.referee.messages import Message, Term, english
+from controller.referee.setup import MAX_NAME
 from controller.referee.snapshot import LedTestView
 from tests.support.referee import Play
 
@@ -24,45 +25,52 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 
 
 @pytest.mark.parametrize(
-    ("command", "said"),
+    ("command", "said", "field"),
     [
-        (NewGame("chess", ("a", "b", "c")), "Choose a game: Perlen-Pyramide or Pyramidos."),
-        (NewGame("perlen-pyramide", ("a", "b")), "exactly three players, not 2"),
-        (NewGame("perlen-pyramide", ("a", "A", "c")), "Two players are called A"),
-        (NewGame("perlen-pyramide", ("a", "x" * 31, "c")), "seat 2 must be at most 30 characters"),
-        (NewGame("perlen-pyramide", ("a", "b", "c"), options={"pools": "many"}), "pools"),
-        (NewGame("perlen-pyramide", ("a", "b", "c"), options={"sides": 4}), "sides"),
-        (NewGame("pyramidos", ("a", "b"), options={"variant": "blindfold"}), "variant"),
-        (
-            NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "red", "blue")),
-            "cannot both have red",
-        ),
-        (
-            NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "mauve", "blue")),
-            "mauve is not a colour",
-        ),
-        (NewGame("pyramidos", ("a",)), "2 to 4 players, not 1"),
-        (NewGame("pyramidos", ("a", "b"), computer={1: "easy"}), "Perlen-Pyramide only"),
-        (
-            NewGame("perlen-pyramide", ("A", "", "C"), computer={1: "grandmaster"}),
-            "level must be one of gentle, easy, medium, strong and strongest",
-        ),
-        (NewGame("perlen-pyramide", ("A", "", "C"), computer={5: "easy"}), "not a seat"),
-        (
-            NewGame("perlen-pyramide", ("A", "B", "C"), computer={0: "easy", 1: "easy", 2: "easy"}),
-            "must be a person",
-        ),
-        (EndTurn(), "Ending a turn is for Pyramidos"),
-        (LedTest("z9", (1, 2, 3)), "no LED named z9"),
-        (LedTest("c3", (1, 2, 300)), "0 to 255"),
-        (PlayAgain(), "Play again once this game is over"),
+        (NewGame("chess", ("a", "b", "c")), "Choose a game: Perlen-Pyramide or Pyramidos.", "game"),
+        (NewGame("perlen-pyramide", ("a", "b")), "exactly three players, not 2", "players"),
+        (NewGame("perlen-pyramide", ("a", "A", "c")), "Two players are called A",
+         "players[1].name"),
+        (NewGame("perlen-pyramide", ("a", "x" * (MAX_NAME + 1), "c")),
+         f"seat 2 must be at most {MAX_NAME} characters", "players[1].name"),
+        (NewGame("perlen-pyramide", ("a", "b\x07", "c")), "not control codes", "players[1].name"),
+        (NewGame("perlen-pyramide", ("a", "b", "c"), options={"pools": "many"}), "pools",
+         "options.pools"),
+        (NewGame("perlen-pyramide", ("a", "b", "c"), options={"sides": 4}), "sides",
+         "options.sides"),
+        (NewGame("perlen-pyramide", ("a", "b", "c"), options={"first_seat": 3}), "first_seat",
+         "first_seat"),
+        (NewGame("pyramidos", ("a", "b"), options={"variant": "blindfold"}), "variant",
+         "options.variant"),
+        (NewGame("pyramidos", ("a", "b"), children_help=True), "help for children",
+         "children_help"),
+        (NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "red", "blue")),
+         "cannot both have red", "players[1].colour"),
+        (NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "mauve", "blue")),
+         "mauve is not a colour", "players[1].colour"),
+        (NewGame("pyramidos", ("a",)), "2 to 4 players, not 1", "players"),
+        (NewGame("pyramidos", ("a", "b"), computer={1: "easy"}), "Perlen-Pyramide only",
+         "players[1].computer"),
+        (NewGame("perlen-pyramide", ("A", "", "C"), computer={1: "grandmaster"}),
+         "level must be one of gentle, easy, medium, strong and strongest",
+         "players[1].computer"),
+        (NewGame("perlen-pyramide", ("A", "", "C"), computer={5: "easy"}), "not a seat",
+         "players"),
+        (NewGame("perlen-pyramide", ("A", "B", "C"), computer={0: "easy", 1: "easy", 2: "easy"}),
+         "must be a person", "players"),
+        (EndTurn(), "Ending a turn is for Pyramidos", None),
+        (LedTest("z9", (1, 2, 3)), "no LED named z9", None),
+        (LedTest("c3", (1, 2, 300)), "0 to 255", None),
+        (PlayAgain(), "Play again once this game is over", None),
     ],
-)
-def test_bad_commands_are_refused_with_a_reason(p: Play, command: Command, said: str) -> None:
+)  # fmt: skip
+def test_bad_commands_are_refused_with_a_reason(
+    p: Play, command: Command, said: str, field: str | None
+) -> None:
     before = p.snap.game_id
     reply = p.do(command)
     assert not reply.ok and reply.message is not None
-    assert said in english(reply.message)
+    assert said in english(reply.message) and reply.field == field
     assert p.snap.game_id == before
 
 

@@ -1,7 +1,7 @@
 """The referee alone, in virtual time: a board of sensor names, a ledger for a store.
 
-:class:`Play` holds a :class:`~controller.referee.state.Referee` and drives it exactly as
-the Table does (every step through :func:`controller.referee.store_first.carry`), but
+:class:`Play` holds a :class:`~controller.referee.state.RefereeState` and drives it exactly as
+the Table does (every step through :func:`controller.table.store_first`), but
 time only moves when a test says so (:meth:`Play.wait`, which fires every timer that falls
 due on the way) and the computer answers only when a test answers it. Nothing sleeps.
 
@@ -25,12 +25,12 @@ from controller.referee.computer import Why
 from controller.referee.events import Aborted, Event, Result
 from controller.referee.messages import Message, english
 from controller.referee.snapshot import Snapshot
-from controller.referee.state import AskComputer, PlaySound, Referee, Reply, Rules
-from controller.referee.store_first import carry
+from controller.referee.state import AskComputer, PlaySound, RefereeConfig, RefereeState, Reply
 from controller.store import PlayerRecord, StoreError, StoreWriteError
+from controller.table import store_first
 
 _PATH = Path("memory")
-FAST = Rules(
+FAST = RefereeConfig(
     settle_s=0.5,
     together_s=0.25,
     leds=tuple(ChannelMap.default().led_by_name),
@@ -55,10 +55,6 @@ class Memory:
         children_help: bool,
     ) -> int:
         self._check()
-        for record in self.games.values():
-            if record["status"] == "playing":
-                record["events"].append(Aborted("a new game was started"))
-                record["status"] = "aborted"
         number = len(self.games) + 1
         self.games[number] = {
             "game": game,
@@ -91,19 +87,19 @@ class Memory:
 class Play:
     """One table: the referee, a ledger, a clock that only moves when told."""
 
-    def __init__(self, rules: Rules = FAST) -> None:
-        self.state = Referee(rules=rules)
+    def __init__(self, rules: RefereeConfig = FAST) -> None:
+        self.state = RefereeState(config=rules)
         self.ledger = Memory()
         self.now = 1000.0
         self.seq = 0
         self.asked: list[AskComputer] = []
         self.sounds: list[Sound] = []
         # As the Table does at its start: the board as it is found, an empty one here.
-        self.carry(referee.sensed(self.state, frozenset(), seq=0, now=self.now))
+        self.adopt(referee.sensed(self.state, frozenset(), seq=0, now=self.now))
 
-    # -- carrying steps as the Table does ----------------------------------------------------
-    def carry(self, step: referee.Step) -> Reply | None:
-        step = carry(self.state, step, self.ledger, self.now)
+    # -- adopting steps as the Table does ----------------------------------------------------
+    def adopt(self, step: referee.Step) -> Reply | None:
+        step = store_first(self.state, step, self.ledger, self.now)
         self.state = step.state
         for effect in step.effects:
             if isinstance(effect, AskComputer):
@@ -113,7 +109,7 @@ class Play:
         return step.reply
 
     def do(self, command: Command) -> Reply:
-        reply = self.carry(referee.command(self.state, command, self.now))
+        reply = self.adopt(referee.command(self.state, command, self.now))
         return reply or Reply(True)
 
     def new(
@@ -133,7 +129,7 @@ class Play:
 
     def set(self, names: Iterable[str]) -> Snapshot:
         self.seq += 1
-        self.carry(referee.sensed(self.state, frozenset(names), seq=self.seq, now=self.now))
+        self.adopt(referee.sensed(self.state, frozenset(names), seq=self.seq, now=self.now))
         return self.snap
 
     def put(self, *names: str) -> Snapshot:
@@ -163,13 +159,13 @@ class Play:
             if deadline is None or deadline > end:
                 break
             self.now = max(self.now, deadline)
-            self.carry(referee.timer(self.state, self.now))
+            self.adopt(referee.timer(self.state, self.now))
         self.now = end
         return self.snap
 
     @property
-    def rules(self) -> Rules:
-        return self.state.rules
+    def rules(self) -> RefereeConfig:
+        return self.state.config
 
     def settle(self, seconds: float) -> Snapshot:
         """The board stays as it is for ``seconds`` (the scripts' word for :meth:`wait`)."""
@@ -186,7 +182,7 @@ class Play:
     ) -> Snapshot:
         question = ask or next(a for a in reversed(self.asked) if a.purpose == purpose)
         step = referee.answered(self.state, question.purpose, question.token, cell, self.now, why)
-        self.carry(step)
+        self.adopt(step)
         return self.snap
 
     # -- what it shows -----------------------------------------------------------------------

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from controller.referee.commands import Command, ConfirmBonus
 from controller.referee.snapshot import Snapshot
-from controller.referee.state import Reply, Rules
+from controller.referee.state import RefereeConfig, Reply
 from controller.rules import perlen, pyramidos
 
 NAMES = {"perlen-pyramide": ("Anna", "Ben", "Cleo"), "pyramidos": ("Anna", "Ben", "Cleo")}
@@ -158,7 +158,7 @@ class Table(Protocol):
         """Let the board stay as it is for ``seconds`` (holds decide)."""
 
     @property
-    def rules(self) -> Rules: ...
+    def rules(self) -> RefereeConfig: ...
 
 
 def play(t: Table, step: Step) -> Snapshot:

@@ -24,7 +24,7 @@ from controller.hardware.sim import SimBoard
 from controller.referee.commands import Command
 from controller.referee.messages import english
 from controller.referee.snapshot import Snapshot
-from controller.referee.state import Reply, Rules
+from controller.referee.state import RefereeConfig, Reply
 from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.pins import mock_pins
@@ -150,7 +150,7 @@ class BoardHarness(abc.ABC, Generic[BoardT]):
     submit = do
 
     @property
-    def rules(self) -> Rules:
+    def rules(self) -> RefereeConfig:
         return self.table.settings.rules
 
     def settle(self, seconds: float) -> Snapshot:
@@ -183,7 +183,7 @@ class Harness(BoardHarness[SimBoard]):
 
 def fast_rules(settle_s: float = 0.05, together_s: float = 0.0) -> TableSettings:
     """Settings for a Table on real time with short holds (the logic is the same)."""
-    rules = Rules(settle_s=settle_s, together_s=together_s, sweep_s=0.3, sweep_step_s=0.05)
+    rules = RefereeConfig(settle_s=settle_s, together_s=together_s, sweep_s=0.3, sweep_step_s=0.05)
     return TableSettings(rules=rules, clock=SystemClock())
 
 

@@ -1,4 +1,5 @@
-"""guidance.guide, frame by frame: what every LED shows in each situation of DESIGN.md."""
+"""guidance.guide, frame by frame: what every LED shows in each situation of the user guide
+(docs/user-guide.md, "What the lights say")."""
 
 from __future__ import annotations
 

@@ -84,12 +84,16 @@ def test_a_whole_game_with_undo_history_result_and_record(store: Store) -> None:
         store.append(game, [ev("move", {"cell": "a1", "colour": 0})])
 
 
-def test_one_unfinished_game_at_a_time(store: Store) -> None:
+def test_the_store_keeps_what_it_is_told_and_decides_nothing(store: Store) -> None:
     first = store.create_game("pyramidos", PLAYERS[:2], {"first_seat": 1}, children_help=False)
     store.append(first, [ev("land", {"target": "t1", "seat": 1})])
     unfinished = store.unfinished()
     assert unfinished is not None and unfinished.id == first
+    # A new game leaves the old one as it is: ending it is the referee's decision.
     second = store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
+    old = store.game(first)
+    assert old is not None and old.summary.status == "playing"
+    store.append(first, [ev("abort", {"reason": "a new game was started"})])
     unfinished = store.unfinished()
     assert unfinished is not None and unfinished.id == second
     old = store.game(first)
@@ -286,10 +290,10 @@ def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store) 
     store.append(game, [ev("land", {"target": "t1", "seat": 0}), ev("end", {"seat": 1,
                         "by": "page"}), ev("undo", {"by": "page", "what": "end"})])  # fmt: skip
     store.append(game, [ev("leave", {"target": "t1", "seat": 0})])
-    store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
+    store.append(game, [ev("abort", {"reason": "a new game was started"})])
     old = store.game(game)
     assert old is not None and old.record["events"] == ["land t1", "leave t1"]
-    assert [e.kind for e in old.events][-1] == "abort"
+    assert [e.kind for e in old.events][-1] == "abort" and old.summary.status == "aborted"
 
 
 def test_an_older_store_is_migrated_keeping_its_games(
@@ -330,5 +334,4 @@ def test_the_log_is_checkpointed_between_games_not_during_moves(
         store.append(game, [ev("move", {"cell": "c3", "colour": n % 3})])
     assert events_in_the_main_file() == 0  # the moves sit in the log, synced there
     store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
-    assert events_in_the_main_file() == 41  # copied into the file at the new game (which
-    # also logged the abort of the old one)
+    assert events_in_the_main_file() == 40  # copied into the file at the new game

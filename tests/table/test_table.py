@@ -142,7 +142,7 @@ def test_snapshots_are_immutable_json_and_latest_wins(h: Harness) -> None:
     assert latest is not None and latest.version == h.snap.version and latest.moves == 3
     assert sub.get(timeout=0.05) is None  # older ones were skipped, not queued
     with pytest.raises(dataclasses.FrozenInstanceError):
-        latest.status = "over"  # type: ignore[misc]
+        latest.moves = 4  # type: ignore[misc]
     data = latest.to_json()
     assert json.loads(latest.json) == json.loads(json.dumps(data))
     assert data["link"]["adapter"] == "sim" and data["sensors"] == ["c3", "d3", "d4"]

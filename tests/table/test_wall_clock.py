@@ -24,7 +24,7 @@ from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
 from controller.referee.snapshot import Snapshot
-from controller.referee.state import Rules
+from controller.referee.state import RefereeConfig
 from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.poll import wait_until
@@ -65,7 +65,7 @@ class Board:
         self.sim = SimBoard(self.cmap.channel_count, self.cmap.led_count)
         self.sim.set_active(self.cmap.channel(n) for n in on)
         self.store = Store(path, clock=wall)
-        rules = Rules(settle_s=SETTLE_S, together_s=0.0)
+        rules = RefereeConfig(settle_s=SETTLE_S, together_s=0.0)
         settings = TableSettings(rules=rules, clock=SystemClock())
         self.table = Table(self.sim, self.cmap, self.store, settings)
         self.table.start()

@@ -21,7 +21,7 @@ from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import ConfirmBonus, NewGame
 from controller.referee.messages import english
-from controller.referee.state import Rules
+from controller.referee.state import RefereeConfig
 from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.poll import wait_until
@@ -97,7 +97,7 @@ def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[
     set_pin(store, PIN)
     # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
     # Real time: the pages and the browser run on it.
-    rules = Rules(together_s=0.0, settle_s=0.05)
+    rules = RefereeConfig(together_s=0.0, settle_s=0.05)
     table = Table(board, cmap, store, TableSettings(rules=rules, clock=SystemClock()))
     table.start()
     app = create_app(

@@ -131,7 +131,7 @@ def test_bad_input_gets_a_sentence_not_a_500(
     client, headers = admin
     cases = [
         ({"game": "chess", "players": []}, "game"),
-        ({"game": "perlen-pyramide", "players": [{"name": "A", "colour": "red"}]}, "3 players"),
+        ({"game": "perlen-pyramide", "players": [{"name": "A", "colour": "red"}]}, "three players"),
         (
             {
                 "game": "perlen-pyramide",
@@ -141,7 +141,7 @@ def test_bad_input_gets_a_sentence_not_a_500(
                     {"name": "C", "colour": "yellow"},
                 ],
             },
-            "same name",
+            "Two players are called a",
         ),
         (
             {

@@ -200,6 +200,7 @@ def test_unnamed_seats_are_called_in_the_readers_language(
     rig: Rig, client: FlaskClient, lang: str, computer: str, person: str
 ) -> None:
     from controller.referee.events import BasePearl, Result
+    from controller.referee.snapshot import Status
     from controller.store import PlayerRecord
     from tests.support.referee import Play
     from web_ui.render import live_fragments
@@ -213,7 +214,7 @@ def test_unnamed_seats_are_called_in_the_readers_language(
     assert person in regions["live-scores"] and "Cleo" in regions["live-scores"]
     # The winner line: the trophy, and the robot when the computer won.
     for winner, name, marks in ((0, computer, 2), (2, "Cleo", 1)):
-        won = dataclasses.replace(p.snap, over=True, status="over", winners=(winner,))
+        won = dataclasses.replace(p.snap, over=True, status=Status.OVER, winners=(winner,))
         with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
             status = live_fragments(won)["live-status"]
         line = status.split('class="headline winner"', 1)[1].split("</p>", 1)[0]

@@ -189,14 +189,16 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
         "colour_2": "yellow",
         "pin": PIN,
     }
-    response = client.post("/setup", data=form)
-    assert response.status_code == 400
-    page = text(response)
-    assert "Please check: Seat 2, Name: is too long (at most 24 characters)" in page
-    assert 'value="Anna"' in page and 'value="Cleo"' in page
     wrong_pin = client.post("/setup", data={**form, "name_1": "Ben", "pin": "0000"})
     assert wrong_pin.status_code == 403 and "Wrong PIN." in text(wrong_pin)
     assert 'value="Ben"' in text(wrong_pin)
+    # The rules of a new game are the referee's: its refusal, in the reader's language.
+    response = client.post("/setup", data=form, headers={"Accept-Language": "de"})
+    assert response.status_code == 400
+    page = text(response)
+    said = "Platz 2, Name: Der Name für Platz 2 darf höchstens 24 Zeichen lang sein."
+    assert said in page
+    assert 'value="Anna"' in page and 'value="Cleo"' in page
     assert rig.snapshot()["game"] is None
 
 

@@ -8,18 +8,26 @@ ball that just fell off counts as knocked off at once then.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterable, Mapping
 from typing import Final
 
-from controller.hardware.channels import TARGETS
 from controller.referee import progress
-from controller.referee.events import By, Event, KnockedOff, Landed, TurnEnded
+from controller.referee.events import By, Event, KnockedOff, Landed, TakeBack, TurnEnded
 from controller.referee.games import PyramidosGame
 from controller.referee.messages import Items, Message, Param
 from controller.referee.session import Session
-from controller.referee.state import Hold, HoldAction, Referee, Refusal, Reply, Step, Watch
-from controller.referee.words import fixes
+from controller.referee.state import (
+    BoardCheck,
+    RefereeState,
+    Refusal,
+    Reply,
+    SettleAction,
+    Settling,
+    Step,
+)
 from controller.rules import pyramidos
+from controller.vocabulary import TARGETS
 
 TARGET_SET: Final = frozenset(TARGETS)
 
@@ -51,7 +59,7 @@ def said(before: pyramidos.PyramidosState, text: str, name: Callable[[int], Para
     return Message.of("turn_ended", player=name(before.to_move))
 
 
-def reconcile(state: Referee, session: Session, game: PyramidosGame, now: float) -> Step:
+def reconcile(state: RefereeState, session: Session, game: PyramidosGame, now: float) -> Step:
     """Compare the targets with the game; land, knock off, or show the mismatch."""
     targets = state.reading.names & TARGET_SET
     expected = game.expected
@@ -60,8 +68,12 @@ def reconcile(state: Referee, session: Session, game: PyramidosGame, now: float)
     if not extra and not missing:
         return Step(progress.matched(state))
     if game.over:  # the game is decided: the board is cleared for the next one
-        return Step(state.but(watch=Watch(last_move_at=state.watch.last_move_at)))
-    if not state.watch.armed:
+        return Step(
+            dataclasses.replace(
+                state, comparison=BoardCheck(last_move_at=state.comparison.last_move_at)
+            )
+        )
+    if not state.comparison.armed:
         return Step(progress.mismatch(state, game, extra, missing, armed=False))
     if extra:
         refusal = _landing_refusal(state, game, extra, now)
@@ -75,20 +87,20 @@ def reconcile(state: Referee, session: Session, game: PyramidosGame, now: float)
 
 
 def _landing_refusal(
-    state: Referee, game: PyramidosGame, extra: frozenset[str], now: float
+    state: RefereeState, game: PyramidosGame, extra: frozenset[str], now: float
 ) -> Refusal | None:
     if len(extra) > 1:
         return Refusal(Message.of("several_balls", targets=Items(_ordered(extra))), extra)
     (target,) = extra
     if target == "top" and not game.state.top_open:
         return Refusal(Message.of("top_closed"))
-    if now - state.watch.last_move_at < state.rules.together_s:
+    if now - state.comparison.last_move_at < state.config.together_s:
         return Refusal(Message.of("two_balls"))
     return None
 
 
 def _land(
-    state: Referee,
+    state: RefereeState,
     session: Session,
     game: PyramidosGame,
     target: str,
@@ -101,24 +113,24 @@ def _land(
     if new.state.top_open and not game.state.top_open:
         notes.append(Message.of("top_opened"))
     step = progress.advance(state, session, new, (Landed(target, seat),), notes, now)
-    landed = step.state.but(watch=Watch(armed=True, last_move_at=now))
+    landed = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
     gone = new.expected - targets
     if gone and not new.over:
         # A ball knocked off on the way: it counts once it stays off (a timer looks again).
-        hold = Hold(HoldAction.KNOCK_OFF, frozenset(gone), now + state.rules.settle_s)
-        landed = progress.mismatch(landed, new, (), gone, armed=True, hold=hold)
+        hold = Settling(SettleAction.KNOCK_OFF, frozenset(gone), now + state.config.settle_s)
+        landed = progress.mismatch(landed, new, (), gone, armed=True, settling=hold)
     return Step(landed, step.commit, step.effects)
 
 
 def _knock_off(
-    state: Referee, session: Session, game: PyramidosGame, missing: frozenset[str], now: float
+    state: RefereeState, session: Session, game: PyramidosGame, missing: frozenset[str], now: float
 ) -> Step:
     """Balls gone from their targets: knocked off, once they stay gone for ``settle_s``."""
-    hold = state.watch.hold
-    if hold is None or hold.action is not HoldAction.KNOCK_OFF or hold.key != missing:
-        hold = Hold(HoldAction.KNOCK_OFF, missing, now + state.rules.settle_s)
+    hold = state.comparison.settling
+    if hold is None or hold.action is not SettleAction.KNOCK_OFF or hold.key != missing:
+        hold = Settling(SettleAction.KNOCK_OFF, missing, now + state.config.settle_s)
     if now < hold.deadline:
-        return Step(progress.mismatch(state, game, (), missing, armed=True, hold=hold))
+        return Step(progress.mismatch(state, game, (), missing, armed=True, settling=hold))
     new, events = knock_off(game, missing)
     notes = [knocked_off(game.owners, missing, session.name)]
     step = progress.advance(state, session, new, events, notes, now)
@@ -133,28 +145,42 @@ def knock_off(game: PyramidosGame, gone: frozenset[str]) -> tuple[PyramidosGame,
     return game, tuple(events)
 
 
-def end_turn(state: Referee, by: By, now: float) -> Step:
+def end_turn(
+    state: RefereeState, session: Session, game: PyramidosGame, by: By, now: float
+) -> Step:
     """The End turn command: the ball rests on earth or fell into the net."""
-    session = state.session
-    if session is None:
-        return Step(state, reply=Reply(False, Message.of("no_game")))
-    game = session.game
-    if not isinstance(game, PyramidosGame):
-        return Step(state, reply=Reply(False, Message.of("pyramidos_only")))
-    if game.over:
-        return Step(state, reply=Reply(False, Message.of("game_over")))
-    hold = state.watch.hold
+    hold = state.comparison.settling
     events: tuple[Event, ...] = ()
     notes: list[Message] = []
-    if hold is not None and hold.action is HoldAction.KNOCK_OFF:
+    if hold is not None and hold.action is SettleAction.KNOCK_OFF:
         # A deliberate press says the board has settled: the knocked-off balls count now.
         notes.append(knocked_off(game.owners, hold.key, session.name))
         game, events = knock_off(game, hold.key)
-    elif state.watch.mismatches:
-        return Step(state, reply=Reply(False, Message.of("fix_first", fixes=fixes(state))))
     seat = game.state.to_move
     notes.append(said(game.state, "end", session.name))
     new = game.event("end")
     step = progress.advance(state, session, new, (*events, TurnEnded(seat, by)), notes, now)
-    ended = step.state.but(watch=Watch(armed=True, last_move_at=state.watch.last_move_at))
+    ended = dataclasses.replace(
+        step.state, comparison=BoardCheck(armed=True, last_move_at=state.comparison.last_move_at)
+    )
     return Step(ended, step.commit, step.effects, Reply(True, notes[-1]))
+
+
+def undo(state: RefereeState, session: Session, game: PyramidosGame, by: By, now: float) -> Step:
+    """The Undo command: take back the last event (a landing, a knock-off, an ended turn)."""
+    last = game.steps[-1]
+    words = last.text.split()
+    if words[0] == "land":
+        note = Message.of("took_back_landing", player=session.name(last.seat), target=words[1])
+    elif words[0] == "leave":
+        note = Message.of("took_back_knock_off", target=words[1])
+    else:
+        note = Message.of("took_back_end", player=session.name(last.seat))
+    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
+    watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at)
+    return Step(
+        dataclasses.replace(step.state, comparison=watch),
+        step.commit,
+        step.effects,
+        Reply(True, note),
+    )

@@ -14,10 +14,10 @@ import dataclasses
 
 from controller.referee import progress
 from controller.referee.events import BasePearl, By, TakeBack
-from controller.referee.games import PerlenGame, PyramidosGame
+from controller.referee.games import PerlenGame
 from controller.referee.messages import Message
 from controller.referee.session import Session
-from controller.referee.state import Referee, Reply, Step, Watch
+from controller.referee.state import BoardCheck, RefereeState, Reply, Step
 from controller.rules import perlen
 
 
@@ -41,7 +41,7 @@ def can_shift(session: Session, game: PerlenGame, cell: str) -> bool:
     return cell in {p.short for p in perlen.legal_moves(last.before)}
 
 
-def lifted(state: Referee, session: Session, game: PerlenGame, now: float) -> Step:
+def lifted(state: RefereeState, session: Session, game: PerlenGame, now: float) -> Step:
     """The last pearl stayed off: the move is taken back (its bonus pearls came off too)."""
     last = game.last
     assert last is not None
@@ -56,7 +56,7 @@ def lifted(state: Referee, session: Session, game: PerlenGame, now: float) -> St
     return Step(progress.matched(step.state), step.commit, step.effects)
 
 
-def shifted(state: Referee, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
+def shifted(state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
     """The last pearl moved to ``cell``: taken back and made there."""
     last = game.last
     assert last is not None
@@ -65,55 +65,32 @@ def shifted(state: Referee, session: Session, game: PerlenGame, cell: str, now: 
     notes = [Message.of("moved", player=name, origin=last.cell, cell=cell)]
     events = (TakeBack(By.LIFT, last.cell), BasePearl(cell, last.colour))
     step = progress.advance(state, session, new, events, [*notes, *progress.hidden_notes(new)], now)
-    moved = step.state.but(watch=Watch(armed=True, last_move_at=now))
+    moved = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
     return Step(moved, step.commit, step.effects)
 
 
-def undo(state: Referee, by: By, now: float) -> Step:
-    """The Undo command (page or board): take back the last move or event."""
-    session = state.session
-    if session is None:
-        return Step(state, reply=Reply(False, Message.of("no_game")))
-    game = session.game
-    if game.over:
-        return Step(state, reply=Reply(False, Message.of("game_over_new")))
-    if not game.steps:
-        return Step(state, reply=Reply(False, Message.of("nothing_to_take_back")))
-    if isinstance(game, PerlenGame):
-        last = game.last
-        assert last is not None
-        removals = top_down(game.placed_on_last())
-        note = _took_back(session, game)
-        step = progress.advance(
-            state, session, game.undo(), (TakeBack(by, last.cell),), [note], now
-        )
-        # The board still shows the move taken back: it must match again before play
-        # goes on (the caller looks at it), and the bonus pearls on it come off first.
-        watch = Watch(armed=False, last_move_at=state.watch.last_move_at, removals=removals)
-        return Step(step.state.but(watch=watch), step.commit, step.effects, Reply(True, note))
-    return _undo_pyramidos(state, session, game, by, now)
+def undo(state: RefereeState, session: Session, game: PerlenGame, by: By, now: float) -> Step:
+    """The Undo command (page or board): take back the last move."""
+    last = game.last
+    assert last is not None
+    removals = top_down(game.placed_on_last())
+    note = _took_back(session, game)
+    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.cell),), [note], now)
+    # The board still shows the move taken back: it must match again before play goes on
+    # (the caller looks at it), and the bonus pearls on it come off first.
+    watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at, removals=removals)
+    return Step(
+        dataclasses.replace(step.state, comparison=watch), step.commit, step.effects,
+        Reply(True, note),
+    )  # fmt: skip
 
 
-def _undo_pyramidos(
-    state: Referee, session: Session, game: PyramidosGame, by: By, now: float
-) -> Step:
-    last = game.steps[-1]
-    words = last.text.split()
-    if words[0] == "land":
-        note = Message.of("took_back_landing", player=session.name(last.seat), target=words[1])
-    elif words[0] == "leave":
-        note = Message.of("took_back_knock_off", target=words[1])
-    else:
-        note = Message.of("took_back_end", player=session.name(last.seat))
-    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
-    watch = Watch(armed=False, last_move_at=state.watch.last_move_at)
-    return Step(step.state.but(watch=watch), step.commit, step.effects, Reply(True, note))
-
-
-def take_off(state: Referee) -> Step:
+def take_off(state: RefereeState) -> Step:
     """Confirm while bonus pearls of a taken-back move are still to come off: the top one
     is off, the next one's place blinks."""
-    watch = state.watch
+    watch = state.comparison
     first = watch.removals[0]
-    state = state.but(watch=dataclasses.replace(watch, removals=watch.removals[1:]))
+    state = dataclasses.replace(
+        state, comparison=dataclasses.replace(watch, removals=watch.removals[1:])
+    )
     return Step(state, reply=Reply(True, Message.of("took_off", pos=first.position.short)))

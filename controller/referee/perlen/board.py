@@ -10,7 +10,7 @@ sensors (:func:`reconcile`):
   players who go on have placed them;
 - the last base pearl lifted and kept off for ``settle_s``: that move is taken back; put
   on another legal cell instead (a move that earned no bonus pearl), the move is taken
-  back and made there (:mod:`controller.referee.takeback`);
+  back and made there (:mod:`controller.referee.perlen.takeback`);
 - anything else (a pearl on an illegal cell, several new pearls, one placed too soon
   after the last move, a pearl missing): a mismatch. Nothing is played until the board
   matches the game again, so a bumped board never makes a move.
@@ -18,21 +18,31 @@ sensors (:func:`reconcile`):
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Final
 
-from controller.hardware.channels import CELLS
-from controller.referee import computer, progress, takeback
+from controller.referee import computer, progress
 from controller.referee.events import BasePearl, BonusPlaced, By, Event
 from controller.referee.games import PerlenGame
 from controller.referee.messages import Message, Term
+from controller.referee.perlen import takeback
 from controller.referee.session import Session, unnamed
-from controller.referee.state import Hold, HoldAction, Note, Referee, Refusal, Step, Watch
+from controller.referee.state import (
+    Announcement,
+    BoardCheck,
+    RefereeState,
+    Refusal,
+    SettleAction,
+    Settling,
+    Step,
+)
 from controller.rules import perlen
+from controller.vocabulary import CELLS
 
 CELL_SET: Final = frozenset(CELLS)
 
 
-def reconcile(state: Referee, session: Session, game: PerlenGame, now: float) -> Step:
+def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: float) -> Step:
     """Compare the board with the game; play what the board says, or show the mismatch."""
     cells = state.reading.names & CELL_SET
     expected = game.expected
@@ -42,57 +52,65 @@ def reconcile(state: Referee, session: Session, game: PerlenGame, now: float) ->
         return Step(progress.matched(state))
     if game.over:
         # The pyramid is complete: the board is cleared for the next game, not refereed.
-        return Step(state.but(watch=Watch(last_move_at=state.watch.last_move_at)))
-    watch = state.watch
+        return Step(
+            dataclasses.replace(
+                state, comparison=BoardCheck(last_move_at=state.comparison.last_move_at)
+            )
+        )
+    watch = state.comparison
     if (watch.armed or watch.resumed) and not missing and len(extra) == 1:
         (cell,) = extra
         refusal = refusal_for(state, session, game, cell, now)
         if refusal is None:
             step = play(state, session, game, cell, now)
             if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
-                said = Note((*state.note.messages, *step.state.note.messages))
-                step = Step(step.state.but(note=said), step.commit, step.effects)
+                said = Announcement((*state.note.messages, *step.state.note.messages))
+                step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
             return step
         return Step(progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal))
     last = game.last
     if watch.armed and last is not None and missing == {last.cell}:
         if not extra:
-            return _held(state, session, game, Hold(HoldAction.TAKE_BACK, cells, 0.0), now)
+            return _held(state, session, game, Settling(SettleAction.TAKE_BACK, cells, 0.0), now)
         if len(extra) == 1:
             (cell,) = extra
             if takeback.can_shift(session, game, cell):
-                return _held(state, session, game, Hold(HoldAction.SHIFT, cells, 0.0, cell), now)
+                return _held(
+                    state, session, game, Settling(SettleAction.SHIFT, cells, 0.0, cell), now
+                )
     return Step(progress.mismatch(state, game, extra, missing, armed=False))
 
 
-def _held(state: Referee, session: Session, game: PerlenGame, wanted: Hold, now: float) -> Step:
+def _held(
+    state: RefereeState, session: Session, game: PerlenGame, wanted: Settling, now: float
+) -> Step:
     """Wait until the board has stayed so for ``settle_s``, then act on it."""
-    hold = state.watch.hold
+    hold = state.comparison.settling
     if hold is None or (hold.action, hold.key, hold.cell) != (
         wanted.action,
         wanted.key,
         wanted.cell,
     ):
-        hold = Hold(wanted.action, wanted.key, now + state.rules.settle_s, wanted.cell)
+        hold = Settling(wanted.action, wanted.key, now + state.config.settle_s, wanted.cell)
     if now >= hold.deadline:
-        if hold.action is HoldAction.TAKE_BACK:
+        if hold.action is SettleAction.TAKE_BACK:
             return takeback.lifted(state, session, game, now)
         assert hold.cell is not None
         return takeback.shifted(state, session, game, hold.cell, now)
     cells = hold.key
     extra = cells - game.expected
     missing = game.expected - cells
-    return Step(progress.mismatch(state, game, extra, missing, armed=True, hold=hold))
+    return Step(progress.mismatch(state, game, extra, missing, armed=True, settling=hold))
 
 
 def refusal_for(
-    state: Referee, session: Session, game: PerlenGame, cell: str, now: float
+    state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float
 ) -> Refusal | None:
     """Why a single new pearl on ``cell`` is not the mover's move, or None if it is."""
     mover = game.state.to_move
     if mover is None:
         return Refusal(Message.of("pyramid_complete"))
-    if now - state.watch.last_move_at < state.rules.together_s:
+    if now - state.comparison.last_move_at < state.config.together_s:
         return Refusal(Message.of("two_at_once"))
     if cell not in game.legal_cells():
         try:
@@ -117,7 +135,7 @@ def refusal_for(
     return None
 
 
-def play(state: Referee, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
+def play(state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
     """The mover's pearl on ``cell``: acknowledge the waiting bonus pearls, then move."""
     mover = game.state.to_move
     assert mover is not None
@@ -132,5 +150,5 @@ def play(state: Referee, session: Session, game: PerlenGame, cell: str, now: flo
         Message.of("passes", player=session.name(c)) for c in perlen.passes(game.state, new.state)
     ]
     step = progress.advance(state, session, new, tuple(events), notes, now)
-    moved = step.state.but(watch=Watch(armed=True, last_move_at=now))
+    moved = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
     return Step(moved, step.commit, step.effects)
