@@ -83,6 +83,6 @@ def unlocked(program: Program, client: Client) -> str:
     session = client.get(url + "api/session")
     client.token = session["csrf_token"]
     if not session["unlocked"]:
-        pin = wait_until(program.pin, 5, interval=0.02, what=lambda: program.log)  # logs lag
+        pin = wait_until(program.pin, 5.0, what=lambda: program.log)  # the log may lag
         client.token = client.post(url + "api/unlock", {"pin": pin})["csrf_token"]
     return url
