@@ -96,7 +96,7 @@ def let_the_watchdog_run(config: SimConfig) -> None:
     Real time, the one sleep of the firmware tests: the simulated chip's watchdog counts
     real time, and a Pico at the REPL sends nothing by which its time could be counted.
     """
-    time.sleep(2 * config.watchdog_ms / 1000)
+    time.sleep(2 * config.watchdog_ms / 1000)  # real time: the chip's watchdog counts it
 
 
 def of(kind: type) -> Callable[[Any], bool]:

@@ -28,6 +28,7 @@ from controller.remote.link import Connection, Link, LinkTiming, Report
 from controller.remote.mqtt import RemoteLink
 from controller.remote.outcomes import Acknowledged, Delivered, Outcome
 from controller.remote.wire import JsonObject, Side, derive_keys
+from tests.support.poll import wait_until
 
 CODE = "5A4L-KPRX-AC7H"
 
@@ -97,11 +98,10 @@ def main() -> None:
     config = RemoteConfig(host="127.0.0.1", port=args.port, tls=False, name=args.name)
     remote = RemoteLink(config, link, journal.keep, reconnect=(1, 2))
     remote.start()
-    end = time.monotonic() + 20
-    while remote.report().connection is not Connection.CONNECTED:
-        if time.monotonic() > end:
-            sys.exit("no connection to the broker")
-        time.sleep(0.01)
+    try:
+        wait_until(lambda: remote.report().connection is Connection.CONNECTED, 20, interval=0.01)
+    except AssertionError:
+        sys.exit("no connection to the broker")
     print("ready", flush=True)
     for line in sys.stdin:
         word, number = line.split()
