@@ -6,7 +6,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench clean
+.PHONY: run test lint typecheck pytest bench board clean
 
 # Quiet: pip's own progress is hidden (--quiet) and so are setuptools' notes to packagers
 # (UserWarnings of the build backend), so that `make run` ends with the page's address
@@ -26,12 +26,17 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict controller web_ui firmware bench tests
+	$(BIN)/mypy --strict controller web_ui firmware bench tests hardware
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)
 
 test: lint typecheck pytest
+
+# The printed boards (hardware/pcb/): KiCad projects, fab files and pictures from
+# hardware/geometry.toml and configs/matrix.toml. Needs KiCad 6 (see hardware/README.md).
+board: $(STAMP)
+	$(BIN)/python -m hardware.pcb.generate
 
 bench: $(STAMP)
 	$(BIN)/python bench/engine.py

@@ -38,11 +38,19 @@ from __future__ import annotations
 import os
 import re
 import tomllib
+import urllib.parse
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final, Literal, cast
 
+from controller.checks import choice as _choice
+from controller.checks import describe as _describe
+from controller.checks import integer as _integer
+from controller.checks import known as _known
+from controller.checks import number as _number
+from controller.checks import string as _string
+from controller.checks import table as _table
 from controller.hardware.channels import MATRIX_WIDTH, SEATS, ChannelMap, ChannelMapError
 from controller.hardware.port import Colour
 from controller.hardware.wiring import (
@@ -95,6 +103,7 @@ __all__ = [
     "ConfigError",
     "GpioConfig",
     "LedConfig",
+    "RemoteConfig",
     "ScanTiming",
     "SeatConfig",
     "SerialConfig",
@@ -150,6 +159,28 @@ class StoreConfig:
 
 
 @dataclass(frozen=True, slots=True)
+class RemoteConfig:
+    """``[remote]``: the MQTT broker through which this board plays a board in another home
+    (both connect outwards to it; see controller/remote)."""
+
+    host: str
+    port: int
+    tls: bool
+    """``mqtts://``: TLS, checked against ``ca_file`` or the system's certificates."""
+    name: str
+    """This board's name, shown on the other board."""
+    username: str | None = None
+    password: str | None = field(default=None, repr=False)
+    ca_file: Path | None = None
+
+    @property
+    def broker(self) -> str:
+        """The broker's address as the config file spells it."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        return f"{'mqtts' if self.tls else 'mqtt'}://{host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
 class Config:
     """The whole config; ``Config()`` is what no file at all gives."""
 
@@ -160,6 +191,8 @@ class Config:
     store: StoreConfig = field(default_factory=StoreConfig)
     buzzer: BuzzerConfig | None = None
     """``[buzzer]``: the piezo on the Pi's header, or None (no section: no buzzer)."""
+    remote: RemoteConfig | None = None
+    """``[remote]``: the broker for games across two homes, or None (no section)."""
     source: Path | None = None
     """The file this came from, or None for the built-in defaults."""
 
@@ -232,7 +265,7 @@ def config_from_toml(text: str, source: Path | None = None) -> Config:
 
 def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> Config:
     """Check an already parsed TOML document and build the :class:`Config`."""
-    _known(data, "", ("board", "leds", "buzzer", "seats", "web", "store"))
+    _known(data, "", ("board", "leds", "buzzer", "seats", "web", "store", "remote"))
     board_data = _table(data.get("board", {}), "board")
     leds = _leds(_table(data.get("leds", {}), "leds"))
     adapter = _choice(board_data.get("adapter", "sim"), "board.adapter", ADAPTERS)
@@ -245,63 +278,12 @@ def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> 
         seats=_seats(_table(data.get("seats", {}), "seats")),
         web=_web(_table(data.get("web", {}), "web")),
         store=_store(_table(data.get("store", {}), "store")),
+        remote=_remote(_table(data["remote"], "remote"), source) if "remote" in data else None,
         source=source,
     )
 
 
 # -- checking ------------------------------------------------------------------------------
-
-
-def _describe(value: object) -> str:
-    kinds = {bool: "true/false", int: "a whole number", float: "a number", str: "text"}
-    kind = kinds.get(type(value))
-    if kind is None:
-        kind = "a table" if isinstance(value, dict) else "a list" if isinstance(value, list) else ""
-    return f"{value!r}" + (f" ({kind})" if kind else "")
-
-
-def _known(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in allowed:
-            dotted = f"{prefix}.{key}" if prefix else key
-            raise ConfigError(dotted, f"unknown key (expected one of: {', '.join(allowed)})")
-
-
-def _table(value: object, key: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(key, f"must be a table, not {_describe(value)}")
-    return cast(dict[str, Any], value)
-
-
-def _string(value: object, key: str) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(key, f"must be text in quotes, not {_describe(value)}")
-    return value
-
-
-def _choice(value: object, key: str, choices: tuple[str, ...]) -> str:
-    text = _string(value, key)
-    if text not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ConfigError(key, f"must be one of {options}, not {text!r}")
-    return text
-
-
-def _integer(value: object, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, f"must be a whole number, not {_describe(value)}")
-    if not low <= value <= high:
-        raise ConfigError(key, f"must be from {low} to {high}, not {value}")
-    return value
-
-
-def _number(value: object, key: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(key, f"must be a number, not {_describe(value)}")
-    number = float(value)
-    if not low <= number <= high:
-        raise ConfigError(key, f"must be from {low:g} to {high:g}, not {number:g}")
-    return number
 
 
 def _gpio(value: object, key: str) -> int:
@@ -641,3 +623,63 @@ def _store(table: dict[str, Any]) -> StoreConfig:
     path = Path(text).expanduser()
     # A relative path lives in the data dir: the config file may sit in read-only /etc.
     return StoreConfig(path if path.is_absolute() else default_data_dir() / path)
+
+
+_SCHEMES: Final = {"mqtt": (False, 1883), "mqtts": (True, 8883)}
+
+
+def _remote(table: dict[str, Any], source: Path | None) -> RemoteConfig:
+    _known(table, "remote", ("broker", "username", "password", "ca_file", "name"))
+    for key in ("broker", "name"):
+        if key not in table:
+            example = "'mqtts://broker.example.net:8883'" if key == "broker" else "'Oma and Opa'"
+            raise ConfigError(f"remote.{key}", f"is required, e.g. {example}")
+    text = _string(table["broker"], "remote.broker").strip()
+    try:
+        url = urllib.parse.urlsplit(text)
+        port = url.port
+    except ValueError as exc:
+        raise ConfigError("remote.broker", f"is not an address: {exc}") from None
+    if url.scheme not in _SCHEMES or not url.netloc:
+        raise ConfigError(
+            "remote.broker", f"must be mqtt://host:port or mqtts://host:port, not {text!r}"
+        )
+    if url.username is not None or url.password is not None:
+        raise ConfigError("remote.broker", "name the user in username and password, not here")
+    if url.path not in ("", "/") or url.query or url.fragment:
+        raise ConfigError("remote.broker", f"must be just the scheme, host and port, not {text!r}")
+    if not url.hostname:
+        raise ConfigError("remote.broker", f"names no host: {text!r}")
+    tls, default_port = _SCHEMES[url.scheme]
+    if port == 0:
+        raise ConfigError("remote.broker", "port 0 is no port")
+    name = _string(table["name"], "remote.name").strip()
+    if not 1 <= len(name) <= 64 or not name.isprintable():
+        raise ConfigError("remote.name", f"must be 1 to 64 printable characters, not {name!r}")
+    username = password = None
+    if "username" in table:
+        username = _string(table["username"], "remote.username")
+        if not username or len(username) > 256:
+            raise ConfigError("remote.username", "must be 1 to 256 characters")
+    if "password" in table:
+        password = _string(table["password"], "remote.password")
+        if username is None:
+            raise ConfigError("remote.password", "needs a username (remote.username)")
+    ca_file = None
+    if "ca_file" in table:
+        if not tls:
+            raise ConfigError("remote.ca_file", "is for mqtts:// brokers; this one is mqtt://")
+        ca_file = Path(_string(table["ca_file"], "remote.ca_file").strip()).expanduser()
+        if not ca_file.is_absolute() and source is not None:
+            ca_file = source.parent / ca_file  # beside the config file, wherever it is run
+        if not ca_file.is_file():
+            raise ConfigError("remote.ca_file", f"{str(ca_file)!r} is not a file")
+    return RemoteConfig(
+        host=url.hostname,
+        port=port or default_port,
+        tls=tls,
+        name=name,
+        username=username,
+        password=password,
+        ca_file=ca_file,
+    )

@@ -7,9 +7,9 @@ map share the watching and the drawing, and are one command.)
 
     pyramid diag [--config FILE]            live view until Ctrl-C
     pyramid diag --leds [--dwell 0.4]       every LED in red, green, blue, white, by name
-    pyramid diag --check 60 [--max-rate 6]  asks for each sensor in turn (with progress),
-                                            watches a minute, reports channels that never
-                                            changed or chattered; exit status 1 if any
+    pyramid diag --check [20] [--max-rate 6] the acceptance check, one step at a time
+                                            (a step idle for 20 s counts as done);
+                                            names the likely mistakes, exit status 1
     pyramid diag --pins                     the 40-pin header as the config wires it
 
 The live view redraws in place on a terminal (the 5×5 grid, the targets and the
@@ -18,11 +18,14 @@ standard output is not a terminal (or with ``--plain``) it prints one line per c
 instead, e.g. ``   1.234  +c3``. While watching, the LED of every occupied channel
 lights white, so a cell whose neighbour lights up shows a wrong LED map.
 
-``--check`` guides the maker: it names the next sensor to try ("place a pearl on c3 and
-lift it — 14 of 33 seen"), in reading order, and moves on as each one changes (any
-order works); Ctrl-C ends the check early with the report so far. The simulated board
-has no sensors to touch, so ``--check`` on it says so (and how to check a real board)
-and exits 0.
+``--check`` leads the maker through the acceptance check of
+:mod:`~controller.commands.acceptance` (empty board, each sensor alone, the board filled
+and each pearl lifted, the neighbours of a cell that stayed): it prints each step ("next
+(one at a time, 13 of 33): place the probe pearl on c3 and lift it"), moves on when the
+board shows it or the person presses Enter, and ends with what it saw and the likely
+causes; Ctrl-C ends the check early with the report so far. It also reports channels
+that chattered or have no name. The simulated board has no sensors to touch, so
+``--check`` on it says so (and how to check a real board) and exits 0.
 
 Exit status: 0 fine, 1 problems found by ``--check``, 2 the config or board could not
 be used.
@@ -43,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
+from controller.commands import acceptance
 from controller.config import HEADER_PIN, Config, ConfigError, load_config
 from controller.hardware import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
@@ -73,7 +77,7 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser = subparsers.add_parser(
         "diag",
         help="see every sensor and LED work (for makers)",
-        description="Live view of every channel by name, an LED walk, and a sensor check.",
+        description="Live view of every channel by name, an LED walk, and the acceptance check.",
     )
     parser.add_argument("--config", type=Path, help="the config file (default: the usual places)")
     parser.add_argument(
@@ -85,8 +89,11 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     parser.add_argument(
         "--check",
         type=float,
+        nargs="?",
+        const=acceptance.Timing.patience,
         metavar="SECONDS",
-        help="watch this long, then report channels that never changed or chattered",
+        help="the acceptance check, one step at a time; a step nothing happens in for "
+        f"SECONDS (default {acceptance.Timing.patience:g}) counts as done",
     )
     parser.add_argument(
         "--max-rate",
@@ -150,15 +157,11 @@ class Watch:
         return [(self.name(c), c in frame.active) for c in changed]
 
     def problems(self, max_rate: int) -> list[str]:
-        """Sentences for makers: what never changed, what chattered, stray channels."""
+        """Sentences for makers: what chattered, and channels without a name that moved.
+
+        (Which sensors work is :mod:`~controller.commands.acceptance`'s to say.)
+        """
         found: list[str] = []
-        named = sorted(self.cmap.name_by_channel)
-        never_on = [self.name(c) for c in named if self.still(c) and c not in self.active]
-        never_off = [self.name(c) for c in named if self.still(c) and c in self.active]
-        if never_on:
-            found.append(f"never changed, never occupied: {', '.join(never_on)}")
-        if never_off:
-            found.append(f"never changed, occupied all along: {', '.join(never_off)}")
         chatter = [
             f"{self.name(c)} ({s.worst_second} in one second)"
             for c, s in sorted(self.stats.items())
@@ -175,45 +178,8 @@ class Watch:
             found.append(f"channels with no name changed or read occupied: {', '.join(stray)}")
         return found
 
-    def still(self, channel: int) -> bool:
-        """True while ``channel`` has not changed once."""
-        return self.stats.get(channel, ChannelStats()).toggles == 0
-
 
 # -- drawing --------------------------------------------------------------------------------
-
-
-def ask_for(name: str) -> str:
-    """What to do so that sensor ``name`` changes.
-
-    >>> ask_for("c3"), ask_for("top"), ask_for("button:end_turn")
-    ('place a pearl on c3 and lift it', 'put a ball on top and take it off', 'press end turn')
-    """
-    if name.startswith("button:"):
-        return f"press {name.removeprefix('button:').replace('_', ' ')}"
-    if name in TARGETS:
-        return f"put a ball on {name} and take it off"
-    return f"place a pearl on {name} and lift it"
-
-
-def next_step(watch: Watch) -> str:
-    """The guide's line: the first named sensor (reading order) not yet seen, and progress.
-
-    >>> cmap = ChannelMap.default(cells=False)
-    >>> watch = Watch(cmap, channels=8, baseline=frozenset())
-    >>> next_step(watch)
-    'next: put a ball on t1 and take it off  (0 of 8 sensors seen)'
-    >>> _ = watch.feed(SensorFrame(frozenset({0}), 1, at=1.0))
-    >>> next_step(watch)
-    'next: put a ball on t2 and take it off  (1 of 8 sensors seen)'
-    """
-    named = sorted(watch.cmap.name_by_channel)
-    seen = [c for c in named if not watch.still(c)]
-    progress = f"({len(seen)} of {len(named)} sensors seen)"
-    for channel in named:
-        if watch.still(channel):
-            return f"next: {ask_for(watch.name(channel))}  {progress}"
-    return f"every sensor seen {progress}; watching for chatter until the time is up"
 
 
 def _mark(watch: Watch, channel: int | None, tty: bool) -> str:
@@ -291,6 +257,39 @@ def echo_frame(board: Board, cmap: ChannelMap, active: frozenset[int]) -> LedFra
     return LedFrame(tuple(leds))
 
 
+Told = Callable[[acceptance.Step], None]
+"""Who else hears each step the check asks for (a scripted person in the tests)."""
+Listen = Callable[[Callable[[], None]], None]
+"""Arranges for its argument to be called whenever the person says "done"."""
+
+
+class Guide:
+    """Carries the acceptance check (:mod:`~controller.commands.acceptance`) through a
+    watch: the board's frames, the person's "done" (``listen``) and the clock go in, each
+    new step goes out (printed, and to ``told``); :attr:`check` is the check so far."""
+
+    def __init__(
+        self,
+        layout: acceptance.Layout,
+        timing: acceptance.Timing,
+        told: Told | None = None,
+        listen: Listen | None = None,
+    ) -> None:
+        self.layout = layout
+        self.timing = timing
+        self.told = told
+        self.listen = listen
+        self.check: acceptance.Check | None = None
+
+
+_DONE = object()
+"""In the event queue: the person said "done"."""
+
+
+def _step_line(step: acceptance.Step) -> str:
+    return f"next ({step.pass_.value}, {step.number} of {step.of}): {step.text}"
+
+
 def watch_board(
     board: Board,
     cmap: ChannelMap,
@@ -302,15 +301,15 @@ def watch_board(
     settle: float = SETTLE_S,
     connect_timeout: float = 5.0,
     clock: Callable[[], float] = time.monotonic,
-    guide: bool = False,
+    guide: Guide | None = None,
 ) -> Watch:
     """Start ``board`` and watch it until ``duration`` passes or ``stop`` is set.
 
-    ``guide`` names the next sensor to try as the check goes (:func:`next_step`); then
-    Ctrl-C ends the watch early instead of the command.
+    With a ``guide``, a person is led through the acceptance check until it is finished
+    (or Ctrl-C, which then ends the watch early instead of the command).
     """
-    frames: queue.SimpleQueue[SensorFrame] = queue.SimpleQueue()
-    board.start(frames.put)
+    events: queue.SimpleQueue[SensorFrame | object] = queue.SimpleQueue()
+    board.start(events.put)
     stop = stop or threading.Event()
     # A board on a link (the Pico) first has to be found; its first frame is then the
     # state it was found in, not a toggle.
@@ -322,61 +321,77 @@ def watch_board(
             if stop.wait(0.05):
                 break
     stop.wait(settle)
-    while not frames.empty():
-        frames.get_nowait()  # the state the board was found in
+    while not events.empty():
+        events.get_nowait()  # the state the board was found in
     watch = Watch(cmap, board.channels, board.read().active)
     if board.leds:
         board.show(echo_frame(board, cmap, watch.active))
     cpu = _Cpu()
     started = clock()
     deadline = None if duration is None else started + duration
+    check: acceptance.Check | None = None
+    if guide is not None:
+        check = acceptance.start(guide.layout, guide.timing, now=started)
+        guide.check = check = acceptance.seen(check, watch.active, started)
+        if guide.listen is not None:
+            guide.listen(lambda: events.put(_DONE))
     if tty:
         out.write(HIDE_CURSOR + CLEAR)
     else:
         out.write(render(watch, status_line(board, cpu), 0.0, tty))
-    step = next_step(watch) if guide else ""
-    if step and not tty:
-        out.write(f"{0.0:8.3f}  {step}\n")
-    out.flush()
+    asked = None
     last_draw = -1.0
     try:
         while not stop.is_set():
             now = clock()
+            if guide is not None and check is not None and check.step != asked:
+                asked = check.step
+                if check.finished:
+                    break
+                if not tty:
+                    out.write(f"{now - started:8.3f}  {_step_line(asked)}\n")
+                    out.flush()
+                if guide.told is not None:
+                    guide.told(asked)
             if deadline is not None and now >= deadline:
                 break
-            wait = 0.25 if deadline is None else max(0.0, min(0.25, deadline - now))
+            until = deadline if check is None else acceptance.next_deadline(check)
+            wait = 0.25 if until is None else max(0.0, min(0.25, until - now))
             try:
-                frame: SensorFrame | None = frames.get(timeout=wait)
+                event: SensorFrame | object | None = events.get(timeout=wait)
             except queue.Empty:
-                frame = None
+                event = None
             now = clock()
-            if frame is not None:
-                changes = watch.feed(frame)
+            if isinstance(event, SensorFrame):
+                changes = watch.feed(event)
                 if board.leds:
-                    board.show(echo_frame(board, cmap, frame.active))
+                    board.show(echo_frame(board, cmap, event.active))
                 if not tty and changes:
                     marks = " ".join(("+" if on else "-") + name for name, on in changes)
                     out.write(f"{now - started:8.3f}  {marks}\n")
                     out.flush()
-                if guide and next_step(watch) != step:
-                    step = next_step(watch)
-                    if not tty:
-                        out.write(f"{now - started:8.3f}  {step}\n")
-                        out.flush()
-            if tty and (frame is not None or now - last_draw >= 0.5):
+            if guide is not None and check is not None:
+                if isinstance(event, SensorFrame):
+                    check = acceptance.seen(check, event.active, now)
+                elif event is _DONE:
+                    check = acceptance.done(check, now)
+                guide.check = check = acceptance.timer(check, now)
+            if tty and (event is not None or now - last_draw >= 0.5):
                 view = render(watch, status_line(board, cpu), now - started, tty)
-                footer = (
-                    "Ctrl-C ends"
-                    if deadline is None
-                    else f"checking: {max(0.0, deadline - now):.0f} s to go (Ctrl-C ends)"
-                )
-                if step:
-                    footer = f"{BOLD}{step}{RESET}\n{footer}"
+                if check is not None:
+                    footer = (
+                        f"{BOLD}{_step_line(check.step)}{RESET}\n"
+                        "Enter when done (or just wait); Ctrl-C ends with the report so far"
+                    )
+                elif deadline is None:
+                    footer = "Ctrl-C ends"
+                else:
+                    footer = f"{max(0.0, deadline - now):.0f} s to go (Ctrl-C ends)"
                 out.write(HOME + view.replace("\n", "\x1b[K\n") + footer + CLEAR_BELOW)
                 out.flush()
                 last_draw = now
     except KeyboardInterrupt:
-        if not guide:
+        if guide is None:
             raise
         out.write("\n(check ended early)\n")  # the report of what was seen follows
     finally:
@@ -386,6 +401,31 @@ def watch_board(
     if not tty:
         out.write(render(watch, status_line(board, cpu), clock() - started, tty))
     return watch
+
+
+def report(check: acceptance.Check, watch: Watch, max_rate: int, out: TextIO) -> int:
+    """Print what the check saw and its likely causes; the exit status (0: all good)."""
+    stayed = [f.asked for f in check.findings if f.kind is acceptance.Kind.STAYED]
+    findings = [
+        f.text for f in check.findings if f.kind is not acceptance.Kind.STAYED or len(stayed) < 2
+    ]
+    if len(stayed) >= 2:  # a missing diode leaves many: one line
+        findings.append(f"lifted with the rest full, these stayed occupied: {', '.join(stayed)}")
+    noise = watch.problems(max_rate)
+    out.write(f"\ncheck: {check.steps_done} steps\n")
+    for text in findings + noise:
+        out.write(f"  seen: {text}\n")
+    likely = acceptance.causes(check)
+    for cause in likely:
+        out.write(f"  likely: {cause.text}\n")
+    if findings or noise:
+        out.write(f"check: problems found, {len(likely)} likely cause(s) named\n")
+        return 1
+    if not check.finished:
+        out.write(f"check: ended early in the {check.step.pass_.value} pass, no problem so far\n")
+        return 1
+    out.write("check: all good\n")
+    return 0
 
 
 def walk_leds(
@@ -477,12 +517,43 @@ def header_map(config: Config) -> str:
 
 # -- the command ----------------------------------------------------------------------------
 
+CHECK_INTRO = """\
+The acceptance check: it asks for one thing at a time. Use the probe pearl (a pearl
+with its magnet) for the single cells, and the whole set for the full board. When a
+step is done the check moves on by itself; if nothing seems to happen, press Enter.
+Ctrl-C ends it with the report so far. (hardware/README.md, "Acceptance check")
+
+"""
+
+PICO_COLUMNS = 6
+"""The Pico firmware's matrix columns (firmware/config.py, COLUMN_PINS)."""
+
+
+def matrix_columns(config: Config) -> int | None:
+    """Columns of the board's diode matrix, or None when its sensors are not in one."""
+    if config.board.adapter == "serial":
+        return PICO_COLUMNS
+    if config.board.adapter == "gpio" and config.board.gpio.topology == "matrix":
+        return len(config.board.gpio.cols)
+    return None
+
+
+def _enter_key(on_done: Callable[[], None]) -> None:
+    """Every Enter on the terminal says "done" (a daemon thread: it ends with the command)."""
+
+    def read() -> None:
+        for _ in sys.stdin:
+            on_done()
+
+    threading.Thread(target=read, name="diag-enter", daemon=True).start()
+
+
 NO_SENSORS = """\
 check: the simulated board has no sensors to touch, so there is nothing to check.
   The config (or no config at all) chooses [board] adapter = "sim": the board that the
   web page plays while `pyramid run` runs (`make run`, then open the page).
   To check a real board, point diag at its config, e.g.
-    pyramid diag --config configs/matrix.toml --check 120
+    pyramid diag --config configs/matrix.toml --check
   (hardware/README.md, "First power-on with pyramid diag").
 """
 
@@ -518,16 +589,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             if args.leds:
                 walk_leds(board, cmap, out, dwell=max(0.0, args.dwell))
             if args.check is not None:
-                watch = watch_board(board, cmap, out, tty=tty, duration=args.check, guide=True)
-                problems = watch.problems(args.max_rate)
-                named = len(cmap.name_by_channel)
-                out.write(f"\ncheck: watched {args.check:g} s, {named} named channels\n")
-                for problem in problems:
-                    out.write(f"  problem: {problem}\n")
-                out.write(
-                    "check: " + (f"{len(problems)} problem(s)\n" if problems else "all good\n")
-                )
-                status = 1 if problems else 0
+                timing = acceptance.Timing(patience=args.check)
+                layout = acceptance.Layout.of(cmap, matrix_columns(config))
+                listen = _enter_key if sys.stdin is not None and sys.stdin.isatty() else None
+                out.write(CHECK_INTRO)
+                guide = Guide(layout, timing, listen=listen)
+                watch = watch_board(board, cmap, out, tty=tty, guide=guide)
+                assert guide.check is not None
+                status = report(guide.check, watch, args.max_rate, out)
             elif not args.leds:
                 watch_board(board, cmap, out, tty=tty)
         except KeyboardInterrupt:

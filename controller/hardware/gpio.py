@@ -388,7 +388,7 @@ class GpioBoard(Board):
             try:
                 if now >= next_scan:
                     next_scan = max(self.scan_once(now), now)
-                next_blink = self._blink(now)
+                next_blink = self.blink(now)
             except Exception as exc:  # keep scanning: a bad frame listener must not blind us
                 self._counters["errors"] += 1
                 self._failure = f"{type(exc).__name__}: {exc}"
@@ -450,8 +450,11 @@ class GpioBoard(Board):
         if self._chain.show(colours):
             self._counters["led_writes"] += 1
 
-    def _blink(self, now: float) -> float | None:
-        """Flip the blink phase when due; the time of the next flip, or None if none blink."""
+    def blink(self, now: float) -> float | None:
+        """Flip the blink phase when due; the time of the next flip, or None if none blink.
+
+        The scan thread calls this; tests with a virtual clock call it directly.
+        """
         if self._chain is None or not self._blinking:
             return None
         phase = self._phase(now)

@@ -1,8 +1,5 @@
 """A model of the ``lgpio`` module, for running gpiozero's real ``LGPIOFactory`` off a Pi.
 
-(Longer than most modules: one method per lgpio function it models, each written from
-lgpio's documentation; split, the model of one module would be spread over several.)
-
 gpiozero's ``MockFactory`` never runs its lgpio pin code, and its SPI is always
 bit-banged, so what a Pi really does (a line re-requested on every direction change, a
 hardware SPI that cannot be opened) is invisible to it. This module stands in for the
@@ -71,48 +68,54 @@ import types
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import TYPE_CHECKING, Any, Final
 from unittest import mock
 
 from controller.hardware.electrical import BCM2711, RP1, Pads, Pull
+from controller.hardware.lgpio_lines import (
+    BAD_HANDLE,
+    BAD_PWM_DUTY,
+    BAD_PWM_FREQ,
+    BAD_WRITE,
+    BOTH_EDGES,
+    CANNOT_OPEN_CHIP,
+    ERRORS,
+    FALLING_EDGE,
+    GPIO_NOT_AN_OUTPUT,
+    GROUP_ALL,
+    INVALID_GROUP_ALERT,
+    RISING_EDGE,
+    SET_ACTIVE_LOW,
+    SET_OPEN_DRAIN,
+    SET_OPEN_SOURCE,
+    SET_PULL_DOWN,
+    SET_PULL_NONE,
+    SET_PULL_UP,
+    SPI_OPEN_FAILED,
+    AlertFunc,
+    Callback,
+    Circuit,
+    HeaderLines,
+    error,
+    fail,
+)
 
 if TYPE_CHECKING:  # importing it needs the lgpio module: install() provides the model's
     from gpiozero.pins.lgpio import LGPIOFactory
 
-# -- lgpio's constants (lgpio.py 0.2.2) ------------------------------------------------------
-
-SET_ACTIVE_LOW: Final = 4
-SET_OPEN_DRAIN: Final = 8
-SET_OPEN_SOURCE: Final = 16
-SET_PULL_UP: Final = 32
-SET_PULL_DOWN: Final = 64
-SET_PULL_NONE: Final = 128
-RISING_EDGE: Final = 1
-FALLING_EDGE: Final = 2
-BOTH_EDGES: Final = 3
-GROUP_ALL: Final = 0xFFFFFFFFFFFFFFFF
-
-_KERNEL_USED, _KERNEL_OUTPUT, _KERNEL_INPUT = 1, 2, 1 << 16
-_MODE_INPUT, _MODE_OUTPUT, _MODE_ALERT, _MODE_GROUP = 1, 2, 4, 8
-
-ERRORS: Final[dict[int, str]] = {
-    -5: "unknown handle",
-    -28: "can not open SPI device",
-    -73: "bad GPIO number",
-    -74: "bad group size",
-    -77: "bad GPIO write",
-    -78: "can not open gpiochip",
-    -79: "GPIO busy",
-    -80: "GPIO not allocated",
-    -87: "GPIO not the group leader",
-    -102: "bad PWM frequency",
-    -103: "bad PWM dutycycle",
-    -104: "GPIO not set as an output",
-    -105: "invalid group alert",
-}
-BAD_HANDLE, SPI_OPEN_FAILED, BAD_GPIO_NUMBER, BAD_GROUP_SIZE, BAD_WRITE = -5, -28, -73, -74, -77
-CANNOT_OPEN_CHIP, GPIO_BUSY, GPIO_NOT_ALLOCATED, NOT_GROUP_LEADER = -78, -79, -80, -87
-BAD_PWM_FREQ, BAD_PWM_DUTY, GPIO_NOT_AN_OUTPUT, INVALID_GROUP_ALERT = -102, -103, -104, -105
+__all__ = [
+    "ERRORS",
+    "PI4",
+    "PI5",
+    "PI5_KERNEL_6_1",
+    "Circuit",
+    "LgpioModel",
+    "PiBoard",
+    "close_factory",
+    "error",
+    "install",
+    "lgpio_factory",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,69 +162,7 @@ PI4_REVISION: Final = PI4.revision
 """The board revision the model's factory reports by default: a Raspberry Pi 4B."""
 
 
-class error(Exception):
-    """What lgpio raises for a negative status; ``str()`` is lgpio's error text."""
-
-    def __init__(self, value: str) -> None:
-        super().__init__(value)
-        self.value = value
-
-    def __str__(self) -> str:
-        return repr(self.value)
-
-
-def _fail(code: int) -> error:
-    return error(ERRORS.get(code, f"error {code}"))
-
-
-# -- what circuits see ------------------------------------------------------------------------
-
-
-class Circuit(Protocol):
-    """A circuit on some lines: what it drives onto each, given what the Pi drives."""
-
-    def level(self, gpio: int) -> bool | None:
-        """The level the circuit puts on ``gpio``, or None where it leaves the line alone."""
-        ...
-
-
 SpiDevice = Callable[[bytes], None]
-AlertFunc = Callable[[int, int, int, int], None]
-
-
-@dataclass
-class _Request:
-    """One line request (a file descriptor in the kernel): its lines, leader first."""
-
-    lines: tuple[int, ...]
-    output: bool
-    flags: int
-    alert: bool = False
-    edges: int = 0
-
-
-@dataclass
-class _Line:
-    request: _Request | None = None
-    value: bool = False
-    """The level last written (outputs) or last read (inputs)."""
-    pull: Pull = "none"
-    """The pad's pull: set by a request with a bias flag, kept otherwise (and when freed)."""
-    kernel: bool = False
-    """Held by a kernel driver (SPI0 when SPI is on): no process may claim it."""
-
-
-@dataclass
-class _Callback:
-    model: LgpioModel
-    gpio: int
-    edge: int
-    func: AlertFunc
-    active: bool = True
-
-    def cancel(self) -> None:
-        self.active = False
-        self.model.calls["callback.cancel"] += 1
 
 
 @dataclass
@@ -267,27 +208,23 @@ class LgpioModel(types.ModuleType):
         self.spi_devices = set(spi_devices)
         """Device nodes that open: e.g. ``{"/dev/spidev0.0"}`` once SPI0 is enabled."""
         self.calls: Counter[str] = Counter()
-        self.requests = 0
         self.pwm: dict[int, list[tuple[float, float, float]]] = {}
         """Per GPIO, every ``tx_pwm`` setting as ``(time.monotonic(), hz, duty %)``."""
         self.pwm_threads: set[str] = set()
         """Names of the threads that called ``tx_pwm`` (a tune must not play on the scan's)."""
         self.debounce: dict[int, int] = {}
-        self._lines = [_Line(pull=board.pads.reset_pull(gpio)) for gpio in range(lines)]
-        for gpio in kernel_lines:
-            self._lines[gpio].kernel = True
-        self._circuits: list[Circuit] = []
-        self._callbacks: list[_Callback] = []
+        self.lines = HeaderLines(board.pads, lines, kernel_lines, on_free=self._pwm_stops)
+        """The header's lines as the kernel keeps them (requests, pulls, levels, alerts)."""
+        self._lock = self.lines.lock
         self._spi: dict[int, _Spi] = {}
         self._spi_devices: dict[tuple[int, int], SpiDevice] = {}
         self._next_spi = 0
         self._handles: set[int] = set()
-        self._lock = threading.RLock()
 
     # -- the world around the chip (not lgpio's API) ----------------------------------------
     def attach(self, circuit: Circuit) -> None:
         """Wire ``circuit`` to the header: input lines read what it drives."""
-        self._circuits.append(circuit)
+        self.lines.attach(circuit)
 
     def attach_spi(self, port: int, channel: int, device: SpiDevice) -> None:
         """``device`` receives every byte string written to ``/dev/spidev<port>.<channel>``."""
@@ -295,17 +232,31 @@ class LgpioModel(types.ModuleType):
 
     def drive(self, gpio: int) -> bool | None:
         """The level the Pi drives on ``gpio``: None for an input or a released open drain."""
-        line = self._lines[gpio]
-        request = line.request
-        if request is None or not request.output:
-            return None
-        if request.flags & SET_OPEN_DRAIN and line.value:
-            return None
-        return line.value
+        return self.lines.drive(gpio)
 
     def pull(self, gpio: int) -> Pull:
         """The pull ``gpio``'s pad has now: ``up``, ``down`` or ``none``."""
-        return self._lines[gpio].pull
+        return self.lines.pull(gpio)
+
+    def level(self, gpio: int) -> bool:
+        """What the line is at: driven by the Pi, else by a circuit, else by its bias."""
+        return self.lines.level(gpio)
+
+    def claimed(self, gpio: int) -> bool:
+        return self.lines.claimed(gpio)
+
+    def inputs_changed(self) -> None:
+        """A circuit changed what it drives: alert lines whose level moved call back."""
+        self.lines.inputs_changed()
+
+    @property
+    def requests(self) -> int:
+        """Line requests that reached the kernel (a scan that claims nothing adds none)."""
+        return self.lines.requests
+
+    @requests.setter
+    def requests(self, count: int) -> None:
+        self.lines.requests = count
 
     @property
     def pull_ohms(self) -> tuple[float, float]:
@@ -321,48 +272,15 @@ class LgpioModel(types.ModuleType):
             and (int(path[len(prefix) :]) in self.board.chips)
         )
 
-    def claimed(self, gpio: int) -> bool:
-        return self._lines[gpio].request is not None
-
-    def level(self, gpio: int) -> bool:
-        """What the line is at: driven by the Pi, else by a circuit, else by its bias."""
-        driven = self.drive(gpio)
-        if driven is not None:
-            return driven
-        for circuit in self._circuits:
-            outside = circuit.level(gpio)
-            if outside is not None:
-                return outside
-        pull = self.pull(gpio)
-        if pull == "none":
-            return self._lines[gpio].value  # floating: it stays where it was
-        return pull == "up"
-
-    def inputs_changed(self) -> None:
-        """A circuit changed what it drives: alert lines whose level moved call back."""
-        with self._lock:
-            due: list[tuple[_Callback, int]] = []
-            for gpio, line in enumerate(self._lines):
-                request = line.request
-                if request is None or not request.alert:
-                    continue
-                now = self.level(gpio)
-                if now == line.value:
-                    continue
-                line.value = now
-                edge = RISING_EDGE if now else FALLING_EDGE
-                if not request.edges & edge:
-                    continue
-                due += [(cb, int(now)) for cb in self._callbacks if cb.gpio == gpio]
-        stamp = time.monotonic_ns()
-        for cb, level in due:
-            if cb.active and cb.edge & (RISING_EDGE if level else FALLING_EDGE):
-                cb.func(0, cb.gpio, level, stamp)
+    def _pwm_stops(self, gpio: int) -> None:
+        history = self.pwm.get(gpio)
+        if history and history[-1][1] != 0:
+            history.append((time.monotonic(), 0.0, 0.0))  # a freed line's PWM stops
 
     # -- checks ------------------------------------------------------------------------------
     def _chip(self, handle: int) -> None:
         if handle not in self._handles:
-            raise _fail(BAD_HANDLE)
+            raise fail(BAD_HANDLE)
         chip = handle >> 16
         chip = self.board.links.get(chip, chip)
         if chip != self.board.header:
@@ -371,11 +289,6 @@ class LgpioModel(types.ModuleType):
                 f"the header of a {self.board.name} is gpiochip{self.board.header}"
             )
 
-    def _gpio(self, gpio: int) -> _Line:
-        if not 0 <= gpio < self.line_count:
-            raise _fail(BAD_GPIO_NUMBER)
-        return self._lines[gpio]
-
     def _count(self, name: str) -> None:
         self.calls[name] += 1
 
@@ -383,7 +296,7 @@ class LgpioModel(types.ModuleType):
     def gpiochip_open(self, gpiochip: int) -> int:
         self._count("gpiochip_open")
         if gpiochip not in self.board.chips:
-            raise _fail(CANNOT_OPEN_CHIP)
+            raise fail(CANNOT_OPEN_CHIP)
         handle = len(self._handles) | (gpiochip << 16)
         self._handles.add(handle)
         self.opened.append(self.board.chips[gpiochip])
@@ -394,73 +307,27 @@ class LgpioModel(types.ModuleType):
         self._chip(handle)
         self._handles.discard(handle)
         with self._lock:
-            for line in self._lines:
-                line.request = None
+            self.lines.release_all()
         return 0
 
     # -- claiming ----------------------------------------------------------------------------
-    def _request(
-        self, lines: Sequence[int], output: bool, flags: int, levels: Sequence[int]
-    ) -> None:
-        if not 1 <= len(lines) <= 64 or len(set(lines)) != len(lines):
-            raise _fail(BAD_GROUP_SIZE)
-        for gpio in lines:
-            line = self._gpio(gpio)
-            if line.kernel or line.request is not None:
-                raise _fail(GPIO_BUSY)  # the kernel's EBUSY
-        request = _Request(tuple(lines), output, flags)
-        self.requests += 1
-        pull: Pull | None = (
-            "up" if flags & SET_PULL_UP
-            else "down" if flags & SET_PULL_DOWN
-            else "none" if flags & SET_PULL_NONE
-            else None
-        )  # fmt: skip
-        for i, gpio in enumerate(lines):
-            line = self._lines[gpio]
-            line.request = request
-            line.pull = pull or line.pull
-            line.value = bool(levels[i]) if output and i < len(levels) else line.value
-        for gpio in lines:
-            if not output:
-                self._lines[gpio].value = self.level(gpio)
-
-    def _singleton(self, gpio: int, output: bool, flags: int, level: int) -> int:
-        line = self._gpio(gpio)
-        request = line.request
-        if request is not None and len(request.lines) > 1:
-            raise _fail(GPIO_BUSY)  # lgpio does not free a group member: the kernel refuses
-        if request is not None and request.output == output and not request.alert:
-            return 0  # already claimed that way: nothing changes, not even the flags
-        if request is not None:
-            self._free(request)
-        self._request((gpio,), output, flags, (level,))
-        return 0
-
-    def _free(self, request: _Request) -> None:
-        for gpio in request.lines:
-            self._lines[gpio].request = None
-            history = self.pwm.get(gpio)
-            if history and history[-1][1] != 0:
-                history.append((time.monotonic(), 0.0, 0.0))  # a freed line's PWM stops
-
     def gpio_claim_input(self, handle: int, gpio: int, lFlags: int = 0) -> int:
         self._count("gpio_claim_input")
         self._chip(handle)
         with self._lock:
-            return self._singleton(gpio, False, lFlags, 0)
+            return self.lines.singleton(gpio, False, lFlags, 0)
 
     def gpio_claim_output(self, handle: int, gpio: int, level: int = 0, lFlags: int = 0) -> int:
         self._count("gpio_claim_output")
         self._chip(handle)
         with self._lock:
-            return self._singleton(gpio, True, lFlags, level)
+            return self.lines.singleton(gpio, True, lFlags, level)
 
     def group_claim_input(self, handle: int, gpio: Sequence[int], lFlags: int = 0) -> int:
         self._count("group_claim_input")
         self._chip(handle)
         with self._lock:
-            self._request(tuple(gpio), False, lFlags, ())
+            self.lines.request(tuple(gpio), False, lFlags, ())
         return 0
 
     def group_claim_output(
@@ -474,29 +341,21 @@ class LgpioModel(types.ModuleType):
         self._chip(handle)
         with self._lock:
             padded = list(levels) + [0] * (len(gpio) - len(levels))
-            self._request(tuple(gpio), True, lFlags, padded)
+            self.lines.request(tuple(gpio), True, lFlags, padded)
         return 0
-
-    def _leader(self, gpio: int) -> _Request:
-        request = self._gpio(gpio).request
-        if request is None:
-            raise _fail(GPIO_NOT_ALLOCATED)
-        if request.lines[0] != gpio:
-            raise _fail(NOT_GROUP_LEADER)
-        return request
 
     def gpio_free(self, handle: int, gpio: int) -> int:
         self._count("gpio_free")
         self._chip(handle)
         with self._lock:
-            self._free(self._leader(gpio))
+            self.lines.free(self.lines.leader(gpio))
         return 0
 
     def group_free(self, handle: int, gpio: int) -> int:
         self._count("group_free")
         self._chip(handle)
         with self._lock:
-            self._free(self._leader(gpio))
+            self.lines.free(self.lines.leader(gpio))
         return 0
 
     def gpio_claim_alert(
@@ -510,86 +369,72 @@ class LgpioModel(types.ModuleType):
         self._count("gpio_claim_alert")
         self._chip(handle)
         with self._lock:
-            line = self._gpio(gpio)
+            line = self.lines.line(gpio)
             if line.request is not None and len(line.request.lines) > 1:
-                raise _fail(INVALID_GROUP_ALERT)
+                raise fail(INVALID_GROUP_ALERT)
             if line.request is not None:
-                self._free(line.request)
-            self._request((gpio,), False, lFlags, ())
-            request = self._lines[gpio].request
+                self.lines.free(line.request)
+            self.lines.request((gpio,), False, lFlags, ())
+            request = self.lines.line(gpio).request
             assert request is not None
             request.alert, request.edges = True, eFlags
         return 0
 
     def callback(
         self, handle: int, gpio: int, edge: int = RISING_EDGE, func: AlertFunc | None = None
-    ) -> _Callback:
+    ) -> Callback:
         self._count("callback")
         if func is None:
             raise NotImplementedError("the model has no tally callbacks; pass func")
-        cb = _Callback(self, gpio, edge, func)
-        self._callbacks = [c for c in self._callbacks if c.active] + [cb]
+        cb = Callback(self.calls, gpio, edge, func)
+        self.lines.add_callback(cb)
         return cb
 
     def gpio_set_debounce_micros(self, handle: int, gpio: int, debounce_micros: int) -> int:
         self._count("gpio_set_debounce_micros")
         self._chip(handle)
-        self._gpio(gpio)
+        self.lines.line(gpio)
         self.debounce[gpio] = debounce_micros
         return 0
 
     # -- information -------------------------------------------------------------------------
-    def _mode(self, gpio: int) -> int:
-        line = self._gpio(gpio)
-        request = line.request
-        if line.kernel:
-            return _KERNEL_USED
-        if request is None:
-            return _KERNEL_INPUT
-        bits = _KERNEL_USED | (request.flags & 0xFC)
-        bits |= _KERNEL_OUTPUT if request.output else _KERNEL_INPUT
-        lg = _MODE_ALERT if request.alert else _MODE_OUTPUT if request.output else _MODE_INPUT
-        if len(request.lines) > 1:
-            lg |= _MODE_GROUP
-        return bits | lg << 8
-
     def gpio_get_mode(self, handle: int, gpio: int) -> int:
         self._count("gpio_get_mode")
         self._chip(handle)
         with self._lock:
-            return self._mode(gpio)
+            return self.lines.mode(gpio)
 
     def gpio_get_line_info(self, handle: int, gpio: int) -> list[Any]:
         self._count("gpio_get_line_info")
         self._chip(handle)
         with self._lock:
-            line = self._lines[gpio]
+            line = self.lines.line(gpio)
             user = "kernel" if line.kernel else "lg" if line.request is not None else ""
-            return [0, gpio, self._mode(gpio), f"GPIO{gpio}", user]
+            return [0, gpio, self.lines.mode(gpio), f"GPIO{gpio}", user]
 
     # -- levels ------------------------------------------------------------------------------
     def gpio_read(self, handle: int, gpio: int) -> int:
         self._count("gpio_read")
         self._chip(handle)
         with self._lock:
-            line = self._gpio(gpio)
+            line = self.lines.line(gpio)
             if line.request is None:
-                self._singleton(gpio, False, 0, 0)  # lgpio claims an unclaimed line as input
+                self.lines.singleton(gpio, False, 0, 0)  # lgpio claims an unclaimed line as input
             assert line.request is not None
             if not line.request.output:
-                line.value = self.level(gpio)
+                line.value = self.lines.level(gpio)
             return int(line.value)
 
     def gpio_write(self, handle: int, gpio: int, level: int) -> int:
         self._count("gpio_write")
         self._chip(handle)
         with self._lock:
-            line = self._gpio(gpio)
+            line = self.lines.line(gpio)
             request = line.request
             if request is None or not request.output:
                 if request is not None and len(request.lines) > 1:
-                    raise _fail(GPIO_NOT_AN_OUTPUT)
-                return self._singleton(gpio, True, 0, level)  # lgpio's auto claim
+                    raise fail(GPIO_NOT_AN_OUTPUT)
+                return self.lines.singleton(gpio, True, 0, level)  # lgpio's auto claim
             line.value = bool(level)
         return 0
 
@@ -597,12 +442,12 @@ class LgpioModel(types.ModuleType):
         self._count("group_read")
         self._chip(handle)
         with self._lock:
-            request = self._leader(gpio)
+            request = self.lines.leader(gpio)
             bits = 0
             for i, member in enumerate(request.lines):
-                line = self._lines[member]
+                line = self.lines.line(member)
                 if not request.output:
-                    line.value = self.level(member)
+                    line.value = self.lines.level(member)
                 bits |= int(line.value) << i
             return [len(request.lines), bits]
 
@@ -612,12 +457,12 @@ class LgpioModel(types.ModuleType):
         self._count("group_write")
         self._chip(handle)
         with self._lock:
-            request = self._leader(gpio)
+            request = self.lines.leader(gpio)
             if not request.output:
-                raise _fail(BAD_WRITE)  # the kernel refuses to set an input's value
+                raise fail(BAD_WRITE)  # the kernel refuses to set an input's value
             for i, member in enumerate(request.lines):
                 if group_mask >> i & 1:
-                    self._lines[member].value = bool(group_bits >> i & 1)
+                    self.lines.line(member).value = bool(group_bits >> i & 1)
         return 0
 
     # -- PWM ---------------------------------------------------------------------------------
@@ -633,17 +478,17 @@ class LgpioModel(types.ModuleType):
         self._count("tx_pwm")
         self._chip(handle)
         with self._lock:
-            line = self._gpio(gpio)
+            line = self.lines.line(gpio)
             if pwm_frequency != 0:
                 if not 0.1 <= pwm_frequency <= 10_000:
-                    raise _fail(BAD_PWM_FREQ)
+                    raise fail(BAD_PWM_FREQ)
                 if not 0 <= pwm_duty_cycle <= 100:
-                    raise _fail(BAD_PWM_DUTY)
+                    raise fail(BAD_PWM_DUTY)
             request = line.request
             if request is None or not request.output:
                 if request is not None and len(request.lines) > 1:
-                    raise _fail(GPIO_NOT_AN_OUTPUT)
-                self._singleton(gpio, True, 0, 0)
+                    raise fail(GPIO_NOT_AN_OUTPUT)
+                self.lines.singleton(gpio, True, 0, 0)
             setting = (time.monotonic(), float(pwm_frequency), float(pwm_duty_cycle))
             self.pwm.setdefault(gpio, []).append(setting)
             self.pwm_threads.add(threading.current_thread().name)
@@ -653,7 +498,7 @@ class LgpioModel(types.ModuleType):
     def spi_open(self, spi_device: int, spi_channel: int, baud: int, spi_flags: int = 0) -> int:
         self._count("spi_open")
         if f"/dev/spidev{spi_device}.{spi_channel}" not in self.spi_devices:
-            raise _fail(SPI_OPEN_FAILED)
+            raise fail(SPI_OPEN_FAILED)
         handle = self._next_spi
         self._next_spi += 1
         self._spi[handle] = _Spi(spi_device, spi_channel, baud, spi_flags)
@@ -663,7 +508,7 @@ class LgpioModel(types.ModuleType):
         try:
             return self._spi[handle]
         except KeyError:
-            raise _fail(BAD_HANDLE) from None
+            raise fail(BAD_HANDLE) from None
 
     def spi_close(self, handle: int) -> int:
         self._count("spi_close")

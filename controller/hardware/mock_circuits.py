@@ -19,7 +19,9 @@ so build them before the board asks for its pins) or to the
   listed in ``missing_diodes`` conducts both ways, so current can flow backwards through
   it and ghost cells appear, as on a real board; a row driven high that meets a low one
   through such a switch is recorded in ``shorts``; a switch in ``reversed_diodes`` never
-  reads.
+  reads (its sneak path has three diode drops, about 0.8–0.9 V, at the Pi's input-low
+  limit: taken as not reading); a column in ``cut_columns`` has its wire cut at the
+  header.
 - :class:`MuxBank` — CD74HC4067 multiplexers: the select lines choose which sensor drives
   each signal pin; EN high disconnects them all.
 - :class:`DirectWiring` — one sensor per pin; edges fire the pin's ``when_changed``.
@@ -256,6 +258,7 @@ class DiodeMatrix(_Circuit):
         missing_diodes: Iterable[int] = (),
         reversed_diodes: Iterable[int] = (),
         pull_up_ohms: float | None = None,
+        cut_columns: Iterable[int] = (),
     ) -> None:
         self.rows = tuple(rows)
         self.pull_up_ohms = pull_up_ohms
@@ -267,6 +270,10 @@ class DiodeMatrix(_Circuit):
             raise ValueError(f"{self.contacts.count} contacts for a {size}-switch matrix")
         self.missing_diodes = frozenset(missing_diodes)
         self.reversed_diodes = frozenset(reversed_diodes)
+        self.cut_columns = frozenset(cut_columns)
+        """Column indices whose wire is cut between the GPIO and its switches (a broken
+        wire or a cold joint at the header): the GPIO reads only its pull-up, while the
+        switches behind the cut still join each other (a sneak path runs on)."""
         self.shorts = 0
         """How often a row driven high met a low one through a switch without its diode."""
         self._col_index = {g: c for c, g in enumerate(self.cols)}
@@ -289,7 +296,7 @@ class DiodeMatrix(_Circuit):
 
     def level(self, gpio: int) -> bool | None:
         col = self._col_index.get(gpio)
-        if col is None:
+        if col is None or col in self.cut_columns:
             return None
         return False if col in self.low_columns() else None
 

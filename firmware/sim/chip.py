@@ -12,6 +12,15 @@ no pull it floats and reads at random, so a firmware that forgets the pull-up fa
 tests. An open-drain pin at 1 is released (an input). A switch that bounces conducts at
 random for a few milliseconds after it changes. Not modelled: resistance, rise times.
 
+A maker's wiring mistakes can be injected (``diode`` and ``cut`` below). A switch whose
+diode is missing (or shorted) conducts both ways: from a column that a low row pulls
+down, current runs backwards through it into its row, and on through that row's closed
+switches into their columns, so three closed switches make a fourth crossing's column
+read low (a ghost). A reversed diode blocks the switch's own current; its sneak path has
+three diode drops (about 0.8-0.9 V with Schottky diodes, at the input-low limit), taken
+as not pulling low. A cut column wire leaves the GPIO to its pull while the switches
+behind the cut still join each other.
+
 The test process (firmware/sim/harness.py) talks to the chip over the pty named by the
 environment variable ``PYRAMID_SIM_TTY``, one line per message:
 
@@ -19,6 +28,8 @@ harness to chip
     ``switch ROW COL 0|1 [BOUNCE_MS]``  open or close the switch between two GPIOs
     ``hang MS``                         the next pin read stalls for MS ms (a stuck loop)
     ``fault``                           the next pin read fails with OSError (a bad chip)
+    ``diode ROW COL ok|missing|reversed``  the diode of the switch between two GPIOs
+    ``cut COL 0|1``                     the wire of column GPIO COL cut (1) or whole (0)
 chip to harness
     ``boot``                  the chip came out of reset
     ``np PIN RRGGBB...``      a NeoPixel write: every LED's colour, in chain order
@@ -72,6 +83,11 @@ class Chip:
         self.pins = {}
         # column gpio -> {row gpio: [closed, bounce_until_us or None]}
         self.wires = {}
+        # (row gpio, column gpio) -> "missing" or "reversed"; column gpios cut off
+        self.diodes = {}
+        self.cut = set()
+        self._wiring_version = 0  # bumped by every switch or diode change
+        self._sneak_cache = None
         self.timers = []
         self.pixel_writes = 0
         self.last_pixels = None
@@ -114,7 +130,14 @@ class Chip:
         mode, pull, latch = self.pins[gpio]
         if mode == OUT:
             return latch
-        joined = self.wires.get(gpio)
+        if gpio in self.cut:
+            joined = None
+        elif self.diodes:
+            joined = None
+            if gpio in self._sneak_low():
+                return 0
+        else:
+            joined = self.wires.get(gpio)
         if joined:
             now = ticks_us()
             pins = self.pins
@@ -134,9 +157,48 @@ class Chip:
             return 1
         return random.getrandbits(1)  # floating
 
+    def _sneak_low(self):
+        """Columns pulled low by a low row, through forward diodes and backwards through
+        switches whose diode is missing (see the module docstring)."""
+        low_rows = set()
+        for gpio, (mode, _pull, latch) in self.pins.items():
+            if mode != IN and not latch:
+                low_rows.add(gpio)
+        key = (self._wiring_version, tuple(sorted(low_rows)))
+        if self._sneak_cache is not None and self._sneak_cache[0] == key:
+            return self._sneak_cache[1]
+        now = ticks_us()
+        bouncing = False
+        closed = []
+        for column, joined in self.wires.items():
+            for row, (on, bounce_until) in joined.items():
+                if bounce_until is not None and ticks_diff(bounce_until, now) > 0:
+                    on = random.getrandbits(1)
+                    bouncing = True
+                if on and self.diodes.get((row, column)) != "reversed":
+                    closed.append((row, column))
+        low_columns = set()
+        frontier = list(low_rows)
+        while frontier:
+            row = frontier.pop()
+            for r, c in closed:
+                if r != row or c in low_columns:
+                    continue
+                low_columns.add(c)
+                for r2, c2 in closed:
+                    if c2 == c and r2 not in low_rows and self.diodes.get((r2, c2)) == "missing":
+                        state = self.pins.get(r2)
+                        if state is not None and state[0] == OUT and state[2]:
+                            continue  # a row driven high: two GPIOs fight (not ours)
+                        low_rows.add(r2)
+                        frontier.append(r2)
+        self._sneak_cache = None if bouncing else (key, low_columns)
+        return low_columns
+
     def set_switch(self, row: int, column: int, closed: bool, bounce_ms: int = 0) -> None:
         until = ticks_add(ticks_us(), bounce_ms * 1000) if bounce_ms else None
         self.wires.setdefault(column, {})[row] = [closed, until]
+        self._wiring_version += 1
 
     # -- outputs the test watches ------------------------------------------------------
     def show_pixels(self, gpio: int, colours: list) -> None:
@@ -200,6 +262,7 @@ class Chip:
             sleep_ms(hang)
 
     def _apply(self, words: list) -> None:
+        self._wiring_version += 1
         if words[0] == "switch":
             bounce = int(words[4]) if len(words) > 4 else 0
             self.set_switch(int(words[1]), int(words[2]), words[3] == "1", bounce)
@@ -207,5 +270,16 @@ class Chip:
             self._hang_ms = int(words[1])
         elif words[0] == "fault":
             self._fault = True
+        elif words[0] == "diode":
+            where = (int(words[1]), int(words[2]))
+            if words[3] == "ok":
+                self.diodes.pop(where, None)
+            else:
+                self.diodes[where] = words[3]
+        elif words[0] == "cut":
+            if words[2] == "1":
+                self.cut.add(int(words[1]))
+            else:
+                self.cut.discard(int(words[1]))
         else:
             raise ValueError("chip: unknown control line " + " ".join(words))

@@ -228,6 +228,8 @@ class SimPico:
         self._reset_requested = False
         self._halted = False
         self._switches: dict[tuple[int, int], bool] = {}
+        self._wiring: dict[str, str] = {}
+        """Injected wiring faults by what they concern, as control lines (kept over resets)."""
         self.boots = 0
         self.watchdog_resets = 0
 
@@ -314,8 +316,8 @@ class SimPico:
         closed = [
             f"switch {row} {column} 1 0" for (row, column), on in self._switches.items() if on
         ]
-        if closed:
-            self._control("\n".join(closed))
+        if closed or self._wiring:
+            self._control("\n".join([*self._wiring.values(), *closed]))
         env = {**os.environ, "PYRAMID_SIM_TTY": self._control_path}
         self._proc = subprocess.Popen(
             [*self.command, str(self.flash_dir)],
@@ -356,6 +358,20 @@ class SimPico:
             self._switches[row, column] = channel in wanted
             lines.append(f"switch {row} {column} {int(channel in wanted)} 0")
         self._control("\n".join(lines))
+
+    def set_diode(self, channel: int, state: Literal["ok", "missing", "reversed"]) -> None:
+        """The diode of ``channel``'s switch: in place, missing (or shorted), or reversed."""
+        row, column = self.config.pins_of(channel)
+        line = f"diode {row} {column} {state}"
+        self._wiring[f"diode {row} {column}"] = line
+        self._control(line)
+
+    def cut_column(self, index: int, cut: bool = True) -> None:
+        """Cut the wire of matrix column ``index`` at the Pico (or mend it)."""
+        gpio = self.config.columns[index]
+        line = f"cut {gpio} {int(cut)}"
+        self._wiring[f"cut {gpio}"] = line
+        self._control(line)
 
     def hang(self, ms: int) -> None:
         """Stall the firmware's next pin read for ``ms`` (a loop stuck somewhere)."""

@@ -76,8 +76,27 @@ class RawHost:
         self._read = len(self.messages)
         return [message for _, message in self.messages[start:]]
 
+    def await_reports(self, count: int, timeout: float = 5.0) -> None:
+        """Wait for ``count`` more S lines. Between changes the firmware sends one every
+        REPORT_MS by its own clock, so they prove that it ran ``count - 1`` periods (the
+        first may have been on its way already): a sleep would prove only that the test
+        waited."""
+        self.pump()
+        self._read = len(self.messages)
+        for _ in range(count):
+            self.wait_for(of(protocol.Sensors), timeout)
+
     def close(self) -> None:
         self.serial.close()
+
+
+def let_the_watchdog_run(config: SimConfig) -> None:
+    """Let twice the watchdog's timeout pass, for a test that it does not bite.
+
+    Real time, the one sleep of the firmware tests: the simulated chip's watchdog counts
+    real time, and a Pico at the REPL sends nothing by which its time could be counted.
+    """
+    time.sleep(2 * config.watchdog_ms / 1000)  # real time: the chip's watchdog counts it
 
 
 def of(kind: type) -> Callable[[Any], bool]:

@@ -32,11 +32,17 @@ from controller.hardware.serial import LinkTiming, SerialBoard
 from firmware import protocol
 from firmware.emulator.pico import EmulatedPico, find_node, find_rp2040
 from firmware.sim.harness import SimConfig
+from tests.support.poll import wait_until
 
 RATE = 0.25
 CONFIG = SimConfig(report_ms=200, blank_after_ms=1500, buzzer_pin=15, maintenance_channel=30)
 LEDS = CONFIG.led_count
 RED, GREEN, BLUE = 0xFF0000, 0x00FF00, 0x0000FF
+
+
+CHIP_TIME_PATIENCE = 60.0
+"""Wall seconds a busy machine may take to run a stretch of the chip's time (a wait on
+the chip's clock ends as soon as the stretch has passed, so this costs nothing)."""
 
 
 def need_emulator() -> None:
@@ -111,7 +117,8 @@ def test_switches_are_reported_on_change_and_every_report_ms(
     host.wait_for(lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 1 << 9, pico.wall(1))
     pico.set_active({0, 1, 6})  # three corners: the diodes keep the fourth (7) open
     host.wait_for(lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 0b1000011, pico.wall(1))
-    time.sleep(pico.wall(0.5) / 2)
+    held = pico.now  # held half a second of the chip's time: reports that repeat the state
+    wait_until(lambda: pico.now >= held + 0.5, CHIP_TIME_PATIENCE, interval=0.05)
     pico.set_active(())
     host.wait_for(lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 0, pico.wall(1))
     reports = [(at, m) for at, m in sent(pico, start) if isinstance(m, protocol.Sensors)]
@@ -205,19 +212,10 @@ def test_the_serial_adapter_on_the_emulated_pico(pico: EmulatedPico) -> None:
     frames: list[frozenset[int]] = []
     board.start(lambda f: frames.append(f.active))
     try:
-        deadline = time.monotonic() + pico.wall(2)
-        while board.status().link is not LinkState.CONNECTED and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert board.status().link is LinkState.CONNECTED
-        deadline = time.monotonic() + pico.wall(0.5)
-        while not board.has_buzzer and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert board.has_buzzer  # from the board's HAS line
+        wait_until(lambda: board.status().link is LinkState.CONNECTED, pico.wall(2))
+        assert wait_until(lambda: board.has_buzzer, pico.wall(0.5))  # from the board's HAS line
         pico.press(24)
-        deadline = time.monotonic() + pico.wall(0.5)
-        while frozenset({24}) not in frames and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert frozenset({24}) in frames
+        wait_until(lambda: frozenset({24}) in frames, pico.wall(0.5))
         pico.release(24)
         start = pico.now
         board.sound(Sound.BONUS, volume=1.0)
@@ -238,12 +236,9 @@ def test_a_host_that_floods_and_then_does_not_read(pico: EmulatedPico) -> None:
         start = pico.now
         # Never read: the answers fill the pty and the bridge (about 25 KB), then USB's.
         port.send_raw(flood)
-        deadline = time.monotonic() + pico.wall(6)
-        while pico.stats()["bytesToDevice"] < len(flood) and time.monotonic() < deadline:
-            time.sleep(0.5)
-        taken = pico.now
-        while pico.now < taken + 0.5:  # half a second more of not reading
-            time.sleep(0.2)
+        wait_until(lambda: pico.stats()["bytesToDevice"] >= len(flood), pico.wall(6), interval=0.5)
+        taken = pico.now  # half a second more of the chip's time of not reading
+        wait_until(lambda: pico.now >= taken + 0.5, CHIP_TIME_PATIENCE, interval=0.2)
         stats = pico.stats()
         elapsed = stats["t"] - start
         # Reading again: the backlog drains, then HELLO? is answered with the counters.
@@ -295,7 +290,9 @@ def test_ctrl_c_stops_for_maintenance_and_keeps_the_watchdog_fed(pico: EmulatedP
         assert b"stopped for maintenance" in host.received
     done = mpremote(pico.port, "resume", "exec", "print(6 * 7)")
     assert done.returncode == 0 and "42" in done.stdout, done.stderr
-    time.sleep(pico.wall(2 * CONFIG.watchdog_ms / 1000) / 2)
+    # Twice the watchdog's timeout of the chip's own time, without a boot.
+    twice = 2 * CONFIG.watchdog_ms / 1000
+    wait_until(lambda: pico.now >= start + twice, CHIP_TIME_PATIENCE, interval=0.1)
     assert not pico.of("boot", start)  # the timer fed the watchdog throughout
     pico.reset()
     pico.wait_for("boot", after=start, timeout=pico.wall(1))
@@ -317,8 +314,9 @@ def test_the_confirm_button_at_power_up_keeps_the_firmware_at_the_repl() -> None
         # Plain mpremote soft-resets; with no watchdog running nothing resets the Pico.
         done = mpremote(pico.port, "exec", "print(sum(range(10)))")
         assert done.returncode == 0 and "45" in done.stdout, done.stderr
-        start = pico.now
-        time.sleep(pico.wall(2 * config.watchdog_ms / 1000) / 2)
+        start = pico.now  # twice the watchdog's timeout of the chip's own time, no boot
+        twice = 2 * config.watchdog_ms / 1000
+        wait_until(lambda: pico.now >= start + twice, CHIP_TIME_PATIENCE, interval=0.1)
         assert [e.data["why"] for e in pico.of("boot")] == ["power"], pico.of("boot", start)
 
 
@@ -342,7 +340,8 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
     Pico and gets its HELLO."""
     need_emulator()
     with EmulatedPico(CONFIG, files={}, rate=0.5) as pico:
-        time.sleep(pico.wall(1.0) / 2)  # MicroPython formats littlefs and reaches the REPL
+        # A second of the chip's time: MicroPython formats littlefs and reaches the REPL.
+        wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
         done = subprocess.run(
             [sys.executable, "-m", "controller.cli", "flash", "--port", pico.port],
             capture_output=True,
@@ -399,9 +398,16 @@ def test_the_wires_as_the_pads_say_and_the_ws2812_checked_against_its_datasheet(
         assert done.returncode == 0 and "DONE" in done.stdout, done.stdout + done.stderr
         words = next(line for line in done.stdout.splitlines() if line.startswith("WIRES"))
         assert words.split()[1:] == ["[0,", "1]", "1", "0", "1", "0", "1", "0"]
-        time.sleep(pico.wall(0.05))
-        errors = [e.data["why"] for e in pico.of("ws2812_error")]
-        assert any("neither T0H" in why for why in errors), errors
-        assert any("inside a frame" in why for why in errors), errors
+
+        def errors() -> list[str]:
+            return [e.data["why"] for e in pico.of("ws2812_error")]
+
+        def both_caught() -> bool:
+            found = errors()
+            return any("neither T0H" in why for why in found) and any(
+                "inside a frame" in why for why in found
+            )
+
+        wait_until(both_caught, pico.wall(0.05), what=errors)
         good = pico.of("leds")[-1]
         assert bytes.fromhex(good.data["hex"]) == bytes((1, 2, 3))

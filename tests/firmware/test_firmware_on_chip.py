@@ -13,7 +13,15 @@ import time
 from dataclasses import replace
 
 import pytest
-from fw_helpers import FAST, QUICK_WATCHDOG, RawHost, of, only_protocol, raw_host
+from fw_helpers import (
+    FAST,
+    QUICK_WATCHDOG,
+    RawHost,
+    let_the_watchdog_run,
+    of,
+    only_protocol,
+    raw_host,
+)
 
 from firmware.protocol import (
     AskHello,
@@ -28,7 +36,8 @@ from firmware.protocol import (
     Tune,
     encode,
 )
-from firmware.sim.harness import Interpreter, SimConfig, SimPico
+from firmware.sim.harness import ChipEvent, Interpreter, SimConfig, SimPico
+from tests.support.poll import wait_until
 
 RED, GREEN, BLUE = 0xFF0000, 0x00FF00, 0x0000FF
 
@@ -90,7 +99,7 @@ def test_a_glitch_shorter_than_the_debounce_never_passes(pico: SimPico, host: Ra
         # see it, and three must agree.
         pico.set_switch(20, False, bounce_ms=5)
         pico.set_switch(4, True, bounce_ms=5)
-        time.sleep(0.03)
+        host.await_reports(1)  # a report period later: each chatter over before the next
     heard = host.listen(0.3)
     assert states(heard) == [1 << 4]
 
@@ -152,8 +161,9 @@ def test_a_frame_for_another_led_count_is_refused(pico: SimPico, host: RawHost) 
     host.send(frame(3, (0, RED), leds=5))
     _, answer = host.wait_for(lambda m: isinstance(m, (Ok, Err)))
     assert answer == Err(3, f"frame has 5 LEDs, board has {FAST.led_count}")
-    time.sleep(0.05)
-    assert not any(write.lit for write in pico.leds[before:])
+    host.send(frame(4, (1, BLUE)))  # the next frame: its picture is the first one lit
+    first = pico.wait_for_led(lambda w: w.lit, after=before)
+    assert first.colours[0] == 0 and first.colours[1] == BLUE
 
 
 def test_blinking_is_done_on_the_pico(pico: SimPico, host: RawHost) -> None:
@@ -161,14 +171,19 @@ def test_blinking_is_done_on_the_pico(pico: SimPico, host: RawHost) -> None:
     host.send(frame(1, (0, GREEN), (1, RED), blink=0b1))
     host.wait_for(of(Ok))
     shown_at = pico.wait_for_led(lambda w: w.colours[1] == RED, after=start).at
-    time.sleep(1.1)
-    writes = [write for write in pico.leds[start:] if write.at >= shown_at]
-    shown = [(w.at, w.colours[0], w.colours[1]) for w in writes]
-    assert all(steady == RED for _, _, steady in shown)  # LED 1 does not blink
-    blinking = [colour for _, colour, _ in shown]
-    assert blinking[0] == GREEN  # a new frame starts with the blinking LEDs lit
-    flips = [b for a, b in itertools.pairwise(shown) if a[1] != b[1]]
-    assert len(flips) >= 3
+
+    def shown() -> list[tuple[float, int, int]]:
+        writes = [write for write in pico.leds[start:] if write.at >= shown_at]
+        return [(w.at, w.colours[0], w.colours[1]) for w in writes]
+
+    def flipped(writes: list[tuple[float, int, int]]) -> list[tuple[float, int, int]]:
+        return [b for a, b in itertools.pairwise(writes) if a[1] != b[1]]
+
+    wait_until(lambda: len(flipped(shown())) >= 4)
+    writes = shown()
+    assert all(steady == RED for _, _, steady in writes)  # LED 1 does not blink
+    assert writes[0][1] == GREEN  # a new frame starts with the blinking LEDs lit
+    flips = flipped(writes)
     assert {colour for _, colour, _ in flips} == {0, GREEN}
     # The rhythm comes from the Pico's clock: on average exact, each flip within a few
     # loop passes (the timestamps here also carry the test machine's scheduling).
@@ -186,7 +201,7 @@ def test_the_leds_go_dark_without_frames_and_a_refresh_keeps_them(
     host.send(frame(1, (2, BLUE)))
     host.wait_for(of(Ok))
     lit_at = pico.wait_for_led(lambda w: w.lit, after=start).at
-    time.sleep(0.9)
+    host.await_reports(5)  # 0.8 s or more of the firmware's time
     host.send(frame(2, (2, BLUE)))  # the host's refresh of the same frame
     host.wait_for(of(Ok))
     refreshed = time.monotonic()
@@ -204,10 +219,10 @@ def test_bad_lines_are_dropped_and_the_board_carries_on(pico: SimPico, host: Raw
     host.send_raw(encode(Sensors(1, 1)))  # a device message: not for the device
     host.send_raw(good[:20])  # the start of a line...
     host.send_raw(b"\n")  # ...cut off
-    time.sleep(0.1)
-    assert not any(write.lit for write in pico.leds[start:])
     host.send_raw(good)
     assert host.wait_for(lambda m: isinstance(m, (Ok, Err)))[1] == Ok(7)
+    # Lines are taken in order: the first picture lit is the good frame's.
+    assert pico.wait_for_led(lambda w: w.lit, after=start).colours[0] == RED
 
 
 def test_a_stuck_loop_is_reset_by_the_watchdog() -> None:
@@ -226,9 +241,10 @@ def test_a_stuck_loop_is_reset_by_the_watchdog() -> None:
 
 def test_a_short_stall_is_survived() -> None:
     config = QUICK_WATCHDOG
-    with SimPico(config) as pico, raw_host(pico.port):
+    with SimPico(config) as pico, raw_host(pico.port) as host:
         pico.hang(config.watchdog_ms // 4)
-        time.sleep(config.watchdog_ms / 1000 + 0.3)
+        # Reports for the watchdog's timeout and more after the stall: it ran on, unreset.
+        host.await_reports(config.watchdog_ms // config.report_ms + 3)
         assert pico.watchdog_resets == 0 and pico.boots == 1
 
 
@@ -257,7 +273,7 @@ def test_ctrl_c_stops_for_maintenance_and_keeps_the_watchdog_fed() -> None:
         timer = pico.wait_for_event("timer", after=lit.at)
         assert int(timer.value) < config.watchdog_ms
         assert not pico.wait_for_led(lambda w: w.at > lit.at).lit
-        time.sleep(config.watchdog_ms / 1000 * 2)
+        let_the_watchdog_run(config)
         assert pico.watchdog_resets == 0  # the timer fed it while mpremote would copy files
         assert pico.alive
         host.pump()
@@ -316,14 +332,15 @@ def test_a_tune_plays_on_the_buzzer_pin_and_a_board_without_one_refuses() -> Non
         assert host.wait_for(lambda m: isinstance(m, (Ok, Err)))[1] == Ok(5)
         # Done once it is silent again at least the tune's 210 ms after it began (the
         # rest between the notes is silent too, 70 ms in; a busy machine only stretches).
-        deadline = time.monotonic() + 3
-        while time.monotonic() < deadline:
-            tones = [e for e in pico.events if e.name == "pwm" and e.at >= start]
+        tones: list[ChipEvent] = []
+
+        def done() -> bool:
+            tones[:] = [e for e in pico.events if e.name == "pwm" and e.at >= start]
             begun = next((e.at for e in tones if not e.value.endswith(" 0")), None)
-            silent = tones and tones[-1].value.endswith(" 0")
-            if begun is not None and silent and tones[-1].at - begun >= 0.2:
-                break
-            time.sleep(0.02)
+            silent = bool(tones) and tones[-1].value.endswith(" 0")
+            return begun is not None and silent and tones[-1].at - begun >= 0.2
+
+        wait_until(done, 3.0, interval=0.02, what=lambda: tones)
         played = [tuple(int(v) for v in e.value.split()) for e in tones]
         sounding = [(hz, duty) for pin, hz, duty in played if pin == 15 and duty]
         assert sorted({hz for hz, _ in sounding}) == [660, 990]
@@ -350,11 +367,12 @@ def test_a_host_that_does_not_read_is_counted_and_the_board_goes_on(pico: SimPic
     try:
         talker.send(AskHello())
         talker.wait_for(of(Hello))
-        # Ask for far more than the pty holds, and read nothing for a while.
-        talker.send_raw(encode(AskHello()) * 3000)
-        time.sleep(2.0)
+        # Ask for far more than the pty holds, and read nothing while it answers them all:
+        # the frame after them lights the LEDs once the firmware has got through them.
+        before = len(pico.leds)
+        talker.send_raw(encode(AskHello()) * 3000 + encode(frame(9, (0, BLUE))))
+        pico.wait_for_led(lambda w: w.lit, timeout=30.0, after=before)
         pico.press(4)  # the board still scans meanwhile
-        time.sleep(0.3)
         talker.serial.reset_input_buffer()
         talker.listen(1.0)
         talker.send(AskSensors())
@@ -377,7 +395,7 @@ def test_the_confirm_button_held_at_power_up_keeps_the_watchdog_off() -> None:
         deadline = time.monotonic() + 3
         while b"stays at the REPL" not in host.received and time.monotonic() < deadline:
             host.pump()
-        time.sleep(config.watchdog_ms / 1000 * 2)
+        let_the_watchdog_run(config)
         host.pump()
         names = [e.name for e in pico.events]
     finally:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import importlib.util
 import shutil
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from controller.hardware.port import Sound
 from controller.hardware.serial import LinkTiming, SerialBoard
 from firmware import protocol
 from firmware.sim.harness import FIRMWARE_DIR, SimPico
+from tests.support.poll import wait_until
 
 OLD = Path(__file__).resolve().parent / "v1_0_0"
 OLD_CONFIG = FAST.source().replace("1.1.0", "1.0.0")
@@ -71,15 +71,10 @@ def test_the_host_stops_counting_on_a_buzzer_that_never_answers(old_pico: SimPic
     board = SerialBoard(old_pico.port, 33, FAST.led_count, timing=timing, buzzer=True)
     board.start()
     try:
-        deadline = time.monotonic() + 5
-        while board.device is None and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_until(lambda: board.device is not None)
         assert board.has_buzzer  # the config says so
         board.sound(Sound.WRONG)
-        deadline = time.monotonic() + 5
-        while board.has_buzzer and time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert not board.has_buzzer
+        wait_until(lambda: not board.has_buzzer)
         counters = board.status().counters
         assert counters["tunes_sent"] == 1 and counters["tunes_refused"] == 1
     finally:

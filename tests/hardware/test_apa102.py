@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import itertools
 import math
-import time
 from collections.abc import Callable
 
 import pytest
@@ -14,7 +12,7 @@ from hypothesis import strategies as st
 
 from controller.config import GpioConfig, LedConfig, SpiConfig
 from controller.hardware.apa102 import Apa102Chain, apparent, brightness_split, encode
-from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
+from controller.hardware.gpio import GpioBoard
 from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
 from controller.hardware.port import Colour, Led, LedFrame, LedMode
 
@@ -134,12 +132,17 @@ def test_a_longer_strip_keeps_its_tail(mock_factory: MockFactory) -> None:
 
 
 def board_with_strip(
-    factory: MockFactory, count: int, leds: LedConfig
+    factory: MockFactory, count: int, leds: LedConfig, clock: list[float] | None = None
 ) -> tuple[GpioBoard, Apa102Strip]:
+    """A gpio board and the strip it drives; ``clock``: a virtual clock ([seconds])."""
     DiodeMatrix(factory, (4, 17), (13, 19))
     spi = leds.spi or SpiConfig()
     strip = Apa102Strip(factory, count, clock=spi.clock, mosi=spi.mosi, select=spi.select)
-    board = GpioBoard(GpioConfig(rows=(4, 17), cols=(13, 19)), leds, count)
+    config = GpioConfig(rows=(4, 17), cols=(13, 19))
+    if clock is None:
+        board = GpioBoard(config, leds, count)
+    else:
+        board = GpioBoard(config, leds, count, clock=lambda: clock[0])
     return board, strip
 
 
@@ -163,29 +166,35 @@ def test_bit_banged_spi_on_other_pins(mock_factory: MockFactory) -> None:
 
 
 def test_blinking_leds_blink_at_two_hertz(mock_factory: MockFactory) -> None:
-    board, strip = board_with_strip(mock_factory, 3, LedConfig(brightness=1.0))
-    board.start()
+    # Virtual seconds in sixteenths (exact in binary): the board's clock moves only here.
+    now = [1 / 16]
+    board, strip = board_with_strip(mock_factory, 3, LedConfig(brightness=1.0), clock=now)
     board.show(LedFrame((Led((0, 255, 0), LedMode.BLINK), Led((0, 0, 255)), Led())))
     start = len(strip.pictures)
-    time.sleep(6 * BLINK_HALF_PERIOD_S + 0.1)
+    flips = []
+    for step in range(2, 25):  # up to 1.5 s, looking as often as the scan thread might
+        now[0] = step / 16
+        before = len(strip.pictures)
+        board.blink(now[0])
+        if len(strip.pictures) > before:
+            flips.append(now[0])
     pictures = [[p.apparent for p in picture] for picture in list(strip.pictures)[start - 1 :]]
     board.close()
-    firsts = [picture[0] for picture in pictures]
     # Alternates on and off, one picture per half period, while the steady LED stays lit.
-    assert all(a != b for a, b in itertools.pairwise(firsts))
-    assert set(firsts) == {(0, 255, 0), (0, 0, 0)}
-    assert 5 <= len(pictures) <= 9
+    assert [picture[0] for picture in pictures] == [(0, 255, 0), (0, 0, 0)] * 3 + [(0, 255, 0)]
+    assert flips == [0.25, 0.5, 0.75, 1.0, 1.25, 1.5]
     assert all(picture[1] == (0, 0, 255) for picture in pictures)
 
 
 def test_steady_pictures_are_not_resent(mock_factory: MockFactory) -> None:
-    board, strip = board_with_strip(mock_factory, 3, LedConfig(brightness=1.0))
-    board.start()
+    now = [1 / 16]
+    board, strip = board_with_strip(mock_factory, 3, LedConfig(brightness=1.0), clock=now)
     frame = LedFrame((Led((255, 0, 0)), Led(), Led()))
     board.show(frame)
     board.show(frame)
     sent = len(strip.pictures)
-    time.sleep(3 * BLINK_HALF_PERIOD_S)
+    for step in range(2, 25):  # 1.5 s of the scan thread's looking, in virtual time
+        assert board.blink(step / 16) is None  # nothing blinks: no flip is ever due
     assert len(strip.pictures) == sent
     board.close()
 

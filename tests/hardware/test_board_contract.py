@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import time
 import types
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
@@ -281,12 +280,14 @@ def test_frames_carry_every_active_channel_in_order(rig: Rig) -> None:
 
 def test_no_frame_without_a_change(rig: Rig) -> None:
     started(rig)
-    rig.set_sensor(rig.channels[0], True)
-    wait_for(rig, {rig.channels[0]})
+    first, second = rig.channels[:2]
+    rig.set_sensor(first, True)
+    wait_for(rig, {first})
     count = len(rig.frames)
-    rig.set_sensor(rig.channels[0], True)  # already active
-    time.sleep(0.1)
-    assert len(rig.frames) == count
+    rig.set_sensor(first, True)  # already active
+    rig.set_sensor(second, True)  # a change that comes after: its frame is the next one
+    wait_for(rig, {first, second})
+    assert [f.active for f in rig.frames[count:]] == [{first, second}]
 
 
 def test_status_counts_toggles(rig: Rig) -> None:
@@ -303,11 +304,13 @@ def test_status_counts_toggles(rig: Rig) -> None:
 
 
 def test_no_frames_after_close(rig: Rig) -> None:
+    before = set(threading.enumerate())
     started(rig)
     rig.board.close()
+    # Every thread the board started has ended: no frame can come later than the next line.
+    assert set(threading.enumerate()) <= before
     count = len(rig.frames)
     rig.set_sensor(rig.channels[0], True)
-    time.sleep(0.1)
     assert len(rig.frames) == count
     rig.board.close()  # closing twice is harmless
 
@@ -345,10 +348,12 @@ def test_blinking_leds_go_on_and_off(rig: Rig) -> None:
     lit = rig.looks_like((0, 255, 0))
     rig.board.show(LedFrame((Led((0, 255, 0), LedMode.BLINK),) + (Led(),) * (LED_COUNT - 1)))
     states = set()
-    deadline = time.monotonic() + 4 * BLINK_HALF_PERIOD_S
-    while time.monotonic() < deadline:
+
+    def both_seen() -> bool:
         states.add(rig.seen()[0])
-        time.sleep(0.02)
+        return len(states) >= 2
+
+    wait_until(both_seen, TIMEOUT, interval=0.01, what=lambda: states)
     assert states == {lit, (0, 0, 0)}
 
 
@@ -399,7 +404,7 @@ def test_serial_adapter_gets_its_section_map_and_brightness(
             return cls()
 
     module = types.ModuleType("controller.hardware.serial")
-    module.SerialBoard = Recorder  # type: ignore[attr-defined]
+    monkeypatch.setattr(module, "SerialBoard", Recorder, raising=False)
     monkeypatch.setitem(sys.modules, "controller.hardware.serial", module)
     config = config_from_toml(
         '[board]\nadapter = "serial"\n[board.serial]\nport = "loop://"\n[leds]\nbrightness = 0.6'

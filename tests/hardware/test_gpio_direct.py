@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import threading
-import time
 from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory
@@ -12,6 +10,7 @@ from controller.config import GpioConfig, LedConfig, ScanTiming
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.mock_circuits import DirectWiring
 from controller.hardware.port import SensorFrame
+from tests.support.poll import wait_until
 
 PINS = (4, 17, 27, 22, 5, 6, 13, 19)
 NO_LEDS = LedConfig(spi=None)
@@ -43,31 +42,41 @@ def test_active_high_sensors_are_pulled_down(mock_factory: MockFactory) -> None:
 
 
 def test_an_edge_wakes_the_scanner_long_before_the_idle_scan(mock_factory: MockFactory) -> None:
-    """Idle scans every 100 ms, yet each press arrives within a few fast scans."""
+    """Idle scans every 100 ms, yet each press arrives after a few fast scans.
+
+    The board's clock is virtual and moves one fast scan (1 ms) each time the scan thread
+    has scanned: after a press, only an edge can start those scans, since the next idle
+    scan is 100 virtual ms away, and each press must arrive within the debounce's three.
+    """
     wiring = DirectWiring(mock_factory, PINS)
     timing = ScanTiming(idle_ms=100, fast_ms=1, agree=3)
-    frames: list[tuple[float, SensorFrame]] = []
-    arrived = threading.Event()
+    frames: list[SensorFrame] = []
+    now = [0.0]
+    with GpioBoard(
+        replace(direct_config(), scan=timing), NO_LEDS, 0, clock=lambda: now[0]
+    ) as board:
+        board.start(frames.append)
 
-    def on_frame(frame: SensorFrame) -> None:
-        frames.append((time.monotonic(), frame))
-        arrived.set()
+        def scans() -> int:
+            return board.status().counters["scans"]
 
-    latencies = []
-    with GpioBoard(replace(direct_config(), scan=timing), NO_LEDS, 0) as board:
-        board.start(on_frame)
-        time.sleep(0.05)
+        wait_until(lambda: scans() >= 1)  # the first scan, at 0: idle until 0.1 now
         for i in range(6):
-            time.sleep(0.023)  # never in step with the idle scans
-            arrived.clear()
-            pressed = time.monotonic()
+            pressed, counted = now[0], scans()
             wiring.switches.set_closed({i})
-            assert arrived.wait(1.0)
-            latencies.append(frames[-1][0] - pressed)
-            assert i in frames[-1][1].active
-    # Without the wake-up, a press waits 50 ms on average for an idle scan; five of six
-    # all under 40 ms would happen by chance about once in a hundred runs.
-    assert sorted(latencies)[-2] < 0.040, latencies
+
+            def arrived(channel: int = i) -> bool:
+                nonlocal counted
+                if frames and channel in frames[-1].active:
+                    return True
+                if scans() > counted:  # one more fast scan done: 1 ms passes
+                    counted = scans()
+                    now[0] += timing.fast_ms / 1000
+                return False
+
+            wait_until(arrived, what=lambda: f"{scans()} scans, t = {now[0]}")
+            assert frames[-1].at - pressed <= 4 * timing.fast_ms / 1000  # not the idle scan
+            assert frames[-1].active == {i}
 
 
 def test_close_stops_edge_callbacks(mock_factory: MockFactory) -> None:

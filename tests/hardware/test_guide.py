@@ -75,8 +75,9 @@ def test_the_matrix_guide_recommends_schottky_diodes() -> None:
 def test_the_guide_covers_the_traps() -> None:
     for needle in (
         "bend each lead",  # reed switches
-        "10 mm N42 sphere",  # magnets big enough for Pyramidos balls
-        "The IR option",
+        "costs to turn a pearl over",  # pearl magnets small enough not to turn each other
+        "Sense the targets with IR modules",  # no magnets in Pyramidos balls
+        "Not sensed: pearls of the upper layers",
         "10 kΩ from each of its inputs 1A and 2A",  # LEDs dark while the Pi boots
         "What a pearl needs to settle magnet down",
         "sudo raspi-config nonint do_spi 0",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import shutil
-import time
 from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
@@ -31,12 +30,14 @@ from controller.hardware.serial import (
     LinkTiming,
     NoPicoFound,
     SerialBoard,
+    SerialLike,
     find_picos,
+    open_port,
     resolve_port,
 )
 from firmware import protocol
 from firmware.sim.cable import Cable, Noise
-from firmware.sim.harness import SimConfig, SimPico
+from firmware.sim.harness import LedWrite, SimConfig, SimPico
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
 
@@ -135,11 +136,14 @@ def watch_the_pico_blink(pico: SimPico, board: SerialBoard) -> None:
     board.show(picture((3, GREEN), (4, RED), blink=frozenset({3})))
     lit = pico.wait_for_led(lambda w: w.colours[3] == 0x00FF00)
     sent = board.status().counters["frames_sent"]
-    time.sleep(4 * BOARD.blink_ms / 1000 + 0.1)
-    later = [w for w in pico.leds if w.at >= lit.at]
+
+    def two_blinks() -> list[LedWrite] | None:  # on, off, on, off: a write of the chain each
+        later = [w for w in pico.leds if w.at >= lit.at]
+        return later if len(later) >= 4 else None
+
+    later = wait_until(two_blinks)
     assert {w.colours[3] for w in later} == {0x00FF00, 0}
     assert {w.colours[4] for w in later} == {0xFF0000}  # steady
-    assert len(later) >= 4
     # No frame was sent meanwhile (the refresh is later): the blinking is the Pico's own.
     assert board.status().counters["frames_sent"] == sent
 
@@ -155,10 +159,10 @@ def test_the_frame_is_refreshed_so_the_leds_never_time_out(pico: SimPico) -> Non
         try:
             board.show(picture((1, BLUE)))
             lit = short_memory.wait_for_led(lambda w: w.lit)
-            time.sleep(3.5)
+            # Four refreshes take 2 s or more, longer than the Pico's 1.5 s of memory.
+            wait_until(lambda: board.status().counters["frame_refreshes"] >= 4)
             after = [w for w in short_memory.leds if w.at > lit.at]
             assert all(w.lit for w in after)
-            assert board.status().counters["frame_refreshes"] >= 4
         finally:
             board.close()
         last = short_memory.wait_for_led(lambda w: not w.lit and w.at > lit.at, timeout=2)
@@ -174,7 +178,7 @@ def test_lost_frames_are_sent_again(pico: SimPico, tmp_path: Path) -> None:
             recorder.wait_for_link(LinkState.CONNECTED)
             cable.noise = Noise(rate=1.0, toward="device")  # every line to the Pico spoilt
             board.show(picture((5, GREEN)))
-            time.sleep(3.5 * TIMING.frame_retry)
+            wait_until(lambda: board.status().counters["frame_retries"] >= 3)
             assert not any(w.lit for w in pico.leds)
             cable.noise = Noise()
             pico.wait_for_led(lambda w: w.colours[5] == 0x00FF00)
@@ -186,12 +190,19 @@ def test_lost_frames_are_sent_again(pico: SimPico, tmp_path: Path) -> None:
 
 
 def test_a_board_with_too_few_channels_is_not_used(pico: SimPico, recorder: Recorder) -> None:
-    board = SerialBoard(pico.port, 40, LEDS, timing=TIMING)
+    opened: list[str] = []
+
+    def counting(spec: str, baudrate: int, timeout: float) -> SerialLike:
+        opened.append(spec)
+        return open_port(spec, baudrate, timeout)
+
+    board = SerialBoard(pico.port, 40, LEDS, timing=TIMING, opener=counting)
     board.start(recorder.on_frame, recorder.on_status)
     try:
         recorder.wait(lambda: "channel map needs 40" in board.status().detail)
         pico.press(1)
-        time.sleep(0.5)
+        tried = len(opened)
+        wait_until(lambda: len(opened) >= tried + 2)  # asked again after the press, refused
         status = board.status()
         assert status.link is LinkState.SEARCHING
         assert status.detail.startswith("the Pico reports 36 channels but the channel map needs 40")
@@ -339,7 +350,9 @@ def test_repeated_and_stale_lines_are_not_acted_on(pico: SimPico, tmp_path: Path
             recorder.wait_for_link(LinkState.CONNECTED)
             pico.press(6)
             recorder.wait_for_active({6})
-            time.sleep(0.6)
+            heard = board.status().counters["sensor_lines"]
+            # Two more S lines and their twins after the one that moved channel 6.
+            wait_until(lambda: board.status().counters["sensor_lines"] >= heard + 2)
             counters = board.status().counters
             assert counters["duplicate_lines"] >= 2
             assert [sorted(f.active) for f in recorder.frames] == [[6]]
@@ -372,7 +385,7 @@ def test_showing_without_start_brings_the_link_up_for_an_led_test(pico: SimPico)
         recorder.wait_for_active({8})
     finally:
         board.close()
-    board.show(picture((9, BLUE)))  # after close: nothing starts again
-    time.sleep(0.3)
-    assert not any(w.colours[9] for w in pico.leds)
+    sent = board.status().counters["frames_sent"]
+    board.show(picture((9, BLUE)))  # after close: nothing starts again (show() would
+    assert board.status().counters["frames_sent"] == sent  # have sent it before returning)
     assert board.status().link is LinkState.LOST

@@ -58,9 +58,12 @@ def colours_of(frame: LedFrame, brightness: float = 1.0) -> tuple[int, ...]:
 
 
 def play(
-    pico: SimPico, board: SerialBoard, rng: random.Random, steps: int
+    pico: SimPico, board: SerialBoard, recorder: Recorder, rng: random.Random, steps: int
 ) -> tuple[list[frozenset[int]], set[tuple[int, ...]]]:
-    """Random moves and LED frames; the true sensor history and every picture shown."""
+    """Random moves and LED frames; the true sensor history and every picture shown.
+
+    Each move waits until the host has it, so that every state the switches had is one
+    the host could have been told about, before the next."""
     history: list[frozenset[int]] = [frozenset()]
     shown = {(0,) * LEDS}
     for step in range(steps):
@@ -72,7 +75,7 @@ def play(
         frame = picture((step % LEDS, (rng.randrange(256), rng.randrange(256), 255)))
         board.show(frame)
         shown.add(colours_of(frame))
-        time.sleep(rng.uniform(0.06, 0.14))  # long enough for a debounced change
+        recorder.wait_for_active(set(history[-1]))
     return history, shown
 
 
@@ -80,7 +83,7 @@ def test_noise_on_the_line_never_makes_a_move_or_a_picture(pico: SimPico, cable:
     board, recorder = start(cable.port)
     try:
         cable.noise = Noise(rate=0.15, garbage=0.05, long_lines=0.1, duplicates=0.05, split=True)
-        history, shown = play(pico, board, random.Random(5), steps=30)
+        history, shown = play(pico, board, recorder, random.Random(5), steps=30)
         final = history[-1]
         recorder.wait_for_active(set(final))
         cable.noise = Noise()
@@ -107,7 +110,7 @@ def test_lines_cut_into_pieces_lose_nothing(pico: SimPico, cable: Cable) -> None
     cable.noise = Noise(split=True)
     board, recorder = start(cable.port)
     try:
-        history, _ = play(pico, board, random.Random(9), steps=12)
+        history, _ = play(pico, board, recorder, random.Random(9), steps=12)
         recorder.wait_for_active(set(history[-1]))
         assert_only_real_states(recorder.frames, history)
         counters = board.status().counters
@@ -132,7 +135,8 @@ def test_a_pulled_cable_heals_with_the_real_timings(pico: SimPico, cable: Cable)
         assert "reconnecting" in lost.detail
         pico.press(4)  # moves while unplugged...
         board.show(picture((1, (0, 0, 255))))  # ...and a new picture
-        time.sleep(1.5)
+        # The host tries again and finds the path gone (with the shipped backoff).
+        recorder.wait(lambda: "to appear" in board.status().detail, what="a failed reopening")
 
         plugged = time.monotonic()
         cable.plug()
@@ -161,7 +165,8 @@ def test_a_reset_pico_gets_its_picture_back_and_moves_nothing(
     relit = pico.wait_for_led(lambda w: w.at > dark.at and w.colours[2] == 0x00FF00)
     assert relit.at - reset < BACK_WITHIN_S
     assert board.status().counters["board_restarts"] == 1
-    time.sleep(0.3)
+    heard = board.status().counters["sensor_lines"]
+    wait_until(lambda: board.status().counters["sensor_lines"] >= heard + 2)
     # The board came back with the same pearls on it: no frame at all, least of all "empty".
     assert [sorted(f.active) for f in recorder.frames] == [[1, 2]]
     assert board.status().link is LinkState.CONNECTED
@@ -175,9 +180,10 @@ def test_a_reset_whose_hello_is_lost_is_still_noticed(pico: SimPico, cable: Cabl
         assert wait_until(lambda: board.status().counters["sensor_lines"] >= 6)
         cable.noise = Noise(rate=1.0, toward="host")  # the boot HELLO and first S are spoilt
         reset = time.monotonic()
+        spoilt = cable.stats["damaged_to_host"]
         pico.reset()
         pico.wait_for_led(lambda w: w.at > reset and not w.lit)
-        time.sleep(0.15)
+        wait_until(lambda: cable.stats["damaged_to_host"] >= spoilt + 2)  # HELLO and an S
         cable.noise = Noise()
         # The next S lines count from 0 again, "older" than the last: the host asks who it
         # is and, finding a restarted board, sends the picture again (no refresh for 9 s).
@@ -193,9 +199,11 @@ def test_a_reset_that_also_drops_usb(pico: SimPico, cable: Cable) -> None:
     try:
         board.show(picture((9, (9, 9, 9))))
         pico.wait_for_led(lambda w: w.colours[9] == 0x090909)
+        unplugged = time.monotonic()
         cable.unplug()
         pico.reset()
-        time.sleep(0.3)
+        recorder.wait_for_link(LinkState.LOST, after=unplugged)
+        pico.wait_for_event("boot", after=unplugged)
         plugged = time.monotonic()
         cable.plug()
         back = recorder.wait_for_link(LinkState.CONNECTED, timeout=BACK_WITHIN_S, after=plugged)

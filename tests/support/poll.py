@@ -29,4 +29,4 @@ def wait_until(
         if time.monotonic() > end:
             said = what() if callable(what) else what
             raise AssertionError(f"timed out after {timeout} s{': ' if said else ''}{said}")
-        time.sleep(interval)
+        time.sleep(interval)  # the poller's own pause between looks: nothing to wait on

@@ -16,9 +16,15 @@ SCRIPT = ROOT / "deploy" / "install-pi.sh"
 UNIT = ROOT / "deploy" / "pyramid-board.service"
 
 
+class CaseKeeping(configparser.ConfigParser):
+    """systemd's keys are case-sensitive (``ExecStart``): kept as written."""
+
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
 def unit() -> configparser.ConfigParser:
-    parser = configparser.ConfigParser(strict=False, interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser = CaseKeeping(strict=False, interpolation=None)
     parser.read_string(UNIT.read_text())
     return parser
 

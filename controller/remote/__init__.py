@@ -1,0 +1,9 @@
+"""Two boards in two homes playing one game, linked through an MQTT broker.
+
+The pure parts — :mod:`~controller.remote.invitation` (codes),
+:mod:`~controller.remote.wire` (keys, topics, the sealed envelope),
+:mod:`~controller.remote.link` (the state machine) and
+:mod:`~controller.remote.journal` (its persistence port) — have no threads, clock or
+I/O; :mod:`~controller.remote.mqtt` carries a link over paho-mqtt. docs/architecture.md
+says how the Table takes it in as one more kind of seat.
+"""

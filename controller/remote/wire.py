@@ -1,0 +1,357 @@
+"""The wire: keys from the invitation code, topics, the envelope, sealing and opening.
+
+Pure values and functions (the only randomness is the nonce, which the caller passes).
+
+**Keys.** :func:`derive_keys` runs scrypt (N = 2¹⁵, r = 8, p = 1: 32 MiB and about a
+third of a second) over the code's twelve characters, once per game and board start, and
+splits the result with keyed BLAKE2b into the message key, the room (the topics' name)
+and the game's id. Everything a stranger on the broker can see — the topics and the
+sealed messages — depends on the code only through scrypt.
+
+**Messages.** Every MQTT payload is ``FRAME`` (two bytes: the frame layout, which no
+protocol version changes), a random 12-byte nonce and the :class:`Envelope`'s JSON
+sealed with ChaCha20-Poly1305 (a Pi 4 has no AES instructions), the topic as associated
+data, so a message is valid only on the topic it was sealed for. The protocol version is
+inside the sealed JSON: a board running another version opens the message, trusts its
+``v`` and says so (:class:`OtherVersion`) instead of guessing at its fields.
+
+**Topics** are ``pyramid/<room>/<side>/<kind>``: the room is 128 bits of the derived key
+in hex, the side ``a`` (the board that invited) or ``b`` (the board that joined), the kind
+``event`` or ``state``. No player, board or game is named, and no protocol version:
+boards of two versions must meet on the same topics to tell each other which they speak.
+
+**Threat model.** The code carries 55 bits from :mod:`secrets`
+(:data:`~controller.remote.invitation.CODE_BITS`); it travels by phone, so whoever hears
+it is in the game. Another client of the same broker (a hosted broker's other customers,
+or anyone with its password) cannot find the topics, and if it can subscribe to ``#`` it
+sees only the room's hex, message sizes and times: how many moves, and when. It cannot
+read a move, nor make a message either board accepts (Poly1305 rejects it, and the link
+counts it). Messages it replays are dropped as duplicates by their sequence numbers, a
+replayed request for events is answered at most once per resend time, and a replayed
+state can at most show the other board's presence wrong until its next message. It can
+delay or drop messages only as the broker itself can (the link resends, but cannot beat
+a broker that drops everything). Guessing the code offline from one captured
+message costs one scrypt per guess: 2⁵⁴ guesses on average, at a generous 10⁵ guesses a
+second on one GPU, is some 5,000 years; a broker's operator is no better placed. The
+code is no login: the broker's own username, password and TLS keep strangers off the
+broker and protect the connection; the code keeps the game private on it.
+
+>>> keys = derive_keys("7KQM-X4PA-9HZ3")
+Traceback (most recent call last):
+...
+controller.remote.invitation.InvitationError: a character is mistyped, or two are swapped
+"""
+
+from __future__ import annotations
+
+import enum
+import hashlib
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+
+from controller.remote.invitation import parse_code
+
+__all__ = [
+    "FRAME",
+    "MAX_EVENT_BYTES",
+    "MAX_PAYLOAD",
+    "NONCE_BYTES",
+    "PROTOCOL",
+    "Envelope",
+    "JsonObject",
+    "Kind",
+    "LinkKeys",
+    "OtherVersion",
+    "Reason",
+    "Refused",
+    "Side",
+    "derive_keys",
+    "event_bytes",
+    "open_message",
+    "seal",
+]
+
+PROTOCOL: Final = 1
+"""The version of the envelope and of the link's rules (:mod:`controller.remote.link`)."""
+FRAME: Final = b"\xb0\x01"
+"""The frame layout: these two bytes, the nonce, the ciphertext with its tag."""
+NONCE_BYTES: Final = 12
+MAX_PAYLOAD: Final = 64 * 1024
+"""A larger MQTT payload is refused before it is opened."""
+MAX_EVENT_BYTES: Final = 16 * 1024
+"""The largest event, as compact JSON."""
+
+_SALT: Final = b"pyramid-board invitation"
+_SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen": 32}
+
+JsonObject = Mapping[str, Any]
+"""An event as the store keeps it: a JSON object, opaque to the link."""
+
+
+class Side(enum.Enum):
+    """The two boards of a linked game: the one that invited and the one that joined."""
+
+    INVITER = "a"
+    JOINER = "b"
+
+    @property
+    def other(self) -> Side:
+        return Side.JOINER if self is Side.INVITER else Side.INVITER
+
+
+class Kind(enum.Enum):
+    """The two topics of a side: its events, and its retained state (acks, requests)."""
+
+    EVENT = "event"
+    STATE = "state"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkKeys:
+    """What both boards derive from the invitation code; ``repr`` shows no secret."""
+
+    key: bytes = field(repr=False)
+    """The ChaCha20-Poly1305 key."""
+    room: str
+    """The topics' name: 32 hex digits."""
+    game: str
+    """The linked game's id on both boards: 16 hex digits."""
+
+    def topic(self, side: Side, kind: Kind) -> str:
+        """Where ``side`` publishes messages of ``kind``."""
+        return f"pyramid/{self.room}/{side.value}/{kind.value}"
+
+    def subscription(self, side: Side) -> str:
+        """The MQTT filter for everything ``side`` publishes."""
+        return f"pyramid/{self.room}/{side.value}/+"
+
+
+def derive_keys(code: str) -> LinkKeys:
+    """The keys of the game behind ``code`` (checked first: an :class:`InvitationError`
+    for a mistyped code comes at once, before the slow part).
+
+    >>> keys = derive_keys("5A4L-KPRX-AC7H")
+    >>> keys.topic(Side.INVITER, Kind.EVENT) == f"pyramid/{keys.room}/a/event"
+    True
+    >>> len(keys.room), len(keys.game), keys == derive_keys("5a4l kprx ac7h")
+    (32, 16, True)
+    """
+    letters = parse_code(code).replace("-", "").encode("ascii")
+    master = hashlib.scrypt(letters, salt=_SALT, **_SCRYPT)
+
+    def part(label: bytes, size: int) -> bytes:
+        return hashlib.blake2b(label, key=master, digest_size=size).digest()
+
+    return LinkKeys(key=part(b"key", 32), room=part(b"room", 16).hex(), game=part(b"game", 8).hex())
+
+
+@dataclass(frozen=True, slots=True)
+class Envelope:
+    """One message from a board: its state, and maybe one event or a request.
+
+    Every envelope says who sent it and what it has: a receiver learns from any one of
+    them how far the other board is, so a lost acknowledgement or a lost last event is
+    found by the next message of any kind.
+    """
+
+    game: str
+    """The linked game's id (:attr:`LinkKeys.game`)."""
+    board: str
+    """The sending board's id."""
+    name: str
+    """The sending board's name, as its owner set it."""
+    ack: int
+    """The receiver's events up to this sequence number are applied at the sender."""
+    last: int
+    """The sender's own events go up to this sequence number."""
+    seq: int | None = None
+    """The sequence number of :attr:`event` (the sender's own count, from 1)."""
+    event: JsonObject | None = None
+    """An event of the game, as the store keeps it."""
+    resend: int | None = None
+    """Please send your events again from this sequence number."""
+    online: bool = True
+    """False in the last will and the goodbye: the sender has left the broker."""
+    version: int = PROTOCOL
+
+    def data(self) -> dict[str, Any]:
+        """The JSON object that is sealed (absent parts left out)."""
+        data: dict[str, Any] = {
+            "v": self.version,
+            "game": self.game,
+            "board": self.board,
+            "name": self.name,
+            "ack": self.ack,
+            "last": self.last,
+            "online": self.online,
+        }
+        if self.seq is not None:
+            data["seq"] = self.seq
+            data["event"] = self.event
+        if self.resend is not None:
+            data["resend"] = self.resend
+        return data
+
+
+class Reason(enum.Enum):
+    """Why a received message was ignored (each is counted by the link)."""
+
+    WRONG_KEY = "wrong key"
+    """Not sealed with this game's key: another client on the broker, or tampered."""
+    MALFORMED = "malformed"
+    """Opened, but not an envelope this version can use (or no frame at all)."""
+    OTHER_GAME = "other game"
+    """Sealed with this key but naming another game."""
+    STRANGER = "stranger"
+    """From a board other than the one this link plays with."""
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """A message that was not used, and why."""
+
+    reason: Reason
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class OtherVersion:
+    """An authentic message from a board that speaks another protocol version."""
+
+    theirs: int
+    name: str | None
+    ours: int = PROTOCOL
+
+    @property
+    def message(self) -> str:
+        newer = "this board" if self.theirs < self.ours else "the other board"
+        older = "the other board" if self.theirs < self.ours else "this board"
+        return (
+            f"{self.name or 'the other board'} speaks link protocol {self.theirs} and this "
+            f"board {self.ours}: {newer} is newer, update {older}"
+        )
+
+
+def _compact(value: object) -> bytes:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode()
+
+
+def event_bytes(event: JsonObject) -> int:
+    """The size of ``event`` as compact JSON; ValueError if it is no JSON object."""
+    if not isinstance(event, Mapping):
+        raise ValueError(f"an event is a JSON object, not {type(event).__name__}")
+    try:
+        return len(_compact(event))
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"the event is not JSON: {exc}") from None
+
+
+def seal(keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes) -> bytes:
+    """The MQTT payload that carries ``envelope`` on ``topic``; ``nonce`` must be 12 fresh
+    random bytes (the two boards share the key, so counters could collide)."""
+    if len(nonce) != NONCE_BYTES:
+        raise ValueError(f"the nonce must be {NONCE_BYTES} bytes, not {len(nonce)}")
+    sealed = ChaCha20Poly1305(keys.key).encrypt(nonce, _compact(envelope.data()), topic.encode())
+    return FRAME + nonce + sealed
+
+
+def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        raise ValueError("a key appears twice")
+    return data
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _count(data: Mapping[str, Any], key: str, *, low: int) -> int:
+    value = data.get(key)
+    if isinstance(value, bool) or not isinstance(value, int) or not low <= value < 2**53:
+        raise ValueError(f"{key} must be a whole number from {low}, not {value!r}")
+    return value
+
+
+def _text(data: Mapping[str, Any], key: str, most: int) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value or len(value) > most:
+        raise ValueError(f"{key} must be text of 1 to {most} characters, not {value!r}")
+    return value
+
+
+_KEYS: Final = frozenset({"v", "game", "board", "name", "ack", "last", "online", "seq", "event",
+                          "resend"})  # fmt: skip
+
+
+def _envelope(data: Mapping[str, Any]) -> Envelope:
+    unknown = sorted(set(data) - _KEYS)
+    if unknown:
+        raise ValueError(f"unknown fields {', '.join(unknown)}")
+    online = data.get("online")
+    if not isinstance(online, bool):
+        raise ValueError(f"online must be true or false, not {online!r}")
+    seq = event = resend = None
+    if "seq" in data or "event" in data:
+        seq = _count(data, "seq", low=1)
+        event = data.get("event")
+        if not isinstance(event, dict):
+            raise ValueError("event must be a JSON object")
+    if "resend" in data:
+        resend = _count(data, "resend", low=1)
+    return Envelope(
+        game=_text(data, "game", 64),
+        board=_text(data, "board", 64),
+        name=_text(data, "name", 64),
+        ack=_count(data, "ack", low=0),
+        last=_count(data, "last", low=0),
+        seq=seq,
+        event=event,
+        resend=resend,
+        online=online,
+    )
+
+
+def open_message(keys: LinkKeys, topic: str, payload: bytes) -> Envelope | OtherVersion | Refused:
+    """The envelope in ``payload`` received on ``topic``, or why there is none.
+
+    Never raises for what a stranger can send: every failure is a :class:`Refused`.
+    """
+    if len(payload) > MAX_PAYLOAD:
+        return Refused(Reason.MALFORMED, f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
+    if not payload.startswith(FRAME) or len(payload) < len(FRAME) + NONCE_BYTES + 16:
+        return Refused(Reason.MALFORMED, "not a pyramid-board frame")
+    nonce = payload[len(FRAME) : len(FRAME) + NONCE_BYTES]
+    try:
+        plain = ChaCha20Poly1305(keys.key).decrypt(
+            nonce, payload[len(FRAME) + NONCE_BYTES :], topic.encode()
+        )
+    except InvalidTag:
+        return Refused(Reason.WRONG_KEY, "not sealed with this game's key for this topic")
+    # Authentic from here on: only a board with the code sealed it.
+    try:
+        data = json.loads(plain, object_pairs_hook=_no_twice, parse_constant=_no_constant)
+    except (ValueError, RecursionError) as exc:
+        return Refused(Reason.MALFORMED, f"not JSON: {exc}")
+    if not isinstance(data, dict):
+        return Refused(Reason.MALFORMED, "not a JSON object")
+    version = data.get("v")
+    if isinstance(version, bool) or not isinstance(version, int):
+        return Refused(Reason.MALFORMED, f"no protocol version: {version!r}")
+    if version != PROTOCOL:
+        name = data.get("name")
+        return OtherVersion(version, name if isinstance(name, str) else None)
+    try:
+        envelope = _envelope(data)
+    except ValueError as exc:
+        return Refused(Reason.MALFORMED, str(exc))
+    if envelope.game != keys.game:
+        return Refused(Reason.OTHER_GAME, f"names game {envelope.game}, not {keys.game}")
+    if envelope.event is not None and event_bytes(envelope.event) > MAX_EVENT_BYTES:
+        return Refused(Reason.MALFORMED, f"an event of more than {MAX_EVENT_BYTES} bytes")
+    return envelope

@@ -1,0 +1,1 @@
+"""The physical board: geometry, drawings and the printed circuits (``hardware/pcb``)."""

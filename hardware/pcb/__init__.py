@@ -1,0 +1,1 @@
+"""The printed boards as code: ``make board`` writes them, ``tests/hardware/pcb`` checks them."""

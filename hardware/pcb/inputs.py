@@ -1,0 +1,136 @@
+"""What the boards are made from: the geometry file and the shipped config, read, never copied.
+
+``hardware/geometry.toml`` (through :mod:`controller.hardware.geometry`) says where every
+cell, target, button, seat, LED and mounting hole is and which sensor each place gets;
+``configs/matrix.toml`` (through :mod:`controller.config`) says which GPIO each matrix row
+and column is on, which channel each cell is, the LEDs' order, and the SPI and buzzer
+pins. Both loaders use only the standard library, so this runs in the venv and under
+KiCad's Python alike.
+
+The geometry's frame is seen from above with y away from player 1; the PCB lies under
+the wood with its parts facing up, so KiCad's top view is the same picture with y
+turned downwards, origin at the outline's far-left corner.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from controller.config import load_config
+from controller.hardware.geometry import Geometry, GeometryError, Point, load_geometry
+from controller.hardware.wiring import DEFAULT_BUZZER_PIN
+from hardware.pcb.design import BaseSpec, Hole, PinMap, SensorPart, Site
+from hardware.pcb.footprints import PROJECT_LIBRARY
+from hardware.pcb.library import reed_upright
+
+__all__ = ["BUILD", "CONFIG", "IR_SOCKET_OFFSET", "Inputs", "base_spec", "load_inputs", "pin_map"]
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = ROOT / "configs" / "matrix.toml"
+"""The printed boards are the matrix build on a Pi: its shipped config is their pin map."""
+BUILD = "matrix"
+"""The geometry file's build the base board is for."""
+IR_SOCKET_OFFSET = Point(0.0, -9.0)
+"""An IR module's socket sits this far from its target or the top (towards player 1),
+beside the hole the module looks through."""
+
+
+@dataclass(frozen=True)
+class Inputs:
+    spec: BaseSpec
+    pins: PinMap
+
+
+def load_inputs(geometry: Path | None = None, config: Path = CONFIG) -> Inputs:
+    geo = load_geometry(geometry)
+    return Inputs(base_spec(geo), pin_map(config))
+
+
+def pin_map(path: Path = CONFIG) -> PinMap:
+    cfg = load_config(path)
+    gpio = cfg.board.gpio
+    if gpio.topology != "matrix" or cfg.board.adapter != "gpio":
+        raise ValueError(f"{path}: the printed boards are a gpio matrix build")
+    spi = cfg.leds.spi
+    if spi is None:
+        raise ValueError(f"{path}: [leds] spi: the HAT drives the LEDs over SPI0")
+    cmap = cfg.board.channel_map
+    return PinMap(
+        rows=gpio.rows,
+        cols=gpio.cols,
+        clock_gpio=spi.clock,
+        data_gpio=spi.mosi,
+        buzzer_gpio=cfg.buzzer.pin if cfg.buzzer is not None else DEFAULT_BUZZER_PIN,
+        channels=dict(cmap.channel_by_name),
+        leds=dict(cmap.led_by_name),
+        source=_relative(path),
+    )
+
+
+def _relative(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(ROOT))
+    except ValueError:
+        return str(path)
+
+
+def _named(group: str, name: str) -> str:
+    """The config's name of a button or seat (``button:undo``, ``seat:0``)."""
+    return name if name.startswith(f"{group}:") else f"{group}:{name}"
+
+
+def base_spec(geo: Geometry) -> BaseSpec:
+    xs = [p.x for p in geo.outline]
+    ys = [p.y for p in geo.outline]
+    x0, y1 = min(xs), max(ys)
+
+    def board(p: Point) -> tuple[float, float]:
+        return (round(p.x - x0, 3), round(y1 - p.y, 3))
+
+    cell = geo.sensor(BUILD, "cell")
+    if cell.kind != "reed" or cell.orientation != "upright":
+        raise GeometryError(
+            f"builds.{BUILD}.cell_sensor",
+            f"the printed base board carries upright reed switches, not {cell.name!r}",
+        )
+    offset = cell.offset or Point(0.0, 0.0)
+    pitch = int((cell.hole_diameter / 2 - 0.25) * 10) / 10
+    footprint = reed_upright(pitch, max(cell.hole_diameter - 1.0, 1.0))
+    sites: list[Site] = []
+    for name, centre in geo.cells.items():
+        sites.append(Site(name, "reed", board(centre + offset), board(geo.led_position(name))))
+    build = geo.build(BUILD)
+    for name in (*geo.targets, "top"):
+        sensor = build.sensor("top" if name == "top" else "target")
+        if sensor is None:
+            continue
+        if sensor.kind != "ir":
+            raise GeometryError(
+                f"builds.{BUILD}",
+                f"the printed base board senses {name} by IR, not {sensor.name!r}",
+            )
+        at = board(geo.place(name) + IR_SOCKET_OFFSET)
+        sites.append(Site(name, "ir", at, board(geo.led_position(name))))
+    for name, centre in geo.buttons.items():
+        sites.append(
+            Site(_named("button", name), "button", board(centre), board(geo.led_position(name)))
+        )
+    for name in geo.seats:
+        sites.append(Site(_named("seat", name), "none", None, board(geo.led_position(name))))
+    return BaseSpec(
+        width=round(max(xs) - x0, 3),
+        height=round(y1 - min(ys), 3),
+        sites=tuple(sites),
+        holes=tuple(Hole(*board(h), geo.mounting_hole_diameter) for h in geo.mounting_holes),
+        sensor=SensorPart(
+            f"{PROJECT_LIBRARY}:{footprint.name}",
+            f"reed switch {cell.part}, standing upright, pull-in "
+            f"{cell.pull_in[0]:g}–{cell.pull_in[1]:g} AT"
+            if cell.pull_in
+            else cell.part,
+            cell.manufacturer,
+            cell.part,
+            footprint.text,
+        ),
+    )

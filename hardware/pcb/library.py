@@ -1,0 +1,105 @@
+"""The project's own footprint library, ``hardware/pcb/pyramid.pretty``, written by code.
+
+KiCad 6's libraries have no socket laid out as a Raspberry Pi HAT needs it and no reed
+switch standing in a blind hole, so these footprints are made here from the figures
+below and written by ``make board`` (the test of the committed outputs sees them change).
+
+- ``RaspberryPi_GPIO_Socket_2x20``: the 2 × 20 socket that takes the Pi's header, as seen
+  from above the HAT: pin 1 at the origin on the inner row, pin 2 beside it towards the
+  board's edge (−y), odd pins along +x (Raspberry Pi's "Add-on boards and HATs"
+  mechanical drawing: header centred between the mounting holes, 3.5 mm from the edge).
+- ``Reed_Upright_P{pitch}``: a reed switch standing on lead 1 (the glass over it, up into
+  its hole in the wood), lead 2 bent down beside the glass ``pitch`` mm away.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["PI_HEADER", "PI_SOCKET", "LibraryFootprint", "reed_upright"]
+
+PI_HEADER: dict[str, str] = {
+    "1": "3V3", "2": "5V", "3": "GPIO2", "4": "5V", "5": "GPIO3", "6": "GND", "7": "GPIO4",
+    "8": "GPIO14", "9": "GND", "10": "GPIO15", "11": "GPIO17", "12": "GPIO18", "13": "GPIO27",
+    "14": "GND", "15": "GPIO22", "16": "GPIO23", "17": "3V3", "18": "GPIO24", "19": "GPIO10",
+    "20": "GND", "21": "GPIO9", "22": "GPIO25", "23": "GPIO11", "24": "GPIO8", "25": "GND",
+    "26": "GPIO7", "27": "GPIO0", "28": "GPIO1", "29": "GPIO5", "30": "GND", "31": "GPIO6",
+    "32": "GPIO12", "33": "GPIO13", "34": "GND", "35": "GPIO19", "36": "GPIO16",
+    "37": "GPIO26", "38": "GPIO20", "39": "GND", "40": "GPIO21",
+}  # fmt: skip
+"""The 40-pin header by physical pin (the same on every Pi with it; GPIO 0 and 1 are the
+HAT EEPROM's I²C)."""
+
+
+@dataclass(frozen=True)
+class LibraryFootprint:
+    name: str
+    text: str
+
+
+def _pad(name: str, x: float, y: float, size: float, drill: float, square: bool) -> str:
+    shape = "rect" if square else "circle"
+    return (
+        f'  (pad "{name}" thru_hole {shape} (at {x:g} {y:g}) (size {size:g} {size:g}) '
+        f'(drill {drill:g}) (layers "*.Cu" "*.Mask"))\n'
+    )
+
+
+def _rect(layer: str, x0: float, y0: float, x1: float, y1: float, width: float) -> str:
+    return (
+        f"  (fp_rect (start {x0:g} {y0:g}) (end {x1:g} {y1:g}) "
+        f'(layer "{layer}") (width {width:g}) (fill none))\n'
+    )
+
+
+def _text(kind: str, value: str, y: float, layer: str) -> str:
+    hide = " hide" if kind == "value" else ""
+    return (
+        f'  (fp_text {kind} "{value}" (at 0 {y:g}) (layer "{layer}"){hide}\n'
+        "    (effects (font (size 1 1) (thickness 0.15))))\n"
+    )
+
+
+def _module(name: str, descr: str, body: str, text_y: float, attr: str = "through_hole") -> str:
+    return (
+        f'(footprint "{name}" (version 20211014) (generator pyramid_board)\n'
+        '  (layer "F.Cu")\n'
+        f'  (descr "{descr}")\n'
+        f"  (attr {attr})\n"
+        + _text("reference", "REF**", text_y, "F.SilkS")
+        + _text("value", name, -text_y, "F.Fab")
+        + body
+        + ")\n"
+    )
+
+
+def _pi_socket() -> LibraryFootprint:
+    pitch = 2.54
+    body = ""
+    for n in range(1, 41):
+        x = pitch * ((n - 1) // 2)
+        y = 0.0 if n % 2 else -pitch
+        body += _pad(str(n), x, y, 1.7, 1.0, n == 1)
+    body += _rect("F.SilkS", -1.4, -3.94, 49.66, 1.4, 0.12)
+    body += _rect("F.Fab", -1.27, -3.81, 49.53, 1.27, 0.1)
+    body += _rect("F.CrtYd", -1.8, -4.35, 50.06, 1.8, 0.05)
+    name = "RaspberryPi_GPIO_Socket_2x20"
+    descr = "2 x 20 socket, 2.54 mm, onto a Raspberry Pi's 40-pin header, seen from above"
+    return LibraryFootprint(name, _module(name, descr, body, 2.8))
+
+
+PI_SOCKET = _pi_socket()
+
+
+def reed_upright(pitch: float, glass_diameter: float) -> LibraryFootprint:
+    """A reed standing on lead 1 (the glass over it), lead 2 bent down ``pitch`` away."""
+    name = f"Reed_Upright_P{pitch:g}mm"
+    r = glass_diameter / 2
+    body = _pad("1", 0, 0, 1.2, 0.7, True) + _pad("2", pitch, 0, 1.2, 0.7, False)
+    body += (
+        f'  (fp_circle (center 0 0) (end {r + 0.2:g} 0) (layer "F.Fab") (width 0.1) (fill none))\n'
+    )
+    body += _rect("F.CrtYd", -max(r, 0.6) - 0.25, -max(r, 0.6) - 0.25, pitch + 0.85,
+                  max(r, 0.6) + 0.25, 0.05)  # fmt: skip
+    descr = f"Reed switch standing upright on pad 1, glass diameter {glass_diameter:g} mm"
+    return LibraryFootprint(name, _module(name, descr, body, -r - 1.5))

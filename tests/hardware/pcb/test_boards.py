@@ -1,0 +1,203 @@
+"""The printed boards, checked with KiCad itself (pcbnew, run as ``hardware/pcb/kicad.py``).
+
+What is checked, on the committed ``hardware/pcb/*/*.kicad_pcb`` as a fab would get them:
+KiCad's DRC with JLCPCB's two-layer rules (0.15 mm track and space, 0.3 mm drill);
+every pad on the net the design's netlist gives it; every cell, target and button wired
+through its diode, the ribbon cable and the HAT to exactly the row and column GPIOs the
+shipped config names, and the LED chain in the config's order; the netlist's ERC; the
+committed fabrication files against a fresh plot of the committed boards; and a broken
+copy of the base board that DRC and the netlist check must both catch.
+
+Without KiCad these skip with the line to install it; under ``CI=true`` they fail.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from hardware.pcb import checks, generate, outputs
+from hardware.pcb.design import Board
+from hardware.pcb.inputs import Inputs, load_inputs
+from hardware.pcb.kicad_run import INSTALL, KICAD_PYTHON_ENV, KiCadError, kicad_python, run
+
+HERE = generate.HERE
+BOARDS = ("base", "controller")
+SILK = {"silk_over_copper", "silk_overlap"}
+"""DRC warnings about silkscreen clipped at pads or overlapping: the fab clips silkscreen
+at every mask opening anyway; they are counted, not failed."""
+
+
+def require_kicad() -> str:
+    """The Python with pcbnew; a skip saying what to install (a failure under CI=true)."""
+    python = kicad_python()
+    if python is None:
+        problem = f"KiCad's pcbnew module is missing: {INSTALL}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the board checks cannot run in CI: {problem}")
+        pytest.skip(problem)
+    return python
+
+
+@pytest.fixture(scope="module")
+def kicad() -> str:
+    return require_kicad()
+
+
+def test_without_kicad_the_checks_skip_and_fail_in_ci(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # a Python without pcbnew (the venv's own) stands for a machine without KiCad
+    monkeypatch.setenv(KICAD_PYTHON_ENV, sys.executable)
+    kicad_python.cache_clear()
+    try:
+        monkeypatch.setenv("CI", "false")
+        with pytest.raises(pytest.skip.Exception, match="apt-get install"):
+            require_kicad()
+        monkeypatch.setenv("CI", "true")
+        with pytest.raises(pytest.fail.Exception, match="cannot run in CI"):
+            require_kicad()
+        with pytest.raises(KiCadError, match="apt-get install"):
+            run("dump", tmp_path / "none.kicad_pcb")
+    finally:
+        monkeypatch.undo()
+        kicad_python.cache_clear()
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+@pytest.fixture(scope="module")
+def designed(inputs: Inputs) -> dict[str, Board]:
+    return {b.name: b for b in generate.boards(inputs)}
+
+
+@pytest.fixture(scope="module")
+def dumps(kicad: str) -> dict[str, dict[str, Any]]:
+    return {name: run("dump", HERE / name / f"{name}.kicad_pcb") for name in BOARDS}
+
+
+def pcb(name: str) -> Path:
+    return HERE / name / f"{name}.kicad_pcb"
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_drc_is_clean_with_jlcpcb_rules(kicad: str, tmp_path: Path, name: str) -> None:
+    drc = run("drc", pcb(name), tmp_path / "drc.rpt")
+    errors = [v for v in drc["violations"] if v["kind"] not in SILK]
+    assert errors == []
+    assert drc["counts"]["unconnected pads"] == 0
+    assert drc["counts"]["Footprint errors"] == 0
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_every_pad_is_on_its_netlist_net(
+    dumps: dict[str, dict[str, Any]], designed: dict[str, Board], name: str
+) -> None:
+    assert checks.pads_against_netlist(dumps[name], designed[name]) == []
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_outline_and_mounting_holes_are_the_designs(
+    dumps: dict[str, dict[str, Any]], designed: dict[str, Board], name: str
+) -> None:
+    board = designed[name]
+    width, height = dumps[name]["size"]
+    # the bounding box includes the outline's 0.1 mm line
+    assert width == pytest.approx(board.width + 0.1, abs=1e-3)
+    assert height == pytest.approx(board.height + 0.1, abs=1e-3)
+    holes = sorted((p["x"], p["y"]) for p in dumps[name]["parts"] if p["value"] == "mounting hole")
+    assert holes == sorted((h.x, h.y) for h in board.holes)
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_the_netlist_passes_erc(designed: dict[str, Board], name: str) -> None:
+    assert checks.erc(designed[name]) == []
+
+
+def test_switches_and_leds_are_wired_as_the_config_says(
+    dumps: dict[str, dict[str, Any]], inputs: Inputs
+) -> None:
+    traced = checks.trace(dumps["base"], dumps["controller"], inputs.spec, inputs.pins)
+    assert checks.against_config(traced, inputs.pins) == []
+    # every channel the config names was found by following the copper
+    assert set(traced.switches) == set(inputs.pins.channels)
+    assert len(traced.leds) == len(inputs.pins.leds)
+
+
+def test_a_board_wired_to_other_pins_fails_the_config_check(
+    dumps: dict[str, dict[str, Any]], inputs: Inputs
+) -> None:
+    from dataclasses import replace
+
+    swapped = replace(inputs.pins, cols=(inputs.pins.cols[1], inputs.pins.cols[0],
+                                         *inputs.pins.cols[2:]))  # fmt: skip
+    traced = checks.trace(dumps["base"], dumps["controller"], inputs.spec, inputs.pins)
+    problems = checks.against_config(traced, swapped)
+    assert any("a1" in p for p in problems)
+    reordered = dict(inputs.pins.leds)
+    reordered["a1"], reordered["b1"] = reordered["b1"], reordered["a1"]
+    assert any("LED data chain" in p for p in checks.against_config(
+        traced, replace(inputs.pins, leds=reordered)))  # fmt: skip
+
+
+def test_a_broken_copy_fails_drc_and_the_netlist_check(
+    kicad: str, tmp_path: Path, designed: dict[str, Board]
+) -> None:
+    broken = tmp_path / "broken.kicad_pcb"
+    faults = run("break", pcb("base"), broken)["faults"]
+    assert len(faults) == 3, faults
+    drc = run("drc", broken, tmp_path / "broken.rpt")
+    kinds = {v["kind"] for v in drc["violations"]} - SILK
+    assert drc["counts"]["unconnected pads"] > 0 or "unconnected_items" in kinds
+    assert kinds & {"courtyards_overlap", "clearance", "shorting_items", "solder_mask_bridge"}
+    problems = checks.pads_against_netlist(run("dump", broken), designed["base"])
+    assert any("COL2" in p for p in problems)
+    assert any(" at (" in p for p in problems)
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_the_committed_fab_files_match_the_board(
+    kicad: str, tmp_path: Path, designed: dict[str, Board], name: str
+) -> None:
+    board = designed[name]
+    fab = HERE / "fab"
+    assert (fab / f"{name}-bom.csv").read_text() == outputs.bom_csv(board)
+    assert (fab / f"{name}-cpl.csv").read_text() == outputs.cpl_csv(board)
+    net = (HERE / name / f"{name}.net").read_text()
+    assert net == outputs.netlist(board, net.split('(source "', 1)[1].split('"', 1)[0])
+    plots = tmp_path / "plots"
+    run("plot", pcb(name), plots)
+    with zipfile.ZipFile(fab / f"{name}-gerbers.zip") as zf:
+        committed = {n: zf.read(n).decode() for n in zf.namelist()}
+    fresh = {
+        p.name: outputs.normalise(p.read_text())
+        for p in sorted((plots / "gerbers").iterdir())
+        if p.suffix not in (".gbr", ".pdf")
+    }
+    assert committed.keys() == fresh.keys()
+    stale = [n for n in fresh if committed[n] != fresh[n]]
+    assert stale == [], "run `make board`: these fab files are stale"
+    layers = {p.stem.removeprefix(f"{name}-"): p.read_text() for p in (plots / "svg").iterdir()}
+    for side, label in (("F", "top"), ("B", "bottom")):
+        committed_picture = (HERE / "pictures" / f"{name}-{label}.svg").read_text()
+        assert committed_picture == generate.picture(layers, board.width, board.height, side)
+    summary = json.loads((fab / f"{name}-summary.json").read_text())
+    assert summary["parts"] == len(board.parts)
+
+
+def test_the_project_library_is_current(inputs: Inputs) -> None:
+    from hardware.pcb import library
+
+    lib = HERE / "pyramid.pretty"
+    assert (lib / f"{library.PI_SOCKET.name}.kicad_mod").read_text() == library.PI_SOCKET.text
+    reed = inputs.spec.sensor.footprint.partition(":")[2]
+    assert (lib / f"{reed}.kicad_mod").read_text() == inputs.spec.sensor.footprint_text

@@ -1,0 +1,91 @@
+"""The boards' design as values, without KiCad's pcbnew (KiCad's footprint library, the
+kicad-footprints package, is read as text): the generator reads the config rather than
+copying it, and the electrical check finds what it is for."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hardware.pcb import checks, design, sexpr
+from hardware.pcb.footprints import FootprintError, load_footprint
+from hardware.pcb.inputs import CONFIG, Inputs, load_inputs, pin_map
+
+
+@pytest.fixture(autouse=True)
+def footprints() -> None:
+    try:
+        load_footprint("Resistor_SMD:R_0603_1608Metric")
+    except FootprintError as exc:
+        if os.environ.get("CI") == "true":
+            pytest.fail(f"the board design cannot be checked in CI: {exc}")
+        pytest.skip(str(exc))
+
+
+def test_the_hat_follows_the_configs_pins(tmp_path: Path) -> None:
+    text = CONFIG.read_text().replace(
+        "rows = [4, 17, 27, 22, 5, 6]", "rows = [6, 5, 22, 27, 17, 4]"
+    )
+    assert "rows = [6, 5, 22, 27, 17, 4]" in text
+    config = tmp_path / "config.toml"
+    config.write_text(text)
+    pins = pin_map(config)
+    hat = design.controller_board(pins)
+    row0 = next(p for p in hat.parts if p.role.startswith("row 0 "))
+    assert row0.nets == {"1": "ROW0", "2": "GPIO6"}
+    header = next(p for p in hat.parts if p.kind.key == "pi")
+    assert header.nets["31"] == "GPIO6"  # header pin 31 is GPIO 6
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+def test_a_cell_moves_to_the_crossing_its_channel_names(inputs: Inputs) -> None:
+    channels = dict(inputs.pins.channels)
+    channels["a1"], channels["e5"] = channels["e5"], channels["a1"]
+    base = design.base_board(inputs.spec, replace(inputs.pins, channels=channels))
+    reed = next(p for p in base.parts if p.role == "reed a1")
+    diode = next(p for p in base.parts if p.role == "diode a1")
+    row, col = divmod(channels["a1"], 6)
+    assert reed.nets["1"] == f"COL{col}"
+    assert diode.nets == {"1": f"ROW{row}", "2": reed.nets["2"]}
+
+
+def test_every_led_of_the_config_is_placed_in_its_order(inputs: Inputs) -> None:
+    base = design.base_board(inputs.spec, inputs.pins)
+    leds = [p for p in base.parts if p.kind.key == "led"]
+    assert len(leds) == len(inputs.pins.leds)
+    # LED n takes its data from LED n-1's output (the first from the cable)
+    order = sorted(leds, key=lambda p: inputs.pins.leds[p.role.removeprefix("LED ")])
+    assert order[0].nets["4"] == "LED_DATA"
+    for before, after in itertools.pairwise(order):
+        assert before.nets["3"] == after.nets["4"]
+        assert before.nets["2"] == after.nets["5"]
+
+
+def test_erc_finds_a_lone_pin_and_two_outputs(inputs: Inputs) -> None:
+    base = design.base_board(inputs.spec, inputs.pins)
+    assert checks.erc(base) == []
+    parts = list(base.parts)
+    leds = [i for i, p in enumerate(parts) if p.kind.key == "led"]
+    first, second = leds[0], leds[1]
+    # the second LED's data output put on the first one's: two outputs on one net, and
+    # the net it drove left with an input alone
+    parts[second] = replace(parts[second], nets={**parts[second].nets, "3": parts[first].nets["3"]})
+    problems = checks.erc(replace(base, parts=tuple(parts)))
+    assert any("more than one output" in p for p in problems)
+    assert any("one pin only" in p for p in problems)
+
+
+def test_sexpr_reads_what_it_writes() -> None:
+    expr: sexpr.Expr = ["net", ["code", "1"], ["name", 'say "hi"'], ["node", ["ref", "R1"]]]
+    assert sexpr.parse(sexpr.dump(expr)) == expr
+    assert sexpr.parse(sexpr.dump(expr, indent=2)) == expr
+    with pytest.raises(sexpr.SexprError):
+        sexpr.parse("(net (code 1)")

@@ -1,0 +1,123 @@
+"""hardware/geometry.toml reads into typed values, and every wrong key is named."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, SEATS
+from controller.hardware.geometry import (
+    DEFAULT_PATH,
+    GeometryError,
+    Point,
+    geometry_from_toml,
+    load_geometry,
+)
+
+TEXT = DEFAULT_PATH.read_text()
+HALL_DEPTH = "sensors.hall-drv5033aj.elements[0].depth"
+
+
+def edited(old: str, new: str) -> str:
+    assert old in TEXT, old
+    return TEXT.replace(old, new, 1)
+
+
+def test_the_shipped_file_describes_every_place_and_every_build() -> None:
+    g = load_geometry()
+    assert tuple(g.cells) == CELLS
+    assert set(g.targets) == {"t1", "t2", "t3", "t4"}
+    assert tuple(g.buttons) == BUTTONS and tuple(g.seats) == SEATS
+    assert set(g.led_names) == LED_NAMES
+    for build in ("matrix", "mux", "direct", "pico"):
+        assert g.build(build).wood_thickness > 0
+    assert g.sensor("matrix") == g.sensor("pico")
+    assert g.sensor("mux").kind == "hall"
+    assert g.sensor("direct", "top").kind == "ir"
+    assert g.cells["b1"] - g.cells["a1"] == Point(g.pitch, 0.0)
+    assert g.cells["a2"] - g.cells["a1"] == Point(0.0, g.pitch)
+
+
+def test_every_led_sits_outside_the_pieces_shadow_and_nearest_its_own_place() -> None:
+    g = load_geometry()
+    for name, centre in g.cells.items():
+        led = g.led_position(name)
+        assert led.distance(centre) > g.pearl.diameter / 2 + g.leds.light_hole_diameter / 2
+        others = [c.distance(led) for n, c in g.cells.items() if n != name]
+        assert led.distance(centre) < min(others), name
+    for name, centre in g.targets.items():
+        led = g.led_position(name)
+        assert led.distance(centre) > g.ball.diameter / 2, name
+
+
+def test_everything_lies_inside_the_outline() -> None:
+    g = load_geometry()
+    xs = [p.x for p in g.outline]
+    ys = [p.y for p in g.outline]
+    places = [*g.cells.values(), *g.targets.values(), g.top, *g.buttons.values(),
+              *g.seats.values(), *g.mounting_holes]  # fmt: skip
+    places += [g.led_position(name) for name in g.led_names]
+    for point in places:
+        assert min(xs) < point.x < max(xs) and min(ys) < point.y < max(ys), point
+
+
+@pytest.mark.parametrize(
+    ("old", "new", "key"),
+    [
+        ("pitch = 25.0", 'pitch = "25"', "board.pitch"),
+        ("b3 = [-25.0, 0.0]", "b3 = [-24.0, 0.0]", "cells.b3"),
+        ("e5 = [50.0, 50.0]\n", "", "cells.e5"),
+        ("t2 = [130.0, -15.0]", "t2 = [130.0]", "targets.t2"),
+        ("undo = [30.0, -82.0]", "undo = [30.0, -82.0]\nredo = [0.0, 0.0]", "buttons.redo"),
+        ('shape = "disc"', 'shape = "cube"', "magnets.pearl.shape"),
+        ('magnet = "pearl"', 'magnet = "pebble"', "pearl.magnet"),
+        ("pull_in = [20.0, 25.0]", "pull_in = [25.0, 20.0]", "sensors.reed-upright.pull_in"),
+        ("drop_out_min = 8.0", "drop_out_min = 22.0", "sensors.reed-upright.drop_out_min"),
+        ('cell_sensor = "reed-upright"', 'cell_sensor = "reed"', "builds.matrix.cell_sensor"),
+        (
+            "wood_thickness = 4.5",
+            "wood_thickness = 3.0",
+            HALL_DEPTH,
+        ),
+        (
+            'orientation = "upright", azimuth = 0.0, offset = [0.0, 0.0], depth = 3.5 }]',
+            'orientation = "sideways", azimuth = 0.0, offset = [0.0, 0.0], depth = 3.5 }]',
+            "sensors.reed-upright.elements[0].orientation",
+        ),
+        ('same_as = "matrix"', 'same_as = "pico"', "builds.pico.same_as"),
+        ("plug_diameter = 4.0", "plug_diameter = 5.0", "leds.plug_diameter"),
+        ("schema = 1", "schema = 2", "schema"),
+        ("current = 2.7", "current = -1", "sensors.hall-drv5033aj.current"),
+        ("plug_gap = 1.5", "plug_gap = true", "leds.plug_gap"),
+    ],
+)
+def test_a_wrong_value_is_named_by_its_key(old: str, new: str, key: str) -> None:
+    with pytest.raises(GeometryError) as caught:
+        geometry_from_toml(edited(old, new))
+    assert caught.value.key == key, str(caught.value)
+
+
+def test_a_missing_file_and_bad_toml_are_errors(tmp_path: Path) -> None:
+    with pytest.raises(GeometryError, match="cannot read"):
+        load_geometry(tmp_path / "none.toml")
+    with pytest.raises(GeometryError, match=re.escape("not valid TOML")):
+        geometry_from_toml("schema = ")
+
+
+def test_each_board_gets_plugs_as_long_as_its_wood_less_the_gap() -> None:
+    g = load_geometry()
+    for build in ("matrix", "mux"):
+        assert g.plug_length(build) == g.build(build).wood_thickness - g.leds.plug_gap > 0
+    assert g.sensor("mux").current > 0 and g.sensor("matrix").current == 0
+
+
+def test_pieces_know_their_mass_and_where_their_magnet_rests() -> None:
+    g = load_geometry()
+    assert g.pearl.magnet.mass == pytest.approx(
+        3.14159 * (g.pearl.magnet.diameter / 2) ** 2 * g.pearl.magnet.height * 7.5 / 1000,
+        rel=1e-4,
+    )
+    assert g.pearl.magnet_height(g.hollow) < 0 < g.pearl.centre_to_magnet
+    assert g.ball.centre_to_magnet == pytest.approx(0.0)

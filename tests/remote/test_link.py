@@ -1,0 +1,427 @@
+"""The pure link in virtual time: order, duplicates, loss, reordering, resends, restarts,
+another protocol version, a wrong key and tampered messages (no broker, no sleeps)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from controller.remote.journal import JournalError, Logged, MemoryJournal, Origin
+from controller.remote.link import MAX_BATCH, Connection, Link, Publish
+from controller.remote.outcomes import Delivered, Ignored
+from controller.remote.wire import (
+    PROTOCOL,
+    Envelope,
+    Kind,
+    OtherVersion,
+    Reason,
+    Side,
+    open_message,
+    seal,
+)
+from tests.remote.network import (
+    OTHER_CODE,
+    TIMING,
+    Board,
+    keys,
+    move,
+    pair,
+)
+
+
+def delivered(board: Board) -> list[int]:
+    return [o.seq for o in board.happened if isinstance(o, Delivered)]
+
+
+def ignored(board: Board) -> list[Reason]:
+    return [o.reason for o in board.happened if isinstance(o, Ignored)]
+
+
+def test_events_arrive_in_order_once_and_are_acknowledged() -> None:
+    broker, oma, tim = pair()
+    for n in range(1, 11):
+        broker.make(oma, move(n))
+    broker.deliver_all()
+    assert tim.events(Origin.THERE) == [move(n) for n in range(1, 11)]
+    assert delivered(tim) == list(range(1, 11))
+    assert oma.journal.ack == 10
+    assert oma.link.report().unsent == 0 and tim.link.report().missing == 0
+    assert oma.link.report().peer_name == "Tim" and tim.link.report().peer_name == "Oma"
+    assert oma.link.next_deadline() is None  # nothing waits: no timer runs
+
+
+def test_both_boards_make_events_into_one_log() -> None:
+    broker, oma, tim = pair()
+    for n in range(1, 7):
+        broker.make(oma if n % 2 else tim, move(n, "oma" if n % 2 else "tim"))
+        broker.deliver_all()
+    assert oma.events(Origin.HERE) == tim.events(Origin.THERE) == [move(1), move(3), move(5)]
+    assert tim.events(Origin.HERE) == oma.events(Origin.THERE)
+    assert [e.event["n"] for e in oma.journal.events] == [1, 2, 3, 4, 5, 6]
+    assert [e.event["n"] for e in tim.journal.events] == [1, 2, 3, 4, 5, 6]
+
+
+def test_duplicates_are_dropped_counted_and_acknowledged_again() -> None:
+    broker, oma, tim = pair()
+    for n in range(1, 4):
+        broker.make(oma, move(n))
+    copies = [f for f in broker.flight for _ in range(3)]  # QoS 1 redelivers
+    broker.flight = copies
+    broker.deliver_all()
+    assert delivered(tim) == [1, 2, 3]
+    assert tim.link.counts.duplicates == 6
+    # Each duplicate is acknowledged again: the first acknowledgement may have been lost.
+    acks = [m for name, m in broker.sent if name == "Tim" and m.topic.endswith("/state")]
+    assert len(acks) >= 3 + 6
+    assert oma.journal.ack == 3
+
+
+def test_a_lost_event_is_asked_for_and_sent_again() -> None:
+    broker, oma, tim = pair()
+    for n in range(1, 6):
+        broker.make(oma, move(n))
+    broker.flight.pop(1)  # event 2 is lost
+    for _ in range(2):  # events 1 and 3 arrive
+        broker.deliver()
+    assert delivered(tim) == [1]
+    assert tim.link.report().missing == 2  # 2 is missing, 3 is held
+    asks = [f for f in broker.flight if f.to is oma and f.message.topic.endswith("/state")]
+    assert asks, "the gap is reported at once"
+    request = open_message(keys(), asks[-1].message.topic, asks[-1].message.payload)
+    assert isinstance(request, Envelope) and request.resend == 2
+    broker.deliver_all()
+    assert delivered(tim) == [1, 2, 3, 4, 5]
+    assert tim.events(Origin.THERE) == [move(n) for n in range(1, 6)]
+
+
+def test_a_lost_last_event_goes_again_after_the_timeout() -> None:
+    broker, oma, tim = pair()
+    broker.make(oma, move(1))
+    broker.flight.clear()  # the only event is lost; nothing later shows the gap
+    assert oma.link.next_deadline() == pytest.approx(TIMING.resend_s)
+    broker.advance(TIMING.resend_s - 0.01)
+    assert not broker.flight
+    broker.advance(0.01)
+    broker.deliver_all()
+    assert delivered(tim) == [1]
+    assert oma.link.counts.resent == 1 and oma.link.unsent == 0
+
+
+def test_reordered_events_are_applied_in_order() -> None:
+    broker, oma, tim = pair()
+    for n in range(1, 8):
+        broker.make(oma, move(n))
+    broker.flight.reverse()
+    broker.deliver_all()
+    assert delivered(tim) == list(range(1, 8))
+    assert tim.events(Origin.THERE) == [move(n) for n in range(1, 8)]
+
+
+def test_resends_back_off_while_nobody_answers() -> None:
+    broker, oma, tim = pair()
+    broker.disconnect(tim)  # Tim's board is away: nothing reaches it
+    broker.make(oma, move(1))
+    times = []
+    for _ in range(8):
+        deadline = oma.link.next_deadline()
+        assert deadline is not None
+        broker.advance(deadline - broker.now)
+        times.append(broker.now)
+    gaps = [round(b - a, 6) for a, b in zip([0.0, *times], times, strict=False)]
+    assert gaps == [3.0, 6.0, 12.0, 24.0, 48.0, 48.0, 48.0, 48.0]
+    assert oma.link.counts.resent == 8
+    assert oma.link.report().unsent == 1
+
+
+def test_events_made_while_the_broker_is_away_are_kept_and_sent_on_reconnect() -> None:
+    broker, oma, tim = pair()
+    broker.now = 10.0
+    broker.disconnect(oma)
+    report = oma.link.report()
+    assert (report.connection, report.since) == (Connection.UNREACHABLE, 10.0)
+    broker.now = 12.0
+    broker.disconnect(oma)  # another failed try: still unreachable since 10
+    assert oma.link.report().since == 10.0
+    for n in range(1, 4):
+        broker.make(oma, move(n))
+    assert not broker.flight and oma.link.report().unsent == 3
+    assert oma.link.next_deadline() is None  # no timer runs without a broker
+    broker.now = 20.0
+    broker.connect(oma)
+    assert oma.link.report().connection is Connection.CONNECTED
+    broker.deliver_all()
+    assert delivered(tim) == [1, 2, 3]
+    assert oma.link.report().unsent == 0
+
+
+def test_a_restarted_sender_sends_what_was_not_acknowledged() -> None:
+    broker, oma, tim = pair()
+    broker.make(oma, move(1))
+    broker.deliver_all()
+    broker.make(oma, move(2))
+    broker.make(oma, move(3))
+    broker.restart(oma)  # killed before 2 and 3 left: only the store remembers them
+    assert oma.link.mine == (move(1), move(2), move(3)) and oma.link.acked == 1
+    assert oma.link.report().connection is Connection.CONNECTING
+    broker.deliver_all()  # the will: Tim's board sees Oma's drop off
+    assert tim.link.report().peer_online is False
+    broker.connect(oma)
+    broker.deliver_all()
+    assert delivered(tim) == [1, 2, 3]
+    assert tim.link.report().peer_online is True
+
+
+def test_a_restarted_receiver_catches_up_exactly_once() -> None:
+    broker, oma, tim = pair()
+    for n in range(1, 4):
+        broker.make(oma, move(n))
+    broker.deliver_all()
+    broker.restart(tim)
+    for n in range(4, 7):
+        broker.make(oma, move(n))  # Tim's board is off
+    broker.advance(TIMING.resend_s)  # resent into the void
+    broker.connect(tim)
+    broker.deliver_all()
+    assert delivered(tim) == [1, 2, 3, 4, 5, 6]
+    assert tim.events(Origin.THERE) == [move(n) for n in range(1, 7)]
+    assert tim.link.report().missing == 0 and oma.link.report().unsent == 0
+
+
+def test_a_board_that_was_off_learns_from_the_retained_state_what_it_lacks() -> None:
+    broker, oma, tim = pair()
+    broker.make(oma, move(1))
+    broker.flight.clear()  # lost, and Oma's board is then switched off
+    broker.restart(oma)
+    broker.restart(tim)
+    broker.connect(tim)  # Tim's board sees Oma's retained state: last = 1
+    broker.deliver_all()
+    assert tim.link.report().missing == 1 and delivered(tim) == []
+    broker.connect(oma)  # asked for it in its retained state: sent at once
+    broker.deliver_all()
+    assert delivered(tim) == [1]
+
+
+def test_another_protocol_version_is_a_clear_error_and_no_broken_game() -> None:
+    broker, oma, tim = pair()
+    topic = keys().topic(Side.INVITER, Kind.EVENT)
+    future = dataclasses.replace(
+        Envelope(keys().game, "oma-board", "Oma", 0, 1, seq=1, event=move(1)),
+        version=PROTOCOL + 1,
+    )
+    payload = seal(keys(), topic, future, bytes(12))
+    for _ in range(3):
+        broker.carry(tim, tim.link.received(topic, payload, broker.now))
+    said = [o for o in tim.happened if isinstance(o, OtherVersion)]
+    assert said == [OtherVersion(PROTOCOL + 1, "Oma")]  # once, not per message
+    assert "update this board" in said[0].message
+    assert tim.link.report().other_version == said[0]
+    assert delivered(tim) == [] and tim.link.delivered == 0
+    broker.make(oma, move(1))  # the board is updated: its messages are taken again
+    broker.deliver_all()
+    assert delivered(tim) == [1] and tim.link.report().other_version is None
+
+
+@pytest.mark.parametrize("where", ["event", "state"])
+def test_a_client_with_a_wrong_key_is_counted_and_ignored(where: str) -> None:
+    broker, oma, tim = pair()
+    eve = Link.restore(MemoryJournal(), keys=keys(OTHER_CODE), side=Side.INVITER, board="eve",
+                       name="Eve", now=0.0).connected(0.0).link  # fmt: skip
+    forged = eve.send(move(1), 0.0).publish[0].payload if where == "event" else (
+        eve.will().payload)  # fmt: skip
+    topic = keys().topic(Side.INVITER, Kind(where))  # the right topic, somehow known
+    for payload in (forged, b"", b"garbage" * 20, forged[:2] + bytes(40)):
+        broker.carry(tim, tim.link.received(topic, payload, broker.now))
+    assert ignored(tim) == [Reason.WRONG_KEY, Reason.MALFORMED, Reason.MALFORMED,
+                            Reason.WRONG_KEY]  # fmt: skip
+    assert (tim.link.counts.wrong_key, tim.link.counts.malformed) == (2, 2)
+    assert delivered(tim) == [] and tim.link.report().peer_name == "Oma"
+    assert keys(OTHER_CODE).room != tim.link.keys.room
+    broker.make(oma, move(1))
+    broker.deliver_all()
+    assert delivered(tim) == [1]
+
+
+def test_tampered_and_moved_messages_are_refused() -> None:
+    broker, oma, tim = pair()
+    broker.make(oma, move(1))
+    sent = broker.flight.pop().message
+    for i in (3, 20, len(sent.payload) - 1):  # nonce, ciphertext, tag
+        spoilt = bytearray(sent.payload)
+        spoilt[i] ^= 0x01
+        broker.carry(tim, tim.link.received(sent.topic, bytes(spoilt), broker.now))
+    state_topic = keys().topic(Side.INVITER, Kind.STATE)
+    broker.carry(tim, tim.link.received(state_topic, sent.payload, broker.now))  # moved
+    broker.carry(tim, tim.link.received("pyramid/elsewhere/a/event", sent.payload, broker.now))
+    assert ignored(tim) == [Reason.WRONG_KEY] * 4 + [Reason.MALFORMED]
+    assert delivered(tim) == []
+    broker.carry(tim, tim.link.received(sent.topic, sent.payload, broker.now))
+    assert delivered(tim) == [1]
+
+
+def test_a_replayed_message_is_a_duplicate() -> None:
+    broker, oma, tim = pair()
+    broker.make(oma, move(1))
+    recorded = broker.flight[0].message
+    broker.deliver_all()
+    for n in range(2, 4):
+        broker.make(oma, move(n))
+    broker.deliver_all()
+    broker.carry(tim, tim.link.received(recorded.topic, recorded.payload, broker.now))
+    assert delivered(tim) == [1, 2, 3] and tim.link.counts.duplicates == 1
+
+
+def test_a_replayed_request_is_answered_once_per_resend_time() -> None:
+    broker, oma, _tim = pair()
+    for n in range(1, 4):
+        broker.make(oma, move(n))
+    broker.deliver_all()
+    topic = keys().topic(Side.JOINER, Kind.STATE)
+    ask = Envelope(keys().game, "Tim-board", "Tim", ack=3, last=0, resend=1)
+    payload = seal(keys(), topic, ask, bytes(12))
+    resent = []
+    for _ in range(5):  # recorded off the broker and replayed
+        step = oma.link.received(topic, payload, broker.now)
+        broker.carry(oma, step)
+        resent.append(len(step.publish))
+    assert resent == [3, 0, 0, 0, 0]
+    broker.advance(TIMING.resend_s)
+    assert len(oma.link.received(topic, payload, broker.now).publish) == 3
+    broker.flight.clear()
+
+
+def test_a_second_board_with_the_code_is_a_stranger() -> None:
+    broker, oma, _tim = pair()
+    broker.make(oma, move(1))
+    broker.deliver_all()
+    other = Board(Side.JOINER, "Tom").link.connected(0.0).link  # joined with the same code
+    step = other.send(move(1, "tom"), 0.0)
+    broker.carry(oma, oma.link.received(step.publish[0].topic, step.publish[0].payload, 1.0))
+    assert ignored(oma) == [Reason.STRANGER] and oma.events(Origin.THERE) == []
+
+
+def test_an_acknowledgement_of_events_never_made_is_refused() -> None:
+    broker, oma, _tim = pair()
+    topic = keys().topic(Side.JOINER, Kind.STATE)
+    lie = Envelope(keys().game, "Tim-board", "Tim", ack=5, last=0)
+    broker.carry(oma, oma.link.received(topic, seal(keys(), topic, lie, bytes(12)), 0.0))
+    assert ignored(oma) == [Reason.MALFORMED] and oma.journal.ack == 0
+
+
+def test_a_journal_whose_numbers_do_not_run_on_is_refused() -> None:
+    journal = MemoryJournal()
+    journal.events = [Logged(Origin.HERE, 1, move(1)), Logged(Origin.HERE, 3, move(3))]
+    with pytest.raises(JournalError, match="event 3 made here follows 1"):
+        Link.restore(journal, keys=keys(), side=Side.INVITER, board="o", name="Oma", now=0.0)
+    journal.events = [Logged(Origin.HERE, 1, move(1))]
+    journal.ack = 2
+    with pytest.raises(JournalError, match="acknowledged up to 2, but 1 events were made"):
+        Link.restore(journal, keys=keys(), side=Side.INVITER, board="o", name="Oma", now=0.0)
+
+
+def test_a_resend_request_is_answered_in_batches() -> None:
+    broker, oma, tim = pair()
+    broker.disconnect(tim)
+    for n in range(1, MAX_BATCH + 21):
+        broker.make(oma, move(n))
+    broker.connect(tim)
+    broker.deliver_all()
+    broker.settle()
+    assert delivered(tim) == list(range(1, MAX_BATCH + 21))
+
+
+def test_an_event_that_is_not_json_is_the_callers_mistake() -> None:
+    _broker, oma, _tim = pair()
+    with pytest.raises(ValueError, match="not JSON"):
+        oma.link.send({"when": object()}, 0.0)
+    with pytest.raises(ValueError, match="more than"):
+        oma.link.send({"big": "x" * 20_000}, 0.0)
+
+
+def test_the_report_is_json() -> None:
+    broker, oma, tim = pair()
+    broker.disconnect(tim)
+    broker.make(oma, move(1))
+    data = oma.link.report().data()
+    assert data["connection"] == "connected" and data["unsent"] == 1
+    assert data["peer_name"] == "Tim" and data["counts"]["resent"] == 0
+    assert tim.link.report().data()["connection"] == "unreachable"
+
+
+# -- everything at once --------------------------------------------------------------------
+
+ACTIONS = st.lists(
+    st.tuples(
+        st.sampled_from(
+            [
+                "make",
+                "make",
+                "make",
+                "deliver",
+                "deliver",
+                "deliver",
+                "drop",
+                "copy",
+                "swap",
+                "disconnect",
+                "connect",
+                "restart",
+                "tick",
+            ]
+        ),
+        st.booleans(),  # which board
+        st.integers(min_value=0, max_value=1000),  # which message in flight
+    ),
+    max_size=80,
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(ACTIONS)
+def test_any_faults_then_healing_leave_one_log_on_both_boards(
+    actions: list[tuple[str, bool, int]],
+) -> None:
+    broker, oma, tim = pair()
+    made = {id(oma): 0, id(tim): 0}
+    for action, first, pick in actions:
+        board = oma if first else tim
+        index = pick % len(broker.flight) if broker.flight else None
+        if action == "make":
+            made[id(board)] += 1
+            broker.make(board, move(made[id(board)], board.name))
+        elif action == "deliver" and index is not None:
+            broker.deliver(index)
+        elif action == "drop" and index is not None:
+            broker.flight.pop(index)
+        elif action == "copy" and index is not None:
+            broker.flight.append(broker.flight[index])
+        elif action == "swap" and index is not None and index + 1 < len(broker.flight):
+            flight = broker.flight
+            flight[index], flight[index + 1] = flight[index + 1], flight[index]
+        elif action == "disconnect":
+            broker.disconnect(board)
+        elif action == "connect" and board.link.connection is not Connection.CONNECTED:
+            broker.connect(board)
+        elif action == "restart":
+            broker.restart(board)
+        elif action == "tick":
+            broker.advance(pick / 100)
+    for board in (oma, tim):
+        if board.link.connection is not Connection.CONNECTED:
+            broker.connect(board)
+    broker.settle()
+    assert oma.events(Origin.HERE) == tim.events(Origin.THERE)
+    assert tim.events(Origin.HERE) == oma.events(Origin.THERE)
+    assert len(oma.events(Origin.HERE)) == made[id(oma)]
+    assert len(tim.events(Origin.HERE)) == made[id(tim)]
+    for board in (oma, tim):
+        assert board.journal.ack == len(board.events(Origin.HERE))
+        report = board.link.report()
+        assert report.counts.wrong_key == report.counts.malformed == report.counts.strangers == 0
+
+
+def test_publish_values_hold_no_secret_in_their_repr() -> None:
+    message = Publish("t", b"secret bytes", retain=True)
+    assert "secret" not in repr(message) and keys().key.hex() not in repr(keys())

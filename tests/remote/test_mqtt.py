@@ -1,0 +1,336 @@
+"""Two links through a real Mosquitto on loopback: order, a broker restarted mid-game, a
+board rebuilt from its journal, a stranger with the wrong key, and TLS with a test CA.
+
+The boards' stores are :class:`MemoryJournal`s (see its docstring for what it models);
+everything else is real: paho-mqtt, the broker, TCP and TLS. Nothing sleeps: the tests
+wait for what they expect with a deadline (:func:`wait_until`).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import paho.mqtt.client as mqtt
+import pytest
+from paho.mqtt.enums import CallbackAPIVersion
+
+from controller.config import RemoteConfig
+from controller.remote.journal import MemoryJournal, Origin
+from controller.remote.link import Connection, Link, LinkTiming, Report
+from controller.remote.mqtt import RemoteLink
+from controller.remote.outcomes import Delivered, Outcome
+from controller.remote.wire import PROTOCOL, Envelope, Kind, Side, seal
+from tests.remote.board_process import FileJournal
+from tests.remote.mosquitto import Mosquitto, Tls
+from tests.remote.network import CODE, OTHER_CODE, keys, move
+from tests.support.poll import wait_until
+
+WAIT = 20.0
+ROOT = Path(__file__).resolve().parents[2]
+TIMING = LinkTiming(resend_s=0.5, resend_max_s=2.0)
+
+
+class Home:
+    """One board in its home: a journal standing for its store, and a RemoteLink."""
+
+    def __init__(self, config: RemoteConfig, side: Side, *, code: str = CODE) -> None:
+        self.config = config
+        self.side = side
+        self.code = code
+        self.journal = MemoryJournal()
+        self.lock = threading.Lock()
+        self.delivered: list[int] = []
+        self.reports: list[Report] = []
+        self.refuse = 0
+        """Steps with delivered events to refuse to keep (a store that cannot write)."""
+        self.remote = self._open()
+
+    def _open(self) -> RemoteLink:
+        with self.lock:
+            link = Link.restore(self.journal, keys=keys(self.code),
+                                side=self.side, board=f"{self.config.name}-board",
+                                name=self.config.name, now=0.0, timing=TIMING)  # fmt: skip
+        remote = RemoteLink(self.config, link, self._kept, reconnect=(1, 2))
+        remote.start()
+        return remote
+
+    def _kept(self, happened: tuple[Outcome, ...], report: Report) -> None:
+        with self.lock:  # the Table would commit to its store here
+            if self.refuse and any(isinstance(o, Delivered) for o in happened):
+                self.refuse -= 1
+                raise OSError("the store could not write")
+            self.journal.apply(happened)
+            self.delivered += [o.seq for o in happened if isinstance(o, Delivered)]
+            self.reports.append(report)
+
+    def make(self, n: int) -> None:
+        with self.lock:
+            self.journal.made(move(n, self.config.name))
+        self.remote.send(move(n, self.config.name))
+
+    def events(self, origin: Origin) -> list[object]:
+        with self.lock:
+            return list(self.journal.of(origin))
+
+    def report(self) -> Report:
+        return self.remote.report()
+
+    def rebuild(self) -> None:
+        """Closed and started again: the link comes back from the journal alone."""
+        self.remote.close()
+        self.remote = self._open()
+
+    def connected(self) -> bool:
+        return self.report().connection is Connection.CONNECTED
+
+
+def remote_config(broker: Mosquitto, name: str) -> RemoteConfig:
+    return RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[Mosquitto]:
+    with Mosquitto(tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+def homes(broker: Mosquitto) -> Iterator[tuple[Home, Home]]:
+    oma = Home(remote_config(broker, "Oma"), Side.INVITER)
+    tim = Home(remote_config(broker, "Tim"), Side.JOINER)
+    try:
+        wait_until(lambda: oma.connected() and tim.connected(), WAIT, what="both connect")
+        yield oma, tim
+    finally:
+        oma.remote.close()
+        tim.remote.close()
+
+
+def both_have(oma: Home, tim: Home, from_oma: int, from_tim: int) -> bool:
+    return (
+        len(tim.events(Origin.THERE)) == from_oma
+        and len(oma.events(Origin.THERE)) == from_tim
+        and oma.report().unsent == 0
+        and tim.report().unsent == 0
+    )
+
+
+def test_events_cross_in_order_exactly_once(homes: tuple[Home, Home]) -> None:
+    oma, tim = homes
+    for n in range(1, 41):
+        (oma if n % 3 else tim).make(n)
+    from_oma = [n for n in range(1, 41) if n % 3]
+    from_tim = [n for n in range(1, 41) if not n % 3]
+    wait_until(lambda: both_have(oma, tim, len(from_oma), len(from_tim)), WAIT,
+               what=lambda: (oma.report(), tim.report()))  # fmt: skip
+    assert tim.events(Origin.THERE) == [move(n, "Oma") for n in from_oma]
+    assert oma.events(Origin.THERE) == [move(n, "Tim") for n in from_tim]
+    assert tim.delivered == list(range(1, len(from_oma) + 1))
+    assert oma.delivered == list(range(1, len(from_tim) + 1))
+    assert oma.report().peer_name == "Tim" and tim.report().peer_name == "Oma"
+    assert oma.report().peer_online is True
+    counts = tim.report().counts
+    assert counts.wrong_key == counts.malformed == counts.strangers == 0
+
+
+def test_a_broker_restart_mid_game_loses_nothing(
+    broker: Mosquitto, homes: tuple[Home, Home]
+) -> None:
+    oma, tim = homes
+    for n in range(1, 6):
+        oma.make(n)
+    wait_until(lambda: both_have(oma, tim, 5, 0), WAIT)
+    broker.stop()
+    wait_until(lambda: not oma.connected() and not tim.connected(), WAIT)
+    for n in range(6, 11):
+        oma.make(n)
+    tim.make(1)
+    # Kept, and said to be not yet delivered:
+    wait_until(lambda: oma.report().unsent == 5, WAIT, what=oma.report)
+    wait_until(lambda: tim.report().unsent == 1, WAIT, what=tim.report)
+    assert oma.report().connection is Connection.UNREACHABLE
+    # Down for a few seconds: until both boards' clients have tried twice (1 s, then 2 s).
+    wait_until(lambda: min(h.remote.failed_attempts for h in homes) >= 2, WAIT)
+    broker.start()  # same port, no sessions or retained messages kept
+    wait_until(lambda: both_have(oma, tim, 10, 1), WAIT, what=lambda: (oma.report(), tim.report()))
+    assert tim.events(Origin.THERE) == [move(n, "Oma") for n in range(1, 11)]
+    assert tim.delivered == list(range(1, 11)) and oma.delivered == [1]
+    states = [r.connection for r in oma.reports]
+    assert Connection.UNREACHABLE in states and states[-1] is Connection.CONNECTED
+
+
+def test_a_board_rebuilt_from_its_journal_catches_up(homes: tuple[Home, Home]) -> None:
+    oma, tim = homes
+    for n in range(1, 4):
+        oma.make(n)
+    wait_until(lambda: both_have(oma, tim, 3, 0), WAIT)
+    tim.remote.close()  # switched off: its goodbye says so
+    wait_until(lambda: oma.report().peer_online is False, WAIT)
+    for n in range(4, 8):
+        oma.make(n)
+    wait_until(lambda: oma.report().unsent == 4, WAIT)
+    tim.rebuild()
+    wait_until(lambda: both_have(oma, tim, 7, 0), WAIT, what=lambda: (oma.report(), tim.report()))
+    assert tim.events(Origin.THERE) == [move(n, "Oma") for n in range(1, 8)]
+    assert tim.delivered == list(range(1, 8))  # 1-3 before, 4-7 after: each once
+    oma.rebuild()
+    tim.make(1)
+    wait_until(lambda: both_have(oma, tim, 7, 1), WAIT)
+    assert oma.delivered == [1]
+
+
+def test_a_client_with_the_wrong_key_is_ignored_and_counted(
+    broker: Mosquitto, homes: tuple[Home, Home]
+) -> None:
+    oma, tim = homes
+    eve_link = Link.restore(MemoryJournal(), keys=keys(OTHER_CODE), side=Side.INVITER,
+                            board="eve", name="Eve", now=0.0).connected(0.0).link  # fmt: skip
+    forged = eve_link.send(move(1, "Eve"), 0.0).publish[0].payload
+    eve = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="eve")
+    eve.connect("127.0.0.1", broker.port)
+    eve.loop_start()
+    try:
+        for kind in Kind:  # Oma's topics, which Eve somehow knows
+            topic = keys().topic(Side.INVITER, kind)
+            for payload in (forged, b"garbage", b"\xb0\x01" + bytes(60)):
+                eve.publish(topic, payload, qos=1).wait_for_publish(WAIT)
+        wait_until(lambda: tim.report().counts.wrong_key == 4, WAIT, what=tim.report)
+        wait_until(lambda: tim.report().counts.malformed == 2, WAIT, what=tim.report)
+    finally:
+        eve.disconnect()
+        eve.loop_stop()
+    assert tim.events(Origin.THERE) == [] and tim.report().peer_name == "Oma"
+    oma.make(1)
+    wait_until(lambda: both_have(oma, tim, 1, 0), WAIT)
+    assert tim.events(Origin.THERE) == [move(1, "Oma")]
+
+
+def test_tls_with_the_test_ca_and_a_password(tmp_path: Path) -> None:
+    tls = Tls.make(tmp_path)
+    users = {"oma": "pearls", "tim": "marbles"}
+    with Mosquitto(tmp_path, tls=tls, users=users) as broker:
+
+        def config(name: str, user: str, ca: Path | None = tls.ca_file) -> RemoteConfig:
+            password = users.get(user, "wrong")
+            return RemoteConfig(host="localhost", port=broker.port, tls=True, name=name,
+                                username=user, password=password, ca_file=ca)  # fmt: skip
+
+        oma = Home(config("Oma", "oma"), Side.INVITER)
+        tim = Home(config("Tim", "tim"), Side.JOINER)
+        strangers = [
+            Home(config("NoCA", "tim", ca=None), Side.JOINER),  # the system's CAs: refused
+            Home(config("NoPass", "eve"), Side.JOINER),  # wrong password: refused
+        ]
+        try:
+            wait_until(lambda: oma.connected() and tim.connected(), WAIT)
+            oma.make(1)
+            tim.make(1)
+            wait_until(lambda: both_have(oma, tim, 1, 1), WAIT)
+            wait_until(lambda: all(s.reports for s in strangers), WAIT)
+            for stranger in strangers:
+                assert stranger.report().connection is Connection.UNREACHABLE
+                assert stranger.remote.failed_attempts >= 1
+        finally:
+            for home in (oma, tim, *strangers):
+                home.remote.close()
+    assert oma.config.broker == f"mqtts://localhost:{broker.port}"
+
+
+def test_a_step_the_store_could_not_keep_comes_again(homes: tuple[Home, Home]) -> None:
+    oma, tim = homes
+    tim.refuse = 2
+    for n in range(1, 4):
+        oma.make(n)
+    wait_until(lambda: both_have(oma, tim, 3, 0), WAIT, what=lambda: (oma.report(), tim.report()))
+    assert tim.refuse == 0 and tim.delivered == [1, 2, 3]
+    assert tim.events(Origin.THERE) == [move(n, "Oma") for n in range(1, 4)]
+    assert oma.report().counts.resent >= 1  # nothing was acknowledged that was not kept
+
+
+def test_the_report_says_since_when_in_wall_clock_time(homes: tuple[Home, Home]) -> None:
+    oma, _tim = homes
+    assert abs(oma.report().since - time.time()) < WAIT
+    # The link itself runs on the monotonic clock:
+    assert abs(oma.remote.link.report().since - time.monotonic()) < WAIT
+
+
+def test_another_version_through_the_broker_is_said_and_passes(
+    broker: Mosquitto, homes: tuple[Home, Home]
+) -> None:
+    oma, tim = homes
+    topic = keys().topic(Side.INVITER, Kind.EVENT)
+    future = dataclasses.replace(Envelope(keys().game, "Oma-board", "Oma", 0, 1, seq=1,
+                                          event=move(1)), version=PROTOCOL + 1)  # fmt: skip
+    newer = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="newer")
+    newer.connect("127.0.0.1", broker.port)
+    newer.loop_start()
+    try:
+        newer.publish(topic, seal(keys(), topic, future, bytes(12)), qos=1).wait_for_publish(WAIT)
+        wait_until(lambda: tim.report().other_version is not None, WAIT, what=tim.report)
+    finally:
+        newer.disconnect()
+        newer.loop_stop()
+    other = tim.report().other_version
+    assert other is not None and (other.theirs, other.name) == (PROTOCOL + 1, "Oma")
+    assert tim.events(Origin.THERE) == []
+    oma.make(1)
+    wait_until(lambda: both_have(oma, tim, 1, 0), WAIT)
+    assert tim.report().other_version is None
+
+
+def test_a_board_killed_and_started_again_catches_up(broker: Mosquitto, tmp_path: Path) -> None:
+    """Tim's board is a process of its own (tests/remote/board_process.py, its store a
+    file of fsynced lines): SIGKILLed mid-game, the broker's will tells Oma's board, and
+    started again it catches up from its file and the broker, each event once."""
+    oma = Home(remote_config(broker, "Oma"), Side.INVITER)
+    journal = FileJournal(tmp_path / "tim.jsonl")
+
+    def start_tim() -> subprocess.Popen[str]:
+        tim = subprocess.Popen(
+            [sys.executable, "-m", "tests.remote.board_process", "--port", str(broker.port),
+             "--side", "b", "--name", "Tim", "--journal", str(journal.path)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, cwd=ROOT,
+        )  # fmt: skip
+        assert tim.stdout is not None and tim.stdout.readline() == "ready\n"
+        return tim
+
+    def tell(tim: subprocess.Popen[str], line: str) -> None:
+        assert tim.stdin is not None and tim.stdout is not None
+        tim.stdin.write(line + "\n")
+        tim.stdin.flush()
+        assert tim.stdout.readline() == line.replace("make", "made") + "\n"
+
+    def received() -> list[int]:
+        return [e.seq for e in journal.logged() if e.origin is Origin.THERE]
+
+    tim = start_tim()
+    try:
+        wait_until(oma.connected, WAIT)
+        for n in range(1, 4):
+            oma.make(n)
+        tell(tim, "make 1")
+        wait_until(lambda: received() == [1, 2, 3] and oma.delivered == [1], WAIT)
+        tim.kill()
+        tim.wait(WAIT)
+        wait_until(lambda: oma.report().peer_online is False, WAIT, what=oma.report)
+        for n in range(4, 7):
+            oma.make(n)
+        tim = start_tim()
+        tell(tim, "make 2")
+        wait_until(lambda: received() == [1, 2, 3, 4, 5, 6] and oma.delivered == [1, 2], WAIT,
+                   what=lambda: (received(), oma.report()))  # fmt: skip
+        assert [e.event for e in journal.logged() if e.origin is Origin.THERE] == [
+            move(n, "Oma") for n in range(1, 7)
+        ]
+        assert oma.events(Origin.THERE) == [{"kind": "move", "n": n, "by": "Tim"} for n in (1, 2)]
+        wait_until(lambda: oma.report().unsent == 0 and journal.acked() == 2, WAIT)
+    finally:
+        tim.kill()
+        tim.wait(WAIT)
+        oma.remote.close()
