@@ -127,7 +127,7 @@ def test_a_healthy_board_passes_every_pass(mock_factory: MockFactory) -> None:
 
 
 def test_faults_are_found_in_virtual_time(mock_factory: MockFactory) -> None:
-    """The same faults as over the real adapters (tests/hardware/test_acceptance_matrix.py,
+    """The same faults as over the real adapters (tests/commands/test_acceptance_matrix.py,
     tests/serial/test_acceptance_serial.py), each alone, in a fraction of the time."""
     cases: list[tuple[dict[str, Any], dict[str, Any], list[tuple[str, tuple[str, ...]]]]] = [
         ({}, {"swapped": [("c3", "d3")]}, [("swapped", ("c3", "d3"))]),

@@ -19,9 +19,8 @@ from controller.config import load_config
 from controller.hardware import build_board
 from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
 from controller.hardware.mock_pearls import CrossTalk, PearlBoard
+from tests.hardware.conftest import LgpioRig
 from tests.support.person import check_by_hand
-
-from .conftest import LgpioRig
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "configs" / "matrix.toml"

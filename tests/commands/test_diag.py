@@ -6,9 +6,9 @@ import _thread
 import io
 import re
 import signal
+import sys
 import threading
-import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import replace
 from pathlib import Path
 
@@ -33,10 +33,13 @@ from controller.hardware.channels import ChannelMap
 from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
 from controller.hardware.port import BoardStatus, LinkState, SensorFrame
 from controller.hardware.sim import SimBoard
+from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "configs" / "matrix.toml"
 CHANGE = re.compile(r"^ +\d+\.\d{3}  [+-]")
+A1 = "(one at a time, 1 of 33): place the probe pearl on a1 and lift it"
+B1 = "(one at a time, 2 of 33): place the probe pearl on b1 and lift it"
 
 
 @pytest.fixture
@@ -100,15 +103,82 @@ def test_render_pyramidos_board_has_no_grid() -> None:
 # -- live view and LED walk on the sim board ------------------------------------------------
 
 
-def press_later(board: SimBoard, steps: list[tuple[float, int, bool]]) -> threading.Thread:
-    def play() -> None:
-        for delay, channel, active in steps:
-            time.sleep(delay)
-            board.set_channel(channel, active)
+class Screen(io.StringIO):
+    """The terminal the watch prints to, which a person at the board reads meanwhile."""
 
-    thread = threading.Thread(target=play, daemon=True)
-    thread.start()
-    return thread
+    def __init__(self) -> None:
+        super().__init__()
+        self._lock = threading.Lock()
+
+    def write(self, text: str) -> int:
+        with self._lock:
+            return super().write(text)
+
+    def text(self) -> str:
+        with self._lock:
+            return self.getvalue()
+
+    def changes(self) -> list[str]:
+        """The change lines' marks so far (``+c3``, ``-t2``), in order."""
+        lines = self.text().splitlines()
+        return [mark for line in lines if CHANGE.match(line) for mark in line.split()[1:]]
+
+
+Move = tuple[Callable[[], object], Callable[[], object]]
+"""(what the screen must show first, what the person then does)."""
+
+
+class Person:
+    """Someone at the board who makes each move once the screen shows the one before
+    (never after a pause: a slow machine only makes them wait longer), then ends the
+    watch with ``end`` (``stop.set``, or Ctrl-C). A move the watch never shows ends it
+    too, and the test fails naming what the person waited for."""
+
+    def __init__(self, screen: Screen, moves: list[Move], end: Callable[[], object]) -> None:
+        self.screen = screen
+        self.moves = moves
+        self.end = end
+        self.error: Exception | None = None
+        self._home = threading.Event()
+        self._thread = threading.Thread(target=self._act, name="person", daemon=True)
+
+    def __enter__(self) -> Person:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._home.set()  # the watch is over: whatever was left is not waited for
+        self._thread.join(timeout=10)
+        assert not self._thread.is_alive(), "the person at the board did not go home"
+        if self.error is not None:
+            raise AssertionError(f"the person at the board: {self.error}") from self.error
+
+    def _act(self) -> None:
+        try:
+            for n, (until, then) in enumerate(self.moves, 1):
+                self._see(until, n)
+                then()
+        except Exception as error:  # kept for the test's thread, which raises it
+            self.error = error
+        finally:
+            if not self._home.is_set():
+                self.end()
+
+    def _see(self, until: Callable[[], object], n: int) -> None:
+        def what() -> str:
+            return f"before move {n}, the screen showed:\n{self.screen.text()}"
+
+        wait_until(lambda: self._home.is_set() or until(), timeout=10, what=what)
+        if self._home.is_set():
+            raise AssertionError(f"the watch ended before move {n}; {what()}")
+
+
+def printed(text: str, screen: Screen) -> Callable[[], bool]:
+    return lambda: text in screen.text()
+
+
+def changed(mark: str, screen: Screen) -> Callable[[], bool]:
+    return lambda: mark in screen.changes()
 
 
 def test_plain_view_prints_one_line_per_change(cmap: ChannelMap) -> None:
@@ -116,14 +186,18 @@ def test_plain_view_prints_one_line_per_change(cmap: ChannelMap) -> None:
     c3, t2 = cmap.channel("c3"), cmap.channel("t2")
     board.set_channel(t2, True)  # already occupied when diag starts: not a toggle
     stop = threading.Event()
-    out = io.StringIO()
-    player = press_later(board, [(0.15, c3, True), (0.05, c3, False), (0.05, t2, False)])
-    threading.Timer(0.6, stop.set).start()
-    watch = watch_board(board, cmap, out, tty=False, stop=stop, settle=0.05)
-    player.join()
+    out = Screen()
+    moves: list[Move] = [
+        (printed("buttons", out), lambda: board.set_channel(c3, True)),  # the first view
+        (changed("+c3", out), lambda: board.set_channel(c3, False)),
+        (changed("-c3", out), lambda: board.set_channel(t2, False)),
+        (changed("-t2", out), stop.set),
+    ]
+    with Person(out, moves, end=stop.set):
+        watch = watch_board(board, cmap, out, tty=False, stop=stop, settle=0.05)
     text = out.getvalue()
-    changes = [line.split()[1] for line in text.splitlines() if CHANGE.match(line)]
-    assert changes == ["+c3", "-c3", "-t2"]
+    assert out.changes() == ["+c3", "-c3", "-t2"]  # nothing else, each on its own line
+    assert [line.split()[1] for line in text.splitlines() if CHANGE.match(line)] == out.changes()
     assert watch.stats[c3].toggles == 2 and watch.stats[t2].toggles == 1
     assert "\x1b" not in text
     assert text.count("sim: simulated board") == 2  # the view at the start and at the end
@@ -133,24 +207,31 @@ def test_occupied_channels_light_their_led(cmap: ChannelMap) -> None:
     board = SimBoard(cmap.channel_count, cmap.led_count)
     stop = threading.Event()
     d4 = cmap.channel("d4")
-    player = press_later(board, [(0.1, d4, True)])
-    threading.Timer(0.3, stop.set).start()
-    watch_board(board, cmap, io.StringIO(), tty=False, stop=stop, settle=0.02)
-    player.join()
+    out = Screen()
+    moves: list[Move] = [
+        (printed("buttons", out), lambda: board.set_channel(d4, True)),
+        (changed("+d4", out), stop.set),  # printed after its LEDs were shown
+    ]
+    with Person(out, moves, end=stop.set):
+        watch_board(board, cmap, out, tty=False, stop=stop, settle=0.02)
     lit = [i for i, led in enumerate(board.shown[-1].leds) if led.lit]
     assert lit == [cmap.led("d4")]
 
 
 def test_tty_view_redraws_in_place(cmap: ChannelMap) -> None:
     board = SimBoard(cmap.channel_count, cmap.led_count)
-    out = io.StringIO()
-    player = press_later(board, [(0.05, cmap.channel("a1"), True)])
-    watch_board(board, cmap, out, tty=True, duration=0.3, settle=0.0)
-    player.join()
+    stop = threading.Event()
+    out = Screen()
+    moves: list[Move] = [
+        (printed("buttons", out), lambda: board.set_channel(cmap.channel("a1"), True)),
+        (printed("●", out), stop.set),
+    ]
+    with Person(out, moves, end=stop.set):
+        watch_board(board, cmap, out, tty=True, stop=stop, settle=0.0)
     text = out.getvalue()
     assert text.startswith("\x1b[?25l\x1b[H\x1b[2J")  # hide the cursor, clear once
     assert text.count("\x1b[H") >= 2  # then redraw from the top
-    assert "●" in text
+    assert "●" not in text.split("\x1b[H")[2]  # the first view: nothing on the board yet
     assert text.endswith("\x1b[?25h\n")  # the cursor comes back
 
 
@@ -217,20 +298,21 @@ def ctrl_c_raises() -> Iterator[None]:
 def test_ctrl_c_ends_a_guided_check_with_its_report(cmap: ChannelMap) -> None:
     board = SimBoard(cmap.channel_count, cmap.led_count)
     c3 = cmap.channel("c3")
+    out = Screen()
     # a1 is asked for after the empty board, and c3 changes instead: a wrong wire.
-    press_later(board, [(0.1, c3, True), (0.05, c3, False)])
-    threading.Timer(0.5, _thread.interrupt_main).start()
-    out = io.StringIO()
+    moves: list[Move] = [
+        (printed(A1, out), lambda: board.set_channel(c3, True)),
+        (changed("+c3", out), lambda: board.set_channel(c3, False)),
+        (lambda: "-c3" in out.changes() and B1 in out.text(), _thread.interrupt_main),
+    ]
     layout = Layout.of(cmap, columns=6)
     timing = Timing(settle=0.02, grace=0.1, patience=30.0)
     guide = Guide(layout, timing)
-    watch = watch_board(board, cmap, out, tty=False, settle=0.0, guide=guide)
+    with Person(out, moves, end=_thread.interrupt_main):
+        watch = watch_board(board, cmap, out, tty=False, settle=0.0, guide=guide)
     check = guide.check
     assert check is not None
     assert "(check ended early)" in out.getvalue()
-    assert (
-        "next (one at a time, 1 of 33): place the probe pearl on a1 and lift it" in out.getvalue()
-    )
     assert check.step.pass_ is Pass.ONE and check.step.target == "b1"
     assert watch.stats[c3].toggles == 2
     status = report(check, watch, 6, out)
@@ -241,11 +323,11 @@ def test_ctrl_c_ends_a_guided_check_with_its_report(cmap: ChannelMap) -> None:
 def test_an_unfinished_check_is_not_a_pass(cmap: ChannelMap) -> None:
     board = SimBoard(cmap.channel_count, cmap.led_count)
     stop = threading.Event()
-    threading.Timer(0.3, stop.set).start()
-    out = io.StringIO()
+    out = Screen()
     layout = Layout.of(cmap, columns=6)
     guide = Guide(layout, Timing(0.02, 0.1, 30.0))
-    watch = watch_board(board, cmap, out, tty=False, stop=stop, settle=0.0, guide=guide)
+    with Person(out, [(printed(A1, out), stop.set)], end=stop.set):  # past the empty board
+        watch = watch_board(board, cmap, out, tty=False, stop=stop, settle=0.0, guide=guide)
     assert guide.check is not None
     assert report(guide.check, watch, 6, out) == 1
     assert (
@@ -292,7 +374,7 @@ def test_bad_config_exits_2_naming_the_key(
 
 @pytest.mark.usefixtures("ctrl_c_raises")
 def test_the_check_command_on_a_matrix_board(
-    mock_factory: MockFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    mock_factory: MockFactory, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """``pyramid diag --check`` as a maker runs it: the intro, the steps, Ctrl-C, the report.
 
@@ -302,9 +384,11 @@ def test_the_check_command_on_a_matrix_board(
     config.write_text(MATRIX.read_text().replace("spi = { clock = 11, mosi = 10 }", "spi = false"))
     gpio = load_config(config).board.gpio
     DiodeMatrix(mock_factory, gpio.rows, gpio.cols)
-    threading.Timer(1.5, _thread.interrupt_main).start()
-    status = main(["diag", "--config", str(config), "--check"])
-    out = capsys.readouterr().out
+    screen = Screen()
+    monkeypatch.setattr(sys, "stdout", screen)  # what the maker sees, as it is printed
+    with Person(screen, [(printed(A1, screen), _thread.interrupt_main)], _thread.interrupt_main):
+        status = main(["diag", "--config", str(config), "--check"])
+    out = screen.getvalue()
     assert out.startswith("The acceptance check: it asks for one thing at a time.")
     assert "  next (empty board, 1 of 1): take every pearl and ball off the board" in out
     assert "  next (one at a time, 1 of 33): place the probe pearl on a1 and lift it\n" in out
@@ -316,13 +400,12 @@ def test_the_check_command_on_a_matrix_board(
 def test_the_check_in_a_terminal_shows_the_step_under_the_grid(cmap: ChannelMap) -> None:
     board = SimBoard(cmap.channel_count, cmap.led_count)
     stop = threading.Event()
-    threading.Timer(0.3, stop.set).start()
-    out = io.StringIO()
+    out = Screen()
     guide = Guide(Layout.of(cmap, 6), Timing(0.02, 0.1, 30.0))
-    watch_board(board, cmap, out, tty=True, stop=stop, settle=0.0, guide=guide)
-    text = out.getvalue()
-    step = "next (one at a time, 1 of 33): place the probe pearl on a1 and lift it"
-    assert f"\x1b[1m{step}\x1b[0m\nEnter when done (or just wait); Ctrl-C ends" in text
+    with Person(out, [(printed(A1, out), stop.set)], end=stop.set):
+        watch_board(board, cmap, out, tty=True, stop=stop, settle=0.0, guide=guide)
+    footer = f"\x1b[1mnext {A1}\x1b[0m\nEnter when done (or just wait); Ctrl-C ends"
+    assert footer in out.getvalue()
 
 
 def test_board_that_cannot_open_exits_2(
@@ -345,14 +428,14 @@ class _Holder:
 
 
 class _LateBoard(SimBoard):
-    """A board found only after a while, as the Pico is: searching, then connected."""
+    """A board found only after a while, as the Pico is: searching until ``found`` is set."""
 
-    def __init__(self, channels: int, leds: int, found_after: float) -> None:
+    def __init__(self, channels: int, leds: int) -> None:
         super().__init__(channels, leds)
-        self._found_at = time.monotonic() + found_after
+        self.found = threading.Event()
 
     def status(self) -> BoardStatus:
-        found = time.monotonic() >= self._found_at
+        found = self.found.is_set()
         return replace(
             super().status(),
             link=LinkState.CONNECTED if found else LinkState.SEARCHING,
@@ -362,11 +445,21 @@ class _LateBoard(SimBoard):
 
 def test_a_board_found_late_is_waited_for(cmap: ChannelMap) -> None:
     """Pearls already on the board when it is found are its state, not toggles."""
-    board = _LateBoard(cmap.channel_count, cmap.led_count, found_after=0.3)
+    board = _LateBoard(cmap.channel_count, cmap.led_count)
     a1 = cmap.channel("a1")
-    threading.Timer(0.2, board.set_channel, (a1, True)).start()  # its first frame
-    out = io.StringIO()
-    watch = watch_board(board, cmap, out, tty=False, duration=0.1, settle=0.05)
+    stop = threading.Event()
+    out = Screen()
+
+    def found_with_a1() -> None:
+        board.set_channel(a1, True)  # its first frame, sent while it is being looked for
+        board.found.set()
+
+    moves: list[Move] = [
+        (printed("waiting for the board", out), found_with_a1),
+        (printed("buttons", out), stop.set),  # the first view
+    ]
+    with Person(out, moves, end=stop.set):
+        watch = watch_board(board, cmap, out, tty=False, stop=stop, settle=0.05)
     assert out.getvalue().startswith("waiting for the board: looking for it\n")
     assert watch.baseline == {a1}
     assert watch.stats[a1].toggles == 0
