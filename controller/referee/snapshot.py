@@ -62,6 +62,8 @@ class PlayerView:
     default_name: Message | None = None
     """What an unnamed seat is called (``Computer (strong)``, ``Player 2``), rendered in
     the reader's language; None for a named player."""
+    remote: bool = False
+    """The player plays on the other board of a linked game."""
 
     @classmethod
     def of(cls, player: Player, players: Sequence[Player]) -> PlayerView:
@@ -77,6 +79,7 @@ class PlayerView:
             c.pattern_id,
             player.computer,
             default,
+            player.remote,
         )
 
 

@@ -121,6 +121,8 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
     if mover is None:
         return ()
     player = session.players[mover]
+    if player.remote:
+        return (Message.of("remote_to_move", player=session.name(mover)),)
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
         # "Computer (strong)" says computer already; a named one is marked "(computer)".
