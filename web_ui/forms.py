@@ -55,6 +55,8 @@ class SeatForm:
     """A palette colour name (``red``), as given."""
     computer: str | None = None
     """A computer level for a computer seat, None for a person."""
+    remote: bool = False
+    """The seat plays on another board (a game linked through the broker)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,11 @@ class GameForm:
     def computer(self) -> dict[int, str]:
         """Seat -> level for the computer seats."""
         return {p.seat: p.computer for p in self.players if p.computer is not None}
+
+    @property
+    def remote(self) -> tuple[int, ...]:
+        """The seats that play on another board."""
+        return tuple(p.seat for p in self.players if p.remote)
 
 
 def _text(value: object, field: str, *, limit: int = _TEXT_MAX) -> str:
@@ -120,7 +127,8 @@ def parse_setup(raw: object) -> GameForm:
         if computer in (None, "", "person"):
             computer = None
         players.append(SeatForm(seat, name, colour, _text(computer, f"{where}.computer")
-                                if computer is not None else None))  # fmt: skip
+                                if computer is not None else None,
+                                _flag(one.get("remote"), f"{where}.remote")))  # fmt: skip
     options: dict[str, str | int] = dict(_OPTIONS.check(body.get("options", {}), "options"))
     if "first_seat" in body:
         options["first_seat"] = body["first_seat"]

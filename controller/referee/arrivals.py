@@ -33,6 +33,7 @@ from controller.referee.messages import Message
 from controller.referee.perlen import takeback
 from controller.referee.session import Session
 from controller.referee.state import (
+    NEVER,
     Announcement,
     BoardCheck,
     Commit,
@@ -90,8 +91,10 @@ def _pearl(
     name = session.name(mover)
     notes = [Message.of("remote_played", player=name, cell=event.cell), *progress.hidden_notes(new)]
     step = progress.advance(state, session, new, tuple(events), notes, now)
-    # This board is one pearl short now: not a take-back, a pearl to place.
-    waiting = dataclasses.replace(step.state, comparison=BoardCheck(armed=False, last_move_at=now))
+    # This board is one pearl short now: not a take-back, a pearl to place. The last move
+    # was not placed here, so no pearl can be "placed together" with it.
+    watch = BoardCheck(armed=False, last_move_at=NEVER)
+    waiting = dataclasses.replace(step.state, comparison=watch)
     return Step(waiting, step.commit, step.effects, Reply(True, notes[0]))
 
 

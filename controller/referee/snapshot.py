@@ -194,6 +194,9 @@ class Snapshot:
     """The last base cell played (Perlen-Pyramide) or target landed on (Pyramidos)."""
     led_test: LedTestView | None = None
     cue: Cue | None = None
+    remote: Mapping[str, Any] | None = None
+    """A game linked with another board: the link's state (the Table adds it; see
+    ``docs/api.md``), None otherwise."""
     sensor_seq: int = 0
     """``seq`` of the last sensor frame the referee handled."""
     at: float = 0.0
