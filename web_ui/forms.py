@@ -135,6 +135,11 @@ def parse_setup(raw: object) -> GameForm:
     return GameForm(str(body["game"]), tuple(players), options, bool(body.get("children_help")))
 
 
+def _played_by(value: str | None) -> str | None:
+    """The computer level the form's "Played by" chose, or None (a person here or there)."""
+    return None if value in (None, "", "remote") else value
+
+
 def setup_from_form(form: Mapping[str, str]) -> GameForm:
     """The same from the setup page's form fields (``name_0``, ``colour_0``, …): a form
     sends only text, so its numbers and checkboxes are read here, then the JSON rule holds."""
@@ -148,7 +153,9 @@ def setup_from_form(form: Mapping[str, str]) -> GameForm:
         {
             "name": form.get(f"name_{seat}", ""),
             "colour": form.get(f"colour_{seat}", ""),
-            "computer": form.get(f"computer_{seat}") or None,
+            # "Played by": a person here, a computer level, or a person on another board.
+            "computer": _played_by(form.get(f"computer_{seat}")),
+            "remote": form.get(f"computer_{seat}") == "remote",
         }
         for seat in range(count)
     ]

@@ -87,3 +87,47 @@ def test_a_bad_code_gets_a_400_saying_what_is_wrong(
     assert error.startswith("code") and says in error, error
     missing = client.post("/api/remote/join", json={}, headers=headers)
     assert missing.status_code == 400 and "code" in missing.get_json()["error"]
+
+
+def test_the_pages_invite_and_join_without_script(
+    linked: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
+    client, headers = admin
+    token = headers["X-CSRFToken"]
+    setup = client.get("/setup").get_data(as_text=True)
+    assert '<option value="remote">a person on another board</option>' in setup
+    assert 'href="/join"' in setup
+    form = {"csrf_token": token, "game": "perlen-pyramide", "first_seat": "0"}
+    for seat, (name, colour) in enumerate([("Oma", "red"), ("Tim", "blue"), ("Opa", "yellow")]):
+        form |= {f"name_{seat}": name, f"colour_{seat}": colour, f"computer_{seat}": ""}
+    form["computer_1"] = "remote"
+    assert client.post("/setup", data=form).status_code == 302
+    snap = linked.wait(lambda s: s["remote"] is not None and s["remote"]["code"] is not None)
+    code = snap["remote"]["code"]
+    assert [p["remote"] for p in snap["players"]] == [False, True, False]
+    live = client.get("/").get_data(as_text=True)
+    assert f'<strong class="code" data-code>{code}</strong>' in live
+    assert "1 move not yet delivered to the other board." in live
+    settings = client.get("/settings").get_data(as_text=True)
+    assert "Playing with another home" in settings
+    german = client.get("/settings", headers={"Accept-Language": "de"}).get_data(as_text=True)
+    assert "Mit einem anderen Zuhause spielen" in german
+    page = client.get("/join").get_data(as_text=True)
+    assert 'name="code"' in page
+    wrong = client.post("/join", data={"csrf_token": token, "code": "7KQM-X4PA-9HDZ"})
+    assert wrong.status_code == 400
+    assert "That is not the code" in wrong.get_data(as_text=True)
+    assert client.post("/join", data={"csrf_token": token, "code": code}).status_code == 302
+    snap = linked.wait(lambda s: s["remote"] is not None and s["remote"]["side"] == "b")
+    assert snap["remote"]["code"] == code
+
+
+def test_without_a_broker_the_pages_say_how_to_get_one(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
+    client, headers = admin
+    assert "remote" not in client.get("/setup").get_data(as_text=True).split("<form")[1]
+    page = client.get("/join").get_data(as_text=True)
+    assert "add [remote] to its config file" in page
+    joined = client.post("/join", data={"csrf_token": headers["X-CSRFToken"], "code": "x"})
+    assert joined.status_code == 400
