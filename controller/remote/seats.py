@@ -219,6 +219,8 @@ class RemoteSeats:
         self._stopped: str | None = None
         self._setup: JsonObject = {}
         """The setup being joined, once it arrived."""
+        self._creating = False
+        """The joined game is being created (a game started here meanwhile is not it)."""
         board = store.get_setting(_BOARD_KEY)
         if board is None:
             board = secrets.token_hex(8)
@@ -241,7 +243,7 @@ class RemoteSeats:
         if not session.linked:
             self._close()
             return
-        if self._joining is not None and self._remote is not None:
+        if self._creating:
             self._bound(session)
         else:
             self._invite(session)
@@ -384,7 +386,11 @@ class RemoteSeats:
             except (KeyError, TypeError) as exc:
                 self._stop(f"the other board's game cannot be read ({exc})")
                 raise
-            reply = self._table.submit(command)
+            self._creating = True
+            try:
+                reply = self._table.submit(command)
+            finally:
+                self._creating = False
             if not reply.ok:
                 said = english(reply.message) if reply.message else "refused"
                 self._stop(f"the other board's game cannot be played here: {said}")
