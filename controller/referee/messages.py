@@ -272,6 +272,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         ),
         "fix_missing_owned": N_("put %(player)s's %(colour)s %(thing)s back on %(cell)s"),
         "fix_missing": N_("put the %(thing)s back on %(cell)s"),
+        "fix_missing_remote": N_("place %(player)s's %(colour)s %(thing)s on %(cell)s"),
         "keep_off": N_(
             "Keep the pearl off %(cell)s to take back %(player)s's move, or put it back to keep it."
         ),

@@ -51,7 +51,8 @@ def fixes(state: RefereeState) -> Items:
             owner = session.players[m.colour]
             parts.append(
                 Message.of(
-                    "fix_missing_owned",
+                    # a pearl of the other board's player: placed here for them
+                    "fix_missing_remote" if owner.remote else "fix_missing_owned",
                     player=session.name(m.colour),
                     thing=piece_word(session),
                     colour=colour_term(owner.colour.name),

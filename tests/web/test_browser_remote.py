@@ -35,6 +35,7 @@ WORDS: dict[str, dict[str, str]] = {
         "linked": "Linked with {name}'s board.",
         "played": "Oma played c3 on the other board: place the pearl on c3.",
         "their turn": "Tim plays on the other board: wait for the move.",
+        "place": "c3: place the red (R) pearl played on the other board.",
     },
     "de": {
         "played by": "ein Mensch an einem anderen Brett",
@@ -42,6 +43,7 @@ WORDS: dict[str, dict[str, str]] = {
         "linked": "Verbunden mit dem Brett von {name}.",
         "played": "Oma hat auf dem anderen Brett c3 gesetzt: Setze die Perle auf c3.",
         "their turn": "Tim spielt auf dem anderen Brett: Warte auf den Zug.",
+        "place": "c3: Setze die Perle (rot (R)), die auf dem anderen Brett gespielt wurde.",
     },
 }
 
@@ -122,6 +124,7 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     says(other, there["played"])
     ring = other.locator('.marks[data-pos="c3"]')
     ring.wait_for(timeout=WAIT_MS)
+    assert there["place"] in other.locator("#live-status .mismatch").inner_text()
     shot(other, f"remote-move-{joining}-phone")
     says(page, here["their turn"])
     tap(other, "#cell-c3")  # placed by hand on Tim's board: his turn
