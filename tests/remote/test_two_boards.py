@@ -169,6 +169,8 @@ def test_two_boards_play_a_whole_game_through_faults(broker: Mosquitto, tmp_path
             moves += 1
             if moves == 7:
                 assert home.remote()["unsent"] >= 1
+                with home.client.opener.open(home.url, timeout=10) as page:
+                    assert "not yet delivered to the other board." in page.read().decode()
                 broker.start()
             if moves == 12:  # Tim's program dies and comes back; his wood is set again
                 tim.program.kill()

@@ -107,7 +107,8 @@ def test_the_pages_invite_and_join_without_script(
     assert [p["remote"] for p in snap["players"]] == [False, True, False]
     live = client.get("/").get_data(as_text=True)
     assert f'<strong class="code" data-code>{code}</strong>' in live
-    assert "1 move not yet delivered to the other board." in live
+    assert "Invitation code for the other home:" in live
+    assert "not yet delivered" not in live  # the game itself is what waits for them
     settings = client.get("/settings").get_data(as_text=True)
     assert "Playing with another home" in settings
     german = client.get("/settings", headers={"Accept-Language": "de"}).get_data(as_text=True)
