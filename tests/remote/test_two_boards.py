@@ -3,7 +3,8 @@ one Mosquitto on loopback, a whole game played through each side's ``/api/virtua
 
 Oma's board invites (``POST /api/game`` with Tim's seat marked remote), Tim's joins with
 the code. On the way the broker is stopped for a few seconds (a move made meanwhile is
-kept, shown as not yet delivered and sent when it is back), Tim's program is SIGKILLed
+kept, shown as not yet delivered and sent when it is back), a move is taken back where it
+was made (and taken off the other board), Tim's program is SIGKILLed
 and started again (it catches up from its store and the broker; its empty wooden board
 is set again by hand, as a family would), and a stranger who knows the room but not the
 key publishes moves, which are ignored. Both stores end with the same moves and result.
@@ -150,6 +151,7 @@ def test_two_boards_play_a_whole_game_through_faults(broker: Mosquitto, tmp_path
         assert [p["remote"] for p in joined["players"]] == [True, False, True]
         wait_until(lambda: tim.remote()["peer_name"] == "Oma", WAIT, what=tim.remote)
         moves = 0
+        taken_back = False
         while not oma.state()["over"]:
             state = wait_until(partial(matched, oma, moves), WAIT, what=oma.state)
             mover = state["players"][state["to_move"]]
@@ -177,6 +179,12 @@ def test_two_boards_play_a_whole_game_through_faults(broker: Mosquitto, tmp_path
                 tim.start()
             if moves == 15:
                 stranger_publishes(broker, code)
+            if moves == 9 and not taken_back:  # a change of mind: taken back where it was
+                taken_back = True  # made, shown on both
+                wait_until(partial(has_moves, other, moves), WAIT, what=other.state)
+                assert home.post("command/undo", {})["ok"]
+                home.touch(cell, "off")
+                moves -= 1
             wait_until(partial(has_moves, other, moves), WAIT, what=other.state)
         for home in homes.values():
             wait_until(partial(link_is, home, "unsent", 0), WAIT, what=home.remote)
@@ -187,5 +195,6 @@ def test_two_boards_play_a_whole_game_through_faults(broker: Mosquitto, tmp_path
     oma_log, oma_result = oma.shared()
     tim_log, tim_result = tim.shared()
     assert oma_log == tim_log and oma_result == tim_result
-    assert [kind for kind, _ in oma_log] == ["move"] * moves
+    kinds = [kind for kind, _ in oma_log]
+    assert (kinds.count("move"), kinds.count("undo"), kinds[-1]) == (moves + 1, 1, "move")
     assert oma_result is not None and oma_result["winners"]
