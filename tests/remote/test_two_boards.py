@@ -152,7 +152,9 @@ def test_two_boards_play_a_whole_game_through_faults(broker: Mosquitto, tmp_path
         wait_until(lambda: tim.remote()["peer_name"] == "Oma", WAIT, what=tim.remote)
         moves = 0
         taken_back = False
-        while not oma.state()["over"]:
+        for _turn in range(60):  # 25 moves and one taken back; never forever
+            if oma.state()["over"]:
+                break
             state = wait_until(partial(matched, oma, moves), WAIT, what=oma.state)
             mover = state["players"][state["to_move"]]
             home = tim if mover["remote"] else oma
@@ -186,6 +188,8 @@ def test_two_boards_play_a_whole_game_through_faults(broker: Mosquitto, tmp_path
                 home.touch(cell, "off")
                 moves -= 1
             wait_until(partial(has_moves, other, moves), WAIT, what=other.state)
+        else:
+            pytest.fail(f"the game did not end: {oma.state()['moves']} moves")
         for home in homes.values():
             wait_until(partial(link_is, home, "unsent", 0), WAIT, what=home.remote)
         assert tim.remote()["counts"]["wrong_key"] + tim.remote()["counts"]["malformed"] >= 1
