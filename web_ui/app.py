@@ -26,7 +26,17 @@ from flask_wtf.csrf import CSRFProtect, generate_csrf
 from controller.config import Config
 from controller.hardware.port import Board
 from controller.store import Store
-from web_ui import api, errors, events, i18n, pages, render, reviews, security
+from web_ui import (
+    api,
+    errors,
+    events,
+    i18n,
+    pages,
+    remote_pages,
+    render,
+    reviews,
+    security,
+)
 from web_ui.auth import is_admin
 from web_ui.live import LiveHub, TableLike
 from web_ui.reviews import Reviewer
@@ -125,6 +135,7 @@ def create_app(
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
+    app.register_blueprint(remote_pages.bp)
     errors.register(app)
     render.register(app)
 

@@ -31,6 +31,7 @@ from controller.referee.commands import Command
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply
 from controller.subscription import Subscription
+from controller.table import Linker
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +51,9 @@ class TableLike(Protocol):
     def subscribe(self) -> Subscription: ...
 
     def submit(self, command: Command, timeout: float = 5.0) -> Reply: ...
+
+    linker: Linker | None
+    """Games with a seat on another board (None: no ``[remote]`` broker configured)."""
 
     def handled(self, seq: int, timeout: float) -> Snapshot | None: ...
 
