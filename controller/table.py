@@ -111,11 +111,51 @@ class _Request:
 
 
 @dataclass(frozen=True, slots=True)
+class _Arrival:
+    event: Event
+    future: concurrent.futures.Future[Reply]
+
+
+@dataclass(frozen=True, slots=True)
+class _Republish:
+    """The link's state changed: publish the snapshot again."""
+
+
+@dataclass(frozen=True, slots=True)
 class _Answer:
     purpose: Purpose
     token: tuple[int, int]
     cell: str | None
     why: Why | None
+
+
+class Linker(Protocol):
+    """A game played with another board (:class:`controller.remote.seats.RemoteSeats`):
+    what the Table tells it and asks it, on the Table's thread."""
+
+    def remote_of(self, game_id: int) -> frozenset[int]:
+        """The players of stored game ``game_id`` who play on the other board."""
+        ...
+
+    def carried(self, step: Step, state: RefereeState, *, arrived: bool) -> None:
+        """``step`` was stored and ``state`` adopted (``arrived``: it came from there)."""
+        ...
+
+    def view(self) -> dict[str, object] | None:
+        """The snapshot's ``remote``, or None."""
+        ...
+
+    def join(self, text: str) -> str:
+        """Join the game of the invitation code in ``text`` (ValueError for a bad one)."""
+        ...
+
+    def resumed(self, game_id: int | None) -> None:
+        """The Table has started with game ``game_id`` on the table: link it again."""
+        ...
+
+    def close(self) -> None:
+        """Close the link (before the store closes)."""
+        ...
 
 
 _WAKE: Final = object()
@@ -161,6 +201,8 @@ class Table:
         self._shown: LedFrame | None = None
         self._thinker = Thinker(self._computer, self._on_answer)
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
+        self.linker: Linker | None = None
+        """The games with a seat on another board (set before :meth:`start`)."""
 
     # -- any thread ------------------------------------------------------------------------
     @property
@@ -195,7 +237,9 @@ class Table:
         """Resume an unfinished game from the store, start the owner thread and the board."""
         if self._thread is not None:
             raise RuntimeError("the table is already started")
-        self._carry(resume(self._state, self.store.on_the_table(), self._clock.now()))
+        kept = self.store.on_the_table()
+        remote = self.linker.remote_of(kept.id) if self.linker and kept else frozenset()
+        self._carry(resume(self._state, kept, self._clock.now(), remote))
         for message in self._state.note.messages:
             log.info("%s", english(message))
         self._running = True
@@ -206,6 +250,8 @@ class Table:
         # The frame the board holds now is the first thing the referee compares with.
         self._queue.put(_Frame(self.board.read()))
         self._queue.put(_Status(self.board.status()))
+        if self.linker is not None:
+            self.linker.resumed(self._state.session.game_id if self._state.session else None)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the owner thread and blank the LEDs (the board and store stay open)."""
@@ -237,16 +283,32 @@ class Table:
         """
         if not isinstance(command, COMMANDS):
             raise TypeError(f"not a Table command: {command!r}")
+        return self._asked(command, timeout, type(command).__name__)
+
+    def arrive(self, event: Event, timeout: float = 5.0) -> Reply:
+        """The other board's ``event`` of a linked game: played here and stored when this
+        returns (refused: the reply says why; :class:`TableBusy` after ``timeout``)."""
+        return self._asked(event, timeout, event.kind)
+
+    def _asked(self, what: Command | Event, timeout: float, name: str) -> Reply:
         if threading.current_thread() is self._thread:
-            raise RuntimeError("submit() from the Table's own thread would wait for itself")
+            raise RuntimeError("the Table's own thread would wait for itself")
         if not self._running:
             return Reply(False, Message.of("not_running"))
         future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
-        self._queue.put(_Request(command, future))
+        if isinstance(what, COMMANDS):
+            self._queue.put(_Request(what, future))
+        else:
+            self._queue.put(_Arrival(what, future))
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
-            raise TableBusy(f"no reply to {type(command).__name__} in {timeout} s") from None
+            raise TableBusy(f"no reply to {name} in {timeout} s") from None
+
+    def republish(self) -> None:
+        """Publish the snapshot again (the link's state, which the referee does not hold,
+        changed)."""
+        self._queue.put(_Republish())
 
     def subscribe(self) -> Subscription:
         """A subscription whose first :meth:`~Subscription.get` returns the current snapshot."""
@@ -299,6 +361,9 @@ class Table:
                 item.set()
                 continue
             before = self._state
+            if isinstance(item, _Republish):
+                self._publish()
+                continue
             try:
                 self._handle(item)
                 deadline = referee.next_deadline(self._state)
@@ -338,6 +403,9 @@ class Table:
             self._carry(referee.linked(state, item.status))
         elif isinstance(item, _Answer):
             self._carry(referee.answered(state, item.purpose, item.token, item.cell, now, item.why))
+        elif isinstance(item, _Arrival) and item.future.set_running_or_notify_cancel():
+            reply = self._carry(referee.arrived(state, item.event, now), arrived=True)
+            self._replies.append((item.future, reply or Reply(True)))
         elif isinstance(item, _Request) and item.future.set_running_or_notify_cancel():
             try:
                 reply = self._carry(referee.command(state, item.command, now))
@@ -346,10 +414,13 @@ class Table:
                 reply = Reply(False, Message.of("internal_error"))
             self._replies.append((item.future, reply or Reply(True)))
 
-    def _carry(self, step: Step) -> Reply | None:
+    def _carry(self, step: Step, *, arrived: bool = False) -> Reply | None:
         """Carry out ``step``: store first; only what was stored is adopted."""
+        asked = step
         step = store_first(self._state, step, self.store, self._clock.now())
         self._state = step.state
+        if self.linker is not None and step.state.fault is None:
+            self.linker.carried(asked, step.state, arrived=arrived)
         for effect in step.effects:
             self._effect(effect)
         return step.reply
@@ -376,6 +447,8 @@ class Table:
 
     def _publish(self) -> None:
         snap = snapshot_of(self._state, version=self._version + 1, at=time.time())
+        if self.linker is not None:
+            snap = dataclasses.replace(snap, remote=self.linker.view())
         old = self._published.latest
         if dataclasses.replace(snap, version=old.version, at=old.at) == old:
             return  # an animation stepped (the sweep, the LED walk): nothing a page shows

@@ -191,7 +191,31 @@ def change_pin() -> Response:
 @admin_required
 def new_game() -> Response:
     chosen = forms.parse_setup(require_json_object(bodies.SETUP))
-    return replied(control.new_game(chosen))
+    linker = web_state().table.linker
+    if chosen.remote and linker is None:
+        raise bodies.InputError(f"players[{chosen.remote[0]}].remote", _NO_BROKER)
+    reply = control.new_game(chosen)
+    if not chosen.remote or linker is None:
+        return replied(reply)
+    view = linker.view() or {}
+    return replied(reply, code=view.get("code"))
+
+
+_NO_BROKER = "this board has no [remote] broker in its config file"
+
+
+@bp.post("/remote/join")
+@admin_required
+def remote_join() -> Response:
+    body = require_json_object(bodies.JOIN)
+    linker = web_state().table.linker
+    if linker is None:
+        raise bodies.InputError("code", _NO_BROKER)
+    try:
+        code = linker.join(body["code"])
+    except ValueError as exc:
+        raise bodies.InputError("code", str(exc)) from None
+    return ok(code=code)
 
 
 @bp.post("/command/<name>")

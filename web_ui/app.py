@@ -25,7 +25,7 @@ from flask_babel import Babel, get_locale
 from flask_wtf.csrf import CSRFProtect, generate_csrf
 
 from controller.config import Config
-from web_ui import api, errors, events, i18n, pages, render, reviews, security
+from web_ui import api, errors, events, i18n, pages, remote_pages, render, reviews, security
 from web_ui.auth import is_admin
 from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
@@ -119,6 +119,7 @@ def create_app(
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(events.bp)
+    app.register_blueprint(remote_pages.bp)
     errors.register(app)
     render.register(app)
 

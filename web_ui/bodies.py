@@ -238,10 +238,16 @@ SETUP: Final = Shape(
     required=("game", "players"),
 )
 PLAYER: Final = Shape(
-    {"name": ("string", "null"), "colour": ("string",), "computer": ("string", "null")},
+    {
+        "name": ("string", "null"),
+        "colour": ("string",),
+        "computer": ("string", "null"),
+        "remote": ("boolean",),
+    },
     required=("colour",),  # a name too, unless the seat is a computer's (forms.py)
 )
 LED_TEST: Final = Shape({"led": ("string",), "colour": ("string", "array"), "stop": ("boolean",)})
 VIRTUAL: Final = Shape({"name": ("string",), "action": ("string",)}, required=("name",))
+JOIN: Final = Shape({"code": ("string",)}, required=("code",))
 SETTINGS: Final = Shape({"language": ("string",), "volume": ("integer",)})
 """At least one of them (``api.py``)."""

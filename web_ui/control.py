@@ -54,6 +54,7 @@ def new_game(setup: GameForm) -> Reply:
         children_help=setup.children_help,
         computer=setup.computer,
         colours=tuple(p.colour for p in setup.players),
+        remote=setup.remote,
     )
     return submit(command)
 

@@ -55,6 +55,8 @@ class SeatForm:
     """A palette colour name (``red``), as given."""
     computer: str | None = None
     """A computer level for a computer seat, None for a person."""
+    remote: bool = False
+    """The seat plays on another board (a game linked through the broker)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +74,11 @@ class GameForm:
     def computer(self) -> dict[int, str]:
         """Seat -> level for the computer seats."""
         return {p.seat: p.computer for p in self.players if p.computer is not None}
+
+    @property
+    def remote(self) -> tuple[int, ...]:
+        """The seats that play on another board."""
+        return tuple(p.seat for p in self.players if p.remote)
 
 
 def _text(value: object, field: str, *, limit: int = _TEXT_MAX) -> str:
@@ -120,11 +127,17 @@ def parse_setup(raw: object) -> GameForm:
         if computer in (None, "", "person"):
             computer = None
         players.append(SeatForm(seat, name, colour, _text(computer, f"{where}.computer")
-                                if computer is not None else None))  # fmt: skip
+                                if computer is not None else None,
+                                _flag(one.get("remote"), f"{where}.remote")))  # fmt: skip
     options: dict[str, str | int] = dict(_OPTIONS.check(body.get("options", {}), "options"))
     if "first_seat" in body:
         options["first_seat"] = body["first_seat"]
     return GameForm(str(body["game"]), tuple(players), options, bool(body.get("children_help")))
+
+
+def _played_by(value: str | None) -> str | None:
+    """The computer level the form's "Played by" chose, or None (a person here or there)."""
+    return None if value in (None, "", "remote") else value
 
 
 def setup_from_form(form: Mapping[str, str]) -> GameForm:
@@ -140,7 +153,9 @@ def setup_from_form(form: Mapping[str, str]) -> GameForm:
         {
             "name": form.get(f"name_{seat}", ""),
             "colour": form.get(f"colour_{seat}", ""),
-            "computer": form.get(f"computer_{seat}") or None,
+            # "Played by": a person here, a computer level, or a person on another board.
+            "computer": _played_by(form.get(f"computer_{seat}")),
+            "remote": form.get(f"computer_{seat}") == "remote",
         }
         for seat in range(count)
     ]

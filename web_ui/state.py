@@ -26,6 +26,7 @@ from controller.referee.state import Reply
 from controller.settings import Settings
 from controller.store_history import History
 from controller.subscription import Subscription
+from controller.table import Linker
 from web_ui import security
 from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
@@ -66,6 +67,9 @@ class TablePort(Protocol):
     def submit(self, command: Command, timeout: float = 5.0) -> Reply: ...
 
     def handled(self, seq: int, timeout: float) -> Snapshot | None: ...
+
+    linker: Linker | None
+    """Games with a seat on another board (None: no ``[remote]`` broker configured)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -50,7 +50,7 @@ from controller.config import STORE_FILE, Config, ConfigError, load_config
 if TYPE_CHECKING:
     from controller.hardware.port import Board
     from controller.store import Store
-    from controller.table import Table
+    from controller.table import Linker, Table
 
 log = logging.getLogger("pyramid.run")
 
@@ -279,14 +279,28 @@ def run(args: argparse.Namespace) -> int:
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
     settings = TableSettings(rules=RefereeConfig(seat_colours=colours))
     table = Table(board, channel_map, store, settings)
+    seats = _remote_seats(config, table, store)
     with _signals() as stopper:
         try:
             return _serve(config, board, table, stopper, started, pin_command(args))
         finally:
             table.stop()
+            if seats is not None:
+                seats.close()
             store.close()
             board.close()
             log.info("stopped")
+
+
+def _remote_seats(config: Config, table: Table, store: Store) -> Linker | None:
+    """The games played with another board, through ``[remote]``'s broker (None: none)."""
+    if config.remote is None:
+        return None
+    from controller.remote.seats import RemoteSeats
+
+    seats = RemoteSeats(table, store, config.remote)
+    table.linker = seats
+    return seats
 
 
 def _serve(

@@ -3,7 +3,8 @@
 Everything the Table needs is imported from here: the state value
 (:class:`RefereeState`), the reducer's calls (:func:`sensed`, :func:`linked`,
 :func:`command`, :func:`answered`, :func:`timer`, :func:`next_deadline`, :func:`begin`,
-:func:`closed`, :func:`failed`, :func:`stored`), what a step asks for (:class:`Step`,
+:func:`closed`, :func:`failed`, :func:`stored`, :func:`arrived` for a seat on another
+board), what a step asks for (:class:`Step`,
 :class:`Commit`, the effects), the commands, the snapshot, the LED picture,
 :func:`resume`, and the games it knows (:data:`KINDS`, each a :class:`GameKind`).
 Importing it loads no database, no hardware, no thread and no clock
@@ -39,7 +40,9 @@ from controller.referee.kinds import KINDS, GameKind, kind_of
 from controller.referee.lights import picture
 from controller.referee.messages import Message, english
 from controller.referee.referee import (
+    SHARED,
     answered,
+    arrived,
     begin,
     closed,
     command,
@@ -47,6 +50,7 @@ from controller.referee.referee import (
     linked,
     next_deadline,
     sensed,
+    shared,
     stored,
     timer,
 )
@@ -72,6 +76,7 @@ __all__ = [
     "ACTION_COMMANDS",
     "COMMANDS",
     "KINDS",
+    "SHARED",
     "Abort",
     "Aborted",
     "Action",
@@ -104,6 +109,7 @@ __all__ = [
     "Undo",
     "Why",
     "answered",
+    "arrived",
     "begin",
     "closed",
     "command",
@@ -116,6 +122,7 @@ __all__ = [
     "refusal",
     "resume",
     "sensed",
+    "shared",
     "snapshot_of",
     "stored",
     "timer",

@@ -25,7 +25,7 @@ class NewGame:
     four for Pyramidos. ``options`` as the rules name them (``first_seat`` says which seat
     starts). ``computer`` maps a seat to a computer level (Perlen-Pyramide only); a
     computer seat's name may be empty. ``colours`` are palette names by seat (default:
-    the configured seat colours).
+    the configured seat colours). ``remote`` lists the seats that play on another board.
     """
 
     game: str
@@ -34,6 +34,8 @@ class NewGame:
     children_help: bool = False
     computer: Mapping[int, str] = field(default_factory=dict)
     colours: tuple[str, ...] | None = None
+    remote: tuple[int, ...] = ()
+    """Seats whose players play on another board (Perlen-Pyramide only)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -81,6 +81,8 @@ def _check(state: RefereeState, order: Command) -> None:
             raise _no("game_over_new")
         if isinstance(order, Undo) and not game.steps:
             raise _no("nothing_to_take_back")
+        if isinstance(order, Undo) and session.made_there():
+            raise _no("remote_undo")
     else:  # the commands only some games have: Confirm, End turn, Hint
         why = kinds.kind_of(game).refusal(state, session, order)
         if why is not None:

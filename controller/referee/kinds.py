@@ -67,6 +67,9 @@ class GameKind(Protocol):
     def children_help_refused(self) -> str | None:
         """The message key when it has no help for children, or None."""
 
+    def remote_refused(self) -> str | None:
+        """The message key when a seat cannot play on another board, or None."""
+
     def read_options(self, seats: int, raw: Mapping[str, Any]) -> Options:
         """Its options; :class:`~controller.rules.perlen.OptionError` or
         :class:`~controller.rules.pyramidos.SetupError` names what is wrong."""

@@ -167,6 +167,12 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         ),
         "bonuses_placed": NP_("Bonus pearl placed.", "%(num)d bonus pearls placed."),
         "took_back": N_("Took back %(player)s's pearl on %(cell)s."),
+        "remote_played": N_(
+            "%(player)s played %(cell)s on the other board: place the pearl on %(cell)s."
+        ),
+        "remote_took_back": N_(
+            "%(player)s's move on %(cell)s was taken back on the other board: take it off."
+        ),
         "took_off": N_("The bonus pearl %(pos)s is off."),
         "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
         "landed": N_("%(player)s landed on %(target)s."),
@@ -192,6 +198,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "Game %(number)d could not be resumed and was set aside (the log says why)."
         ),
         "aborted": N_("Game %(number)d ended without a result."),
+        "remote_aborted": N_("Game %(number)d was ended on the other board."),
         "ready": N_("Ready for a new game."),
         "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
         "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
@@ -229,6 +236,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "to_move": N_("%(player)s to move."),
         "computer_thinking": N_("%(player)s (computer) is thinking…"),
         "computer_chose": N_("%(player)s (computer) chose %(cell)s: put its pearl there."),
+        "remote_to_move": N_("%(player)s plays on the other board: wait for the move."),
         "unnamed_computer_thinking": N_("%(player)s is thinking…"),
         "unnamed_computer_chose": N_("%(player)s chose %(cell)s: put its pearl there."),
         "passes": N_("%(player)s has no pearls left and passes."),
@@ -264,6 +272,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         ),
         "fix_missing_owned": N_("put %(player)s's %(colour)s %(thing)s back on %(cell)s"),
         "fix_missing": N_("put the %(thing)s back on %(cell)s"),
+        "fix_missing_remote": N_("place %(player)s's %(colour)s %(thing)s on %(cell)s"),
         "keep_off": N_(
             "Keep the pearl off %(cell)s to take back %(player)s's move, or put it back to keep it."
         ),
@@ -300,6 +309,12 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "fix_first": N_("Fix the board first: %(fixes)s."),
         "hints_perlen_only": N_("Hints are for Perlen-Pyramide."),
         "computer_turn": N_("It is the computer's turn."),
+        "remote_turn": N_("It is %(player)s's turn, on the other board."),
+        "remote_undo": N_("The last move was made on the other board: take it back there."),
+        "remote_not_linked": N_("No game with another board is on the table."),
+        "remote_event_bad": N_(
+            "The other board sent a %(kind)s this game cannot take: the boards disagree."
+        ),
         "hints_need_bot": N_("Hints need the computer player, which is not installed."),
         "led_colour": N_("An LED colour is three whole numbers from 0 to 255."),
         "no_such_led": N_("This board has no LED named %(led)s."),
@@ -331,6 +346,11 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "option_bad": N_("The option %(key)s cannot have that value."),
         "computer_seats": N_("The computer seats must map seats to computer levels."),
         "computer_perlen_only": N_("Computer players play Perlen-Pyramide only."),
+        "remote_perlen_only": N_("Playing on another board is for Perlen-Pyramide only."),
+        "remote_seats": N_("The remote seats must be a list of seats."),
+        "remote_seat_bad": N_("Remote seat %(seat)s is not a seat (1 to %(seats)d)."),
+        "remote_computer": N_("A computer seat plays here, not on another board."),
+        "remote_one_here": N_("At least one person must play on this board."),
         "computer_not_installed": N_("Computer players are not installed."),
         "computer_seat_bad": N_("Computer seat %(seat)s is not a seat (1 to %(seats)d)."),
         "computer_level_bad": N_("The computer level must be one of %(levels)s."),

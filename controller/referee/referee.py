@@ -33,12 +33,14 @@ from collections.abc import Mapping
 from typing import Final
 
 from controller.referee import (
+    arrivals,
     computer,
     guard,
     kinds,
     progress,
     setup,
 )
+from controller.referee.arrivals import SHARED, shared
 from controller.referee.commands import (
     Abort,
     Command,
@@ -50,7 +52,7 @@ from controller.referee.commands import (
     PlayAgain,
     Undo,
 )
-from controller.referee.events import Aborted, By
+from controller.referee.events import Aborted, By, Event
 from controller.referee.messages import Items, Message, Term, english
 from controller.referee.session import CheckedSetup, called
 from controller.referee.state import (
@@ -81,10 +83,12 @@ _PRESSES: Final[Mapping[str, Command]] = {
 """What each of the board's buttons does, on its rising edge."""
 
 __all__ = [
+    "SHARED",
     "RefereeConfig",
     "RefereeState",
     "Step",
     "answered",
+    "arrived",
     "begin",
     "closed",
     "command",
@@ -94,6 +98,7 @@ __all__ = [
     "next_deadline",
     "reconcile",
     "sensed",
+    "shared",
     "stored",
     "timer",
 ]
@@ -299,6 +304,23 @@ def _led_test(state: RefereeState, order: LedTest, now: float) -> Step:
         dataclasses.replace(state, animations=dataclasses.replace(show, led_test=test)),
         reply=Reply(True, said),
     )
+
+
+# -- the other board -------------------------------------------------------------------------
+
+
+def arrived(state: RefereeState, event: Event, now: float) -> Step:
+    """A shared event made on the other board of a linked game (:mod:`.arrivals`); the
+    reply says whether it was taken (a refused one is not stored)."""
+    session = state.session
+    if isinstance(event, Aborted) and session is not None and session.linked:
+        said = Message.of("remote_aborted", number=session.game_id)
+        idle, effects = computer.new_position(closed(state, said))
+        return Step(idle, Commit(session.game_id, (event,)), effects, Reply(True, said))
+    step = arrivals.arrived(state, event, now)
+    if step.reply is not None and not step.reply.ok:
+        return step
+    return _cued(state, _looked(step, now))
 
 
 # -- the computer --------------------------------------------------------------------------

@@ -28,13 +28,18 @@ from controller.referee.state import Announcement, BoardCheck, Commit, RefereeSt
 from controller.rules import perlen, pyramidos
 
 
-def resume(state: RefereeState, stored: KeptGame | None, now: float) -> Step:
+def resume(
+    state: RefereeState, stored: KeptGame | None, now: float, remote: frozenset[int] = frozenset()
+) -> Step:
     """The referee with ``stored`` (the store's game on the table: unfinished, or over and
-    shown until a new one starts) on the table."""
+    shown until a new one starts) on the table; ``remote`` numbers the players who play
+    on the other board of a linked game (the Table keeps that beside the store's game)."""
     if stored is None:
         return Step(state)
     try:
-        players = players_from(stored.players)
+        players = tuple(
+            dataclasses.replace(p, remote=p.number in remote) for p in players_from(stored.players)
+        )
         options = read_options(stored.game, len(players), stored.options)
         game: Game = fold(new_game(options), (from_stored(e.kind, e.data) for e in stored.events))
     except (EventError, PaletteError, perlen.OptionError, pyramidos.SetupError, ValueError) as exc:

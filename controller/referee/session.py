@@ -16,7 +16,7 @@ from typing import Final
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
-from controller.referee.games import Game, Options, new_game
+from controller.referee.games import Game, Options, PerlenGame, new_game
 from controller.referee.kept import PlayerRow
 from controller.referee.kept import Seated as Seated  # the page names players so too
 from controller.referee.messages import Message, Param, Term
@@ -67,6 +67,9 @@ class Player:
     colour: PaletteColour
     computer: str | None = None
     """The level of a computer seat, None for a person."""
+    remote: bool = False
+    """The player plays on another board, linked through a broker (:mod:`controller.remote`):
+    their moves arrive from there and are placed here by hand, as a computer seat's are."""
 
     @property
     def light(self) -> Light:
@@ -99,6 +102,16 @@ class Session:
     @property
     def kind(self) -> str:
         return self.game.kind
+
+    @property
+    def linked(self) -> bool:
+        """A seat plays on another board (:mod:`controller.referee.arrivals`)."""
+        return any(p.remote for p in self.players)
+
+    def made_there(self) -> bool:
+        """The last move was made on the other board (only it may take the move back)."""
+        last = self.game.last if isinstance(self.game, PerlenGame) else None
+        return last is not None and self.players[last.colour].remote
 
     def with_game(self, game: Game) -> Session:
         return dataclasses.replace(self, game=game)

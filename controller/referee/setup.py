@@ -13,6 +13,7 @@ controller.referee.messages.Refused: Pyramidos is for 2 to 4 players, not 1.
 
 from __future__ import annotations
 
+import dataclasses
 import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Final
@@ -57,7 +58,11 @@ def check(command: NewGame, config: RefereeConfig) -> CheckedSetup:
     refused = kind.children_help_refused()
     if command.children_help and refused is not None:
         raise _no("children_help", refused)
-    players = kind.seated(options, names, colours, computer)
+    remote = _remote(kind, command.remote, seats, computer)
+    players = tuple(
+        dataclasses.replace(p, remote=True) if p.seat in remote else p
+        for p in kind.seated(options, names, colours, computer)
+    )
     return CheckedSetup(kind.name, players, options, bool(command.children_help))
 
 
@@ -73,6 +78,7 @@ def again(session: Session) -> NewGame:
         children_help=session.children_help,
         computer={p.seat: p.computer for p in by_seat if p.computer is not None},
         colours=tuple(p.colour.name for p in by_seat),
+        remote=tuple(p.seat for p in by_seat if p.remote),
     )
 
 
@@ -106,6 +112,28 @@ def _computer(
     if len(out) == seats:
         raise _no("players", "one_person")
     return out
+
+
+def _remote(
+    kind: kinds.GameKind, raw: object, seats: int, computer: Mapping[int, str]
+) -> frozenset[int]:
+    """The seats that play on another board: persons, and not every seat."""
+    if isinstance(raw, str) or not isinstance(raw, Sequence):
+        raise _no("players", "remote_seats")
+    out: set[int] = set()
+    for seat in raw:
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < seats:
+            raise _no("players", "remote_seat_bad", seat=str(seat)[:10], seats=seats)
+        field = f"players[{seat}].remote"
+        refused = kind.remote_refused()
+        if refused is not None:
+            raise _no(field, refused)
+        if seat in computer:
+            raise _no(field, "remote_computer")
+        out.add(seat)
+    if out and len(out) + len(computer) >= seats:
+        raise _no("players", "remote_one_here")
+    return frozenset(out)
 
 
 def _names(raw_names: Sequence[object]) -> list[str]:

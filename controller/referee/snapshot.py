@@ -62,6 +62,8 @@ class PlayerView:
     default_name: Message | None = None
     """What an unnamed seat is called (``Computer (strong)``, ``Player 2``), rendered in
     the reader's language; None for a named player."""
+    remote: bool = False
+    """The player plays on the other board of a linked game."""
 
     @classmethod
     def of(cls, player: Player, players: Sequence[Player]) -> PlayerView:
@@ -77,6 +79,7 @@ class PlayerView:
             c.pattern_id,
             player.computer,
             default,
+            player.remote,
         )
 
 
@@ -191,6 +194,9 @@ class Snapshot:
     """The last base cell played (Perlen-Pyramide) or target landed on (Pyramidos)."""
     led_test: LedTestView | None = None
     cue: Cue | None = None
+    remote: Mapping[str, Any] | None = None
+    """A game linked with another board: the link's state (the Table adds it; see
+    ``docs/api.md``), None otherwise."""
     sensor_seq: int = 0
     """``seq`` of the last sensor frame the referee handled."""
     at: float = 0.0

@@ -51,7 +51,8 @@ def fixes(state: RefereeState) -> Items:
             owner = session.players[m.colour]
             parts.append(
                 Message.of(
-                    "fix_missing_owned",
+                    # a pearl of the other board's player: placed here for them
+                    "fix_missing_remote" if owner.remote else "fix_missing_owned",
                     player=session.name(m.colour),
                     thing=piece_word(session),
                     colour=colour_term(owner.colour.name),
@@ -121,6 +122,8 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
     if mover is None:
         return ()
     player = session.players[mover]
+    if player.remote:
+        return (Message.of("remote_to_move", player=session.name(mover)),)
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
         # "Computer (strong)" says computer already; a named one is marked "(computer)".

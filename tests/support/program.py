@@ -21,12 +21,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 class Program:
-    """``pyramid run`` on ``data``, its URL read from its one line of standard output."""
+    """``pyramid run`` on ``data`` (with more ``args``), its URL read from its one line of
+    standard output."""
 
-    def __init__(self, data: Path) -> None:
+    def __init__(self, data: Path, *args: str) -> None:
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
-             "--host", "127.0.0.1", "--port", "0"],
+             "--host", "127.0.0.1", "--port", "0", *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip
         self.log: list[str] = []

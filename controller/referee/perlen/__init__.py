@@ -53,6 +53,9 @@ class PerlenPyramide:
     def children_help_refused(self) -> str | None:
         return None
 
+    def remote_refused(self) -> str | None:
+        return None
+
     def read_options(self, seats: int, raw: Mapping[str, Any]) -> Options:
         return perlen.PerlenOptions.from_dict(raw)
 
@@ -109,6 +112,8 @@ class PerlenPyramide:
             return Message.of("game_over")
         if session.players[mover].computer is not None:
             return Message.of("computer_turn")
+        if session.players[mover].remote:
+            return Message.of("remote_turn", player=session.name(mover))
         if state.comparison.mismatches:
             return Message.of("fix_first", fixes=words.fixes(state))
         if not state.config.levels:

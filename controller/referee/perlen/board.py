@@ -69,7 +69,8 @@ def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: floa
             return step
         return Step(progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal))
     last = game.last
-    if watch.armed and last is not None and missing == {last.cell}:
+    here = last is not None and not session.players[last.colour].remote
+    if watch.armed and last is not None and here and missing == {last.cell}:
         if not extra:
             return _held(state, session, game, Settling(SettleAction.TAKE_BACK, cells, 0.0), now)
         if len(extra) == 1:
@@ -121,6 +122,8 @@ def refusal_for(
             why = Term("illegal", "occupied")
         return Refusal(Message.of("not_legal", cell=cell, why=why))
     player = session.players[mover]
+    if player.remote:
+        return Refusal(Message.of("remote_turn", player=session.name(mover)))
     if player.computer is not None and not computer.failed(state):
         chosen = computer.chosen(state)
         # "Computer (easy)" says computer already; a named one is marked "(computer)".

@@ -38,6 +38,8 @@ def can_shift(session: Session, game: PerlenGame, cell: str) -> bool:
     last = game.last
     if last is None or last.bonuses or session.players[last.colour].computer is not None:
         return False  # the computer chose that cell; moving its pearl is a mismatch
+    if session.players[last.colour].remote:
+        return False  # placed here for the other board: only it may take the move back
     return cell in {p.short for p in perlen.legal_moves(last.before)}
 
 

@@ -48,6 +48,9 @@ class Pyramidos:
     def computer_refused(self) -> str | None:
         return "computer_perlen_only"
 
+    def remote_refused(self) -> str | None:
+        return "remote_perlen_only"
+
     def children_help_refused(self) -> str | None:
         return "children_help_perlen_only"
 

@@ -1,0 +1,431 @@
+"""Seats on another board: the Table's games carried over a :class:`RemoteLink`.
+
+The glue between the Table (:mod:`controller.table`, whose :class:`~controller.table.
+Linker` this is) and the link (:mod:`controller.remote.mqtt`):
+
+- **Inviting.** A new game with seats marked remote gets an invitation code; its first
+  event across is the game's setup (``{"kind": "setup", …}``: the game, names, colours,
+  options and the seats that play here), so the other board can create the same game.
+- **Joining.** :meth:`RemoteSeats.join` connects with a code; when the setup arrives the
+  joining board starts the game with the seats of the inviting board as its remote ones.
+- **Outbound.** After the Table has stored a step made here, its shared events (a move,
+  a take-back, an abort: :data:`controller.referee.SHARED`) are sent, in that order.
+- **Inbound.** On the link's thread, each delivered event is handed to
+  :meth:`~controller.table.Table.arrive`, which returns once it is stored; only then is
+  it acknowledged (an exception drops the link's step and the event comes again). An
+  event the game refuses stops the game's link and says so.
+- **The journal** (:class:`StoreJournal`) is the store's own events of the game, read
+  again: a move's origin is its player's board, a take-back's that of the move it takes
+  back; beside it one setting per linked game keeps the code, the side, the setup, the
+  seats on the other board and the acknowledgement mark. Bonus pearls acknowledged stay
+  local and unnumbered.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from controller.config import RemoteConfig
+from controller.referee import (
+    SHARED,
+    Aborted,
+    Event,
+    NewGame,
+    RefereeState,
+    Reply,
+    Step,
+    english,
+    shared,
+)
+from controller.referee.events import EventError, from_stored
+from controller.referee.session import Session
+from controller.remote.invitation import new_code, parse_code
+from controller.remote.journal import Journal, Logged, Origin
+from controller.remote.link import Link, Report
+from controller.remote.mqtt import RECONNECT_S, RemoteLink
+from controller.remote.outcomes import Acknowledged, Delivered, OtherVersion, Outcome
+from controller.remote.wire import JsonObject, Side, derive_keys
+from controller.store import Store
+
+__all__ = ["SETUP", "LinkRecord", "RemoteSeats", "StoreJournal", "setup_of"]
+
+log = logging.getLogger("controller.remote")
+
+SETUP: Final = "setup"
+"""The kind of the inviting board's first event: the game to create."""
+_BOARD_KEY: Final = "remote.board"
+_JOINING_KEY: Final = "remote.joining"
+
+
+def _game_key(game_id: int) -> str:
+    return f"remote.game.{game_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class LinkRecord:
+    """What the store keeps of one linked game beside its events (a setting, as JSON)."""
+
+    code: str
+    side: Side
+    setup: JsonObject
+    remote: tuple[int, ...]
+    """The player numbers who play on the other board."""
+    acked: int = 0
+    aborted_there: bool = False
+
+    def json(self) -> str:
+        return json.dumps(
+            {
+                "code": self.code,
+                "side": self.side.value,
+                "setup": self.setup,
+                "remote": list(self.remote),
+                "acked": self.acked,
+                "aborted_there": self.aborted_there,
+            }
+        )
+
+    @classmethod
+    def read(cls, text: str) -> LinkRecord:
+        data = json.loads(text)
+        return cls(
+            data["code"],
+            Side(data["side"]),
+            data["setup"],
+            tuple(data["remote"]),
+            data["acked"],
+            data["aborted_there"],
+        )
+
+
+def setup_of(session: Session) -> JsonObject:
+    """The setup the inviting board sends first: what the joining board needs to create
+    the same game (its seats are the ones played here by nobody but the other board)."""
+    by_seat = sorted(session.players, key=lambda p: p.seat)
+    return {
+        "kind": SETUP,
+        "game": session.kind,
+        "players": [p.name for p in by_seat],
+        "colours": [p.colour.name for p in by_seat],
+        "options": session.options.to_dict(),
+        "children_help": session.children_help,
+        "here": [p.seat for p in by_seat if not p.remote],
+    }
+
+
+def joined_game(setup: Mapping[str, Any]) -> NewGame:
+    """The game a joining board starts from the inviter's setup: the inviter's seats (its
+    people and its computer) play on the other board."""
+    here = setup["here"]
+    return NewGame(
+        game=setup["game"],
+        players=tuple(setup["players"]),
+        options=dict(setup["options"]),
+        children_help=bool(setup["children_help"]),
+        colours=tuple(setup["colours"]),
+        remote=tuple(here),
+    )
+
+
+def event_json(event: Event) -> JsonObject:
+    return {"kind": event.kind, **event.data()}
+
+
+def event_of(data: Mapping[str, Any]) -> Event:
+    """The event in a message's JSON (:class:`EventError` if none fits)."""
+    fields = {k: v for k, v in data.items() if k != "kind"}
+    kind = data.get("kind")
+    if not isinstance(kind, str) or kind not in SHARED:
+        raise EventError(f"{kind!r} is not an event the boards share")
+    return from_stored(kind, fields)
+
+
+class StoreJournal:
+    """The :class:`~controller.remote.journal.Journal` of one linked game, over the store.
+
+    The events are the store's own; where each was made follows from the game: a move
+    from its player's board, a take-back from the board of the move it takes back, an
+    abort from the record's ``aborted_there``; the setup is the inviter's first."""
+
+    def __init__(self, store: Store, game_id: int, record: LinkRecord) -> None:
+        self._store, self._game_id, self._record = store, game_id, record
+
+    def logged(self) -> Iterable[Logged]:
+        record = self._record
+        counts = {Origin.HERE: 0, Origin.THERE: 0}
+
+        def entry(origin: Origin, event: JsonObject) -> Logged:
+            counts[origin] += 1
+            return Logged(origin, counts[origin], event)
+
+        setup_origin = Origin.HERE if record.side is Side.INVITER else Origin.THERE
+        out = [entry(setup_origin, record.setup)]
+        stored = self._store.game(self._game_id)
+        moves: list[Origin] = []
+        for e in stored.events if stored is not None else ():
+            if e.kind not in SHARED:
+                continue
+            if e.kind == "move":
+                origin = Origin.THERE if e.data["colour"] in record.remote else Origin.HERE
+                moves.append(origin)
+            elif e.kind == "undo":
+                origin = moves.pop()
+            else:
+                origin = Origin.THERE if record.aborted_there else Origin.HERE
+            out.append(entry(origin, {"kind": e.kind, **e.data}))
+        return out
+
+    def acked(self) -> int:
+        return self._record.acked
+
+
+class _Owner(Protocol):
+    """What the seats need of the Table (a :class:`~controller.table.Table`)."""
+
+    def submit(self, command: NewGame, timeout: float = 5.0) -> Reply: ...
+
+    def arrive(self, event: Event, timeout: float = 5.0) -> Reply: ...
+
+    def republish(self) -> None: ...
+
+
+class RemoteSeats:
+    """The Table's :class:`~controller.table.Linker`: one link at a time, for the game
+    on the table (or the one being joined)."""
+
+    def __init__(
+        self,
+        table: _Owner,
+        store: Store,
+        config: RemoteConfig,
+        *,
+        reconnect: tuple[int, int] = RECONNECT_S,
+    ) -> None:
+        self._table, self._store, self._config = table, store, config
+        self._reconnect = reconnect
+        self._lock = threading.Lock()
+        self._remote: RemoteLink | None = None
+        self._game_id: int | None = None
+        self._record: LinkRecord | None = None
+        self._joining: str | None = None
+        self._stopped: str | None = None
+        self._setup: JsonObject = {}
+        """The setup being joined, once it arrived."""
+        self._creating = False
+        """The joined game is being created (a game started here meanwhile is not it)."""
+        board = store.get_setting(_BOARD_KEY)
+        if board is None:
+            board = secrets.token_hex(8)
+            store.set_setting(_BOARD_KEY, board)
+        self.board = board
+
+    # -- the Table's thread -------------------------------------------------------------------
+    def remote_of(self, game_id: int) -> frozenset[int]:
+        record = self._read(game_id)
+        return frozenset(record.remote) if record is not None else frozenset()
+
+    def carried(self, step: Step, state: RefereeState, *, arrived: bool) -> None:
+        session = state.session
+        commit = step.commit
+        if not arrived and commit is not None and commit.game_id == self._game_id:
+            for event in shared(commit):
+                self._send(event_json(event))
+        if step.create is None or session is None:
+            return
+        if not session.linked:
+            self._close()
+            return
+        if self._creating:
+            self._bound(session)
+        else:
+            self._invite(session)
+
+    def view(self) -> dict[str, object] | None:
+        with self._lock:
+            remote, record = self._remote, self._record
+            joining, stopped = self._joining, self._stopped
+        if remote is None:
+            return None
+        data: dict[str, object] = dict(remote.report().data())
+        data["game_id"] = self._game_id
+        data["side"] = record.side.value if record is not None else Side.JOINER.value
+        data["code"] = record.code if record is not None else joining
+        data["broker"] = self._config.broker
+        data["stopped"] = stopped
+        return data
+
+    # -- any thread ---------------------------------------------------------------------------
+    def resumed(self, game_id: int | None) -> None:
+        """At the start: the link of the game on the table, or the join under way."""
+        record = self._read(game_id) if game_id is not None else None
+        if record is not None and game_id is not None:
+            self._start(game_id, record)
+            return
+        code = self._store.get_setting(_JOINING_KEY)
+        if code is not None:
+            self.join(code)
+
+    def join(self, text: str) -> str:
+        """Join the game of the code in ``text`` (:class:`InvitationError` for a bad one);
+        the code, in its one spelling."""
+        code = parse_code(text)
+        self._close()
+        self._store.set_setting(_JOINING_KEY, code)
+        link = self._link(code, Side.JOINER, _NoJournal())
+        with self._lock:
+            self._joining, self._game_id, self._record, self._stopped = code, None, None, None
+        self._open(link)
+        return code
+
+    def close(self) -> None:
+        """Close the link (at shutdown, before the store closes)."""
+        self._close()
+
+    # -- inside --------------------------------------------------------------------------------
+    def _invite(self, session: Session) -> None:
+        self._close()
+        record = LinkRecord(
+            new_code(),
+            Side.INVITER,
+            setup_of(session),
+            tuple(p.number for p in session.players if p.remote),
+        )
+        self._store.set_setting(_game_key(session.game_id), record.json())
+        self._start(session.game_id, record)
+
+    def _bound(self, session: Session) -> None:
+        """The joined game was created here: keep it as linked under the code."""
+        assert self._joining is not None
+        record = LinkRecord(
+            self._joining,
+            Side.JOINER,
+            self._setup,
+            tuple(p.number for p in session.players if p.remote),
+        )
+        self._store.set_setting(_game_key(session.game_id), record.json())
+        self._store.set_setting(_JOINING_KEY, None)
+        with self._lock:
+            self._game_id, self._record, self._joining = session.game_id, record, None
+
+    def _start(self, game_id: int, record: LinkRecord) -> None:
+        link = self._link(record.code, record.side, StoreJournal(self._store, game_id, record))
+        with self._lock:
+            self._game_id, self._record, self._joining, self._stopped = game_id, record, None, None
+        self._open(link)
+
+    def _link(self, code: str, side: Side, journal: Journal) -> Link:
+        return Link.restore(
+            journal,
+            keys=derive_keys(code),
+            side=side,
+            board=self.board,
+            name=self._config.name,
+            now=time.monotonic(),
+        )
+
+    def _open(self, link: Link) -> None:
+        """Connect; :meth:`Link.restore` holds what the other board has not acknowledged
+        and sends it again."""
+        remote = RemoteLink(self._config, link, self._on_step, reconnect=self._reconnect)
+        with self._lock:
+            self._remote = remote
+        remote.start()
+
+    def _send(self, event: JsonObject) -> None:
+        if self._remote is not None and self._stopped is None:
+            self._remote.send(event)
+
+    def _close(self) -> None:
+        with self._lock:
+            remote, self._remote = self._remote, None
+        if remote is not None:
+            remote.close()
+        with self._lock:
+            self._record = None
+            self._game_id = None
+            self._joining = None
+
+    def _read(self, game_id: int) -> LinkRecord | None:
+        text = self._store.get_setting(_game_key(game_id))
+        return LinkRecord.read(text) if text is not None else None
+
+    # -- the link's thread ----------------------------------------------------------------------
+    def _on_step(self, happened: tuple[Outcome, ...], _report: Report) -> None:
+        for outcome in happened:
+            if isinstance(outcome, Delivered):
+                self._delivered(outcome)
+            elif isinstance(outcome, Acknowledged):
+                record = self._record
+                if record is not None and self._game_id is not None and outcome.upto > record.acked:
+                    record = _with(record, acked=outcome.upto)
+                    self._store.set_setting(_game_key(self._game_id), record.json())
+                    with self._lock:
+                        self._record = record
+            elif isinstance(outcome, OtherVersion):
+                log.warning("remote: %s", outcome.message)
+        self._table.republish()
+
+    def _delivered(self, outcome: Delivered) -> None:
+        if self._stopped is not None:
+            raise RuntimeError(f"the link of this game is stopped: {self._stopped}")
+        event = outcome.event
+        if event.get("kind") == SETUP:
+            if self._joining is None:
+                raise RuntimeError("a setup arrived for a game already linked")
+            self._setup = event
+            try:
+                command = joined_game(event)
+            except (KeyError, TypeError) as exc:
+                self._stop(f"the other board's game cannot be read ({exc})")
+                raise
+            self._creating = True
+            try:
+                reply = self._table.submit(command)
+            finally:
+                self._creating = False
+            if not reply.ok:
+                said = english(reply.message) if reply.message else "refused"
+                self._stop(f"the other board's game cannot be played here: {said}")
+                raise RuntimeError(said)
+            return
+        try:
+            played = event_of(event)
+        except EventError as exc:
+            self._stop(str(exc))
+            raise
+        if isinstance(played, Aborted) and self._record is not None and self._game_id:
+            record = _with(self._record, aborted_there=True)
+            self._store.set_setting(_game_key(self._game_id), record.json())
+            self._record = record
+        reply = self._table.arrive(played)
+        if not reply.ok:
+            said = english(reply.message) if reply.message else "refused"
+            self._stop(said)
+            raise RuntimeError(said)
+
+    def _stop(self, why: str) -> None:
+        log.error("remote: the link of this game is stopped: %s", why)
+        with self._lock:
+            self._stopped = why
+
+
+def _with(record: LinkRecord, **changes: Any) -> LinkRecord:
+    return dataclasses.replace(record, **changes)
+
+
+class _NoJournal:
+    """A game being joined: nothing logged yet."""
+
+    def logged(self) -> Sequence[Logged]:
+        return ()
+
+    def acked(self) -> int:
+        return 0
