@@ -52,7 +52,8 @@ class Noise:
     garbage: float = 0.0
     """Chance of an extra line of random bytes before a line."""
     long_lines: float = 0.0
-    """Chance of an extra line of 513 to 2000 printable bytes (over the 512 limit)."""
+    """Share of lines preceded by an extra line of 513 to 2000 printable bytes (over the
+    512 limit); like ``rate``, never fewer than ``long_lines * lines - 1`` of them."""
     duplicates: float = 0.0
     """Chance that a good line arrives twice."""
     split: bool = False
@@ -84,6 +85,7 @@ class Cable:
         self.stats: Counter[str] = Counter()
         self._random = random.Random(seed)
         self._debt = {"to_host": 0.0, "to_device": 0.0}  # damage owed, per direction
+        self._long_debt = {"to_host": 0.0, "to_device": 0.0}  # long lines owed, likewise
         self._lock = threading.Lock()
         self._device = os.open(device_port, os.O_RDWR | os.O_NOCTTY | os.O_NONBLOCK)
         tty.setraw(self._device)
@@ -218,7 +220,10 @@ class Cable:
         if chance() < noise.garbage:
             out.append(self._garbage(to_device, self._random.randint(1, 80)) + b"\n")
             self.stats[f"garbage_{direction}"] += 1
-        if chance() < noise.long_lines:
+        self._long_debt[direction] += noise.long_lines
+        long_owed = self._long_debt[direction]
+        if long_owed >= 1.0 or (long_owed > 0.0 and chance() < noise.long_lines):
+            self._long_debt[direction] -= 1.0
             length = self._random.randint(513, 2000)
             out.append(bytes(self._random.randint(0x20, 0x7E) for _ in range(length)) + b"\n")
             self.stats[f"long_{direction}"] += 1
