@@ -164,7 +164,12 @@ class Cable:
             with self._lock:
                 host = self._host_master
             watched = [self._device, self._wake_read] + ([host] if host is not None else [])
-            readable, _, _ = select.select(watched, [], [], 0.5)
+            try:
+                readable, _, _ = select.select(watched, [], [], 0.5)
+            except OSError as error:
+                if error.errno != errno.EBADF:
+                    raise
+                continue  # unplugged between reading the host's pty and watching it: look again
             if self._wake_read in readable:
                 os.read(self._wake_read, 1024)
             if self._device in readable:
