@@ -217,8 +217,23 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
     assert page.is_visible(".note.locked") and page.is_visible("header [data-locked-only]")
     assert page.is_hidden("#live-bar")  # the status itself is in sight
     cell = page.locator("#cell-b2")
-    cell.evaluate("(el) => el.scrollIntoView({ block: 'center' })")  # as a thumb scrolls
-    page.locator("#live-bar:not([hidden])").wait_for(timeout=WAIT_MS)
+    # As a thumb scrolls: a few small steps down to b2, each a scroll event of its own (a
+    # single programmatic jump right after loading was once missed under load).
+    page.wait_for_function(
+        """() => {
+            const cell = document.querySelector('#cell-b2');
+            const box = cell.getBoundingClientRect();
+            const off = box.top + box.height / 2 - window.innerHeight / 2;
+            const before = window.scrollY;
+            const step = Math.sign(off) * Math.min(Math.abs(off), 120);
+            if (Math.abs(off) > 4) window.scrollBy(0, step);
+            const there = Math.abs(off) <= 4 || window.scrollY === before;
+            const bar = document.querySelector('#live-bar');
+            return there && bar && !bar.hidden;
+        }""",
+        timeout=WAIT_MS,
+        polling=100,
+    )
     assert page.locator("#live-status .headline").bounding_box() is not None
     bar_box, cell_box = page.locator("#live-bar").bounding_box(), cell.bounding_box()
     assert bar_box and cell_box and bar_box["y"] >= 0
