@@ -133,7 +133,10 @@ def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(
     state = position(4, 12)
     started = time.perf_counter()
     decision = decide(state, level, seed=1, budget=0.3)
-    assert time.perf_counter() - started < 0.3
+    # The player's own clock keeps the budget; the wall clock around it also holds the
+    # machine's scheduling (a loaded CI core once added 75 ms), so it gets twice the budget.
+    assert decision.seconds < 0.3
+    assert time.perf_counter() - started < 0.6
     assert decision.method == "search"
     assert decision.nodes > 0  # the exact search did run first
     assert decision.move in legal_moves(state)
