@@ -1,6 +1,10 @@
 """The acceptance test behind ``pyramid diag --check``: a pure state machine over what the
 board reports, with time passed in, and the maker's mistakes it names.
 
+(Longer than most modules: one state machine whose five passes share the step, the
+record of what was seen and the causes; the causes are named from all passes at once.
+The shell that prints and reads is apart in :mod:`controller.commands.diag`.)
+
 A person at the board is asked for one thing at a time (:class:`Step`); the machine
 watches the board's debounced frames (:func:`seen`), the person's "done" (:func:`done`,
 Enter on the terminal) and the clock (:func:`timer`), judges each step and moves on. The

@@ -1,5 +1,9 @@
 """The board's physical geometry, read from ``hardware/geometry.toml`` and checked.
 
+(Longer than most modules: every key of hardware/geometry.toml is checked here, one
+function per table, so that each error names its dotted key, as controller/config.py does;
+the values it checks are one file's, and one module keeps their checks together.)
+
 One file describes where everything is, for every build: the magnets in the pearls and
 balls and how they rest in their hollows, the sensors under each place, the cells,
 targets, top, buttons and seats, the LEDs under their light holes, the mounting holes and

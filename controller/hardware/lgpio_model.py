@@ -1,5 +1,9 @@
 """A model of the ``lgpio`` module, for running gpiozero's real ``LGPIOFactory`` off a Pi.
 
+(Longer than most modules: it stands in for one C module, lgpio, whose functions share
+the handles, the Pi description and the call counts; the line bookkeeping under them is
+already apart in :mod:`controller.hardware.lgpio_lines`.)
+
 gpiozero's ``MockFactory`` never runs its lgpio pin code, and its SPI is always
 bit-banged, so what a Pi really does (a line re-requested on every direction change, a
 hardware SPI that cannot be opened) is invisible to it. This module stands in for the

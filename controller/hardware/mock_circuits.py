@@ -1,5 +1,9 @@
 """Circuits for gpiozero's ``MockFactory`` and the lgpio model: lines that behave like wires.
 
+(Longer than most modules: four circuits, each short, that share the wiring to either
+factory (:class:`_Circuit`); the contact banks they read are already apart in
+:mod:`controller.hardware.mock_contacts`.)
+
 Each circuit reads its sensors from a contact bank (:mod:`~controller.hardware.
 mock_contacts`, re-exported here):
 

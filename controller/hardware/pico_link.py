@@ -1,5 +1,9 @@
 """The Pico link without I/O: wire protocol v1's conversation as a state machine.
 
+(Longer than most modules: one conversation, whose handshake, frames, tunes, restarts and
+counters all read and replace the same immutable :class:`Link`; split, each part would
+need all of it. The thread and the port are apart in :mod:`controller.hardware.serial`.)
+
 pyserial's ``serial.threaded`` keeps the thread that reads a port (``ReaderThread``)
 apart from what the bytes mean (``Protocol``). Here :class:`Link` and the functions
 below are the meaning, and :class:`~controller.hardware.serial.SerialBoard` the thread
