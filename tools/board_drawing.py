@@ -34,14 +34,14 @@ from reportlab.lib.units import mm  # noqa: E402
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
 from controller.config import load_config  # noqa: E402
-from controller.hardware.geometry import (  # noqa: E402
+from controller.rules.perlen import POOL  # noqa: E402
+from hardware.geometry import (  # noqa: E402
     Geometry,
     Place,
     Point,
     Sensor,
     load_geometry,
 )
-from controller.rules.perlen import POOL  # noqa: E402
 from tools import magnets  # noqa: E402
 
 OUT = ROOT / "hardware"

@@ -1,6 +1,6 @@
 """The magnets and sensors of the board as a model: fields from magpylib, switching margins.
 
-Everything is computed from ``hardware/geometry.toml`` (:mod:`controller.hardware.geometry`):
+Everything is computed from ``hardware/geometry.toml`` (:mod:`hardware.geometry`):
 the pieces' magnets in every allowed rest pose, the sensors under each place, and the
 checks the board must pass (``tests/hardware/physics/``) with the margins the guide prints
 (``tools/board_drawing.py``).
@@ -67,7 +67,7 @@ from numpy.typing import NDArray
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script too
 
-from controller.hardware.geometry import (  # noqa: E402
+from hardware.geometry import (  # noqa: E402
     Geometry,
     Hollow,
     Magnet,

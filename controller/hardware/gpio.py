@@ -21,8 +21,8 @@ changes). LEDs are an APA102/SK9822 chain on the kernel's SPI0
 pins is refused with :class:`SpiUnavailable`). A passive piezo plays the board's tunes
 (:mod:`controller.hardware.buzzer`), off the scan thread.
 
-Use (in tests, with pins that model the circuit from :mod:`~controller.hardware.
-mock_circuits`; the same on the lgpio model, see :mod:`~controller.hardware.lgpio_model`)::
+Use (the tests do so with pins that model the circuit, from the test rigs in
+``tests/rigs``: ``circuits`` on gpiozero's MockFactory, or on the lgpio model)::
 
     factory = MockFactory()
     circuit = DiodeMatrix(factory, rows=(4, 17), cols=(13, 19))
@@ -497,8 +497,6 @@ class GpioBoard(Board):
         if self._buzzer_pin is not None:
             lights += f"; buzzer on GPIO {self._buzzer_pin}"
         pins = type(self._factory).__name__.removesuffix("Factory") or "?"
-        if self._factory.__class__.__module__ == "controller.hardware.lgpio_model":
-            pins = "LGPIO (model)"
         lines = (
             "line groups"
             if isinstance(self._scanner, LgpioMatrixScanner | LgpioMuxScanner)

@@ -54,7 +54,7 @@ DEFAULT_COLS: Final[tuple[int, ...]] = (13, 19, 26, 16, 20, 21)
 
 SETTLE_US: Final[Mapping[str, float]] = {"matrix": 5.0, "mux": 7.0, "direct": 0.0}
 """The default ``settle_us`` of each topology: twice the longest a line takes to settle
-in ngspice (``hardware/spice/``, ``controller/hardware/spice.py``) on the build
+in ngspice (``hardware/spice/``, ``hardware/spice.py``) on the build
 hardware/README.md describes, 10 kΩ pull-ups and 150 pF of wire: 2.2 µs for a matrix
 column to rise after its row lets go, 3.3 µs for a mux SIG line after the address
 changes; direct wiring waits for nothing. ``tests/hardware/test_circuits.py`` holds

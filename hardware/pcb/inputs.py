@@ -1,6 +1,6 @@
 """What the boards are made from: the geometry file and the shipped config, read, never copied.
 
-``hardware/geometry.toml`` (through :mod:`controller.hardware.geometry`) says where every
+``hardware/geometry.toml`` (through :mod:`hardware.geometry`) says where every
 cell, target, button, seat, LED and mounting hole is and which sensor each place gets;
 ``configs/matrix.toml`` (through :mod:`controller.config`) says which GPIO each matrix row
 and column is on, which channel each cell is, the LEDs' order, and the SPI and buzzer
@@ -18,8 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from controller.config import load_config
-from controller.hardware.geometry import Geometry, GeometryError, Point, load_geometry
 from controller.hardware.wiring import DEFAULT_BUZZER_PIN
+from hardware.geometry import Geometry, GeometryError, Point, load_geometry
 from hardware.pcb.design import BaseSpec, Hole, PinMap, SensorPart, Site
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.library import reed_upright

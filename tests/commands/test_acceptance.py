@@ -32,8 +32,8 @@ from controller.commands.acceptance import (
 )
 from controller.config import load_config
 from controller.hardware.channels import ChannelMap
-from controller.hardware.mock_circuits import DiodeMatrix
-from controller.hardware.mock_pearls import CrossTalk, PearlBoard
+from tests.rigs.circuits import DiodeMatrix
+from tests.rigs.pearls import CrossTalk, PearlBoard
 
 MATRIX = Path(__file__).resolve().parents[2] / "configs" / "matrix.toml"
 TIMING = Timing(settle=0.3, grace=0.5, patience=20.0)

@@ -17,9 +17,9 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import load_config
 from controller.hardware import build_board
-from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
-from controller.hardware.mock_pearls import CrossTalk, PearlBoard
 from tests.hardware.conftest import LgpioRig
+from tests.rigs.circuits import Apa102Strip, DiodeMatrix
+from tests.rigs.pearls import CrossTalk, PearlBoard
 from tests.support.person import check_by_hand
 
 ROOT = Path(__file__).resolve().parents[2]

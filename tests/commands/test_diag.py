@@ -30,9 +30,9 @@ from controller.commands.diag import (
 from controller.config import Config, load_config
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
-from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
 from controller.hardware.port import BoardStatus, LinkState, SensorFrame
 from controller.hardware.sim import SimBoard
+from tests.rigs.circuits import Apa102Strip, DiodeMatrix
 from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -23,7 +23,7 @@ ON_DEVICE = sorted(FIRMWARE_DIR.glob("*.py")) + [
     SIM_DIR / name for name in ("chip.py", "machine.py", "neopixel.py", "ticks.py", "pico_boot.py")
 ]
 # Files for the host (CPython) only.
-ON_HOST = [SIM_DIR / name for name in ("__init__.py", "harness.py", "cable.py", "fake_mpremote.py")]
+ON_HOST = [SIM_DIR / name for name in ("__init__.py", "harness.py", "cable.py")]
 ON_HOST += [
     FIRMWARE_DIR / "emulator" / name for name in ("__init__.py", "flash_image.py", "pico.py")
 ]

@@ -12,7 +12,7 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
+from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
 from tests.support.pins import mock_pins
 
 if TYPE_CHECKING:  # importing it needs lgpio, which is the model only once a rig is made

@@ -33,15 +33,6 @@ from controller.hardware import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
-from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
-from controller.hardware.mock_circuits import (
-    Apa102Strip,
-    DiodeMatrix,
-    DirectWiring,
-    Header,
-    MuxBank,
-    Switches,
-)
 from controller.hardware.port import (
     Board,
     Colour,
@@ -54,6 +45,15 @@ from controller.hardware.port import (
 from controller.hardware.serial import LinkTiming, SerialBoard
 from controller.hardware.sim import SimBoard
 from firmware.sim.harness import SimConfig, SimPico
+from tests.rigs.circuits import (
+    Apa102Strip,
+    DiodeMatrix,
+    DirectWiring,
+    Header,
+    MuxBank,
+    Switches,
+)
+from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
 from tests.support.pins import mock_pins
 from tests.support.poll import wait_until
 

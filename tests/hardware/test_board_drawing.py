@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.hardware.geometry import load_geometry
+from hardware.geometry import load_geometry
 from tools import board_drawing
 
 ROOT = Path(__file__).resolve().parents[2]

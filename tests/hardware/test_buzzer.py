@@ -9,10 +9,10 @@ from controller.config import ConfigError, GpioConfig, LedConfig, config_from_to
 from controller.hardware import build_board
 from controller.hardware.buzzer import duty_for
 from controller.hardware.gpio import GpioBoard
-from controller.hardware.mock_circuits import DiodeMatrix
 from controller.hardware.port import TUNES, Sound
 from controller.hardware.sim import SimBoard
 from controller.hardware.wiring import DEFAULT_COLS, DEFAULT_ROWS, BuzzerConfig
+from tests.rigs.circuits import DiodeMatrix
 
 from .conftest import LgpioRig
 

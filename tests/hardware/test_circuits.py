@@ -1,9 +1,9 @@
 """The matrix, the multiplexers and the Pico's scan in ngspice: levels, settle times, margins.
 
-The netlists are hardware/spice/*.cir, run by ``ngspice -b`` (controller/hardware/spice.py
+The netlists are hardware/spice/*.cir, run by ``ngspice -b`` (hardware/spice.py
 rewrites their parameters and reads the waveforms they write). Every build is simulated at
 the shortest and the longest wire (20 and 150 pF on each line); the figures below are the
-worst of them, and the configured timing must leave :data:`~controller.hardware.spice.
+worst of them, and the configured timing must leave :data:`~hardware.spice.
 MARGIN` over them. Without ngspice these tests skip (under ``CI=true`` they fail).
 """
 
@@ -19,11 +19,11 @@ from typing import Final
 import pytest
 
 from controller.config import GpioConfig, load_config
-from controller.hardware.electrical import BCM2711, column_volts
 from controller.hardware.gpio import GpioBoard
-from controller.hardware.lgpio_model import LgpioModel, close_factory, lgpio_factory
-from controller.hardware.mock_circuits import DiodeMatrix
-from controller.hardware.spice import (
+from controller.hardware.wiring import SETTLE_US, LedConfig
+from firmware import config as firmware_config
+from hardware.electrical import BCM2711, column_volts
+from hardware.spice import (
     MARGIN,
     NETLISTS,
     PI_MATRIX,
@@ -42,8 +42,8 @@ from controller.hardware.spice import (
     parse_wrdata,
     simulate,
 )
-from controller.hardware.wiring import SETTLE_US, LedConfig
-from firmware import config as firmware_config
+from tests.rigs.circuits import DiodeMatrix
+from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, SEATS
-from controller.hardware.geometry import (
+from hardware.geometry import (
     DEFAULT_PATH,
     GeometryError,
     Point,

@@ -19,9 +19,9 @@ from serial_helpers import BOARD, CHANNELS, LEDS, TIMING
 
 from controller.commands.acceptance import Layout
 from controller.hardware.channels import ChannelMap
-from controller.hardware.mock_pearls import CrossTalk, PearlBoard
 from controller.hardware.serial import SerialBoard
 from firmware.sim.harness import SimPico
+from tests.rigs.pearls import CrossTalk, PearlBoard
 from tests.support.person import Outcome, check_by_hand
 
 CMAP = ChannelMap.default()

@@ -17,9 +17,10 @@ from serial.tools import list_ports
 
 from controller.cli import main
 from controller.commands import flash
-from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, SimConfig, SimPico
+from firmware.sim.harness import FIRMWARE_DIR, SimConfig, SimPico
+from tests.rigs import fake_mpremote
 
-FAKE_MPREMOTE = shlex.join([sys.executable, str(SIM_DIR / "fake_mpremote.py")])
+FAKE_MPREMOTE = shlex.join([sys.executable, fake_mpremote.__file__])
 OLD = SimConfig(version="0.9.0", report_ms=250)
 SHIPPED_VERSION = SimConfig.from_file(FIRMWARE_DIR / "config.py").version
 

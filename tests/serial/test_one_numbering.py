@@ -18,11 +18,11 @@ from serial_helpers import Recorder
 from controller.config import load_config
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import GpioBoard
-from controller.hardware.mock_circuits import DiodeMatrix
 from controller.hardware.serial import SerialBoard
 from controller.hardware.wiring import LedConfig
 from firmware import config as firmware_config
 from firmware.sim.harness import SimPico
+from tests.rigs.circuits import DiodeMatrix
 from tests.support.pins import mock_pins
 
 ROOT: Final = Path(__file__).resolve().parents[2]

@@ -1,7 +1,7 @@
 """A scripted person at the board for ``pyramid diag --check``: does what each step asks.
 
 It plays a careful maker: told a step (the check's ``told`` hook), it places or lifts
-pearls on a :class:`~controller.hardware.mock_pearls.PearlBoard`, one at a time, and
+pearls on a :class:`~tests.rigs.pearls.PearlBoard`, one at a time, and
 after each watches the screen (the board's latest frame) until something changes, or
 for :attr:`look` seconds when nothing does (a dead sensor); then it presses Enter (the
 check's ``listen`` hook) unless the check has moved on by itself a moment later. It
@@ -23,8 +23,8 @@ from typing import Any
 from controller.commands.acceptance import Layout, Pass, Step, Timing, causes
 from controller.commands.diag import Guide, report, watch_board
 from controller.hardware.channels import ChannelMap
-from controller.hardware.mock_pearls import PearlBoard
 from controller.hardware.port import Board
+from tests.rigs.pearls import PearlBoard
 from tests.support.poll import wait_until
 
 TIMING = Timing(settle=0.05, grace=0.3, patience=5.0)

@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Generic, Self, TypeVar
 
 from controller.clock import Clock, SystemClock
 from controller.hardware.channels import ChannelMap
-from controller.hardware.mock_contacts import ContactBank
 from controller.hardware.port import Board, Led
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import Command
@@ -27,6 +26,7 @@ from controller.referee.snapshot import Snapshot
 from controller.referee.state import RefereeConfig, Reply
 from controller.store import Store
 from controller.table import Table, TableSettings
+from tests.rigs.contacts import ContactBank
 from tests.support.pins import mock_pins
 from tests.support.poll import wait_until
 
@@ -204,7 +204,7 @@ class GpioHarness(BoardHarness["GpioBoard"]):
     def _make_board(self) -> GpioBoard:
         from controller.config import GpioConfig, LedConfig
         from controller.hardware.gpio import GpioBoard
-        from controller.hardware.mock_circuits import Apa102Strip, DiodeMatrix
+        from tests.rigs.circuits import Apa102Strip, DiodeMatrix
 
         gpio = GpioConfig()
         # gpiozero's SPI (software, on mock pins) asks Device.pin_factory: set it, and put

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from controller.hardware.mock_circuits import BouncingContacts
 from controller.palette import parse_hex
 from controller.referee.commands import NewGame
 from controller.referee.snapshot import BonusView, PearlView, Snapshot
@@ -21,6 +20,7 @@ from controller.rules.records import (
     replay_perlen,
     replay_pyramidos,
 )
+from tests.rigs.circuits import BouncingContacts
 from tests.support.poll import wait_until
 from tests.support.scripts import perlen_script, play, pyramidos_script
 from tests.support.table import GpioHarness

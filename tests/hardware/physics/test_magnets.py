@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from controller.hardware.geometry import Geometry, Point, Sensor, SensorElement, load_geometry
+from hardware.geometry import Geometry, Point, Sensor, SensorElement, load_geometry
 from tools import magnets
 
 GEOMETRY = load_geometry()

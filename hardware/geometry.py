@@ -70,7 +70,7 @@ __all__ = [
     "load_geometry",
 ]
 
-DEFAULT_PATH: Final = Path(__file__).resolve().parents[2] / "hardware" / "geometry.toml"
+DEFAULT_PATH: Final = Path(__file__).resolve().parent / "geometry.toml"
 SCHEMA: Final = 1
 BUILDS: Final = ("matrix", "mux", "direct", "pico")
 PLACES: Final = ("cell", "target", "top")

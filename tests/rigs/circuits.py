@@ -2,10 +2,10 @@
 
 (Longer than most modules: four circuits, each short, that share the wiring to either
 factory (:class:`_Circuit`); the contact banks they read are already apart in
-:mod:`controller.hardware.mock_contacts`.)
+:mod:`tests.rigs.contacts`.)
 
-Each circuit reads its sensors from a contact bank (:mod:`~controller.hardware.
-mock_contacts`, re-exported here):
+Each circuit reads its sensors from a contact bank (:mod:`~tests.rigs.
+contacts`, re-exported here):
 
 - :class:`Switches` — contacts that open and close when a test says so, instantly;
 - :class:`BouncingContacts` — contacts over a clock (real or :class:`VirtualClock`) whose
@@ -13,7 +13,7 @@ mock_contacts`, re-exported here):
 
 Circuits are wired either to gpiozero's ``MockFactory`` (they make the pins they drive,
 so build them before the board asks for its pins) or to the
-:class:`~controller.hardware.lgpio_model.LgpioModel` under gpiozero's real
+:class:`~tests.rigs.lgpio_model.LgpioModel` under gpiozero's real
 ``LGPIOFactory`` (they are attached to its lines): the same circuit, the same faults.
 
 - :class:`DiodeMatrix` — reed switches at row/column crossings, each with a diode from the
@@ -59,16 +59,16 @@ from gpiozero.pins.mock import (
 )
 
 from controller.hardware.apa102 import LEVELS, ORDERS
-from controller.hardware.electrical import BCM2711, Pads, Pull, column_volts
-from controller.hardware.lgpio_model import LgpioModel
-from controller.hardware.mock_contacts import (
+from controller.hardware.port import Colour
+from hardware.electrical import BCM2711, Pads, Pull, column_volts
+from tests.rigs.contacts import (
     BouncingContacts,
     ContactBank,
     ContactListener,
     Switches,
     VirtualClock,
 )
-from controller.hardware.port import Colour
+from tests.rigs.lgpio_model import LgpioModel
 
 __all__ = [
     "HISTORY",
@@ -134,7 +134,7 @@ class Wires(Protocol):
 
 Header = MockFactory | LgpioModel
 """Where a circuit is wired: gpiozero's ``MockFactory`` (the circuit makes the pins it
-drives) or the :class:`~controller.hardware.lgpio_model.LgpioModel` under gpiozero's real
+drives) or the :class:`~tests.rigs.lgpio_model.LgpioModel` under gpiozero's real
 ``LGPIOFactory`` (the circuit is attached to the model's lines)."""
 
 
@@ -249,7 +249,7 @@ class DiodeMatrix(_Circuit):
     A released row whose pad is pulled down (``Wires.pull``) draws current from every
     column it has a closed switch on; such a column reads low unless its pull-ups (the
     pad's, at its greatest resistance, and ``pull_up_ohms`` if the board has its own)
-    keep it at the input-high threshold or above (:func:`~controller.hardware.electrical.
+    keep it at the input-high threshold or above (:func:`~hardware.electrical.
     column_volts`, with the least pull-down: the worst case).
     """
 

@@ -8,7 +8,7 @@ figures in hardware/README.md and the default ``settle_us`` of each build
 come from :func:`figures`; ``tests/hardware/test_circuits.py`` checks them. Print the
 table with::
 
-    .venv/bin/python -m controller.hardware.spice
+    .venv/bin/python -m hardware.spice
 
 Needs ngspice (Debian: ``apt-get install ngspice``) and the checkout's ``hardware/``.
 
@@ -28,9 +28,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Final
 
-from controller.hardware.electrical import BCM2711, RP2040, SUPPLY_V, Pads
+from hardware.electrical import BCM2711, RP2040, SUPPLY_V, Pads
 
-NETLISTS: Final = Path(__file__).resolve().parents[2] / "hardware" / "spice"
+NETLISTS: Final = Path(__file__).resolve().parent / "spice"
 WIRES_PF: Final = (20.0, 150.0)
 """The shortest and the longest wire a board has, as capacitance (about 20 cm to 1.5 m of
 ribbon or hook-up wire at ~100 pF/m)."""

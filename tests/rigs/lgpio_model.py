@@ -2,7 +2,7 @@
 
 (Longer than most modules: it stands in for one C module, lgpio, whose functions share
 the handles, the Pi description and the call counts; the line bookkeeping under them is
-already apart in :mod:`controller.hardware.lgpio_lines`.)
+already apart in :mod:`tests.rigs.lgpio_lines`.)
 
 gpiozero's ``MockFactory`` never runs its lgpio pin code, and its SPI is always
 bit-banged, so what a Pi really does (a line re-requested on every direction change, a
@@ -13,7 +13,7 @@ their code), and counts every call::
 
     model = LgpioModel()
     factory = lgpio_factory(model)            # the real LGPIOFactory, on this model
-    matrix = DiodeMatrix(model, rows, cols)   # controller.hardware.mock_circuits
+    matrix = DiodeMatrix(model, rows, cols)   # tests.rigs.circuits
     board = GpioBoard(GpioConfig(), LedConfig(spi=None), 0, pin_factory=factory)
     model.calls.clear(); board.scan_once(); sum(model.calls.values())   # lgpio calls
 
@@ -26,7 +26,7 @@ What it models:
   ``/dev/gpiochip4`` kept as a link to it); ``gpiochip_open`` gives ``handle | chip <<
   16`` for a device that exists, else "can not open gpiochip"; a gpiochip other than the
   header's opens, but the model has no lines there;
-- pulls as the pads keep them (:mod:`~controller.hardware.electrical`): after reset each
+- pulls as the pads keep them (:mod:`~hardware.electrical`): after reset each
   header line has its chip's reset pull (BCM2711 and RP1: GPIO 0–8 up, 9–27 down); a
   request with a bias flag (pull-up, pull-down, none) sets it, one without leaves the pull
   as it was (the kernel's "as is"), and freeing a line leaves it too, until the next
@@ -75,8 +75,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
 from unittest import mock
 
-from controller.hardware.electrical import BCM2711, RP1, Pads, Pull
-from controller.hardware.lgpio_lines import (
+from hardware.electrical import BCM2711, RP1, Pads, Pull
+from tests.rigs.lgpio_lines import (
     BAD_HANDLE,
     BAD_PWM_DUTY,
     BAD_PWM_FREQ,
