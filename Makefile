@@ -26,7 +26,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict controller web_ui firmware bench tests hardware
+	$(BIN)/mypy --strict controller web_ui pyramid_board firmware bench tests hardware tools
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(PYTEST_ARGS)

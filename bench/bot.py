@@ -50,10 +50,19 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.bot import LEVEL_SETTINGS, LEVELS, Level, Speed, decide, machine_speed, mcts, review
-from controller.bot.exact import ExactSearch, OutOfBudget
-from controller.bot.expectimax import ModelSearch
-from controller.bot.player import (
+from controller.games.perlen.bot import (
+    LEVEL_SETTINGS,
+    LEVELS,
+    Level,
+    Speed,
+    decide,
+    machine_speed,
+    mcts,
+    review,
+)
+from controller.games.perlen.bot.exact import ExactSearch, OutOfBudget
+from controller.games.perlen.bot.expectimax import ModelSearch
+from controller.games.perlen.bot.player import (
     EXACT_SHARE,
     MODEL,
     PERFECT,
@@ -62,10 +71,10 @@ from controller.bot.player import (
     exact_fits,
     model_fits,
 )
-from controller.bot.policies import greedy_move, random_move
+from controller.games.perlen.bot.policies import greedy_move, random_move
+from controller.games.perlen.record import PerlenRecord
+from controller.games.perlen.rules import PerlenState, legal_moves, new_game, outcome, play
 from controller.rules.notation import BASE
-from controller.rules.perlen import PerlenState, legal_moves, new_game, outcome, play
-from controller.rules.records import PerlenRecord
 
 PLAN = Speed(playouts_per_second=25_000, nodes_per_second=100_000)
 """The planning speed of the matches: what ``machine_speed()`` measured on the

@@ -8,7 +8,7 @@ Three ways of playing the same kind of game, each on one core, in turns within o
 - the public API: ``new_game()``, then until the pyramid is complete a uniformly random
   cell of ``legal_moves(state)`` placed by ``play`` (the whole bonus cascade, strict
   pools), and ``outcome`` at the end: what the Table and the web page use;
-- the computer's playouts: ``controller.bot.policies.playout`` from the empty pyramid,
+- the computer's playouts: ``controller.games.perlen.bot.policies.playout`` from the empty pyramid,
   the random games its Monte Carlo search plays (the same rules core, no state objects);
 - the plain list-of-lists implementation the tests check the engine against
   (``tests/rules/plain_perlen.py``).
@@ -31,8 +31,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.bot.policies import playout
-from controller.rules.perlen import legal_moves, new_game, outcome, play
+from controller.games.perlen.bot.policies import playout
+from controller.games.perlen.rules import legal_moves, new_game, outcome, play
 from tests.rules.plain_perlen import PlainGame
 
 

@@ -34,14 +34,17 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from controller.games.perlen.views import parts_of as perlen_parts
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.stats import latency_ms  # noqa: E402
 from controller.config import GpioConfig, LedConfig  # noqa: E402
+from controller.games.perlen.commands import ConfirmBonus  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, SensorFrame  # noqa: E402
-from controller.referee.commands import ConfirmBonus, NewGame  # noqa: E402
+from controller.referee.commands import NewGame  # noqa: E402
 from controller.referee.events import Event, Result  # noqa: E402
 from controller.store import Store, StoredEvent  # noqa: E402
 from controller.table import Table, TableSettings  # noqa: E402
@@ -135,7 +138,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
                 if not any([p.apparent for p in picture] in wanted for picture in pictures):
                     raise RuntimeError(f"the LED chain did not show the frame for {cell}")
                 time.sleep(0.26 + rng.uniform(0.0, 0.04))
-            while table.snapshot.pending:
+            while perlen_parts(table.snapshot).pending:
                 assert table.submit(ConfirmBonus()).ok
             matrix.switches.set_closed(())
             deadline = time.monotonic() + 2
@@ -187,7 +190,7 @@ def _rss_mb(pid: int) -> float:
 def idle(label: str, config: str | None, env: dict[str, str], seconds: float) -> None:
     with tempfile.TemporaryDirectory() as folder:
         data = Path(folder)
-        args = [sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
+        args = [sys.executable, "-m", "pyramid_board.cli", "run", "--data-dir", str(data),
                 "--host", "127.0.0.1", "--port", "0"]  # fmt: skip
         if config is not None:
             (data / "config.toml").write_text(config)

@@ -37,16 +37,19 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+from controller.games.perlen.views import parts_of as perlen_parts
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import serial  # noqa: E402
 
 from bench.stats import latency_ms  # noqa: E402
+from controller.games.perlen.commands import ConfirmBonus  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import Led, LedFrame, LinkState, SensorFrame  # noqa: E402
 from controller.hardware.serial import SerialBoard  # noqa: E402
-from controller.referee.commands import ConfirmBonus, NewGame  # noqa: E402
+from controller.referee.commands import NewGame  # noqa: E402
 from controller.store import Store  # noqa: E402
 from controller.table import Table, TableSettings  # noqa: E402
 from firmware.sim.harness import (  # noqa: E402
@@ -206,7 +209,7 @@ def full_path(pico: SimPico, moves: int, seed: int, store_dir: Path) -> None:
                 )
                 edge_to_leds.append(write.at - edge)
                 time.sleep(0.26 + rng.uniform(0.0, 0.04))
-            while table.snapshot.pending:
+            while perlen_parts(table.snapshot).pending:
                 assert table.submit(ConfirmBonus()).ok
             pico.set_active(())
             deadline = time.monotonic() + 3
@@ -233,7 +236,7 @@ def idle_cpu(pico: SimPico, seconds: float) -> None:
         data = Path(folder)
         config = data / "config.toml"
         config.write_text(f'[board]\nadapter = "serial"\n[board.serial]\nport = "{pico.port}"\n')
-        args = [sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
+        args = [sys.executable, "-m", "pyramid_board.cli", "run", "--data-dir", str(data),
                 "--host", "127.0.0.1", "--port", "0", "--config", str(config)]  # fmt: skip
         proc = subprocess.Popen(
             args, cwd=ROOT, stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True

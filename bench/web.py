@@ -115,7 +115,8 @@ class Rig:
         from controller.settings import Settings
         from controller.store import Store
         from controller.table import Table, TableSettings
-        from web_ui import create_app, serve
+        from web_ui.app import create_app
+        from web_ui.server import serve
 
         self.cmap = ChannelMap.default()
         self.adapter = adapter
@@ -172,7 +173,7 @@ class Rig:
         return int(self.board.status().counters.get("scans", 0))
 
     def close(self) -> None:
-        from web_ui import stop
+        from web_ui.server import stop
 
         stop(self.app)
         self.thread.join(10)

@@ -21,6 +21,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from controller.vocabulary import Colour
 
@@ -146,3 +147,23 @@ def scaled(rgb: Colour, factor: float) -> Colour:
         top = max(rgb)
         r, g, b = (1 if c == top else 0 for c in rgb)
     return (r, g, b)
+
+
+TERMINAL_LETTERS: Final = "RBYG"
+"""A player's mark in a terminal, by player number (readable without colour too)."""
+TERMINAL_COLOURS: Final = ("\x1b[1;31m", "\x1b[1;34m", "\x1b[1;33m", "\x1b[1;32m")
+"""ANSI colours of :data:`TERMINAL_LETTERS`."""
+_RESET: Final = "\x1b[0m"
+
+
+def terminal_mark(number: int | None, colour: bool) -> str:
+    """Player ``number``'s piece in a terminal (``·`` for none), coloured with ANSI codes
+    when ``colour``.
+
+    >>> terminal_mark(1, False), terminal_mark(None, True)
+    ('B', '·')
+    """
+    if number is None:
+        return "·"
+    letter = TERMINAL_LETTERS[number]
+    return f"{TERMINAL_COLOURS[number]}{letter}{_RESET}" if colour else letter

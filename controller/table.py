@@ -22,8 +22,8 @@ deadline, read from its :class:`Clock`, so a test's virtual clock drives it.
 True
 >>> frame = board.set_channel(cmap.channel("c3"), True)   # Anna places a pearl on c3
 >>> snap = table.handled(frame.seq, timeout=2)
->>> [p.pos for p in snap.pearls], snap.players[snap.to_move].name
-(['1:c3'], 'Ben')
+>>> snap.last_move, snap.players[snap.to_move].name
+('c3', 'Ben')
 >>> table.stop(); store.close()
 """
 
@@ -35,24 +35,32 @@ import logging
 import queue
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Final, Protocol
+from typing import Any, Final, Protocol
 
 from controller import guidance, referee
 from controller.clock import Clock, SystemClock
-from controller.computer_player import ComputerPlayer, Thinker, bot_player
+from controller.computer_player import ComputerPlayer, Thinker
+from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame, Touchable
 from controller.referee import (
-    COMMANDS,
+    Abort,
     Aborted,
+    Act,
     Announcement,
     AskComputer,
     CancelSearches,
     Command,
     Event,
+    EventError,
+    GameCommand,
+    GameKind,
+    LedTest,
     Message,
+    NewGame,
+    PlayAgain,
     Player,
     PlaySound,
     Purpose,
@@ -62,15 +70,18 @@ from controller.referee import (
     Result,
     Snapshot,
     Step,
-    Why,
+    Undo,
     english,
     picture,
     resume,
     snapshot_of,
 )
+from controller.referee.events import kept_record
+from controller.rules.records import OptionError
 from controller.settings import Settings
 from controller.store import PlayerRecord, Store, StoreError, StoreWriteError, write_fault
-from controller.store_history import History
+from controller.store.history import History
+from controller.store.values import StoredGame
 from controller.subscription import Publisher, Subscription
 
 log = logging.getLogger(__name__)
@@ -81,9 +92,13 @@ class TableSettings:
     """How the Table runs; the defaults are what ``pyramid run`` uses."""
 
     rules: RefereeConfig = field(default_factory=RefereeConfig)
-    """How the referee behaves (the board's own facts are filled in from its map)."""
-    computer: ComputerPlayer | None = None
-    """The computer player; None: :mod:`controller.bot` with the budgets below."""
+    """How the referee behaves (the games, the board's own facts and the computer's levels
+    are filled in)."""
+    games: Mapping[str, GameKind] = field(default_factory=lambda: GAMES)
+    """The games the referee runs (:mod:`controller.games.registry`)."""
+    computers: Mapping[str, ComputerPlayer] | None = None
+    """The computer player of each game that has one, by game; None: each game's own
+    (:meth:`~controller.referee.game.GameKind.computer`) with the budgets below."""
     computer_budget_s: float | None = None
     """Seconds a computer seat may think; None: its level's own budget."""
     hint_budget_s: float = 1.0
@@ -126,7 +141,7 @@ class _Answer:
     purpose: Purpose
     token: tuple[int, int]
     cell: str | None
-    why: Why | None
+    why: object
 
 
 class Linker(Protocol):
@@ -160,6 +175,8 @@ class Linker(Protocol):
 
 _WAKE: Final = object()
 _STOP: Final = object()
+COMMANDS: Final = (NewGame, PlayAgain, Undo, Abort, LedTest, Act, GameCommand)
+"""What :meth:`Table.submit` takes."""
 
 
 class Table:
@@ -181,16 +198,19 @@ class Table:
         self.household = Settings(store)
         """The household's settings (PIN, volume, language): the page's and the sounds'."""
         self._clock = self.settings.clock
-        self._computer = self.settings.computer or bot_player(
-            self.settings.computer_budget_s, self.settings.hint_budget_s
-        )
+        computers = self.settings.computers
+        if computers is None:
+            budgets = (self.settings.computer_budget_s, self.settings.hint_budget_s)
+            made = {name: kind.computer(*budgets) for name, kind in self.settings.games.items()}
+            computers = {name: player for name, player in made.items() if player is not None}
         leds = sorted(channel_map.led_by_name, key=channel_map.led_by_name.__getitem__)
+        first = next(iter(computers.values()), None)
         rules = dataclasses.replace(
             self.settings.rules,
-            has_cells=channel_map.has_cells,
-            has_targets=channel_map.has_targets,
+            games=self.settings.games,
+            sensors=frozenset(channel_map.channel_by_name),
             leds=tuple(leds),
-            levels=self._computer.levels if self._computer else (),
+            levels=first.levels if first is not None else (),
         )
         self._state = RefereeState(config=rules)
         self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
@@ -199,7 +219,7 @@ class Table:
         self._version = 0
         self._published = Publisher(snapshot_of(self._state, version=0, at=time.time()))
         self._shown: LedFrame | None = None
-        self._thinker = Thinker(self._computer, self._on_answer)
+        self._thinker = Thinker(computers, self._on_answer)
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
         self.linker: Linker | None = None
         """The games with a seat on another board (set before :meth:`start`)."""
@@ -214,14 +234,29 @@ class Table:
         return self._running
 
     @property
+    def games(self) -> Mapping[str, GameKind]:
+        """The games the referee plays, by name."""
+        return self.settings.games
+
+    @property
     def levels(self) -> tuple[str, ...]:
         """The computer player's levels, weakest first (empty: no computer player)."""
         return self._state.config.levels
 
     @property
     def history(self) -> History:
-        """The games played, for reading (the page's history, replays and leaderboard)."""
-        return self.store.history
+        """The games played, for reading (the page's history, replays and leaderboard),
+        each whole game with its record."""
+        return self.store.history.with_records(self._record_of)
+
+    def _record_of(self, game: StoredGame) -> Mapping[str, Any]:
+        """The record of a kept game, folded by its game's rules (``{}`` when this version
+        cannot read it: the game stays visible, without a record)."""
+        try:
+            return kept_record(self.settings.games, game)
+        except (EventError, OptionError) as exc:
+            log.warning("game %d: no record (%s)", game.id, exc)
+            return {}
 
     @property
     def touchable(self) -> Touchable | None:
@@ -341,7 +376,7 @@ class Table:
             self._queue.put(_Status(status))
 
     def _on_answer(
-        self, purpose: Purpose, token: tuple[int, int], cell: str | None, why: Why | None
+        self, purpose: Purpose, token: tuple[int, int], cell: str | None, why: object
     ) -> None:
         if self._running:
             self._queue.put(_Answer(purpose, token, cell, why))
@@ -503,7 +538,7 @@ def store_first(before: RefereeState, step: Step, ledger: Ledger, now: float) ->
         before = referee.closed(before, Message.of("replaced", number=commit.game_id))
     try:
         game_id = ledger.create_game(
-            setup.kind,
+            setup.kind.name,
             [_record(p) for p in setup.players],
             setup.options.to_dict(),
             children_help=setup.children_help,

@@ -22,7 +22,7 @@ def loaded_by(module: str) -> list[str]:
 
 
 def test_importing_the_rules_loads_no_io_library() -> None:
-    loaded = loaded_by("controller.rules.perlen, controller.rules.pyramidos, "
+    loaded = loaded_by("controller.games.perlen.rules, controller.games.pyramidos.rules, "
                        "controller.rules.records")  # fmt: skip
     assert [m for m in loaded if m.split(".")[0] in IO_LIBRARIES] == []
 

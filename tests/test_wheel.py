@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PRODUCT = ("controller", "web_ui", "firmware")
+PRODUCT = ("controller", "web_ui", "firmware", "pyramid_board")
 RIGS = ("tests", "hardware", "tools", "bench", "firmware/sim", "firmware/emulator")
 
 

@@ -34,7 +34,7 @@ from reportlab.lib.units import mm  # noqa: E402
 from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 
 from controller.config import load_config  # noqa: E402
-from controller.rules.perlen import POOL  # noqa: E402
+from controller.games.perlen.rules import POOL  # noqa: E402
 from hardware.geometry import (  # noqa: E402
     Geometry,
     Place,

@@ -3,7 +3,8 @@
     .venv/bin/python tools/guide_pictures.py            # (re)write docs/img/leds-*.svg
     .venv/bin/python tools/guide_pictures.py --check    # exit 1 if any is out of date
 
-Every picture is a real game position run through :func:`controller.guidance.guide` and
+Every picture is a real game position run through its game's picture
+(:mod:`controller.games.perlen.lights`, :mod:`controller.games.pyramidos.lights`) and
 :func:`controller.guidance.to_frame` on the default channel map, then drawn LED by LED:
 the 5×5 base (rank 1 at the bottom, where seat 1 sits), the four seat LEDs round it and
 the three button LEDs under it; Pyramidos pictures show the targets instead of the base.
@@ -24,19 +25,22 @@ from xml.sax.saxutils import escape
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from controller.games.perlen import rules as perlen  # noqa: E402
+from controller.games.perlen.lights import picture as perlen_picture  # noqa: E402
+from controller.games.pyramidos import rules as pyramidos  # noqa: E402
+from controller.games.pyramidos.lights import picture as pyramidos_picture  # noqa: E402
 from controller.guidance import (  # noqa: E402
+    CALM,
     SWEEP_PERIOD,
     GuidanceOptions,
     Light,
     Mismatch,
     MismatchKind,
-    guide,
     to_frame,
 )
 from controller.hardware.channels import CELLS, ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, LedMode  # noqa: E402
 from controller.palette import PALETTE  # noqa: E402
-from controller.rules import perlen, pyramidos  # noqa: E402
 from controller.rules.notation import FILES, parse_position  # noqa: E402
 
 OUT = ROOT / "docs" / "img"
@@ -173,8 +177,20 @@ def _play(*cells: str) -> tuple[perlen.PerlenState, tuple[perlen.Bonus, ...]]:
     return state, bonuses
 
 
-def _frame(*args: object, **kwargs: object) -> LedFrame:
-    return to_frame(guide(*args, **kwargs), CMAP)  # type: ignore[arg-type]
+def _frame(
+    game: perlen.PerlenState | pyramidos.PyramidosState,
+    players: Sequence[Light],
+    pending: Sequence[perlen.Bonus] = (),
+    mismatches: Sequence[Mismatch] = (),
+    options: GuidanceOptions = CALM,
+    take_off: tuple[str, ...] = (),
+) -> LedFrame:
+    """The LED frame of either game's position, as the referee asks its game for it."""
+    if isinstance(game, perlen.PerlenState):
+        lit = perlen_picture(game, players, tuple(pending), tuple(mismatches), options, take_off)
+    else:
+        lit = pyramidos_picture(game, players, tuple(mismatches), options)
+    return to_frame(lit, CMAP)
 
 
 def _layer3_bonus() -> tuple[perlen.PerlenState, tuple[perlen.Bonus, ...]]:
@@ -216,7 +232,7 @@ def pictures() -> dict[str, str]:
     # Undo of b3, which had earned 2:b2, 2:b3 and 3:b2: the top one's footprint first.
     undone, _ = _play("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2")
     top = parse_position("3:b2").footprint
-    take_off = GuidanceOptions(take_off=top)
+
     made: dict[str, tuple[list[LedFrame], str, str]] = {
         "leds-turn.svg": (
             [_frame(after_c3, PLAYERS)],
@@ -254,7 +270,7 @@ def pictures() -> dict[str, str]:
                     undone,
                     PLAYERS,
                     mismatches=[Mismatch("b3", MismatchKind.EXTRA)],
-                    options=take_off,
+                    take_off=top,
                 )
             ],
             "A move taken back under bonus pearls: the cells under the top one, 3:b2, flash "

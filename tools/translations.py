@@ -4,8 +4,9 @@
     .venv/bin/python tools/translations.py --check  # exit 1 if the template is not current
 
 Source texts come from the web page (``web_ui``: ``gettext``, ``lazy_gettext``, the
-templates) and from the referee's messages (``controller/referee/messages.py``: ``N_``
-and ``NP_``) and the household settings' refusals (``controller/settings.py``: ``N_``).
+templates) and from the referee's messages and each game's
+(``controller/referee/messages.py``, ``controller/games/*/words.py``: ``N_`` and ``NP_``)
+and the household settings' refusals (``controller/settings.py``: ``N_``).
 ``tests/web/test_i18n.py`` runs the same extraction and requires every text
 translated in German and Danish.
 """
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[1]
 WEB = ROOT / "web_ui"
 TRANSLATIONS = WEB / "translations"
 TEMPLATE = TRANSLATIONS / "messages.pot"
-SOURCES = ("web_ui", "controller/referee", "controller/settings.py")
+SOURCES = ("web_ui", "controller/referee", "controller/games", "controller/settings.py")
 KEYWORDS = ("lazy_gettext", "lazy_pgettext:1c,2", "N_", "NP_:1,2")
 
 

@@ -106,7 +106,7 @@ def game(game_id: int) -> Response:
 @bp.get("/games/<int:game_id>/replay")
 def game_replay(game_id: int) -> Response:
     try:
-        steps = replay_steps(_game(game_id))
+        steps = replay_steps(_game(game_id), web_state().table.games)
     except ReplayUnavailable as exc:
         abort(409, str(exc))
     return jsonify(
@@ -128,8 +128,9 @@ def game_replay(game_id: int) -> Response:
 @bp.get("/leaderboard")
 def leaderboard() -> Response:
     game = request.args.get("game") or None
-    if game is not None and game not in forms.GAMES:
-        abort(400, gettext("game must be perlen-pyramide or pyramidos."))
+    games = web_state().table.games
+    if game is not None and game not in games:
+        abort(400, gettext("game must be one of %(games)s.", games=", ".join(games)))
     return jsonify({"rows": [r.to_dict() for r in web_state().table.history.leaderboard(game)]})
 
 
@@ -190,7 +191,7 @@ def change_pin() -> Response:
 @bp.post("/game")
 @admin_required
 def new_game() -> Response:
-    chosen = forms.parse_setup(require_json_object(bodies.SETUP))
+    chosen = forms.parse_setup(require_json_object(bodies.SETUP), web_state().table.games)
     linker = web_state().table.linker
     if chosen.remote and linker is None:
         raise bodies.InputError(f"players[{chosen.remote[0]}].remote", _NO_BROKER)
@@ -221,7 +222,7 @@ def remote_join() -> Response:
 @bp.post("/command/<name>")
 @admin_required
 def command(name: str) -> Response:
-    if name not in control.ACTIONS:
+    if name not in control.actions():
         abort(404, gettext("There is no such command."))
     require_json_object(bodies.EMPTY)
     return replied(control.action(name))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import logging
+from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,10 +24,13 @@ from babel.dates import format_datetime
 from flask import Flask, Response, g, request
 from flask_babel import Babel, get_locale
 from flask_wtf.csrf import CSRFProtect, generate_csrf
+from jinja2 import ChoiceLoader, FileSystemLoader
 
 from controller.config import Config
 from web_ui import api, errors, events, i18n, pages, remote_pages, render, reviews, security
 from web_ui.auth import is_admin
+from web_ui.games.registry import VIEWS
+from web_ui.games.view import GameView, plain_view
 from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
 from web_ui.state import KEY, TablePort, WebSettings, WebState, state_of, web_state
@@ -55,17 +59,27 @@ def create_app(
     config: Config | None = None,
     testing: bool = False,
     web: WebSettings | None = None,
+    views: Mapping[str, GameView] = VIEWS,
 ) -> Flask:
     """Build the web app for ``table`` (a started :class:`controller.table.Table`).
 
     The Table's household settings keep the admin PIN's hash, the session secret and the
     default language; a board that takes touches (the simulated one) makes the page a
     virtual board; ``config`` is the :class:`controller.config.Config` (or None); ``web``
-    tunes the page. On first start a 6-digit admin PIN is made and logged once
-    (``pyramid run`` makes it first and prints it in its box).
+    tunes the page; ``views`` are how the page shows each game (a game of the Table's
+    without one is shown by :func:`~web_ui.games.view.plain_view`). On first start a
+    6-digit admin PIN is made and logged once (``pyramid run`` makes it first and prints
+    it in its box).
     """
     settings = web or WebSettings()
     app = Flask(__name__, static_folder="static", template_folder="templates")
+    shown = {name: views.get(name) or plain_view(kind) for name, kind in table.games.items()}
+    folders = [str(v.folder) for v in shown.values() if v.folder is not None]
+    # The page's own templates first, then each game's folder (each game's file names
+    # are its own: _game_perlen.html, _svg_perlen.html …).
+    app.jinja_loader = ChoiceLoader(
+        [FileSystemLoader(str(HERE / "templates")), FileSystemLoader(folders)]
+    )
     secret = table.household.session_secret()
     pin = table.household.ensure_pin()
     if pin is not None:
@@ -102,7 +116,8 @@ def create_app(
         config=config,
         settings=settings,
         hub=LiveHub(
-            table, listener=functools.partial(reviews.on_game_over, reviewer, table.history)
+            table,
+            listener=functools.partial(reviews.on_game_over, reviewer, table.history, shown),
         ),
         throttle=security.Throttle(
             free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
@@ -110,6 +125,7 @@ def create_app(
         secret=secret,
         reviewer=reviewer,
         static_versions=_static_versions(),
+        views=shown,
     )
     app.extensions[KEY] = state
 
@@ -121,7 +137,7 @@ def create_app(
     app.register_blueprint(events.bp)
     app.register_blueprint(remote_pages.bp)
     errors.register(app)
-    render.register(app)
+    render.register(app, shown)
 
     app.jinja_env.trim_blocks = True
     app.jinja_env.lstrip_blocks = True

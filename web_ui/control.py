@@ -16,16 +16,13 @@ from flask import abort
 from flask_babel import gettext
 
 from controller.hardware.channels import BUTTONS
-from controller.referee.commands import ACTION_COMMANDS, Action, Command, LedTest, NewGame
+from controller.referee.commands import ACTIONS, Act, Command, LedTest, NewGame
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply
 from controller.table import TableBusy
 from web_ui.forms import GameForm, InputError, LedTestRequest, VirtualPress
 from web_ui.render import say
 from web_ui.state import web_state
-
-ACTIONS: Final = {action.value: action for action in Action}
-"""The game buttons of the live page, by the name in ``/api/command/<name>``."""
 
 BUTTON_HOLD: Final = 0.03
 """How long a virtual button stays down: one frame pressed, then one released."""
@@ -59,11 +56,17 @@ def new_game(setup: GameForm) -> Reply:
     return submit(command)
 
 
+def actions() -> frozenset[str]:
+    """The game buttons of the live page, by the name in ``/api/command/<name>``: every
+    game's own and those every game has."""
+    own = (name for kind in web_state().table.games.values() for name in kind.actions)
+    return frozenset((*own, *ACTIONS))
+
+
 def action(name: str) -> Reply:
-    chosen = ACTIONS.get(name)
-    if chosen is None:
+    if name not in actions():
         abort(404, gettext("There is no such command."))
-    return submit(ACTION_COMMANDS[chosen]())
+    return submit(Act(name))  # the game on the table says what the button does now
 
 
 def led_test(request: LedTestRequest) -> Reply:

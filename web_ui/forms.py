@@ -10,12 +10,13 @@ the field and says why in the reader's language. Nothing here talks to the Table
 A JSON body has passed its route's :class:`~web_ui.bodies.Shape` first (the one rule of
 every write, :mod:`web_ui.bodies`):
 
+>>> from controller.games.registry import GAMES
 >>> setup = parse_setup({"game": "perlen-pyramide", "first_seat": 1,
 ...     "players": [{"name": "Anna", "colour": "red"}, {"name": "Ben", "colour": "blue"},
-...                 {"name": "Cleo", "colour": "yellow", "computer": "easy"}]})
+...                 {"name": "Cleo", "colour": "yellow", "computer": "easy"}]}, GAMES)
 >>> [p.name for p in setup.players], setup.options, setup.computer
 (['Anna', 'Ben', 'Cleo'], {'first_seat': 1}, {2: 'easy'})
->>> parse_setup({"game": "pyramidos", "players": [{"name": 5, "colour": "red"}]})
+>>> parse_setup({"game": "pyramidos", "players": [{"name": 5, "colour": "red"}]}, GAMES)
 Traceback (most recent call last):
 ...
 web_ui.bodies.InputError: players[0].name: must be a string or null, not an integer
@@ -29,16 +30,20 @@ from typing import Any, Final
 
 from controller import palette
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, TARGETS
-from controller.referee.kinds import KINDS
+from controller.referee.game import GameKind
 from web_ui.bodies import PLAYER, SETUP, VIRTUAL, Shape
 from web_ui.bodies import InputError as InputError  # the views catch forms.InputError
 
-GAMES: Final = tuple(KINDS)
 VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press", "clear")
-_OPTIONS: Final = Shape(
-    dict.fromkeys((name for kind in KINDS.values() for name in kind.option_names), ("string",))
-)
-"""Every option of every game (the referee refuses one its game does not have)."""
+
+
+def _options(games: Mapping[str, GameKind]) -> Shape:
+    """Every option of every game (the referee refuses one its game does not have)."""
+    return Shape(
+        dict.fromkeys((name for kind in games.values() for name in kind.option_names), ("string",))
+    )
+
+
 _TEXT_MAX: Final = 200
 """Longer text is refused before anything else reads it (a name's own limit is the
 referee's, :data:`controller.referee.setup.MAX_NAME`)."""
@@ -111,8 +116,9 @@ def _flag(value: object, field: str) -> bool:
     raise InputError(field, "must be true or false")
 
 
-def parse_setup(raw: object) -> GameForm:
-    """A new game from a JSON object (:data:`SETUP`; ``players`` a list of :data:`PLAYER`)."""
+def parse_setup(raw: object, games: Mapping[str, GameKind]) -> GameForm:
+    """A new game of one of ``games`` from a JSON object (:data:`SETUP`; ``players`` a
+    list of :data:`PLAYER`)."""
     body = SETUP.check(raw)
     players: list[SeatForm] = []
     for seat, item in enumerate(body["players"]):
@@ -129,7 +135,7 @@ def parse_setup(raw: object) -> GameForm:
         players.append(SeatForm(seat, name, colour, _text(computer, f"{where}.computer")
                                 if computer is not None else None,
                                 _flag(one.get("remote"), f"{where}.remote")))  # fmt: skip
-    options: dict[str, str | int] = dict(_OPTIONS.check(body.get("options", {}), "options"))
+    options: dict[str, str | int] = dict(_options(games).check(body.get("options", {}), "options"))
     if "first_seat" in body:
         options["first_seat"] = body["first_seat"]
     return GameForm(str(body["game"]), tuple(players), options, bool(body.get("children_help")))
@@ -140,13 +146,13 @@ def _played_by(value: str | None) -> str | None:
     return None if value in (None, "", "remote") else value
 
 
-def setup_from_form(form: Mapping[str, str]) -> GameForm:
+def setup_from_form(form: Mapping[str, str], games: Mapping[str, GameKind]) -> GameForm:
     """The same from the setup page's form fields (``name_0``, ``colour_0``, …): a form
     sends only text, so its numbers and checkboxes are read here, then the JSON rule holds."""
     game = form.get("game", "")
-    kind = KINDS.get(game)
+    kind = games.get(game)
     if kind is None:  # the referee says which games there are
-        return parse_setup({"game": game, "players": []})
+        return parse_setup({"game": game, "players": []}, games)
     seats = kind.seats
     count = seats[0] if len(seats) == 1 else _whole(form.get("seats", "2"), "seats", 1, 4)
     players = [
@@ -167,7 +173,8 @@ def setup_from_form(form: Mapping[str, str]) -> GameForm:
             "first_seat": _whole(form.get("first_seat", "0"), "first_seat", 0, 3),
             "options": {key: form[key] for key in kind.option_names if form.get(key)},
             "children_help": helps and _flag(form.get("children_help"), "children_help"),
-        }
+        },
+        games,
     )
 
 

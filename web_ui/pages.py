@@ -29,8 +29,7 @@ from controller.hardware.port import TUNES
 from controller.referee.messages import Message, Term
 from controller.referee.setup import MAX_NAME
 from controller.store import StoredGame
-from web_ui import auth, control, forms, i18n, render, reviews
-from web_ui.kinds import GAME_VIEWS
+from web_ui import auth, control, drawing, forms, i18n, render, reviews
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
 from web_ui.state import web_state
 
@@ -83,7 +82,7 @@ def live() -> str:
 
 @bp.post("/control/<command>", endpoint="control")
 def control_command(command: str) -> BaseResponse:
-    if command not in control.ACTIONS:
+    if command not in control.actions():
         abort(404, gettext("There is no such command."))
     _form_admin()
     control.action(command)  # the live page shows what changed
@@ -102,10 +101,20 @@ def _setup_context() -> dict[str, Any]:
         {"name": render.say(Message.of("player_name", seat=i + 1)), "colour": colours[i]}
         for i in range(4)
     ]
-    levels = web_state().levels
+    web = web_state()
+    levels = web.levels
     example = Message.of("computer_name", level=Term("level", levels[-1])) if levels else None
+    views = web.views.values()
+    counted = [v for v in views if v.fixed_seats is None]
+    counts = sorted({n for v in counted for n in v.kind.seats})
     return {
         "seats": seats,
+        "counted": counted,
+        "seat_counts": counts,
+        # "Played by" (a computer, or a person on another board) where the game allows it.
+        "played_by": [
+            v for v in views if v.kind.computer_refused() is None or v.kind.remote_refused() is None
+        ],
         "palette": palette.PALETTE,
         "levels": levels,
         "computer_example": render.say(example),
@@ -115,9 +124,10 @@ def _setup_context() -> dict[str, Any]:
 
 @bp.get("/setup")
 def setup() -> str:
-    game = request.args.get("game", "perlen-pyramide")
-    if game not in forms.GAMES:
-        game = "perlen-pyramide"
+    views = web_state().views
+    game = request.args.get("game", "")
+    if game not in views:
+        game = next(iter(views))
     return render_template(
         "setup.html",
         game=game,
@@ -141,7 +151,7 @@ def _setup_again(problem: str, status: int) -> Response:
     game = request.form.get("game")
     page = render_template(
         "setup.html",
-        game=game if game in GAME_VIEWS else next(iter(GAME_VIEWS)),
+        game=game if game in web_state().views else next(iter(web_state().views)),
         values=request.form,
         error=problem,
         **_setup_context(),
@@ -152,7 +162,7 @@ def _setup_again(problem: str, status: int) -> Response:
 @bp.post("/setup", endpoint="setup_submit")
 def setup_post() -> BaseResponse:
     try:
-        chosen = forms.setup_from_form(request.form)
+        chosen = forms.setup_from_form(request.form, web_state().table.games)
     except forms.InputError as exc:
         return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
     if not auth.is_admin() and request.form.get("pin"):
@@ -211,7 +221,7 @@ def _step_arg(last: int) -> int:
 def _replayable(game: StoredGame) -> list[Step]:
     """The steps of a game's replay, or 409 saying why it cannot be replayed."""
     try:
-        return replay_steps(game)
+        return replay_steps(game, web_state().table.games)
     except ReplayUnavailable as exc:
         abort(409, str(exc))
 
@@ -228,7 +238,7 @@ def _step_context(game: StoredGame, steps: list[Step], step: int) -> dict[str, A
 def game(game_id: int) -> str:
     stored = _stored_game(game_id)
     try:
-        steps = replay_steps(stored)
+        steps = replay_steps(stored, web_state().table.games)
     except ReplayUnavailable as exc:
         return render_template("game.html", stored=stored, steps=None, problem=str(exc))
     step = _step_arg(len(steps) - 1)
@@ -262,11 +272,13 @@ def game_step(game_id: int, step: int) -> str:
 
 @bp.get("/leaderboard")
 def leaderboard() -> str:
+    views = web_state().views
     game = request.args.get("game") or None
-    if game is not None and game not in forms.GAMES:
-        abort(400, gettext("game must be perlen-pyramide or pyramidos."))
+    if game is not None and game not in views:
+        names = ", ".join(views)
+        abort(400, gettext("game must be one of %(games)s.", games=names))
     history = web_state().table.history
-    kinds = [game] if game else list(forms.GAMES)
+    kinds = [game] if game else list(views)
     tables = []
     for kind in kinds:
         rows = history.leaderboard(kind)
@@ -277,10 +289,9 @@ def leaderboard() -> str:
 
 @bp.get("/rules")
 def rules() -> str:
-    from web_ui import pictures
-
-    players = render.local_letters(pictures.PLAYERS)
-    return render_template("rules.html", pictures=pictures.rule_pictures(players))
+    players = render.local_letters(drawing.PICTURE_PLAYERS)
+    pictures = {name: view.pictures(players) for name, view in web_state().views.items()}
+    return render_template("rules.html", pictures=pictures)
 
 
 # -- diagnostics -----------------------------------------------------------------------------

@@ -19,7 +19,6 @@ from flask_babel import (
     gettext,
     lazy_gettext,
     lazy_pgettext,
-    pgettext,
 )
 
 from controller.hardware.channels import CELLS
@@ -27,24 +26,10 @@ from controller.referee import words
 from controller.referee.messages import TERMS, Items, Message, Term, colour_term, sentences
 from controller.referee.session import Seated, called
 from controller.referee.snapshot import PlayerView, Snapshot
-from controller.store_values import LeaderRow
+from controller.store.values import LeaderRow
 from web_ui import drawing
-from web_ui.kinds import GAME_VIEWS, GameView, view_of
+from web_ui.games.view import GameView
 from web_ui.state import web_state
-
-SIDE_NAMES: Mapping[str, Any] = {
-    "front": lazy_gettext("front (rank 1)"),
-    "right": lazy_gettext("right (file e)"),
-    "back": lazy_gettext("back (rank 5)"),
-    "left": lazy_gettext("left (file a)"),
-}
-
-BONUS_REASONS: Mapping[str, Any] = {
-    "majority": lazy_gettext("most of the four pearls below are this colour"),
-    "two-two": lazy_gettext("two and two below: the third colour gets it"),
-    "four-of-a-kind": lazy_gettext("four of one colour below: the next colour in turn gets it"),
-    "passed-on": lazy_gettext("the rule's colour has no pearls left, so it passed on"),
-}
 
 LINK_STATES: Mapping[str, Any] = {
     "connected": lazy_gettext("connected"),
@@ -107,10 +92,6 @@ def game_name(game: object) -> str:
     return term("game", game)
 
 
-def side_name(side: str) -> str:
-    return str(SIDE_NAMES.get(side, side))
-
-
 def who(swatch: drawing.Swatch) -> str:
     """The player's name (an unnamed seat's default in the reader's language), or ``""``."""
     return say(swatch.player) if isinstance(swatch.player, Message) else swatch.player
@@ -144,98 +125,12 @@ def swatch_text(swatch: drawing.Swatch) -> str:
     return str(gettext("%(colour)s (%(letter)s)", colour=colour, letter=swatch.letter))
 
 
-def place_label(place: drawing.Place) -> str:
-    """What a screen reader says for one place of the pyramid."""
-    parts = []
-    if place.pearl is not None:
-        parts.append(gettext("%(colour)s pearl", colour=swatch_text(place.pearl)))
-    else:
-        parts.append(gettext("empty"))
-    parts.append(gettext("visible, scores") if place.visible else gettext("hidden inside"))
-    if place.pending is not None:
-        due = swatch_text(place.pending)
-        parts.append(gettext("bonus pearl due here: %(colour)s", colour=due))
-    if place.footprint is not None:
-        parts.append(gettext("under the next bonus pearl"))
-    if place.missing is not None:
-        parts.append(gettext("its %(colour)s pearl is missing", colour=swatch_text(place.missing)))
-    if place.extra:
-        parts.append(gettext("a pearl is here that the game does not have"))
-    if place.legal:
-        parts.append(gettext("allowed move"))
-    if place.hint:
-        parts.append(gettext("hint: a good move"))
-    if place.last:
-        parts.append(gettext("just placed"))
-    if place.computer:
-        parts.append(gettext("the computer plays here"))
-    return f"{place.pos}: " + ", ".join(parts)
-
-
-def target_label(target: drawing.TargetMark) -> str:
-    parts = []
-    if target.owner is not None:
-        parts.append(gettext("ball of %(colour)s", colour=swatch_text(target.owner)))
-    else:
-        parts.append(gettext("empty"))
-    if target.name == "top":
-        parts.append(gettext("open") if target.open else gettext("closed until t1–t4 hold balls"))
-    return f"{target.name}: " + ", ".join(parts)
-
-
-def bonus_reason(reason: object) -> str:
-    return str(BONUS_REASONS.get(reason, "")) if isinstance(reason, str) else ""
-
-
 def link_state(state: object) -> str:
     return str(LINK_STATES.get(state, state)) if isinstance(state, str) else ""
 
 
 def status_name(status: object) -> str:
     return str(STATUS_NAMES.get(status, status)) if isinstance(status, str) else ""
-
-
-HouseRule = tuple[str, str, str, list[tuple[str, str, str]]]
-"""(key, its name, title, [(value, its name, label)]): the names in the reader's language."""
-
-
-def house_rules() -> list[HouseRule]:
-    """The Perlen-Pyramide options of RULES.md, default first: the keys and values as game
-    records and the API spell them, with their names and explanations for people."""
-    return [
-        ("ties", pgettext("house rule", "ties"), gettext("Ties"), [
-            ("shared", pgettext("ties", "shared"),
-             gettext("players level on visible pearls share the win")),
-            ("total", pgettext("ties", "total"),
-             gettext("break the tie by total pearls in the pyramid, then share")),
-        ]),
-        ("pools", pgettext("house rule", "pools"), gettext("Running out of pearls"), [
-            ("strict", pgettext("pools", "strict"),
-             gettext("25 pearls per colour: a bonus owed to an empty colour goes to "
-                     "the next colour with pearls; a player with none left passes")),
-            ("unlimited", pgettext("pools", "unlimited"),
-             gettext("ignore the pools (sets with spare pearls)")),
-        ]),
-        ("start", pgettext("house rule", "start"),
-         gettext("First pearl (house variant “centre start”)"), [
-            ("anywhere", pgettext("start", "anywhere"),
-             gettext("the first pearl may go on any cell")),
-            ("centre", pgettext("start", "centre"),
-             gettext("centre start: the first pearl goes on c3")),
-        ]),
-        ("placement", pgettext("house rule", "placement"),
-         gettext("Placement (house variant “open placement”)"), [
-            ("touching", pgettext("placement", "touching"),
-             gettext("every pearl after the first touches an occupied cell")),
-            ("free", pgettext("placement", "free"), gettext("open placement: any empty cell")),
-        ]),
-        ("score", pgettext("house rule", "score"),
-         gettext("What scores (house variant “every pearl counts”)"), [
-            ("visible", pgettext("score", "visible"), gettext("the 41 visible pearls")),
-            ("all", pgettext("score", "all"),
-             gettext("every pearl counts: all 55, the hidden ones too")),
-        ]),
-    ]  # fmt: skip
 
 
 COLOUR_LETTERS: Mapping[str, Any] = {
@@ -266,25 +161,27 @@ def local_letters(players: tuple[PlayerView, ...]) -> tuple[PlayerView, ...]:
     )
 
 
-def register(app: Flask) -> None:
-    """Make the helpers available to every template."""
+def register(app: Flask, views: Mapping[str, GameView]) -> None:
+    """Make the helpers available to every template: the page's, and each game view's
+    own (:attr:`~web_ui.games.view.GameView.helpers`; no two may share a name)."""
+    shared = app.jinja_env.globals
+    for view in views.values():
+        for name, helper in view.helpers.items():
+            if name in shared and shared[name] is not helper:
+                raise ValueError(f"two games' templates both call a helper {name!r}")
+            shared[name] = helper
     app.jinja_env.globals.update(
-        place_label=place_label,
-        target_label=target_label,
-        side_name=side_name,
         colour_name=colour_name,
         swatch_text=swatch_text,
         who=who,
         player_name=player_name,
         leader_name=leader_name,
-        bonus_reason=bonus_reason,
         link_state=link_state,
         status_name=status_name,
         game_name=game_name,
-        game_views=GAME_VIEWS,
+        game_views=views,
         view_of=view_of,
         level_name=level_name,
-        house_rules=house_rules,
         colour_letter=colour_letter,
         say=say,
         term=term,
@@ -311,20 +208,25 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
         "palette": palette,
         "bars": view.score_bars(snapshot) if view else (),
         "mover": drawing.mover(snapshot),
+        # The shared mismatch list, unless the game says what to do first.
+        "mismatch_shown": bool(snapshot.mismatches),
     }
     if view is not None:
         context.update(view.drawings(snapshot))
+        context.update(view.context(snapshot, palette))
     to_move = snapshot.to_move
     players = snapshot.players
     level = players[to_move].computer if to_move is not None and to_move < len(players) else None
     context["mover_level"] = level
-    context["pending"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.pending]
-    context["removals"] = [(b, drawing.swatch_of(palette, b.colour)) for b in snapshot.removals]
-    # "The highest first" only when one rests on another: they lie on two layers.
-    context["removals_top_down"] = len({b.pos.split(":")[0] for b in snapshot.removals}) > 1
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     context["take_off"] = _take_off(snapshot, view)
     return context
+
+
+def view_of(game: object) -> GameView | None:
+    """The view of ``game`` (a game's name) on this page, or None for no game or one the
+    board does not play."""
+    return web_state().view_of(game)
 
 
 def _take_off(snapshot: Snapshot, view: GameView | None) -> str:

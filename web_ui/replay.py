@@ -1,10 +1,12 @@
 """Past games step by step: a stored game's record replayed into snapshots.
 
-Each step is drawn with the very code that draws the live game (web_ui/drawing.py), so
-a replay looks exactly like the game did. Step 0 is the empty board; step ``n`` is the
-board after the record's ``n``-th move (Perlen-Pyramide: a base pearl and every bonus pearl
-it earned) or event (Pyramidos: a landing, a knock-off or an ended turn).
+Each step is drawn with the very code that draws the live game (the game's view), so a
+replay looks exactly like the game did. Step 0 is the empty board; step ``n`` is the
+board after the record's ``n``-th move (Perlen-Pyramide: a base pearl and every bonus
+pearl it earned; Pyramidos: a landing, a knock-off or an ended turn).
 
+>>> from controller.games.registry import GAMES
+>>> from controller.games.perlen.views import parts_of
 >>> from controller.store import PlayerRecord, GameSummary, StoredGame
 >>> players = (PlayerRecord(0, 0, "Anna", "red", "#d62728"),
 ...            PlayerRecord(1, 1, "Ben", "blue", "#1f77b4"),
@@ -12,8 +14,8 @@ it earned) or event (Pyramidos: a landing, a knock-off or an ended turn).
 >>> game = StoredGame(GameSummary(1, "perlen-pyramide", "playing", 0.0, None, players, (), 4),
 ...     {}, False, (), None, {"game": "perlen-pyramide", "version": 1,
 ...     "moves": ["c3", "d4", "d3", "c4"]})
->>> steps = replay_steps(game)
->>> len(steps), steps[4].label, [p.pos for p in steps[4].snapshot.pearls][-1]
+>>> steps = replay_steps(game, GAMES)
+>>> len(steps), steps[4].label, [p.pos for p in parts_of(steps[4].snapshot).pearls][-1]
 (5, 'c4', '2:c3')
 >>> steps[4].bonuses
 ('2:c3',)
@@ -21,10 +23,10 @@ it earned) or event (Pyramidos: a landing, a knock-off or an ended turn).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from controller.referee.kinds import KINDS
+from controller.referee.game import GameKind
 from controller.referee.messages import Message, Param
 from controller.referee.session import Player
 from controller.referee.snapshot import PlayerView, Snapshot, position
@@ -39,12 +41,13 @@ class Step:
     label: str
     """The move (``c4``) or event (``land t2``) that led here; empty for step 0."""
     mover: int | None
-    """Colour (Perlen-Pyramide) or seat (Pyramidos) that made it."""
+    """The player (a colour in turn order, or the seat) that made it."""
     bonuses: tuple[str, ...]
-    """Bonus pearls the move earned, in placing order."""
+    """What the move earned at once, in placing order (Perlen-Pyramide's bonus pearls)."""
     snapshot: Snapshot
     said: Message | None = None
-    """Pyramidos: the event in words, as the live page said it (``Oma landed on t1.``)."""
+    """The event in words, as the live page said it (``Oma landed on t1.``), where the
+    game words its events."""
 
 
 class ReplayUnavailable(ValueError):
@@ -57,16 +60,19 @@ def players_view(players: Sequence[PlayerRecord]) -> tuple[PlayerView, ...]:
     return tuple(PlayerView.of(p, game) for p in game)
 
 
-def replay_steps(game: StoredGame) -> list[Step]:
-    """Every step of a stored game's record."""
+def replay_steps(game: StoredGame, games: Mapping[str, GameKind]) -> list[Step]:
+    """Every step of a stored game's record (a game of ``games``)."""
     if not game.record:
         raise ReplayUnavailable("this game has no record to replay")
+    kind = games.get(game.game)
+    if kind is None:
+        raise ReplayUnavailable(f"{game.game!r} is not a game this board plays")
     try:
-        record = parse_record(dict(game.record))
+        record = parse_record(dict(game.record), {kind.name: kind.read_record})
     except RecordError as exc:
         raise ReplayUnavailable(str(exc)) from None
     players = players_view(game.players)
-    kind = KINDS[record.options.game]
+    options = kind.read_options(len(players), record.to_dict().get("options", {}))
 
     def name(number: int) -> Param:
         view = players[number] if number < len(players) else None
@@ -75,9 +81,9 @@ def replay_steps(game: StoredGame) -> list[Step]:
     steps: list[Step] = []
     try:  # the one replay of a record (controller.rules.records), drawn as the live page
         for step in record.steps():
-            snap = position(players, step.state, record.options, last_move=step.last_move)
+            snap = position(players, kind, step.state, options, last_move=step.last_move)
             said = kind.told(step.before, step.label, name) if step.number else None
-            earned = tuple(b.position.short for b in step.earned)
+            earned = tuple(getattr(b, "position", b).short for b in step.earned)
             steps.append(Step(step.number, step.label, step.mover, earned, snap, said))
     except ReplayError as exc:
         raise ReplayUnavailable(str(exc)) from None

@@ -1,13 +1,14 @@
-"""The computer's look back at a finished Perlen-Pyramide game: what each move cost.
+"""The computer's look back at a finished game: what each move cost.
 
-``controller.bot.review(record)`` gives, for every move, the best cell and the loss (how
-many points of their own final score the mover gave away). It takes seconds, so it runs
-on one background thread, one game at a time, and the result is kept in memory. A game
-is queued the moment it ends (:func:`on_game_over`, called with each snapshot the live
-page's hub passes on), or when its replay is first opened; the replay page asks for
-the moves again until the review is there (``GET /history/<id>/moves``). Reviews change
-nothing, so they need no PIN; the single worker and the bounded queue keep a curious
-visitor from loading the Pi.
+A game's view says whether and how its games are reviewed
+(:attr:`~web_ui.games.view.GameView.review`: Perlen-Pyramide's gives, for every move, the
+best cell and the loss, how many points of their own final score the mover gave away).
+It takes seconds, so it runs on one background thread, one game at a time, and the result
+is kept in memory. A game is queued the moment it ends (:func:`on_game_over`, called with
+each snapshot the live page's hub passes on), or when its replay is first opened; the
+replay page asks for the moves again until the review is there (``GET
+/history/<id>/moves``). Reviews change nothing, so they need no PIN; the single worker
+and the bounded queue keep a curious visitor from loading the Pi.
 """
 
 from __future__ import annotations
@@ -15,20 +16,18 @@ from __future__ import annotations
 import logging
 import queue
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Final, Protocol
+from typing import Any, Final
 
 from flask import current_app
 
 from controller.referee.snapshot import Snapshot
-from controller.rules.records import PerlenRecord, RecordError, parse_record
+from controller.rules.records import RecordError, parse_record
 from controller.store import StoredGame
-from controller.store_history import History
-from web_ui.kinds import view_of
-
-if TYPE_CHECKING:
-    from controller.bot import MoveReview
+from controller.store.history import History
+from web_ui.games.view import GameView, MoveLoss
+from web_ui.games.view import Review as Reviewing
 
 log = logging.getLogger("web_ui")
 
@@ -36,15 +35,6 @@ BUDGET_PER_MOVE: Final = 0.25
 """Seconds of thought per move: a 25-move game is reviewed in well under ten seconds."""
 QUEUE: Final = 4
 KEEP: Final = 64
-
-
-@dataclass(frozen=True, slots=True)
-class MoveLoss:
-    number: int
-    colour: int
-    played: str
-    best: str
-    loss: float
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,26 +50,6 @@ class Review:
         return None
 
 
-class ReviewFunction(Protocol):
-    """What ``controller.bot.review`` is: every move of a record against the best one."""
-
-    def __call__(
-        self,
-        record: PerlenRecord,
-        *,
-        budget_per_move: float = ...,
-        cancel: threading.Event | None = ...,
-    ) -> Sequence[MoveReview]: ...
-
-
-def _review_function() -> ReviewFunction | None:
-    try:
-        from controller import bot
-    except ImportError:
-        return None
-    return bot.review
-
-
 class Reviewer:
     """One worker thread and a small cache of finished reviews, by game id."""
 
@@ -89,7 +59,7 @@ class Reviewer:
         """Set when the app closes: a review in progress gives up."""
         self._lock = threading.Lock()
         self._done: dict[int, Review] = {}
-        self._queue: queue.Queue[tuple[int, dict[str, Any]]] = queue.Queue(QUEUE)
+        self._queue: queue.Queue[tuple[int, dict[str, Any], GameView]] = queue.Queue(QUEUE)
         self._thread: threading.Thread | None = None
 
     def stop(self) -> None:
@@ -100,13 +70,13 @@ class Reviewer:
         with self._lock:
             return game_id in self._done
 
-    def get(self, game_id: int, record: dict[str, Any]) -> Review:
+    def get(self, game_id: int, record: dict[str, Any], view: GameView) -> Review:
         with self._lock:
             known = self._done.get(game_id)
             if known is not None:
                 return known
             try:
-                self._queue.put_nowait((game_id, record))
+                self._queue.put_nowait((game_id, record, view))
             except queue.Full:
                 return Review("busy")
             self._done[game_id] = Review("working")
@@ -118,22 +88,15 @@ class Reviewer:
     def _run(self) -> None:
         while not self.cancel.is_set():
             try:
-                game_id, raw = self._queue.get(timeout=1.0)
+                game_id, raw, view = self._queue.get(timeout=1.0)
             except queue.Empty:
                 continue
-            review_fn = _review_function()
             try:
-                record = parse_record(raw)
-                if review_fn is None:
-                    raise TypeError("controller.bot offers no review")
-                if not isinstance(record, PerlenRecord):
-                    raise TypeError(f"only Perlen-Pyramide is reviewed: {type(record).__name__}")
-                moves = tuple(
-                    MoveLoss(m.number, m.colour, m.played.short, m.best.short, m.loss)
-                    for m in review_fn(
-                        record, budget_per_move=self.budget_per_move, cancel=self.cancel
-                    )
-                )
+                review: Reviewing | None = view.review
+                if review is None:
+                    raise TypeError(f"{view.name} games are not reviewed")
+                record = parse_record(raw, {view.name: view.kind.read_record})
+                moves = tuple(review(record, self.budget_per_move, self.cancel))
                 result = Review("ready", moves)
             except (RecordError, ValueError, TypeError, AttributeError):
                 log.exception("review of game %d failed", game_id)
@@ -149,39 +112,43 @@ class Reviewer:
                     self._done.pop(next(iter(self._done)))
 
 
-def _reviewed(game: str | None) -> bool:
-    """Whether the computer reviews games of this kind (:attr:`GameView.reviewed`)."""
-    view = view_of(game)
-    return view is not None and view.reviewed
+def _view(views: Mapping[str, GameView], game: str | None) -> GameView | None:
+    """The view of ``game`` if the computer reviews its games."""
+    view = views.get(game) if game is not None else None
+    return view if view is not None and view.reviewed else None
 
 
-def reviewable(game: StoredGame) -> bool:
-    """A finished Perlen-Pyramide game with its record, and the computer to review it."""
-    return (
-        _reviewed(game.game)
-        and game.summary.status == "over"
-        and bool(game.record)
-        and _review_function() is not None
-    )
+def reviewable(game: StoredGame, views: Mapping[str, GameView]) -> GameView | None:
+    """The view that reviews ``game``: a finished game with its record, of a game the
+    computer reviews; else None."""
+    view = _view(views, game.game)
+    if view is None or game.summary.status != "over" or not game.record:
+        return None
+    return view
 
 
 def review_for(game: StoredGame) -> Review | None:
-    """The review of a stored game, if one applies (a finished Perlen-Pyramide game)."""
-    if not reviewable(game):
+    """The review of a stored game, if one applies (a finished game the computer reviews)."""
+    state = current_app.extensions["pyramid"]
+    view = reviewable(game, state.views)
+    if view is None:
         return None
-    reviewer: Reviewer = current_app.extensions["pyramid"].reviewer
-    return reviewer.get(game.id, dict(game.record))
+    reviewer: Reviewer = state.reviewer
+    return reviewer.get(game.id, dict(game.record), view)
 
 
-def on_game_over(reviewer: Reviewer, history: History, snapshot: Snapshot) -> None:
+def on_game_over(
+    reviewer: Reviewer, history: History, views: Mapping[str, GameView], snapshot: Snapshot
+) -> None:
     """Queue the review of the game ``snapshot`` shows, once it is over and stored so, so
     that it is ready by the time someone opens the replay (the hub's thread calls this
     with every snapshot; a game already queued costs a look-up)."""
     game_id = snapshot.game_id
-    if snapshot.status != "over" or not _reviewed(snapshot.game) or game_id is None:
+    if snapshot.status != "over" or _view(views, snapshot.game) is None or game_id is None:
         return
     if reviewer.known(game_id):
         return
     stored = history.game(game_id)
-    if stored is not None and reviewable(stored):
-        reviewer.get(game_id, dict(stored.record))
+    view = reviewable(stored, views) if stored is not None else None
+    if stored is not None and view is not None:
+        reviewer.get(game_id, dict(stored.record), view)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Final, Protocol
 
@@ -21,13 +22,15 @@ from controller.config import Config
 from controller.hardware.channels import BUTTONS, CELLS, SEATS, TARGETS, ChannelMap
 from controller.hardware.port import Touchable
 from controller.referee.commands import Command
+from controller.referee.game import GameKind
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import Reply
 from controller.settings import Settings
-from controller.store_history import History
+from controller.store.history import History
 from controller.subscription import Subscription
 from controller.table import Linker
 from web_ui import security
+from web_ui.games.view import GameView
 from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
 
@@ -43,6 +46,10 @@ class TablePort(Protocol):
 
     @property
     def snapshot(self) -> Snapshot: ...
+
+    @property
+    def games(self) -> Mapping[str, GameKind]:
+        """The games the referee plays, by name, in the order the page offers them."""
 
     @property
     def channel_map(self) -> ChannelMap: ...
@@ -116,6 +123,13 @@ class WebState:
     """Set by :func:`web_ui.server.stop`: the serving loop returns."""
     server: BaseWSGIServer | None = None
     """The waitress server while :func:`web_ui.server.serve` runs."""
+    views: Mapping[str, GameView] = field(default_factory=dict)
+    """How the page shows each of the Table's games, by name, in the Table's order."""
+
+    def view_of(self, game: object) -> GameView | None:
+        """The view of ``game`` (a game's name), or None for no game or one the board
+        does not play."""
+        return self.views.get(game) if isinstance(game, str) else None
 
     @property
     def virtual(self) -> bool:

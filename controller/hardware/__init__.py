@@ -44,6 +44,8 @@ def build_board(
     channel_map = config.board.channel_map
     adapter = config.board.adapter
     board: Board
+    # Each adapter's module is imported only when the config chooses it: gpiozero's pin
+    # code, pyserial and lgpio are not there on every machine, and need not be.
     if adapter == "sim":
         from controller.hardware.channels import BUTTONS
         from controller.hardware.sim import SimBoard

@@ -101,8 +101,8 @@ class ChannelMap:
         led_by_name, led_by_index = _invert("leds", leds, LED_NAMES)
         if not ch_by_name:
             raise ChannelMapError("channels", "names no channel at all")
-        _complete_group("channels", ch_by_name, CELLS, "a Perlen-Pyramide base")
-        _complete_group("channels", ch_by_name, TARGETS, "a Pyramidos board")
+        _complete_group("channels", ch_by_name, CELLS, "the base")
+        _complete_group("channels", ch_by_name, TARGETS, "the targets")
         if not (set(CELLS) <= ch_by_name.keys() or set(TARGETS) <= ch_by_name.keys()):
             raise ChannelMapError(
                 "channels", "needs the 25 cells a1–e5, or the targets t1–t4 and top, or both"

@@ -4,43 +4,49 @@ Everything the Table needs is imported from here: the state value
 (:class:`RefereeState`), the reducer's calls (:func:`sensed`, :func:`linked`,
 :func:`command`, :func:`answered`, :func:`timer`, :func:`next_deadline`, :func:`begin`,
 :func:`closed`, :func:`failed`, :func:`stored`, :func:`arrived` for a seat on another
-board), what a step asks for (:class:`Step`,
-:class:`Commit`, the effects), the commands, the snapshot, the LED picture,
-:func:`resume`, and the games it knows (:data:`KINDS`, each a :class:`GameKind`).
-Importing it loads no database, no hardware, no thread and no clock
+board), what a step asks for (:class:`Step`, :class:`Commit`, the effects), the commands
+every game has, the snapshot, the LED picture, :func:`resume`, and the seam a game fills
+(:class:`GameKind`). It runs the games it is given (:attr:`RefereeConfig.games`) and
+names none. Importing it loads no database, no hardware, no thread and no clock
 (``tests/test_purity.py``): time is passed in, and the Table carries out what a step asks.
 
->>> state = RefereeState(config=RefereeConfig(leds=("seat:0",)))
+>>> from controller.games.registry import GAMES
+>>> state = RefereeState(config=RefereeConfig(games=GAMES, leds=("seat:0",)))
 >>> step = command(state, NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")), now=0.0)
->>> step.create.kind, snapshot_of(state, version=0, at=0.0).status
+>>> step.create.kind.name, snapshot_of(state, version=0, at=0.0).status.value
 ('perlen-pyramide', 'idle')
 """
 
 from __future__ import annotations
 
+from controller.referee.arrivals import shared, shared_kinds
 from controller.referee.commands import (
-    ACTION_COMMANDS,
-    COMMANDS,
+    ACTIONS,
     Abort,
+    Act,
     Action,
     Command,
-    ConfirmBonus,
-    EndTurn,
-    Hint,
+    GameCommand,
     LedTest,
     NewGame,
     PlayAgain,
     Undo,
 )
-from controller.referee.computer import Why
-from controller.referee.events import Aborted, Event, Result
+from controller.referee.events import (
+    Aborted,
+    Event,
+    EventError,
+    Result,
+    TakeBack,
+    from_stored,
+    record_of,
+)
+from controller.referee.game import Game, GameError, GameKind, Options, Outcome
 from controller.referee.guard import refusal
 from controller.referee.kept import KeptGame
-from controller.referee.kinds import KINDS, GameKind, kind_of
 from controller.referee.lights import picture
 from controller.referee.messages import Message, english
 from controller.referee.referee import (
-    SHARED,
     answered,
     arrived,
     begin,
@@ -50,7 +56,6 @@ from controller.referee.referee import (
     linked,
     next_deadline,
     sensed,
-    shared,
     stored,
     timer,
 )
@@ -73,12 +78,10 @@ from controller.referee.state import (
 )
 
 __all__ = [
-    "ACTION_COMMANDS",
-    "COMMANDS",
-    "KINDS",
-    "SHARED",
+    "ACTIONS",
     "Abort",
     "Aborted",
+    "Act",
     "Action",
     "Announcement",
     "AskComputer",
@@ -86,16 +89,19 @@ __all__ = [
     "CheckedSetup",
     "Command",
     "Commit",
-    "ConfirmBonus",
     "Effect",
-    "EndTurn",
     "Event",
+    "EventError",
+    "Game",
+    "GameCommand",
+    "GameError",
     "GameKind",
-    "Hint",
     "KeptGame",
     "LedTest",
     "Message",
     "NewGame",
+    "Options",
+    "Outcome",
     "PlayAgain",
     "PlaySound",
     "Player",
@@ -106,8 +112,8 @@ __all__ = [
     "Result",
     "Snapshot",
     "Step",
+    "TakeBack",
     "Undo",
-    "Why",
     "answered",
     "arrived",
     "begin",
@@ -115,14 +121,16 @@ __all__ = [
     "command",
     "english",
     "failed",
-    "kind_of",
+    "from_stored",
     "linked",
     "next_deadline",
     "picture",
+    "record_of",
     "refusal",
     "resume",
     "sensed",
     "shared",
+    "shared_kinds",
     "snapshot_of",
     "stored",
     "timer",

@@ -15,11 +15,8 @@ answer for a position that has gone (a take-back, a new game) is dropped.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass
-from typing import Final
 
-from controller.referee.games import PerlenGame
-from controller.referee.messages import Amount, Items, Message
+from controller.referee.messages import Message
 from controller.referee.state import (
     Announcement,
     Ask,
@@ -53,7 +50,7 @@ def mover_level(state: RefereeState) -> str | None:
     session = state.session
     if session is None:
         return None
-    mover = session.game.state.to_move
+    mover = session.game.to_move
     return None if mover is None else session.players[mover].computer
 
 
@@ -66,14 +63,14 @@ def consider(
     if level is None or session is None or state.asks.computer is not None:
         return state, effects
     game = session.game
-    assert isinstance(game, PerlenGame)
     token = _token(state)
     if not state.config.levels:
         asks = dataclasses.replace(state.asks, computer=Ask(token, failed=True))
         note = Announcement((*state.note.messages, Message.of("computer_missing")), fault=True)
         return dataclasses.replace(state, asks=asks, note=note), effects
     asks = dataclasses.replace(state.asks, computer=Ask(token))
-    ask = AskComputer(Purpose.MOVE, token, game.state, level, session.game_id * 1000 + game.moves)
+    seed = session.game_id * 1000 + game.moves
+    ask = AskComputer(Purpose.MOVE, token, session.kind.name, game.state, level, seed)
     return dataclasses.replace(state, asks=asks), (*effects, ask)
 
 
@@ -101,44 +98,12 @@ def hint(state: RefereeState) -> str | None:
     return ask.cell if ask is not None else None
 
 
-@dataclass(frozen=True, slots=True)
-class Why:
-    """Why a hinted cell is good, in bonus pearls and visible pearls (from the computer)."""
-
-    wins: tuple[str, ...] = ()
-    """Bonus pearls of the mover's colour the move earns at once (positions)."""
-    denies: tuple[str, ...] = ()
-    """Bonus pearls a rival's pearl on the cell would earn: the move keeps them from it."""
-    worth: float = 0.0
-    """Visible pearls of the mover's final score the cell is worth more than the next."""
-
-
-WORTH_SAYING: Final = 0.5
-"""A hint says what it is worth once that is half a visible pearl or more."""
-
-
-def explained(cell: str, why: Why | None) -> tuple[Message, ...]:
-    """``Hint: b3, which wins the bonus pearl 2:b2. It is worth about 1.5 …``."""
-    if why is None:
-        return (Message.of("hint", cell=cell),)
-    if why.wins:
-        said = Message.of("hint_wins", cell=cell, positions=Items(why.wins), num=len(why.wins))
-    elif why.denies:
-        denied = tuple(dict.fromkeys(why.denies))
-        said = Message.of("hint_denies", cell=cell, positions=Items(denied), num=len(denied))
-    else:  # early in a game: no cell wins one yet, the reason is the chances it leaves
-        said = Message.of("hint_chances", cell=cell)
-    if why.worth < WORTH_SAYING:
-        return (said,)
-    return (said, Message.of("hint_worth", worth=Amount(why.worth)))
-
-
 def answered(
     state: RefereeState,
     purpose: Purpose,
     token: tuple[int, int],
     cell: str | None,
-    why: Why | None = None,
+    why: object = None,
 ) -> tuple[RefereeState, bool]:
     """Take the computer's answer (``cell`` None: it failed); False when it is stale."""
     asks = state.asks
@@ -151,7 +116,9 @@ def answered(
         said = (Message.of("computer_failed"),) if cell is None else ()
         state = dataclasses.replace(state, asks=dataclasses.replace(asks, computer=done))
     else:
-        said = (Message.of("no_hint"),) if cell is None else explained(cell, why)
+        session = state.session
+        assert session is not None  # the token matched: the game asked about is on the table
+        said = (Message.of("no_hint"),) if cell is None else session.kind.explained(cell, why)
         state = dataclasses.replace(
             state, asks=dataclasses.replace(asks, hint=None if cell is None else done)
         )
@@ -165,7 +132,7 @@ def answered(
 def ask_hint(state: RefereeState) -> Step:
     """A person asks which cell looks good (the Hint command)."""
     session = state.session
-    assert session is not None and isinstance(session.game, PerlenGame)
+    assert session is not None
     game = session.game
     token = _token(state)
     asked = state.asks.hint
@@ -177,7 +144,9 @@ def ask_hint(state: RefereeState) -> Step:
         )
         return Step(state, reply=Reply(True, message))
     asks = dataclasses.replace(state.asks, hint=Ask(token))
-    ask = AskComputer(Purpose.HINT, token, game.state, state.config.levels[-1], 0)
+    ask = AskComputer(
+        Purpose.HINT, token, session.kind.name, game.state, state.config.levels[-1], 0
+    )
     looking = Message.of("looking")
     return Step(
         dataclasses.replace(state, asks=asks, note=Announcement((looking,))),

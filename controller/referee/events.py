@@ -1,22 +1,26 @@
-"""The one vocabulary of stored events: typed values, their JSON, and the fold.
+"""Stored events: what every game's events are, the two every game has, and the fold.
 
-Everything that happens in a game and is kept is one of these events. The referee makes
-them, the store writes them (kind and JSON data, one row each) and reads them back, and
-the fold replays them: resuming after a restart, the history's records and
-``pyramid replay --store`` all go through :func:`fold`.
+Everything that happens in a game and is kept is an event: a frozen dataclass whose
+fields are its JSON data (:class:`Stored`). Each game has its own (Perlen-Pyramide's base
+pearl and bonus pearl, Pyramidos' landing, knock-off and end of turn: their packages'
+``events.py``, listed by :attr:`~controller.referee.game.GameKind.events`); every game has
+:class:`TakeBack` and :class:`Aborted`. The referee makes them, the store writes them
+(kind and JSON data, one row each) and reads them back, and the fold replays them:
+resuming after a restart, the history's records and ``pyramid replay --store`` all go
+through :func:`fold`.
 
->>> from controller.rules import perlen
+>>> from controller.games.perlen.kind import PERLEN_PYRAMIDE as game
+>>> from controller.games.perlen.events import BasePearl, BonusPlaced
 >>> events = [BasePearl("c3", 0), BasePearl("d4", 1), BasePearl("d3", 2), BasePearl("c4", 0),
 ...           BonusPlaced("2:c3", 0, By.BUTTON)]
 >>> [(e.kind, e.data()) for e in events[-1:]]
 [('bonus', {'pos': '2:c3', 'colour': 0, 'by': 'button'})]
->>> from controller.referee.games import PerlenGame
->>> game = fold(PerlenGame.new(perlen.PerlenOptions()), events)
->>> game.pending, game.state.to_move
+>>> folded = fold(game, game.new_game(game.read_options(3, {})), events)
+>>> folded.pending, folded.to_move
 ((), 1)
->>> from_stored("move", {"cell": "c3", "colour": 0})
+>>> from_stored(game, "move", {"cell": "c3", "colour": 0})
 BasePearl(cell='c3', colour=0)
->>> from_stored("move", {"cell": "c3"})
+>>> from_stored(game, "move", {"cell": "c3"})
 Traceback (most recent call last):
 ...
 controller.referee.events.EventError: a 'move' event needs cell, colour (it has cell)
@@ -32,12 +36,15 @@ import dataclasses
 import enum
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar, Final
+from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from controller.referee.games import Game, GameError, new_game, read_options
-from controller.referee.kept import EventRow
+from controller.referee.game import GameError
+from controller.referee.kept import EventRow, KeptGame
 from controller.rules.notation import NotationError, parse_cell, parse_position, parse_target
-from controller.rules.records import Record
+from controller.rules.records import OptionError, Record
+
+if TYPE_CHECKING:
+    from controller.referee.game import Game, GameKind
 
 
 class EventError(ValueError):
@@ -59,9 +66,14 @@ class By(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Stored:
-    """What every event is: a kind and fields, which are its JSON data (the one schema)."""
+    """What every event is: a kind and fields, which are its JSON data (the one schema).
+
+    A field is read back by its name (:data:`READERS`: ``cell``, ``pos``, ``target``,
+    ``colour``, ``seat``, ``by``, ``what``, ``reason``); ``nullable`` names the fields that
+    may be null."""
 
     kind: ClassVar[str]
+    nullable: ClassVar[frozenset[str]] = frozenset()
 
     def data(self) -> dict[str, Any]:
         """The JSON data (what :func:`from_stored` reads back)."""
@@ -72,59 +84,13 @@ class Stored:
 
 
 @dataclass(frozen=True, slots=True)
-class BasePearl(Stored):
-    """Perlen-Pyramide: ``colour`` placed a pearl on base ``cell``."""
-
-    cell: str
-    colour: int
-    kind: ClassVar[str] = "move"
-
-
-@dataclass(frozen=True, slots=True)
-class BonusPlaced(Stored):
-    """Perlen-Pyramide: the waiting bonus pearl at ``pos`` was placed (acknowledged)."""
-
-    pos: str
-    colour: int
-    by: By
-    kind: ClassVar[str] = "bonus"
-
-
-@dataclass(frozen=True, slots=True)
 class TakeBack(Stored):
-    """The last move (base pearl, with its bonus pearls) or Pyramidos event taken back;
-    ``what`` is the cell or the event text."""
+    """The last move (a base pearl with its bonus pearls, a landing …) taken back; ``what``
+    is the cell or the event text."""
 
     by: By
     what: str
     kind: ClassVar[str] = "undo"
-
-
-@dataclass(frozen=True, slots=True)
-class Landed(Stored):
-    """Pyramidos: a ball of ``seat`` came to rest on ``target``."""
-
-    target: str
-    seat: int
-    kind: ClassVar[str] = "land"
-
-
-@dataclass(frozen=True, slots=True)
-class KnockedOff(Stored):
-    """Pyramidos: the ball on ``target`` (``seat``'s) was knocked off."""
-
-    target: str
-    seat: int | None
-    kind: ClassVar[str] = "leave"
-
-
-@dataclass(frozen=True, slots=True)
-class TurnEnded(Stored):
-    """Pyramidos: ``seat``'s turn ended without a landing (earth square or net)."""
-
-    seat: int
-    by: By
-    kind: ClassVar[str] = "end"
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,35 +112,31 @@ class Result:
     """Everything the history shows (visible pearls, totals, names …)."""
 
 
-Event = BasePearl | BonusPlaced | TakeBack | Landed | KnockedOff | TurnEnded | Aborted
+Event = Stored
+"""Any stored event (each game's own, :class:`TakeBack`, :class:`Aborted`)."""
 
-EVENT_TYPES: Final[Mapping[str, type[Event]]] = {
-    t.kind: t for t in (BasePearl, BonusPlaced, TakeBack, Landed, KnockedOff, TurnEnded, Aborted)
-}
-"""Every stored kind and the type that reads it."""
-EVENT_KINDS: Final = tuple(EVENT_TYPES)
+COMMON: Final[Mapping[str, type[Stored]]] = {TakeBack.kind: TakeBack, Aborted.kind: Aborted}
+"""The events every game has."""
+
+
+def kinds_of(game: GameKind) -> Mapping[str, type[Stored]]:
+    """Every event ``game`` keeps, by kind: its own, then the common ones."""
+    return {**game.events, **COMMON}
 
 
 # -- JSON in -------------------------------------------------------------------------------
 
-_FIELDS: Final[Mapping[str, tuple[str, ...]]] = {
-    kind: tuple(f.name for f in dataclasses.fields(t)) for kind, t in EVENT_TYPES.items()
-}
-"""Each kind's JSON keys: its type's fields (the schema is the dataclasses above)."""
 
-
-def _int(data: Mapping[str, Any], name: str, kind: str, *, none: bool = False) -> int | None:
+def _int(data: Mapping[str, Any], name: str, kind: str) -> int:
     value = data[name]
-    if value is None and none:
-        return None
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
         raise EventError(f"a {kind!r} event's {name} is a colour or seat number, not {value!r}")
     return value
 
 
-def _by(data: Mapping[str, Any], kind: str) -> By:
+def _by(data: Mapping[str, Any], name: str, kind: str) -> By:
     try:
-        return By(data["by"])
+        return By(data[name])
     except ValueError:
         raise EventError(f"a {kind!r} event's by must be one of {[b.value for b in By]}") from None
 
@@ -198,73 +160,83 @@ def _target(data: Mapping[str, Any], name: str, kind: str) -> str:
     return str(parse_target(_text(data, name, kind)))
 
 
-def _seat(data: Mapping[str, Any], name: str, kind: str) -> int | None:
-    return _int(data, name, kind, none=kind == KnockedOff.kind)  # a ball nobody owned
-
-
-_READERS: Final[Mapping[str, Callable[[Mapping[str, Any], str, str], Any]]] = {
+READERS: Final[Mapping[str, Callable[[Mapping[str, Any], str, str], Any]]] = {
     "cell": _cell,
     "pos": _pos,
     "target": _target,
     "colour": _int,
-    "seat": _seat,
-    "by": lambda data, name, kind: _by(data, kind),
+    "seat": _int,
+    "by": _by,
     "what": _text,
     "reason": _text,
 }
 """How each field is read back, by its name (every event's fields are among these)."""
 
 
-def from_stored(kind: str, data: Mapping[str, Any]) -> Event:
-    """The event a stored row (kind, JSON data) holds; :class:`EventError` if none fits."""
-    fields = _FIELDS.get(kind)
-    if fields is None:
-        raise EventError(f"{kind!r} is not an event kind (known: {', '.join(EVENT_KINDS)})")
+def from_stored(game: GameKind, kind: str, data: Mapping[str, Any]) -> Event:
+    """The event of ``game`` a stored row (kind, JSON data) holds; :class:`EventError` if
+    none fits."""
+    known = kinds_of(game)
+    cls = known.get(kind)
+    if cls is None:
+        raise EventError(f"{kind!r} is not an event kind (known: {', '.join(known)})")
+    fields = tuple(f.name for f in dataclasses.fields(cls))
     if not isinstance(data, Mapping) or set(data) != set(fields):
         have = ", ".join(sorted(data)) if isinstance(data, Mapping) else type(data).__name__
         raise EventError(f"a {kind!r} event needs {', '.join(fields)} (it has {have})")
     try:
-        values = {name: _READERS[name](data, name, kind) for name in fields}
+        values = {
+            name: None
+            if data[name] is None and name in cls.nullable
+            else READERS[name](data, name, kind)
+            for name in fields
+        }
     except NotationError as exc:
         raise EventError(f"a {kind!r} event: {exc}") from None
-    return EVENT_TYPES[kind](**values)
+    return cls(**values)
 
 
 # -- the fold ------------------------------------------------------------------------------
 
 
-def apply(game: Game, event: Event) -> Game:
+def apply(kind: GameKind, game: Game, event: Event) -> Game:
     """``game`` after ``event``; :class:`EventError` when the event does not fit it."""
-    from controller.referee.kinds import kind_of  # each game reads its own events
-
     try:
-        return kind_of(game).apply(game, event)
+        return kind.apply(game, event)
     except GameError as exc:
         raise EventError(str(exc)) from None
 
 
-def fold(game: Game, events: Iterable[Event]) -> Game:
-    """Replay ``events`` onto ``game`` in order."""
+def fold(kind: GameKind, game: Game, events: Iterable[Event]) -> Game:
+    """Replay ``events`` onto ``game`` (a game of ``kind``) in order."""
     for number, event in enumerate(events, start=1):
         try:
-            game = apply(game, event)
+            game = apply(kind, game, event)
         except EventError as exc:
             raise EventError(f"event {number} ({event.kind} {event.data()}): {exc}") from None
     return game
 
 
-def standing(game: Game) -> tuple[str, ...]:
-    """The moves (Perlen-Pyramide cells) or events (Pyramidos) that stand: the record."""
-    return game.standing
-
-
 def record_of(
-    game: str, players: Sequence[str], options: Mapping[str, Any], events: Iterable[EventRow]
+    kind: GameKind, players: Sequence[str], options: Mapping[str, Any], events: Iterable[EventRow]
 ) -> Record:
-    """The record of a kept game: its events folded, the moves that stand (the history,
-    ``pyramid replay --store`` and the web replay read a stored game so). Raises
-    :class:`EventError`, :class:`~controller.rules.perlen.OptionError` or
-    :class:`~controller.rules.pyramidos.SetupError` when this version cannot read it."""
-    opts = read_options(game, len(players), dict(options))
-    played = fold(new_game(opts), (from_stored(e.kind, e.data) for e in events))
+    """The record of a kept game of ``kind``: its events folded, the moves that stand (the
+    history, ``pyramid replay --store`` and the web replay read a stored game so). Raises
+    :class:`EventError`, or the game's :class:`~controller.rules.records.OptionError`,
+    when this version cannot read it."""
+    if not isinstance(options, Mapping):
+        raise OptionError("options", "must be an object of option names and values")
+    opts = kind.read_options(len(players), dict(options))
+    played = fold(kind, kind.new_game(opts), (from_stored(kind, e.kind, e.data) for e in events))
     return played.record(tuple(players))
+
+
+def kept_record(games: Mapping[str, GameKind], game: KeptGame) -> dict[str, Any]:
+    """The record (its JSON) of a kept game of one of ``games``: :func:`record_of` with the
+    game's rules. Raises :class:`EventError` or an
+    :class:`~controller.rules.records.OptionError` when this version cannot read it."""
+    kind = games.get(game.game)
+    if kind is None:
+        raise EventError(f"{game.game!r} is not a game this board plays")
+    names = tuple(p.name for p in game.players)
+    return record_of(kind, names, game.options, game.events).to_dict()

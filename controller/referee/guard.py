@@ -13,13 +13,15 @@ would be taken; ``tests/referee/test_one_guard.py`` walks random games to check 
 
 from __future__ import annotations
 
-from controller.referee import kinds, setup
+from collections.abc import Callable, Mapping
+
+from controller.referee import setup
 from controller.referee.commands import (
-    ACTION_COMMANDS,
+    ACTIONS,
     Abort,
-    Action,
+    Act,
     Command,
-    ConfirmBonus,
+    GameCommand,
     LedTest,
     NewGame,
     PlayAgain,
@@ -28,11 +30,7 @@ from controller.referee.commands import (
 from controller.referee.messages import Message, Refused, english
 from controller.referee.state import RefereeState
 
-__all__ = ["english", "offered", "refusal", "refused"]
-
-_ORDER = (Action.CONFIRM, Action.HINT, Action.END_TURN, Action.UNDO, Action.PLAY_AGAIN,
-          Action.ABORT)  # fmt: skip
-"""The game buttons in the order the snapshot lists them."""
+__all__ = ["actions", "english", "offered", "refusal", "refused", "resolved"]
 
 
 def refusal(state: RefereeState, order: Command) -> Message | None:
@@ -50,9 +48,27 @@ def refused(state: RefereeState, order: Command) -> Refused | None:
     return None
 
 
-def offered(state: RefereeState) -> tuple[Action, ...]:
-    """The game buttons whose commands the referee takes now."""
-    return tuple(a for a in _ORDER if refusal(state, ACTION_COMMANDS[a]()) is None)
+def actions(state: RefereeState) -> Mapping[str, Callable[[], Command]]:
+    """The game buttons of the game on the table (its own, then every game's), by name,
+    and the command each gives."""
+    session = state.session
+    own = session.kind.actions if session is not None else {}
+    return {**own, **ACTIONS}
+
+
+def offered(state: RefereeState) -> tuple[str, ...]:
+    """The game buttons whose commands the referee takes now, in the page's order."""
+    return tuple(name for name, make in actions(state).items() if refusal(state, make()) is None)
+
+
+def resolved(state: RefereeState, order: Command) -> Command:
+    """The command a page button (:class:`Act`) gives now; any other command itself."""
+    if not isinstance(order, Act):
+        return order
+    make = actions(state).get(order.action)
+    if make is None:
+        raise Refused(Message.of("no_such_action"))
+    return make()
 
 
 def _no(key: str) -> Refused:
@@ -60,14 +76,13 @@ def _no(key: str) -> Refused:
 
 
 def _check(state: RefereeState, order: Command) -> None:
+    order = resolved(state, order)
     if isinstance(order, NewGame):
         setup.check(order, state.config)
         return
     if isinstance(order, LedTest):
         _check_led_test(state, order)
         return
-    if isinstance(order, ConfirmBonus) and state.comparison.removals:
-        return  # a bonus pearl of a move taken back is off
     session = state.session
     if session is None:
         raise _no("no_game")
@@ -79,12 +94,13 @@ def _check(state: RefereeState, order: Command) -> None:
     elif isinstance(order, Undo | Abort):
         if game.over:
             raise _no("game_over_new")
-        if isinstance(order, Undo) and not game.steps:
+        if isinstance(order, Undo) and not game.moves:
             raise _no("nothing_to_take_back")
         if isinstance(order, Undo) and session.made_there():
             raise _no("remote_undo")
-    else:  # the commands only some games have: Confirm, End turn, Hint
-        why = kinds.kind_of(game).refusal(state, session, order)
+    else:  # a command only some games have: Confirm, End turn, Hint …
+        assert isinstance(order, GameCommand)
+        why = session.kind.refusal(state, session, order)
         if why is not None:
             raise Refused(why)
 

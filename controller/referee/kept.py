@@ -3,7 +3,7 @@
 The referee never opens the store: the Table reads a game from it and hands it over
 (:func:`controller.referee.resume.resume`), and the history and the replay read their
 records the same way. These protocols say which parts of the store's values
-(:class:`controller.store_values.StoredGame` and its rows) the referee reads, so the pure
+(:class:`controller.store.values.StoredGame` and its rows) the referee reads, so the pure
 referee does not import the store.
 """
 
@@ -25,7 +25,7 @@ class Seated(Protocol):
 
 
 class PlayerRow(Seated, Protocol):
-    """A player as kept (:class:`controller.store_values.PlayerRecord`)."""
+    """A player as kept (:class:`controller.store.values.PlayerRecord`)."""
 
     @property
     def number(self) -> int: ...
@@ -50,7 +50,7 @@ class Status(Protocol):
 
 
 class KeptGame(Protocol):
-    """A whole kept game (:class:`controller.store_values.StoredGame`)."""
+    """A whole kept game (:class:`controller.store.values.StoredGame`)."""
 
     @property
     def id(self) -> int: ...

@@ -1,14 +1,15 @@
 """What the LEDs show for the referee's state (the picture by LED name).
 
-The picture itself is :mod:`controller.guidance`'s pure function; this module says which
-of the referee's facts it is drawn from: the waiting bonus pearl shown now, the top bonus
-pearl to take off, the computer's choice, the hint, the winner's sweep, the LED test.
+The pieces every picture is made of are :mod:`controller.guidance`'s pure functions; this
+module says which of the referee's facts the picture is drawn from (the computer's
+choice, the hint, the winner's sweep, the LED test) and asks the game on the table for
+its own picture (:meth:`~controller.referee.game.GameKind.picture`).
 """
 
 from __future__ import annotations
 
 from controller import guidance
-from controller.referee import computer, kinds, progress
+from controller.referee import computer
 from controller.referee.state import RefereeState
 
 
@@ -21,18 +22,13 @@ def picture(state: RefereeState) -> guidance.Picture:
     session = state.session
     if session is None:
         return {}
-    game = session.game
     lights = [p.light for p in session.players]
-    removals = state.comparison.removals
     options = guidance.GuidanceOptions(
         children_help=session.children_help,
         hint=computer.hint(state),
         computer_move=computer.chosen(state),
         thinking=computer.thinking(state),
         sweep_frame=state.animations.sweep_frame,
-        take_off=removals[0].position.footprint if removals else (),
     )
-    first = progress.shown(state)  # the waiting bonus pearl shown now leads
-    pending = game.pending[first:] + game.pending[:first]
     wrong = state.comparison.mismatches
-    return kinds.kind_of(game).picture(game, lights, pending, wrong, options)
+    return session.kind.picture(state, session, lights, wrong, options)

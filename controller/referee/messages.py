@@ -154,34 +154,12 @@ def _catalogue(entries: Mapping[str, str | tuple[str, str]]) -> dict[str, Templa
     return {key: Template(text) for key, text in entries.items()}
 
 
-CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
+CATALOGUE: Final[dict[str, Template]] = _catalogue(
     {
         # -- what just happened (notes) ------------------------------------------------------
         "started": N_("Game %(number)d has started: %(players)s."),
         "replaced": N_("Game %(number)d was aborted."),
         "played": N_("%(player)s played %(cell)s."),
-        "hidden": N_("%(pos)s stays hidden inside the pyramid: it will not count."),
-        "hidden_bonus": NP_(
-            "The bonus pearl %(positions)s stays hidden inside the pyramid: it will not count.",
-            "The bonus pearls %(positions)s stay hidden inside the pyramid: they will not count.",
-        ),
-        "bonuses_placed": NP_("Bonus pearl placed.", "%(num)d bonus pearls placed."),
-        "took_back": N_("Took back %(player)s's pearl on %(cell)s."),
-        "remote_played": N_(
-            "%(player)s played %(cell)s on the other board: place the pearl on %(cell)s."
-        ),
-        "remote_took_back": N_(
-            "%(player)s's move on %(cell)s was taken back on the other board: take it off."
-        ),
-        "took_off": N_("The bonus pearl %(pos)s is off."),
-        "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
-        "landed": N_("%(player)s landed on %(target)s."),
-        "knocked_off": NP_("%(balls)s was knocked off.", "%(balls)s were knocked off."),
-        "turn_ended": N_("%(player)s ended the turn."),
-        "top_opened": N_("The top is open!"),
-        "took_back_landing": N_("Took back %(player)s's landing on %(target)s."),
-        "took_back_knock_off": N_("Took back the knock-off: the ball belongs on %(target)s."),
-        "took_back_end": N_("Took back the end of %(player)s's turn."),
         "won": NP_(
             "Game over: %(player)s wins with %(num)d %(unit)s!",
             "Game over: %(player)s wins with %(num)d %(unit)s!",
@@ -203,21 +181,6 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
         "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
         "hint": N_("Hint: %(cell)s."),
-        "hint_chances": N_(
-            "Hint: %(cell)s. It wins no bonus pearl yet, but leaves you the best chances "
-            "for the ones to come."
-        ),
-        "hint_wins": NP_(
-            "Hint: %(cell)s, which wins the bonus pearl %(positions)s.",
-            "Hint: %(cell)s, which wins the bonus pearls %(positions)s.",
-        ),
-        "hint_denies": NP_(
-            "Hint: %(cell)s, which keeps the bonus pearl %(positions)s from the others.",
-            "Hint: %(cell)s, which keeps the bonus pearls %(positions)s from the others.",
-        ),
-        "hint_worth": N_(
-            "It is worth about %(worth)s visible pearls more than the next best cell."
-        ),
         "no_hint": N_("No hint this time."),
         "looking": N_("Looking for a good cell…"),
         "still_looking": N_("Still thinking…"),
@@ -239,32 +202,6 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "remote_to_move": N_("%(player)s plays on the other board: wait for the move."),
         "unnamed_computer_thinking": N_("%(player)s is thinking…"),
         "unnamed_computer_chose": N_("%(player)s chose %(cell)s: put its pearl there."),
-        "passes": N_("%(player)s has no pearls left and passes."),
-        "bonus_at": N_("%(owner)s's %(colour)s on %(pos)s (over %(cells)s)"),
-        "bonus_owed": NP_(
-            "Place the bonus pearl: %(first)s. Then press Confirm, or just make the next move.",
-            "Place %(num)d bonus pearls, in the order listed, starting with %(first)s. "
-            "Then press Confirm, or just make the next move.",
-        ),
-        "finish_pyramid": NP_(
-            "Finish the pyramid with the last bonus pearl: %(first)s.",
-            "Finish the pyramid with the last %(num)d bonus pearls, starting with %(first)s.",
-        ),
-        "remove_bonuses": NP_(
-            "Take off the bonus pearl %(positions)s (its place blinks) and press “This bonus "
-            "pearl is off” (or Confirm on the board), then take the pearl off %(cell)s.",
-            "Take off the bonus pearls %(positions)s (the next one's place blinks), pressing "
-            "“This bonus pearl is off” (or Confirm on the board) after each, then take the "
-            "pearl off %(cell)s.",
-        ),
-        "remove_bonuses_top_down": NP_(
-            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
-            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
-            "then take the pearl off %(cell)s.",
-            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
-            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
-            "then take the pearl off %(cell)s.",
-        ),
         "fix_board": N_("%(fixes)s."),
         "fix_extra": N_("take the %(thing)s off %(cells)s"),
         "fix_clear": NP_(
@@ -273,22 +210,7 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "fix_missing_owned": N_("put %(player)s's %(colour)s %(thing)s back on %(cell)s"),
         "fix_missing": N_("put the %(thing)s back on %(cell)s"),
         "fix_missing_remote": N_("place %(player)s's %(colour)s %(thing)s on %(cell)s"),
-        "keep_off": N_(
-            "Keep the pearl off %(cell)s to take back %(player)s's move, or put it back to keep it."
-        ),
-        "moving": N_("Moving %(player)s's pearl from %(origin)s to %(cell)s…"),
-        "knocking_off": NP_(
-            "No ball on %(targets)s any more: it counts as knocked off in a moment (put it "
-            "back if it only wobbled).",
-            "No balls on %(targets)s any more: they count as knocked off in a moment (put "
-            "them back if they only wobbled).",
-        ),
         # -- why the board is not a move (refusals) -----------------------------------------
-        "not_legal": N_("%(cell)s is not a legal cell: %(why)s."),
-        "two_at_once": N_("Two pearls at once: place one at a time."),
-        "several_balls": N_("Balls on %(targets)s at once: take off all but one."),
-        "top_closed": N_("The top opens only when all four base targets hold a ball."),
-        "two_balls": N_("Two balls at once: one ball per turn."),
         "computer_choosing": N_(
             "%(player)s (computer) is still choosing: wait for its cell to blink."
         ),
@@ -297,17 +219,15 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
             "%(player)s is still choosing: wait for its cell to blink."
         ),
         "unnamed_computer_elsewhere": N_("%(player)s chose %(chosen)s, not %(cell)s."),
-        "pyramid_complete": N_("The pyramid is complete: no more pearls go on the base."),
         # -- commands refused ----------------------------------------------------------------
         "no_game": N_("There is no game."),
-        "no_bonus": N_("No bonus pearl is waiting."),
-        "pyramidos_only": N_("Ending a turn is for Pyramidos; in Perlen-Pyramide place a pearl."),
+        "no_such_action": N_("This game has no such button."),
+        "button_unused": N_("The %(button)s button does nothing in %(game)s."),
         "game_over": N_("The game is over."),
         "game_over_new": N_("The game is over; start a new one."),
         "not_over": N_("Play again once this game is over (or abort it first)."),
         "nothing_to_take_back": N_("There is nothing to take back."),
         "fix_first": N_("Fix the board first: %(fixes)s."),
-        "hints_perlen_only": N_("Hints are for Perlen-Pyramide."),
         "computer_turn": N_("It is the computer's turn."),
         "remote_turn": N_("It is %(player)s's turn, on the other board."),
         "remote_undo": N_("The last move was made on the other board: take it back there."),
@@ -320,18 +240,8 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "no_such_led": N_("This board has no LED named %(led)s."),
         "table_busy": N_("The referee is busy; try again in a moment."),
         # -- a new game refused --------------------------------------------------------------
-        "choose_game": N_("Choose a game: Perlen-Pyramide or Pyramidos."),
-        "no_cell_sensors": N_("This board has no cell sensors: it can only referee Pyramidos."),
-        "no_target_sensors": N_("This board has no target sensors: it cannot referee Pyramidos."),
+        "choose_game": N_("Choose one of the games this board plays: %(games)s."),
         "players_list": N_("The players must be a list of names, one per seat."),
-        "perlen_three": NP_(
-            "Perlen-Pyramide is for exactly three players, not %(num)d.",
-            "Perlen-Pyramide is for exactly three players, not %(num)d.",
-        ),
-        "pyramidos_seats": NP_(
-            "Pyramidos is for 2 to 4 players, not %(num)d.",
-            "Pyramidos is for 2 to 4 players, not %(num)d.",
-        ),
         "name_text": N_("The name for seat %(seat)d must be text."),
         "name_length": N_("The name for seat %(seat)d must be at most %(most)d characters."),
         "name_characters": N_("The name for seat %(seat)d must be letters, not control codes."),
@@ -345,8 +255,6 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "options_object": N_("The options must be an object of option names and values."),
         "option_bad": N_("The option %(key)s cannot have that value."),
         "computer_seats": N_("The computer seats must map seats to computer levels."),
-        "computer_perlen_only": N_("Computer players play Perlen-Pyramide only."),
-        "remote_perlen_only": N_("Playing on another board is for Perlen-Pyramide only."),
         "remote_seats": N_("The remote seats must be a list of seats."),
         "remote_seat_bad": N_("Remote seat %(seat)s is not a seat (1 to %(seats)d)."),
         "remote_computer": N_("A computer seat plays here, not on another board."),
@@ -355,10 +263,8 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "computer_seat_bad": N_("Computer seat %(seat)s is not a seat (1 to %(seats)d)."),
         "computer_level_bad": N_("The computer level must be one of %(levels)s."),
         "one_person": N_("At least one player must be a person to place the pearls."),
-        "children_help_perlen_only": N_("Only Perlen-Pyramide has help for children."),
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
-        "ball_of": N_("%(player)s's ball on %(target)s"),
         "computer_name": N_("Computer (%(level)s)"),
         "computer_name_seat": N_("Computer %(seat)d (%(level)s)"),
         "player_name": N_("Player %(seat)d"),
@@ -366,10 +272,11 @@ CATALOGUE: Final[Mapping[str, Template]] = _catalogue(
         "seat_colour": N_("seat %(seat)d colour"),
     }
 )
-"""Every message, by key: its English source text."""
+"""Every message, by key: its English source text. The referee's own are here; each game
+adds its own when its package's ``words`` module is imported (:func:`register`)."""
 
 
-TERMS: Final[Mapping[str, Mapping[str, str]]] = {
+TERMS: Final[dict[str, dict[str, str]]] = {
     "colour": {
         "red": N_("red"),
         "blue": N_("blue"),
@@ -388,7 +295,7 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "strong": N_("strong"),
         "strongest": N_("strongest"),
     },
-    "game": {"perlen-pyramide": "Perlen-Pyramide", "pyramidos": "Pyramidos"},
+    "game": {},
     "thing": {
         "pearl": N_("pearl"),
         "pearls": N_("pearls"),
@@ -403,13 +310,10 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "pearls_one": N_("pearl in the pyramid"),
         "points_one": N_("point"),
     },
-    "illegal": {  # by perlen.IllegalReason's value
-        "off the board": N_("there is no such cell on the base"),
-        "not a base cell": N_("pearls are placed on the base only"),
-        "occupied": N_("a pearl is already there"),
-        "not touching": N_("a pearl must touch one already on the board"),
-        "not the centre": N_("the first pearl goes on c3 (centre start)"),
-        "game over": N_("the pyramid is complete"),
+    "button": {  # the board's buttons, as the page names them
+        "button:confirm": N_("Confirm"),
+        "button:end_turn": N_("End turn"),
+        "button:undo": N_("Undo"),
     },
     "save_fault": {
         "full": N_("the memory card is full"),
@@ -417,7 +321,34 @@ TERMS: Final[Mapping[str, Mapping[str, str]]] = {
         "other": N_("the game store cannot be written"),
     },
 }
-"""Vocabularies of :class:`Term`: value -> English word (game names are names)."""
+"""Vocabularies of :class:`Term`: value -> English word (game names are names); the games
+add theirs (:func:`register`)."""
+
+
+def register(
+    messages: Mapping[str, str | tuple[str, str]],
+    terms: Mapping[str, Mapping[str, str]] | None = None,
+    capitalised: Iterable[str] = (),
+) -> None:
+    """Add a game's messages and words to :data:`CATALOGUE` and :data:`TERMS`
+    (``capitalised``: its sentences that begin with a part written in lower case, see
+    :data:`CAPITALISED`).
+
+    A game's ``words`` module calls it once, when it is imported; a key that is already
+    there with another text is an error (two games cannot mean two things by one key).
+    """
+    CAPITALISED.update(capitalised)
+    for key, text in messages.items():
+        known = CATALOGUE.get(key)
+        if known is not None and known.text != text:
+            raise ValueError(f"message {key!r} is already another text")
+        CATALOGUE[key] = Template(text)
+    for kind, words in (terms or {}).items():
+        vocabulary = TERMS.setdefault(kind, {})
+        for value, word in words.items():
+            if vocabulary.get(value, word) != word:
+                raise ValueError(f"term {kind}:{value} is already another word")
+            vocabulary[value] = word
 
 
 def colour_term(name: str) -> Term | Message:
@@ -447,7 +378,7 @@ class Translations(Protocol):
     def ngettext(self, singular: str, plural: str, n: int, /) -> str: ...
 
 
-CAPITALISED: Final = frozenset({"fix_board", "knocked_off"})
+CAPITALISED: Final[set[str]] = {"fix_board"}
 """Sentences that begin with a part written in lower case (``take the pearl off b3``);
 other sentences begin as their template does (a cell name stays ``c3``)."""
 

@@ -1,6 +1,6 @@
 """The game moves on: what every change of the game shares.
 
-A move, a take-back, an acknowledgement or a Pyramidos event all end here: the events to
+A move, a take-back, an acknowledgement or any other event of a game all end here: the events to
 store (with the result when the game has just ended), the new position (old hints and
 computer answers no longer apply), what to say, and the LED animations that start.
 """
@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from controller.guidance import Mismatch, MismatchKind
 from controller.referee import computer
 from controller.referee.events import Event, Result
-from controller.referee.games import Game, PerlenGame, hidden
+from controller.referee.game import Game
 from controller.referee.messages import Items, Message, Term, unit_term
 from controller.referee.session import Session
 from controller.referee.state import (
@@ -162,24 +162,9 @@ def matched(state: RefereeState) -> RefereeState:
 
 
 def piece_word(session: Session, count: int = 1) -> Term:
-    """``pearl`` or ``ball`` (``pearls``/``balls`` for several)."""
-    word = session.game.piece
+    """``pearl`` or ``ball`` (``pearls``/``balls`` for several): the game's piece."""
+    word = session.kind.piece
     return Term("thing", word if count == 1 else word + "s")
-
-
-def hidden_notes(game: PerlenGame) -> list[Message]:
-    """Say so when the last move's pearls will not count (they end up inside)."""
-    last = game.last
-    options = game.state.options
-    if last is None:
-        return []
-    notes = []
-    if hidden(parse_cell(last.cell), options):
-        notes.append(Message.of("hidden", pos=last.cell))
-    inside = tuple(b.position.short for b in last.bonuses if hidden(b.position, options))
-    if inside:
-        notes.append(Message.of("hidden_bonus", positions=Items(inside), num=len(inside)))
-    return notes
 
 
 def step_shown(state: RefereeState, now: float) -> RefereeState:

@@ -15,8 +15,9 @@ and for commands the reply.
   shown in turn, the winner's sweep, the LED test, a retry after a failed save;
 - :func:`failed` and :func:`stored`: what the store made of the commit.
 
+>>> from controller.games.registry import GAMES
 >>> from controller.referee.commands import NewGame
->>> state = RefereeState(config=RefereeConfig(leds=("seat:0",)))
+>>> state = RefereeState(config=RefereeConfig(games=GAMES, leds=("seat:0",)))
 >>> step = command(state, NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo")), now=0.0)
 >>> step.create.players[0].name
 'Anna'
@@ -36,17 +37,13 @@ from controller.referee import (
     arrivals,
     computer,
     guard,
-    kinds,
     progress,
     setup,
 )
-from controller.referee.arrivals import SHARED, shared
 from controller.referee.commands import (
     Abort,
     Command,
-    ConfirmBonus,
-    EndTurn,
-    Hint,
+    GameCommand,
     LedTest,
     NewGame,
     PlayAgain,
@@ -75,15 +72,11 @@ from controller.vocabulary import BUTTONS as BUTTON_NAMES
 from controller.vocabulary import BoardStatus, Colour, Sound
 
 _BUTTON_SET: Final = frozenset(BUTTON_NAMES)
-_PRESSES: Final[Mapping[str, Command]] = {
-    "button:confirm": ConfirmBonus(By.BUTTON),
-    "button:end_turn": EndTurn(By.BUTTON),
-    "button:undo": Undo(By.BUTTON),
-}
-"""What each of the board's buttons does, on its rising edge."""
+_PRESSES: Final[Mapping[str, Command]] = {"button:undo": Undo(By.BUTTON)}
+"""What the board's buttons every game has do, on their rising edge (the game on the
+table says what its own do: :meth:`~controller.referee.game.GameKind.pressed`)."""
 
 __all__ = [
-    "SHARED",
     "RefereeConfig",
     "RefereeState",
     "Step",
@@ -98,7 +91,6 @@ __all__ = [
     "next_deadline",
     "reconcile",
     "sensed",
-    "shared",
     "stored",
     "timer",
 ]
@@ -109,7 +101,7 @@ def reconcile(state: RefereeState, now: float) -> Step:
     session = state.session
     if session is None:
         return Step(dataclasses.replace(state, comparison=BoardCheck()))
-    return kinds.kind_of(session.game).reconcile(state, session, now)
+    return session.kind.reconcile(state, session, now)
 
 
 def chain(first: Step, second: Step) -> Step:
@@ -177,8 +169,17 @@ def sensed(
         step = dataclasses.replace(step, state=dataclasses.replace(step.state, comparison=watch))
     # Buttons act on their rising edge, in a fixed order.
     for name in BUTTON_NAMES:
-        if name in rising:
-            pressed = command(step.state, _PRESSES[name], now)
+        if name not in rising:
+            continue
+        order = _pressed(step.state, name)
+        session = step.state.session
+        if order is None and session is not None:  # a button this game has no use for
+            unused = Message.of("button_unused", button=Term("button", name),
+                                game=Term("game", session.kind.name))  # fmt: skip
+            said = Announcement((unused,))
+            step = dataclasses.replace(step, state=dataclasses.replace(step.state, note=said))
+        if order is not None:
+            pressed = command(step.state, order, now)
             if pressed.reply is not None and not pressed.reply.ok and pressed.reply.message:
                 # The board has no screen: a refused press is said on the page.
                 said = Announcement((pressed.reply.message,))
@@ -187,6 +188,14 @@ def sensed(
                 )
             step = chain(step, dataclasses.replace(pressed, reply=None))
     return _cued(before, step)
+
+
+def _pressed(state: RefereeState, button: str) -> Command | None:
+    """What ``button`` does now: the referee's own, or what the game on the table says."""
+    order = _PRESSES.get(button)
+    if order is None and state.session is not None:
+        order = state.session.kind.pressed(button)
+    return order
 
 
 def linked(state: RefereeState, status: BoardStatus) -> Step:
@@ -208,6 +217,7 @@ def command(state: RefereeState, order: Command, now: float) -> Step:
 
 def _command(state: RefereeState, order: Command, now: float) -> Step:
     """``order``, which :func:`~controller.referee.guard.refusal` let through."""
+    order = guard.resolved(state, order)  # a page button: the command it gives now
     if isinstance(order, NewGame):
         new = setup.check(order, state.config)
         old = state.session
@@ -224,12 +234,12 @@ def _command(state: RefereeState, order: Command, now: float) -> Step:
         return _led_test(state, order, now)
     session = state.session
     assert session is not None
-    kind = kinds.kind_of(session.game)
+    kind = session.kind
     if isinstance(order, Undo):
         return _looked(kind.undo(state, session, order.by, now), now)
-    if isinstance(order, Hint):
-        return kind.act(state, order, now)
-    return _looked(kind.act(state, order, now), now)  # Confirm, End turn
+    assert isinstance(order, GameCommand)  # the guard let only these through
+    step = kind.act(state, order, now)
+    return _looked(step, now) if order.looks else step
 
 
 def begin(state: RefereeState, game: CheckedSetup, game_id: int, now: float) -> Step:
@@ -332,7 +342,7 @@ def answered(
     token: tuple[int, int],
     cell: str | None,
     now: float,
-    why: computer.Why | None = None,
+    why: object = None,
 ) -> Step:
     """The computer's answer (``cell`` None: it could not choose; ``why`` a hint's
     reasons); stale ones are dropped."""
@@ -465,9 +475,9 @@ def _cue(before: RefereeState, after: RefereeState) -> Sound | None:
     refusal = after.comparison.refusal
     if refusal is not None and refusal != before.comparison.refusal and after.fault is None:
         return Sound.WRONG
-    mover = new.game.state.to_move
+    mover = new.game.to_move
     if same and old is not None:
-        moved = mover != old.game.state.to_move or new.game.moves != old.game.moves
+        moved = mover != old.game.to_move or new.game.moves != old.game.moves
     else:
         moved = True
     if (

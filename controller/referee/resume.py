@@ -16,16 +16,16 @@ empty.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 
 from controller.palette import PaletteError
 from controller.referee import computer, progress
 from controller.referee.events import Aborted, EventError, fold, from_stored
-from controller.referee.games import Game, new_game, read_options
+from controller.referee.game import Game
 from controller.referee.kept import KeptGame
 from controller.referee.messages import Message
 from controller.referee.session import Session, players_from
 from controller.referee.state import Announcement, BoardCheck, Commit, RefereeState, Step
-from controller.rules import perlen, pyramidos
 
 
 def resume(
@@ -36,19 +36,25 @@ def resume(
     on the other board of a linked game (the Table keeps that beside the store's game)."""
     if stored is None:
         return Step(state)
+    kind = state.config.games.get(stored.game)
     try:
+        if kind is None:
+            raise EventError(f"{stored.game!r} is not a game this board plays")
         players = tuple(
             dataclasses.replace(p, remote=p.number in remote) for p in players_from(stored.players)
         )
-        options = read_options(stored.game, len(players), stored.options)
-        game: Game = fold(new_game(options), (from_stored(e.kind, e.data) for e in stored.events))
-    except (EventError, PaletteError, perlen.OptionError, pyramidos.SetupError, ValueError) as exc:
+        if not isinstance(stored.options, Mapping):
+            raise EventError("its options are not an object")
+        options = kind.read_options(len(players), dict(stored.options))
+        events = (from_stored(kind, e.kind, e.data) for e in stored.events)
+        game: Game = fold(kind, kind.new_game(options), events)
+    except (EventError, PaletteError, ValueError) as exc:  # an OptionError is a ValueError
         if stored.summary.status != "playing":  # a finished game is only not shown
             return Step(state)
         note = Announcement((Message.of("resume_failed", number=stored.id),), fault=True)
         aborted = Commit(stored.id, (Aborted(f"could not be resumed: {exc}"),))
         return Step(dataclasses.replace(state, note=note), aborted)
-    session = Session(stored.id, players, options, stored.children_help, game)
+    session = Session(stored.id, players, options, stored.children_help, game, kind)
     if stored.summary.status == "over":
         # A finished game stays on the page, its winner and scores with it, until a new
         # game starts; its last bonus pearls (never stored) are listed again until Confirm.

@@ -16,7 +16,7 @@ from typing import Final
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
-from controller.referee.games import Game, Options, PerlenGame, new_game
+from controller.referee.game import Game, GameKind, Options
 from controller.referee.kept import PlayerRow
 from controller.referee.kept import Seated as Seated  # the page names players so too
 from controller.referee.messages import Message, Param, Term
@@ -59,8 +59,8 @@ class Player:
     """A player of the current game."""
 
     number: int
-    """Colour number (Perlen-Pyramide: turn order) or seat (Pyramidos): the index the
-    game's states and the snapshot use."""
+    """The index the game's states and the snapshot use: a colour in turn order, or the
+    seat (each game says which, :meth:`~controller.referee.game.GameKind.seated`)."""
     seat: int
     """The physical seat, whose LED ``seat:N`` lights on this player's turn."""
     name: str
@@ -98,10 +98,8 @@ class Session:
     options: Options
     children_help: bool
     game: Game
-
-    @property
-    def kind(self) -> str:
-        return self.game.kind
+    kind: GameKind
+    """What the game is: its rules, its board, its words (the referee asks it)."""
 
     @property
     def linked(self) -> bool:
@@ -110,8 +108,8 @@ class Session:
 
     def made_there(self) -> bool:
         """The last move was made on the other board (only it may take the move back)."""
-        last = self.game.last if isinstance(self.game, PerlenGame) else None
-        return last is not None and self.players[last.colour].remote
+        last = self.game.last_by
+        return last is not None and self.players[last].remote
 
     def with_game(self, game: Game) -> Session:
         return dataclasses.replace(self, game=game)
@@ -126,15 +124,14 @@ class CheckedSetup:
     """A new game that passed every check (:mod:`controller.referee.setup`); the store
     gives it its number."""
 
-    kind: str
+    kind: GameKind
     players: tuple[Player, ...]
     options: Options
     children_help: bool
 
     def session(self, game_id: int) -> Session:
-        return Session(
-            game_id, self.players, self.options, self.children_help, new_game(self.options)
-        )
+        game = self.kind.new_game(self.options)
+        return Session(game_id, self.players, self.options, self.children_help, game, self.kind)
 
 
 def players_from(records: Sequence[PlayerRow]) -> tuple[Player, ...]:

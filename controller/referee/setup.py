@@ -1,11 +1,13 @@
 """A new game, checked: names, colours, computer seats and options, before anything starts.
 
+>>> from controller.games.registry import GAMES
 >>> from controller.referee.state import RefereeConfig
+>>> config = RefereeConfig(games=GAMES, levels=("easy",))
 >>> setup = check(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"),
-...                       options={"first_seat": 1}), RefereeConfig(levels=("easy",)))
+...                       options={"first_seat": 1}), config)
 >>> [(p.number, p.seat, p.name, p.colour.name) for p in setup.players]
 [(0, 1, 'Ben', 'blue'), (1, 2, 'Cleo', 'yellow'), (2, 0, 'Anna', 'red')]
->>> check(NewGame("pyramidos", ("Anna",)), RefereeConfig())
+>>> check(NewGame("pyramidos", ("Anna",)), config)
 Traceback (most recent call last):
 ...
 controller.referee.messages.Refused: Pyramidos is for 2 to 4 players, not 1.
@@ -19,13 +21,12 @@ from collections.abc import Mapping, Sequence
 from typing import Final
 
 from controller.palette import PaletteColour, PaletteError, by_name
-from controller.referee import kinds
 from controller.referee.commands import NewGame
-from controller.referee.games import Options
+from controller.referee.game import GameKind, Options
 from controller.referee.messages import Items, Message, Param, Refused, Term, colour_term
 from controller.referee.session import CheckedSetup, Player, Session, unnamed
 from controller.referee.state import RefereeConfig
-from controller.rules import perlen, pyramidos
+from controller.rules.records import OptionError
 
 MAX_NAME: Final = 24
 """The longest name a player may have (the setup page's field says the same)."""
@@ -38,12 +39,13 @@ def _no(field: str, message: str, **params: Param) -> Refused:
 def check(command: NewGame, config: RefereeConfig) -> CheckedSetup:
     """The game ``command`` asks for, or :class:`Refused` saying what is wrong and in which
     field. Every rule of a new game is here: the page's form only reads its text."""
-    kind = kinds.KINDS.get(command.game) if isinstance(command.game, str) else None
+    kind = config.games.get(command.game) if isinstance(command.game, str) else None
     if kind is None:
-        raise _no("game", "choose_game")
+        games = Items(tuple(Term("game", name) for name in config.games))
+        raise _no("game", "choose_game", games=games)
     missing = kind.missing_sensors(config)
     if missing is not None:
-        raise _no("game", missing)
+        raise Refused(missing, "game")
     raw_names = command.players
     if not isinstance(raw_names, Sequence) or isinstance(raw_names, str):
         raise _no("players", "players_list")
@@ -57,13 +59,13 @@ def check(command: NewGame, config: RefereeConfig) -> CheckedSetup:
     options = _options(kind, command.options, seats)
     refused = kind.children_help_refused()
     if command.children_help and refused is not None:
-        raise _no("children_help", refused)
+        raise Refused(refused, "children_help")
     remote = _remote(kind, command.remote, seats, computer)
     players = tuple(
         dataclasses.replace(p, remote=True) if p.seat in remote else p
         for p in kind.seated(options, names, colours, computer)
     )
-    return CheckedSetup(kind.name, players, options, bool(command.children_help))
+    return CheckedSetup(kind, players, options, bool(command.children_help))
 
 
 def again(session: Session) -> NewGame:
@@ -72,7 +74,7 @@ def again(session: Session) -> NewGame:
     options = session.options.to_dict()
     options["first_seat"] = (session.options.first_seat + 1) % len(by_seat)
     return NewGame(
-        game=session.kind,
+        game=session.kind.name,
         players=tuple(_named(p) for p in by_seat),
         options=options,
         children_help=session.children_help,
@@ -87,9 +89,7 @@ def _named(player: Player) -> str:
     return "" if unnamed(player) else player.name
 
 
-def _computer(
-    kind: kinds.GameKind, raw: object, seats: int, levels: tuple[str, ...]
-) -> dict[int, str]:
+def _computer(kind: GameKind, raw: object, seats: int, levels: tuple[str, ...]) -> dict[int, str]:
     if not isinstance(raw, Mapping):
         raise _no("players", "computer_seats")
     if not raw:
@@ -102,7 +102,7 @@ def _computer(
         field = f"players[{seat}].computer"
         refused = kind.computer_refused()
         if refused is not None:
-            raise _no(field, refused)
+            raise Refused(refused, field)
         if not levels:
             raise _no(field, "computer_not_installed")
         if level not in levels:
@@ -114,9 +114,7 @@ def _computer(
     return out
 
 
-def _remote(
-    kind: kinds.GameKind, raw: object, seats: int, computer: Mapping[int, str]
-) -> frozenset[int]:
+def _remote(kind: GameKind, raw: object, seats: int, computer: Mapping[int, str]) -> frozenset[int]:
     """The seats that play on another board: persons, and not every seat."""
     if isinstance(raw, str) or not isinstance(raw, Sequence):
         raise _no("players", "remote_seats")
@@ -127,7 +125,7 @@ def _remote(
         field = f"players[{seat}].remote"
         refused = kind.remote_refused()
         if refused is not None:
-            raise _no(field, refused)
+            raise Refused(refused, field)
         if seat in computer:
             raise _no(field, "remote_computer")
         out.add(seat)
@@ -178,12 +176,12 @@ def _colours(raw: tuple[str, ...] | None, seats: int, config: RefereeConfig) -> 
     return colours
 
 
-def _options(kind: kinds.GameKind, raw: object, seats: int) -> Options:
+def _options(kind: GameKind, raw: object, seats: int) -> Options:
     if not isinstance(raw, Mapping):
         raise _no("options", "options_object")
     try:
         return kind.read_options(seats, raw)
-    except (perlen.OptionError, pyramidos.SetupError) as exc:
-        key = kind.bad_option(raw, exc)
+    except OptionError as exc:
+        key = str(exc.key)[:30]
     field = "first_seat" if key == "first_seat" else f"options.{key}"
     raise _no(field, "option_bad", key=key)

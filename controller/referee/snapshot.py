@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from controller.referee import computer, guard, kinds, words
+from controller.referee import computer, guard, words
 from controller.referee.commands import Action
-from controller.referee.games import Options
+from controller.referee.game import GameKind, Options
 from controller.referee.messages import Message
 from controller.referee.session import Player, default_name
 from controller.referee.state import RefereeState
-from controller.rules import perlen, pyramidos
 
 
 class Status(enum.StrEnum):
@@ -36,7 +35,7 @@ class Status(enum.StrEnum):
     IDLE = "idle"
     PLAYING = "playing"
     BONUS = "bonus"
-    """Bonus pearls wait to be placed."""
+    """Pieces wait to be placed by hand (Perlen-Pyramide's bonus pearls)."""
     MISMATCH = "mismatch"
     OVER = "over"
 
@@ -47,8 +46,8 @@ STATUSES: Final = tuple(s.value for s in Status)
 @dataclass(frozen=True, slots=True)
 class PlayerView:
     number: int
-    """Colour number (Perlen-Pyramide) or seat (Pyramidos): what ``to_move``, pearls,
-    targets and winners refer to."""
+    """The player's number in the game (a colour in turn order, or the seat): what
+    ``to_move``, the game's parts and ``winners`` refer to."""
     seat: int
     name: str
     """As the players gave it; empty for an unnamed seat (see ``default_name``)."""
@@ -84,43 +83,11 @@ class PlayerView:
 
 
 @dataclass(frozen=True, slots=True)
-class PearlView:
-    pos: str
-    """``1:c3``, ``2:b2`` …"""
-    colour: int
-
-
-@dataclass(frozen=True, slots=True)
-class BonusView:
-    pos: str
-    colour: int
-    reason: str
-    """The rule that gave it its colour (``majority``, ``two-two``, ``four-of-a-kind``,
-    ``passed-on``)."""
-    footprint: tuple[str, ...]
-
-    @classmethod
-    def of(cls, bonus: perlen.Bonus) -> BonusView:
-        return cls(str(bonus.position), bonus.colour, bonus.reason.value, bonus.position.footprint)
-
-
-@dataclass(frozen=True, slots=True)
 class MismatchView:
     cell: str
     kind: str
     """``extra`` (a piece the game does not have) or ``missing``."""
     colour: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class Scores:
-    """Perlen-Pyramide: ``visible``, ``totals``, ``scores``; Pyramidos: ``points``."""
-
-    visible: tuple[int, ...] = ()
-    totals: tuple[int, ...] = ()
-    scores: tuple[int, ...] = ()
-    """What counts: visible pearls, or every pearl with ``score = all``."""
-    points: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,18 +125,13 @@ class Snapshot:
     status: Status = Status.IDLE
     players: tuple[PlayerView, ...] = ()
     to_move: int | None = None
-    pearls: tuple[PearlView, ...] = ()
-    """Every pearl that should be on the board (waiting bonus pearls are in ``pending``)."""
-    pending: tuple[BonusView, ...] = ()
-    shown_bonus: int = 0
-    """Which of ``pending`` the LEDs show now."""
-    removals: tuple[BonusView, ...] = ()
-    """Bonus pearls of a move taken back that are still to come off, top first."""
+    parts: object = None
+    """The game's own parts (its package's view: Perlen-Pyramide's pearls, bonus pearls
+    and scores; Pyramidos' targets): a frozen dataclass whose fields the JSON holds beside
+    these (``docs/api.md``), None without a game."""
+    points: tuple[int, ...] = ()
+    """What counts so far, by player number (the game's outcome)."""
     mismatches: tuple[MismatchView, ...] = ()
-    scores: Scores = field(default_factory=Scores)
-    pools_left: tuple[int | None, ...] | None = None
-    targets: Mapping[str, int | None] = field(default_factory=dict)
-    top_open: bool = False
     over: bool = False
     winners: tuple[int, ...] = ()
     legal: tuple[str, ...] = ()
@@ -188,10 +150,11 @@ class Snapshot:
     moves: int = 0
     options: Mapping[str, str | int] = field(default_factory=dict)
     children_help: bool = False
-    commands: tuple[Action, ...] = ()
-    """The game buttons that work now (:class:`~controller.referee.commands.Action`)."""
+    commands: tuple[str, ...] = ()
+    """The game buttons that work now, by the name the API uses (the game's own, then
+    :class:`~controller.referee.commands.Action`)."""
     last_move: str | None = None
-    """The last base cell played (Perlen-Pyramide) or target landed on (Pyramidos)."""
+    """Where the last move was made (a base cell, a target)."""
     led_test: LedTestView | None = None
     cue: Cue | None = None
     remote: Mapping[str, Any] | None = None
@@ -207,8 +170,11 @@ class Snapshot:
         return Action.UNDO in self.commands
 
     def to_json(self) -> dict[str, Any]:
-        """JSON-ready (``docs/api.md`` lists the keys)."""
-        return {f.name: _json(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        """JSON-ready (``docs/api.md`` lists the keys): every field but ``parts``, and the
+        fields of ``parts`` beside them."""
+        out = {f.name: _json(getattr(self, f.name)) for f in dataclasses.fields(self)}
+        parts = out.pop("parts")
+        return out | (parts or {})
 
     @cached_property
     def json(self) -> str:
@@ -235,16 +201,18 @@ def _json(value: Any) -> Any:
 
 def position(
     players: Sequence[PlayerView],
-    state: perlen.PerlenState | pyramidos.PyramidosState,
+    kind: GameKind,
+    state: object,
     options: Options,
     *,
-    pending: Sequence[BonusView] = (),
+    pending: Sequence[object] = (),
     last_move: str | None = None,
 ) -> Snapshot:
-    """The snapshot of a game position, for the replay and the rules pictures (and, with
-    what the referee adds, for the live page). ``pending`` bonus pearls are listed apart
-    from the pearls."""
-    return kinds.KINDS[options.game].position(players, state, options, pending, last_move)
+    """The snapshot of a position of a game of ``kind``, for the replay and the rules
+    pictures (and, with what the referee adds, for the live page). ``pending`` are the
+    pieces still to place by hand, which the game lists apart from those placed."""
+    snap = kind.position(state, options, pending, last_move)
+    return dataclasses.replace(snap, players=tuple(players))
 
 
 def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
@@ -279,9 +247,10 @@ def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
     players = tuple(PlayerView.of(p, session.players) for p in session.players)
     snap = position(
         players,
+        session.kind,
         game.state,
         session.options,
-        pending=tuple(BonusView.of(b) for b in game.pending),
+        pending=game.pending,
         last_move=game.last_move,
     )
     snap = dataclasses.replace(
@@ -308,7 +277,7 @@ def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
         commands=guard.offered(state),
         winners=snap.winners if game.over else (),
     )
-    return kinds.kind_of(game).shown(state, session, snap)
+    return session.kind.shown(state, session, snap)
 
 
 def _hex(colour: tuple[int, int, int]) -> str:
@@ -331,14 +300,11 @@ def status(state: RefereeState) -> Status:
 
 __all__ = [
     "STATUSES",
-    "BonusView",
     "Cue",
     "LedTestView",
     "LinkView",
     "MismatchView",
-    "PearlView",
     "PlayerView",
-    "Scores",
     "Snapshot",
     "Status",
     "of",

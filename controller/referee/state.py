@@ -18,10 +18,10 @@ from typing import Final
 from controller.guidance import Mismatch
 from controller.palette import PALETTE, PaletteColour, check_distinct
 from controller.referee.events import Event, Result
+from controller.referee.game import GameKind
 from controller.referee.messages import Message
 from controller.referee.session import CheckedSetup, Session
-from controller.rules import perlen
-from controller.vocabulary import BoardStatus, Colour, Sound
+from controller.vocabulary import BUTTONS, CELLS, TARGETS, BoardStatus, Colour, Sound
 
 NEVER: Final = float("-inf")
 RETRY_S: Final = 2.0
@@ -32,6 +32,9 @@ RETRY_S: Final = 2.0
 class RefereeConfig:
     """How the referee behaves; the defaults are what ``pyramid run`` uses."""
 
+    games: Mapping[str, GameKind] = field(default_factory=dict)
+    """The games it runs, by name (``pyramid run`` gives it
+    :data:`controller.games.registry.GAMES`)."""
     seat_colours: tuple[PaletteColour, ...] = PALETTE[:4]
     """The colour of each physical seat unless a new game chooses others."""
     settle_s: float = 0.5
@@ -48,10 +51,8 @@ class RefereeConfig:
     led_walk_step_s: float = 0.3
     led_test_s: float = 300.0
     """An LED test stops by itself after this long."""
-    has_cells: bool = True
-    """The board has the 25 cell sensors of Perlen-Pyramide."""
-    has_targets: bool = True
-    """The board has the five target sensors of Pyramidos."""
+    sensors: frozenset[str] = frozenset((*CELLS, *TARGETS, *BUTTONS))
+    """The board's sensors by name (a game needs its own: its kind says which)."""
     leds: tuple[str, ...] = ()
     """The board's LEDs by name, in LED order (the LED test walks them)."""
     levels: tuple[str, ...] = ()
@@ -81,20 +82,12 @@ class Reading:
     """How often each sensor has changed (by name): chatter shows here."""
 
 
-class SettleAction(enum.Enum):
-    """A decision that waits for the board to stay as it is for ``settle_s``."""
-
-    TAKE_BACK = "take-back"
-    """The last pearl is off its cell."""
-    SHIFT = "shift"
-    """The last pearl is off its cell and one is on another legal cell."""
-    KNOCK_OFF = "knock-off"
-    """Pyramidos: balls are gone from their targets."""
-
-
 @dataclass(frozen=True, slots=True)
 class Settling:
-    action: SettleAction
+    """A decision that waits for the board to stay as it is for ``settle_s``."""
+
+    action: str
+    """What the game will do then (each game names its own: ``take-back`` …)."""
     key: frozenset[str]
     """The board reading (cells or targets) the decision is for."""
     deadline: float
@@ -121,8 +114,9 @@ class BoardCheck:
     refusal: Refusal | None = None
     settling: Settling | None = None
     last_move_at: float = NEVER
-    removals: tuple[perlen.Bonus, ...] = ()
-    """Bonus pearls of a move taken back that are still on the board, top first."""
+    removals: tuple[object, ...] = ()
+    """Pieces of a move taken back that are still on the board and come off first, in
+    order (Perlen-Pyramide's bonus pearls, top first)."""
     resumed: bool = False
     """The game came back after a restart and the board has not been read since: one
     pearl more than the game, on a legal cell of a person to move, is the move placed
@@ -231,7 +225,11 @@ class AskComputer:
 
     purpose: Purpose
     token: tuple[int, int]
-    state: perlen.PerlenState
+    game: str
+    """The game it is asked about (each game with a computer has its own player)."""
+    position: object
+    """The position, as the game's computer player reads it
+    (:meth:`~controller.referee.game.GameKind.ask`)."""
     level: str
     seed: int
 

@@ -2,8 +2,9 @@
 
 The page's status line has two parts: the note (what just happened, kept in the state
 until the next thing happens on the board) and the prompt, made here each time from the
-state, so it is always current: the board's mismatch and how to fix it, a take-back
-being decided, the bonus pearls to place, whose turn it is.
+state, so it is always current: what the game itself finds more pressing (a take-back
+being decided, pieces to take off), the board's mismatch and how to fix it, the pieces
+still to place by hand, whose turn it is.
 """
 
 from __future__ import annotations
@@ -12,12 +13,10 @@ from collections.abc import Sequence
 
 from controller.guidance import MismatchKind
 from controller.referee import computer
-from controller.referee.games import PerlenStep
 from controller.referee.messages import Items, Message, Param, Term, colour_term
 from controller.referee.progress import piece_word
-from controller.referee.session import Session, unnamed
-from controller.referee.state import RefereeState, SettleAction
-from controller.rules import perlen
+from controller.referee.session import unnamed
+from controller.referee.state import RefereeState
 
 
 def take_off(extra: Sequence[str], word: str, everything: bool) -> Message:
@@ -42,7 +41,7 @@ def fixes(state: RefereeState) -> Items:
     )
     parts: list[Param] = []
     if extra:
-        word = session.game.piece
+        word = session.kind.piece
         parts.append(take_off(extra, word, everything=not session.game.expected))
     for m in watch.mismatches:
         if m.kind is not MismatchKind.MISSING:
@@ -64,18 +63,6 @@ def fixes(state: RefereeState) -> Items:
     return Items(tuple(parts))
 
 
-def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
-    """``Anna's red on 2:c3 (over c3–d4)``."""
-    owner = session.players[bonus.colour]
-    return Message.of(
-        "bonus_at",
-        owner=session.name(bonus.colour),
-        colour=colour_term(owner.colour.name),
-        pos=bonus.position.short,
-        cells=bonus.position.footprint_name,
-    )
-
-
 def prompt(state: RefereeState) -> tuple[Message, ...]:
     """What to do now (empty: nothing to ask, e.g. no game)."""
     session = state.session
@@ -84,26 +71,9 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
     watch = state.comparison
     game = session.game
     said: list[Message] = []
-    hold = watch.settling
-    last = game.steps[-1] if game.steps else None
-    if hold is not None and hold.action in (SettleAction.TAKE_BACK, SettleAction.SHIFT):
-        assert last is not None and isinstance(last, PerlenStep)  # only a pearl is lifted
-        name = session.name(last.colour)
-        if hold.action is SettleAction.TAKE_BACK:
-            return (Message.of("keep_off", cell=last.cell, player=name),)
-        if hold.cell is not None:
-            return (Message.of("moving", player=name, origin=last.cell, cell=hold.cell),)
-    if hold is not None and hold.action is SettleAction.KNOCK_OFF:
-        gone = Items(tuple(m.cell for m in watch.mismatches if m.kind is MismatchKind.MISSING))
-        return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
-    if watch.removals:
-        cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
-        if cell:
-            positions = Items(tuple(b.position.short for b in watch.removals))
-            # The order matters only when one rests on another (they lie on two layers).
-            layers = {b.position.layer for b in watch.removals}
-            key = "remove_bonuses_top_down" if len(layers) > 1 else "remove_bonuses"
-            return (Message.of(key, positions=positions, cell=cell, num=len(watch.removals)),)
+    urgent = session.kind.urgent(state, session)
+    if urgent is not None:
+        return urgent
     if watch.mismatches:
         if watch.refusal is not None:
             said.append(watch.refusal.why)
@@ -111,14 +81,12 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
         if found.items:
             said.append(Message.of("fix_board", fixes=found))
         return tuple(said)
-    if game.pending:
-        order = game.pending
-        first = bonus_at(session, order[0])
-        key = "finish_pyramid" if game.over else "bonus_owed"
-        return (Message.of(key, first=first, num=len(order)),)
+    owed = session.kind.owed(state, session)
+    if owed is not None:
+        return owed
     if game.over:
         return ()
-    mover = game.state.to_move
+    mover = game.to_move
     if mover is None:
         return ()
     player = session.players[mover]

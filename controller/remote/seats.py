@@ -9,7 +9,7 @@ Linker` this is) and the link (:mod:`controller.remote.mqtt`):
 - **Joining.** :meth:`RemoteSeats.join` connects with a code; when the setup arrives the
   joining board starts the game with the seats of the inviting board as its remote ones.
 - **Outbound.** After the Table has stored a step made here, its shared events (a move,
-  a take-back, an abort: :data:`controller.referee.SHARED`) are sent, in that order.
+  a take-back, an abort: :func:`controller.referee.shared_kinds`) are sent, in that order.
 - **Inbound.** On the link's thread, each delivered event is handed to
   :meth:`~controller.table.Table.arrive`, which returns once it is stored; only then is
   it acknowledged (an exception drops the link's step and the event comes again). An
@@ -34,16 +34,19 @@ from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 from controller.config import RemoteConfig
+from controller.games.registry import GAMES
 from controller.referee import (
-    SHARED,
     Aborted,
     Event,
+    GameKind,
     NewGame,
     RefereeState,
     Reply,
     Step,
+    TakeBack,
     english,
     shared,
+    shared_kinds,
 )
 from controller.referee.events import EventError, from_stored
 from controller.referee.session import Session
@@ -112,7 +115,7 @@ def setup_of(session: Session) -> JsonObject:
     by_seat = sorted(session.players, key=lambda p: p.seat)
     return {
         "kind": SETUP,
-        "game": session.kind,
+        "game": session.kind.name,
         "players": [p.name for p in by_seat],
         "colours": [p.colour.name for p in by_seat],
         "options": session.options.to_dict(),
@@ -139,13 +142,19 @@ def event_json(event: Event) -> JsonObject:
     return {"kind": event.kind, **event.data()}
 
 
-def event_of(data: Mapping[str, Any]) -> Event:
-    """The event in a message's JSON (:class:`EventError` if none fits)."""
+def event_of(game: GameKind, data: Mapping[str, Any]) -> Event:
+    """The event of ``game`` in a message's JSON (:class:`EventError` if none fits)."""
     fields = {k: v for k, v in data.items() if k != "kind"}
     kind = data.get("kind")
-    if not isinstance(kind, str) or kind not in SHARED:
+    if not isinstance(kind, str) or kind not in shared_kinds(game):
         raise EventError(f"{kind!r} is not an event the boards share")
-    return from_stored(kind, fields)
+    return from_stored(game, kind, fields)
+
+
+def player_of(data: Mapping[str, Any]) -> object:
+    """The player who made a move of any game: its event names them by ``colour`` or by
+    ``seat`` (:data:`controller.referee.events.READERS`)."""
+    return data.get("colour", data.get("seat"))
 
 
 class StoreJournal:
@@ -155,8 +164,12 @@ class StoreJournal:
     from its player's board, a take-back from the board of the move it takes back, an
     abort from the record's ``aborted_there``; the setup is the inviter's first."""
 
-    def __init__(self, store: Store, game_id: int, record: LinkRecord) -> None:
+    def __init__(
+        self, store: Store, game_id: int, record: LinkRecord, game: GameKind | None
+    ) -> None:
         self._store, self._game_id, self._record = store, game_id, record
+        self._kinds = shared_kinds(game) if game is not None else frozenset()
+        self._moves = game.shared if game is not None else frozenset()
 
     def logged(self) -> Iterable[Logged]:
         record = self._record
@@ -171,12 +184,12 @@ class StoreJournal:
         stored = self._store.game(self._game_id)
         moves: list[Origin] = []
         for e in stored.events if stored is not None else ():
-            if e.kind not in SHARED:
+            if e.kind not in self._kinds:
                 continue
-            if e.kind == "move":
-                origin = Origin.THERE if e.data["colour"] in record.remote else Origin.HERE
+            if e.kind in self._moves:
+                origin = Origin.THERE if player_of(e.data) in record.remote else Origin.HERE
                 moves.append(origin)
-            elif e.kind == "undo":
+            elif e.kind == TakeBack.kind:
                 origin = moves.pop()
             else:
                 origin = Origin.THERE if record.aborted_there else Origin.HERE
@@ -208,8 +221,10 @@ class RemoteSeats:
         config: RemoteConfig,
         *,
         reconnect: tuple[int, int] = RECONNECT_S,
+        games: Mapping[str, GameKind] = GAMES,
     ) -> None:
         self._table, self._store, self._config = table, store, config
+        self._games = games
         self._reconnect = reconnect
         self._lock = threading.Lock()
         self._remote: RemoteLink | None = None
@@ -228,6 +243,14 @@ class RemoteSeats:
         self.board = board
 
     # -- the Table's thread -------------------------------------------------------------------
+    def _kind_of(self, record: LinkRecord | None) -> GameKind:
+        """The game a linked game is of (its setup names it)."""
+        name = record.setup.get("game") if record is not None else None
+        kind = self._games.get(name) if isinstance(name, str) else None
+        if kind is None:
+            raise EventError(f"the linked game is of {name!r}, which this board does not play")
+        return kind
+
     def remote_of(self, game_id: int) -> frozenset[int]:
         record = self._read(game_id)
         return frozenset(record.remote) if record is not None else frozenset()
@@ -236,7 +259,7 @@ class RemoteSeats:
         session = state.session
         commit = step.commit
         if not arrived and commit is not None and commit.game_id == self._game_id:
-            for event in shared(commit):
+            for event in shared(self._kind_of(self._record), commit):
                 self._send(event_json(event))
         if step.create is None or session is None:
             return
@@ -316,7 +339,8 @@ class RemoteSeats:
             self._game_id, self._record, self._joining = session.game_id, record, None
 
     def _start(self, game_id: int, record: LinkRecord) -> None:
-        link = self._link(record.code, record.side, StoreJournal(self._store, game_id, record))
+        journal = StoreJournal(self._store, game_id, record, self._kind_of(record))
+        link = self._link(record.code, record.side, journal)
         with self._lock:
             self._game_id, self._record, self._joining, self._stopped = game_id, record, None, None
         self._open(link)
@@ -397,7 +421,7 @@ class RemoteSeats:
                 raise RuntimeError(said)
             return
         try:
-            played = event_of(event)
+            played = event_of(self._kind_of(self._record), event)
         except EventError as exc:
             self._stop(str(exc))
             raise

@@ -1,4 +1,5 @@
-"""The rules of Perlen-Pyramide and Pyramidos: pure, typed, standard library only.
+"""The rules core every game shares: board notation and game records; pure, typed,
+standard library only (each game's own rules are in :mod:`controller.games`).
 
 Everything else (the Table, the web page, the computer player, the command line) depends
 on this package; it depends on nothing but the standard library.

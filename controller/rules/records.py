@@ -1,27 +1,31 @@
-"""Game records: versioned JSON that replays a whole game of either kind.
+"""Game records: versioned JSON that replays a whole game, of any game the caller knows.
 
->>> record = parse_record('{"game": "perlen-pyramide", "moves": ["c3", "d4"]}')
->>> record.moves
-('c3', 'd4')
->>> summary(record)["to_move"]
-2
->>> record_to_dict(parse_record({"game": "pyramidos", "seats": 3, "events": ["end"]}))["seats"]
-3
+A record is a JSON object with a ``game`` key; each game reads its own (its package's
+``record.py``: ``read_record``), and :func:`parse_record` dispatches on ``game`` to the
+readers it is given (:func:`controller.games.registry.parse_record` gives it every game
+the product has). What every record offers is :class:`Record`: its positions one by one
+(:meth:`Record.steps`, the one walk through a game record that ``pyramid replay``, the web
+replay and the history share), its JSON and the summary ``pyramid replay --json`` prints.
+
+>>> from controller.games.perlen.record import read_record
+>>> record = parse_record('{"game": "perlen-pyramide", "moves": ["c3", "d4"]}',
+...                       {"perlen-pyramide": read_record})
+>>> record.moves, record.summary()["to_move"]
+(('c3', 'd4'), 2)
+>>> parse_record('{"game": "chess"}', {"perlen-pyramide": read_record})
+Traceback (most recent call last):
+...
+controller.rules.records.RecordError: 'game' must be 'perlen-pyramide', not 'chess'
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Generic, TypeVar
-
-from controller.rules import perlen, pyramidos
-from controller.rules.notation import NotationError, parse_position
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
 
 RECORD_VERSION = 1
-PERLEN = "perlen-pyramide"
-PYRAMIDOS = "pyramidos"
 MAX_RECORD_ITEMS = 1000
 """More moves or events than any real game has; a longer record is rejected."""
 
@@ -40,75 +44,69 @@ class ReplayError(ValueError):
         self.why = why
 
 
-S = TypeVar("S", perlen.PerlenState, pyramidos.PyramidosState)
+class OptionError(ValueError):
+    """A game's options that are not understood (or a game that cannot be set up with
+    them); ``key`` names the bad option, or the setting (``seats``) that is wrong.
+
+    Every game's option error is one of these, so that code above the games catches one
+    type."""
+
+    def __init__(self, key: str, problem: str) -> None:
+        super().__init__(f"option {key!r}: {problem}")
+        self.key = key
+
+
+S = TypeVar("S")
+E = TypeVar("E")
 
 
 @dataclass(frozen=True, slots=True)
-class RecordStep(Generic[S]):
+class RecordStep(Generic[S, E]):
     """One position of a replayed record."""
 
     number: int
     """0 for the empty board, then 1, 2, … for each move or event."""
     label: str
-    """The move (``c4``) or event (``land t2``) that led here; empty for step 0."""
+    """The move (``c4``) or event (``land t2``) that led here, as the record writes it;
+    empty for step 0."""
     mover: int | None
-    """Colour (Perlen-Pyramide) or seat (Pyramidos) that made it."""
-    earned: tuple[perlen.Bonus, ...]
-    """Bonus pearls the move earned, in placing order."""
+    """The player (colour or seat) that made it."""
+    earned: tuple[E, ...]
+    """What the move earned at once (Perlen-Pyramide's bonus pearls), in placing order."""
     before: S
     state: S
     last_move: str | None = None
-    """The base cell played (Perlen-Pyramide), for the picture to mark."""
+    """The place the move was made on, for the picture to mark."""
 
 
-@dataclass(frozen=True)
-class PerlenRecord:
-    moves: tuple[str, ...]
-    """Base cells in the order they were played."""
-    options: perlen.PerlenOptions = field(default_factory=perlen.PerlenOptions)
-    players: tuple[str, ...] = ()
-    """Names by colour, when known."""
+class Record(Protocol):
+    """What every game's record offers."""
 
-    def steps(self) -> Iterator[RecordStep[perlen.PerlenState]]:
+    @property
+    def game(self) -> str:
+        """The game's name (``perlen-pyramide``)."""
+
+    @property
+    def players(self) -> tuple[str, ...]:
+        """Names by player number, when known."""
+
+    def steps(self) -> Iterator[RecordStep[Any, Any]]:
         """Every position, from the empty board; :class:`ReplayError` names the first move
         that cannot be played."""
-        state = perlen.new_game(self.options)
-        yield RecordStep(0, "", None, (), state, state)
-        for number, move in enumerate(self.moves, start=1):
-            before = state
-            try:
-                state, earned = perlen.play(state, move)
-            except perlen.IllegalMoveError as exc:
-                raise ReplayError("move", number, move, str(exc)) from None
-            yield RecordStep(number, move, before.to_move, earned, before, state, move)
+
+    def to_dict(self) -> dict[str, Any]:
+        """The JSON object (what :func:`parse_record` reads back)."""
+
+    def summary(self) -> dict[str, Any]:
+        """The one JSON object ``pyramid replay --json`` prints."""
 
 
-@dataclass(frozen=True)
-class PyramidosRecord:
-    events: tuple[str, ...]
-    """Events like ``land t1``, ``leave t1``, ``end`` in order."""
-    options: pyramidos.PyramidosOptions = field(default_factory=pyramidos.PyramidosOptions)
-    players: tuple[str, ...] = ()
-    """Names by seat, when known."""
-
-    def steps(self) -> Iterator[RecordStep[pyramidos.PyramidosState]]:
-        """Every position, from the empty board; :class:`ReplayError` names the first event
-        that cannot be applied."""
-        state = pyramidos.new_game(options=self.options)
-        yield RecordStep(0, "", None, (), state, state)
-        for number, text in enumerate(self.events, start=1):
-            before = state
-            try:
-                state = pyramidos.apply(state, pyramidos.parse_event(text))
-            except (NotationError, pyramidos.ImpossibleEventError) as exc:
-                raise ReplayError("event", number, text, str(exc)) from None
-            yield RecordStep(number, text, before.to_move, (), before, state)
+RecordReader = Callable[[Mapping[str, Any]], Record]
+"""A game's reader: the record from its decoded JSON object, or :class:`RecordError`."""
 
 
-Record = PerlenRecord | PyramidosRecord
-
-
-def _strings(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
+def strings(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
+    """``raw[key]``, a list of at most :data:`MAX_RECORD_ITEMS` strings (none: empty)."""
     items = raw.get(key, [])
     if not isinstance(items, list):
         raise RecordError(f"{key!r} must be a list of strings")
@@ -120,8 +118,18 @@ def _strings(raw: Mapping[str, Any], key: str) -> tuple[str, ...]:
     return tuple(items)
 
 
-def parse_record(source: str | bytes | Mapping[str, Any]) -> Record:
-    """Read a record from JSON text or an already decoded object; strict about keys."""
+def only(raw: Mapping[str, Any], allowed: set[str]) -> None:
+    """:class:`RecordError` naming the first key of ``raw`` not in ``allowed``."""
+    extra = sorted(set(raw) - allowed)
+    if extra:
+        raise RecordError(f"unknown key {extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
+
+
+def parse_record(
+    source: str | bytes | Mapping[str, Any], readers: Mapping[str, RecordReader]
+) -> Record:
+    """Read a record from JSON text or an already decoded object, strict about keys, with
+    the reader of its ``game``."""
     raw: Any
     if isinstance(source, str | bytes):
         try:
@@ -136,106 +144,8 @@ def parse_record(source: str | bytes | Mapping[str, Any]) -> Record:
     if version != RECORD_VERSION or isinstance(version, bool):
         raise RecordError(f"record version {version!r} is not supported (this reads version 1)")
     game = raw.get("game")
-    options = raw.get("options", {})
-    if game == PERLEN:
-        _only(raw, {"game", "version", "moves", "options", "players"})
-        try:
-            opts = perlen.PerlenOptions.from_dict(options)
-        except perlen.OptionError as exc:
-            raise RecordError(str(exc)) from None
-        return PerlenRecord(_strings(raw, "moves"), opts, _strings(raw, "players"))
-    if game == PYRAMIDOS:
-        _only(raw, {"game", "version", "seats", "events", "options", "players"})
-        if "seats" not in raw:
-            raise RecordError("a Pyramidos record needs 'seats' (2 to 4)")
-        try:
-            popts = pyramidos.PyramidosOptions.from_dict(raw["seats"], options)
-        except pyramidos.SetupError as exc:
-            raise RecordError(str(exc)) from None
-        return PyramidosRecord(_strings(raw, "events"), popts, _strings(raw, "players"))
-    raise RecordError(f"'game' must be {PERLEN!r} or {PYRAMIDOS!r}, not {game!r}")
-
-
-def _only(raw: Mapping[str, Any], allowed: set[str]) -> None:
-    extra = sorted(set(raw) - allowed)
-    if extra:
-        raise RecordError(f"unknown key {extra[0]!r} (allowed: {', '.join(sorted(allowed))})")
-
-
-def record_to_dict(record: Record) -> dict[str, Any]:
-    """The JSON object for ``record`` (what :func:`parse_record` reads back)."""
-    out: dict[str, Any]
-    if isinstance(record, PerlenRecord):
-        out = {"game": PERLEN, "version": RECORD_VERSION, "moves": list(record.moves)}
-        out["options"] = record.options.to_dict()
-    else:
-        out = {
-            "game": PYRAMIDOS,
-            "version": RECORD_VERSION,
-            "seats": record.options.seats,
-            "events": list(record.events),
-            "options": record.options.to_dict(),
-        }
-    if record.players:
-        out["players"] = list(record.players)
-    return out
-
-
-@dataclass(frozen=True)
-class PerlenReplay:
-    state: perlen.PerlenState
-    placements: tuple[tuple[str, int, str], ...]
-    """(position in ``L:xy`` form, colour, ``"base"`` or ``"bonus"``) in placing order."""
-    bonuses: tuple[perlen.Bonus, ...]
-
-
-def replay_perlen(record: PerlenRecord) -> PerlenReplay:
-    """Play a record through (:meth:`PerlenRecord.steps`); :class:`ReplayError` names the
-    first move that fails."""
-    placements: list[tuple[str, int, str]] = []
-    bonuses: list[perlen.Bonus] = []
-    state = perlen.new_game(record.options)
-    for step in record.steps():
-        state = step.state
-        if step.mover is None:
-            continue
-        placements.append((str(parse_position(step.label)), step.mover, "base"))
-        placements.extend((str(b.position), b.colour, "bonus") for b in step.earned)
-        bonuses.extend(step.earned)
-    return PerlenReplay(state, tuple(placements), tuple(bonuses))
-
-
-def replay_pyramidos(record: PyramidosRecord) -> pyramidos.PyramidosState:
-    """The last position of a record (:meth:`PyramidosRecord.steps`)."""
-    *_, last = record.steps()
-    return last.state
-
-
-def summary(record: Record) -> dict[str, Any]:
-    """The one JSON object ``pyramid replay --json`` prints."""
-    if isinstance(record, PerlenRecord):
-        played = replay_perlen(record)
-        result = perlen.outcome(played.state)
-        return {
-            "game": PERLEN,
-            "placements": [
-                {"pos": pos, "colour": colour, "kind": kind}
-                for pos, colour, kind in played.placements
-            ],
-            "visible": list(result.visible),
-            "totals": list(result.totals),
-            "pools_left": list(played.state.pools_left()),
-            "to_move": played.state.to_move,
-            "over": result.over,
-            "winners": list(result.winners),
-        }
-    state = replay_pyramidos(record)
-    pyr = pyramidos.outcome(state)
-    return {
-        "game": PYRAMIDOS,
-        "targets": state.targets(),
-        "points": list(pyr.points),
-        "to_move": None if state.over else state.to_move,
-        "over": pyr.over,
-        "winners": list(pyr.winners),
-    }
+    reader = readers.get(game) if isinstance(game, str) else None
+    if reader is None:
+        names = " or ".join(repr(name) for name in readers)
+        raise RecordError(f"'game' must be {names}, not {game!r}")
+    return reader(raw)

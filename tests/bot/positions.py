@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 
-from controller.rules.perlen import (
+from controller.games.perlen.rules import (
     PerlenOptions,
     PerlenState,
     Placement,

@@ -7,9 +7,9 @@ import time
 
 import pytest
 
-from controller.bot import Advice, Speed, advise, facts, machine_speed
-from controller.bot.exact import ExactSearch
-from controller.rules.perlen import PerlenState, legal_moves, new_game, play
+from controller.games.perlen.bot import Advice, Speed, advise, facts, machine_speed
+from controller.games.perlen.bot.exact import ExactSearch
+from controller.games.perlen.rules import PerlenState, legal_moves, new_game, play
 
 
 @pytest.fixture(scope="module", autouse=True)

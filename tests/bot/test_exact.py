@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from controller.bot.exact import MARGIN, ExactSearch, OutOfBudget, pools_can_run_dry
-from controller.rules.perlen import (
+from controller.games.perlen.bot.exact import MARGIN, ExactSearch, OutOfBudget, pools_can_run_dry
+from controller.games.perlen.rules import (
     PerlenOptions,
     PerlenState,
     legal_moves,

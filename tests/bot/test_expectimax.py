@@ -8,10 +8,10 @@ import threading
 
 import pytest
 
-from controller.bot.exact import OutOfBudget
-from controller.bot.expectimax import WORK, ModelSearch
-from controller.bot.policies import model_move
-from controller.rules.perlen import (
+from controller.games.perlen.bot.exact import OutOfBudget
+from controller.games.perlen.bot.expectimax import WORK, ModelSearch
+from controller.games.perlen.bot.policies import model_move
+from controller.games.perlen.rules import (
     PerlenOptions,
     PerlenState,
     legal_moves,

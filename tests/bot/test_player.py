@@ -14,7 +14,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.bot import (
+from controller.games.perlen.bot import (
     LEVEL_SETTINGS,
     LEVELS,
     Level,
@@ -25,12 +25,12 @@ from controller.bot import (
     machine_speed,
     review,
 )
-from controller.bot import player as player_module
-from controller.bot.exact import ExactSearch
-from controller.bot.expectimax import Expected, ModelSearch
-from controller.bot.player import Speed
-from controller.rules.notation import BASE
-from controller.rules.perlen import (
+from controller.games.perlen.bot import player as player_module
+from controller.games.perlen.bot.exact import ExactSearch
+from controller.games.perlen.bot.expectimax import Expected, ModelSearch
+from controller.games.perlen.bot.player import Speed
+from controller.games.perlen.record import PerlenRecord
+from controller.games.perlen.rules import (
     PerlenOptions,
     PerlenState,
     Placement,
@@ -42,7 +42,8 @@ from controller.rules.perlen import (
     outcome,
     play,
 )
-from controller.rules.records import PerlenRecord, ReplayError
+from controller.rules.notation import BASE
+from controller.rules.records import ReplayError
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -388,7 +389,7 @@ def test_levels_are_the_contracts_names_in_order() -> None:
 
 def test_importing_the_bot_loads_no_hardware_or_web_library() -> None:
     code = (
-        "import sys, controller.bot; "
+        "import sys, controller.games.perlen.bot; "
         "bad = sorted(m for m in sys.modules if m.split('.')[0] in "
         "{'gpiozero', 'serial', 'flask', 'waitress', 'sqlite3', 'werkzeug'}); print(bad)"
     )

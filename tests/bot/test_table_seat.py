@@ -11,12 +11,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from controller.bot import machine_speed, review
+from controller.games.perlen.bot import machine_speed, review
+from controller.games.perlen.commands import ConfirmBonus, Hint
+from controller.games.perlen.record import PerlenRecord
+from controller.games.perlen.rules import legal_moves, new_game, play
+from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.registry import parse_record
 from controller.hardware.port import Led, LedMode
-from controller.referee.commands import ConfirmBonus, Hint, NewGame
+from controller.referee.commands import NewGame
 from controller.referee.snapshot import Snapshot
-from controller.rules.perlen import legal_moves, new_game, play
-from controller.rules.records import PerlenRecord, parse_record
 from controller.table import TableSettings
 from tests.support.scripts import HINTED_ENDGAME
 from tests.support.table import Harness
@@ -37,7 +40,7 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
         mismatch_tried = False
         while True:
             snap = h.snap
-            if snap.pending:  # bonus pearls: placed by hand, acknowledged on the page
+            if perlen_parts(snap).pending:  # bonus pearls: placed by hand, acknowledged on the page
                 assert h.do(ConfirmBonus()).ok
                 snap = h.snap
             if snap.status == "over":
@@ -66,7 +69,7 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
             h.wait(moves_reach(before + 1))
             state, _ = play(state, cell)
         assert state.over and len(h.active()) == 25
-        stored = h.store.game(h.snap.game_id or 0)
+        stored = h.table.history.game(h.snap.game_id or 0)
         assert stored is not None
         record = parse_record(dict(stored.record))
         assert isinstance(record, PerlenRecord) and len(record.moves) == 25
@@ -86,7 +89,7 @@ def test_a_hint_through_the_table_says_why_the_cell_is_good(tmp_path: Path) -> N
             h.settle(1)
             h.put(cell)
             h.wait(moves_reach(number))
-            if h.snap.pending:
+            if perlen_parts(h.snap).pending:
                 assert h.do(ConfirmBonus()).ok
         assert h.snap.to_move == 2
         assert h.do(Hint()).ok

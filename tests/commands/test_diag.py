@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.cli import main
 from controller.commands.acceptance import Layout, Pass, Timing, start
 from controller.commands.diag import (
     WALK,
@@ -32,6 +31,7 @@ from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import BoardStatus, LinkState, SensorFrame
 from controller.hardware.sim import SimBoard
+from pyramid_board.cli import main
 from tests.rigs.circuits import Apa102Strip, DiodeMatrix
 from tests.support.poll import wait_until
 

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import COMMANDS
 from controller.settings import PIN_HASH_KEY, Settings
 from controller.store import Store
+from pyramid_board.cli import COMMANDS
 
 
 def pyramid(
@@ -38,7 +38,7 @@ def pyramid(
         prefix = ["setpriv", f"--reuid={as_user}", f"--regid={as_user}", "--clear-groups"]
         environment["HOME"] = str(tmp_path)
     return subprocess.run(
-        [*prefix, *(python or [sys.executable]), "-m", "controller.cli", *args],
+        [*prefix, *(python or [sys.executable]), "-m", "pyramid_board.cli", *args],
         input=stdin,
         capture_output=True,
         text=True,
@@ -93,7 +93,7 @@ def test_an_installed_config_names_the_services_store(tmp_path: Path) -> None:
 
 
 NOBODY = 65534
-PIN_MODULES = (*(f"controller.commands.{name}" for name in COMMANDS), "controller.settings")
+PIN_MODULES = (*COMMANDS, "controller.settings")
 """What ``pyramid pin`` imports (the command line loads every command's module): their
 packages are copied for the other user."""
 LIST_IMPORTS = """

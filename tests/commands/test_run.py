@@ -16,7 +16,7 @@ from typing import IO
 
 import pytest
 
-from controller.commands.run import interface_addresses, page_urls
+from pyramid_board.run import interface_addresses, page_urls
 from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +28,7 @@ class Running:
 
     def __init__(self, *args: str, env: dict[str, str] | None = None) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", *args],
+            [sys.executable, "-m", "pyramid_board.cli", "run", *args],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
@@ -209,7 +209,7 @@ def test_a_store_with_a_pin_says_how_to_set_a_new_one(tmp_path: Path) -> None:
     from controller.store import Store
 
     done = subprocess.run(
-        [sys.executable, "-m", "controller.cli", "pin", "--data-dir", str(tmp_path)],
+        [sys.executable, "-m", "pyramid_board.cli", "pin", "--data-dir", str(tmp_path)],
         input="97531\n",
         cwd=ROOT,
         capture_output=True,

@@ -343,7 +343,7 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
         # A second of the chip's time: MicroPython formats littlefs and reaches the REPL.
         wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
         done = subprocess.run(
-            [sys.executable, "-m", "controller.cli", "flash", "--port", pico.port],
+            [sys.executable, "-m", "pyramid_board.cli", "flash", "--port", pico.port],
             capture_output=True,
             text=True,
             timeout=600,

@@ -68,7 +68,7 @@ class Product:
             [
                 sys.executable,
                 "-m",
-                "controller.cli",
+                "pyramid_board.cli",
                 "run",
                 "--config",
                 str(config),

@@ -5,10 +5,12 @@ Pure: the referee in virtual time (``tests/support/referee.py``).
 
 from __future__ import annotations
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.commands import ConfirmBonus
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode, Sound
 from controller.palette import WHITE
-from controller.referee.commands import ConfirmBonus, PlayAgain
-from controller.rules import perlen
+from controller.referee.commands import PlayAgain
 from controller.rules.notation import BASE
 from tests.support.referee import Play
 
@@ -27,14 +29,16 @@ def test_a_bonus_pearl_waits_shows_its_footprint_and_the_confirm_button_places_i
 ) -> None:
     snap = p.play(*BONUS_OPENING)
     assert snap.status == "bonus"
-    assert [(b.pos, b.colour, b.reason) for b in snap.pending] == [("2:c3", 0, "majority")]
+    assert [(b.pos, b.colour, b.reason) for b in perlen_parts(snap).pending] == [
+        ("2:c3", 0, "majority")
+    ]
     assert "Place the bonus pearl: Anna's red on 2:c3 (over c3–d4)." in p.said()
     assert blinking(p) == {"c3", "d3", "c4", "d4"}
     assert p.lit["button:confirm"] == Led(RED)
     assert p.sounds[-1] is Sound.BONUS
     snap = p.press("button:confirm")
-    assert snap.status == "playing" and snap.pending == ()
-    assert any(q.pos == "2:c3" for q in snap.pearls)
+    assert snap.status == "playing" and perlen_parts(snap).pending == ()
+    assert any(q.pos == "2:c3" for q in perlen_parts(snap).pearls)
     assert p.events[-1] == ("bonus", {"pos": "2:c3", "colour": 0, "by": "button"})
     assert p.lit == {"seat:1": Led(BLUE)}
     assert p.said() == "Bonus pearl placed. Ben to move."
@@ -42,12 +46,12 @@ def test_a_bonus_pearl_waits_shows_its_footprint_and_the_confirm_button_places_i
 
 def test_one_confirm_places_every_waiting_bonus_pearl(p: Play) -> None:
     snap = p.play(*CASCADE)
-    assert [b.pos for b in snap.pending] == ["2:b2", "2:b3", "3:b2"]
+    assert [b.pos for b in perlen_parts(snap).pending] == ["2:b2", "2:b3", "3:b2"]
     assert "Place 3 bonus pearls, in the order listed, starting with Anna's red on 2:b2" in (
         p.said()
     )
     assert p.do(ConfirmBonus()).ok
-    assert p.snap.pending == ()
+    assert perlen_parts(p.snap).pending == ()
     assert p.events[-3:] == [
         ("bonus", {"pos": "2:b2", "colour": 0, "by": "page"}),
         ("bonus", {"pos": "2:b3", "colour": 0, "by": "page"}),
@@ -60,7 +64,7 @@ def test_several_waiting_bonus_pearls_are_shown_in_turn(p: Play) -> None:
     p.play(*CASCADE)
     shown = []
     for _ in range(4):
-        shown.append((p.snap.shown_bonus, frozenset(blinking(p))))
+        shown.append((perlen_parts(p.snap).shown_bonus, frozenset(blinking(p))))
         p.wait(1.5)
     assert [i for i, _ in shown] == [0, 1, 2, 0]
     assert shown[0][1] == {"b2", "c2", "b3", "c3"}
@@ -70,12 +74,12 @@ def test_several_waiting_bonus_pearls_are_shown_in_turn(p: Play) -> None:
 
 def test_the_next_base_pearl_places_every_waiting_bonus(p: Play) -> None:
     snap = p.play(*CASCADE)
-    n = len(snap.pending)
+    n = len(perlen_parts(snap).pending)
     mover = snap.to_move
     cell = snap.legal[0]
     snap = p.play(cell)
     assert snap.moves == len(CASCADE) + 1
-    assert any(q.pos == f"1:{cell}" and q.colour == mover for q in snap.pearls)
+    assert any(q.pos == f"1:{cell}" and q.colour == mover for q in perlen_parts(snap).pearls)
     assert [k for k, _ in p.events[-n - 1 :]] == ["bonus"] * n + ["move"]
     assert all(d["by"] == "pearl" for _, d in p.events[-n - 1 : -1])
 
@@ -91,7 +95,7 @@ def _last_move(p: Play) -> str:
     """Play a whole game in reading order up to its 25th pearl (bonus pearls confirmed)."""
     for cell in BASE[:-1]:
         p.play(cell.short)
-        if p.snap.pending:
+        if perlen_parts(p.snap).pending:
             p.do(ConfirmBonus())
     return BASE[-1].short
 
@@ -109,29 +113,32 @@ def test_the_winner_stands_at_the_25th_pearl_and_its_bonus_pearls_wait_for_confi
     assert f"Game over: {winner} wins with" in p.said() or "shared win" in p.said()
     assert p.sounds[-1] is Sound.WINNER
     # The last bonus pearls finish the pyramid: listed, shown one after another.
-    assert snap.pending and "Finish the pyramid with the last" in p.said()
+    assert perlen_parts(snap).pending and "Finish the pyramid with the last" in p.said()
     assert snap.commands == ("confirm", "play_again")
     footprints = []
-    for _ in snap.pending:
+    for _ in perlen_parts(snap).pending:
         footprints.append(frozenset(blinking(p)))
         p.wait(1.5)
-    assert len(set(footprints)) == len(snap.pending)
+    assert len(set(footprints)) == len(perlen_parts(snap).pending)
     # A family placing them by hand takes its time: the list stays, the LEDs go round.
     p.wait(600)
-    assert p.snap.pending == snap.pending and p.snap.commands == ("confirm", "play_again")
+    assert perlen_parts(p.snap).pending == perlen_parts(snap).pending and p.snap.commands == (
+        "confirm",
+        "play_again",
+    )
     assert "Finish the pyramid with the last" in p.said()
     assert p.state.animations.sweep_frame is None and frozenset(blinking(p)) in footprints
     # Confirm says the pyramid is finished: then the winner's sweep; nothing more is stored.
     assert p.do(ConfirmBonus()).ok
-    assert p.snap.pending == () and p.state.animations.sweep_frame is not None
+    assert perlen_parts(p.snap).pending == () and p.state.animations.sweep_frame is not None
     assert p.ledger.games[1]["events"][-1].kind == "move"
 
 
 def test_one_confirm_at_the_end_goes_straight_to_the_sweep(p: Play) -> None:
     p.play(_last_move(p))
-    assert p.snap.pending
+    assert perlen_parts(p.snap).pending
     reply = p.do(ConfirmBonus())
-    assert reply.ok and p.snap.pending == () and p.state.animations.sweep_frame == 0
+    assert reply.ok and perlen_parts(p.snap).pending == () and p.state.animations.sweep_frame == 0
     frames = []
     for _ in range(5):
         frames.append(dict(p.lit))

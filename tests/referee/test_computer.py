@@ -6,13 +6,21 @@ likes, as the Table's worker thread would.
 
 from __future__ import annotations
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.commands import Hint
 from controller.hardware.port import Led, LedMode
-from controller.referee.commands import Hint, NewGame, Undo
+from controller.referee.commands import NewGame, Undo
 from controller.referee.messages import english
-from controller.rules import perlen
+from controller.referee.state import AskComputer
 from tests.support.referee import Play
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
+
+
+def _position(ask: AskComputer) -> perlen.PerlenState:
+    """The position the computer was asked about (a Perlen-Pyramide one here)."""
+    assert isinstance(ask.position, perlen.PerlenState)
+    return ask.position
 
 
 def test_a_computer_seat_is_asked_and_its_cell_blinks() -> None:
@@ -24,7 +32,7 @@ def test_a_computer_seat_is_asked_and_its_cell_blinks() -> None:
     ask = p.asked[-1]
     assert snap.game_id is not None
     assert (ask.purpose, ask.level, ask.seed) == ("move", "medium", snap.game_id * 1000 + 1)
-    assert ask.state.base_pearls == 1
+    assert isinstance(ask.position, perlen.PerlenState) and ask.position.base_pearls == 1
     assert p.said().endswith("Ben (computer) is thinking…")
     # Placing before it chose is a mismatch, not its move.
     p.wait(1)
@@ -96,7 +104,7 @@ def test_a_hint_is_asked_for_the_person_to_move_and_cleared_by_a_move() -> None:
     ask = p.asked[-1]
     assert ask.purpose == "hint" and ask.level == "strongest"
     assert english(p.do(Hint()).message or reply.message) == "Still thinking…"
-    cell = perlen.legal_moves(ask.state)[-1].short
+    cell = perlen.legal_moves(_position(ask))[-1].short
     snap = p.answer(cell, purpose="hint")
     assert snap.hint == "d4" and p.lit["d4"] == Led(BLUE, LedMode.BLINK)
     assert p.said() == "Hint: d4. Ben to move."
@@ -112,7 +120,7 @@ def test_a_hint_is_not_for_the_computer_seat() -> None:
 
 
 def test_a_hint_says_why_in_bonus_pearls_and_visible_pearls() -> None:
-    from controller.referee.computer import Why
+    from controller.games.perlen.hints import Why
 
     p = Play().new()
     p.play("c3", "d4", "d3")
@@ -130,7 +138,7 @@ def test_a_hint_says_why_in_bonus_pearls_and_visible_pearls() -> None:
 
 def test_the_first_hint_of_a_game_says_why_too() -> None:
     """No bonus pearl is won or kept away yet: the hint says what the cell is for."""
-    from controller.referee.computer import Why
+    from controller.games.perlen.hints import Why
 
     p = Play().new()
     assert p.do(Hint()).ok

@@ -10,33 +10,33 @@ from pathlib import Path
 
 import pytest
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.events import BasePearl, BonusPlaced
+from controller.games.perlen.game import PerlenGame
+from controller.games.perlen.kind import PERLEN_PYRAMIDE
+from controller.games.perlen.record import PerlenRecord
+from controller.games.perlen.record import replay as replay_perlen
+from controller.games.pyramidos import rules as pyramidos
+from controller.games.pyramidos.events import KnockedOff, Landed, TurnEnded
+from controller.games.pyramidos.game import PyramidosGame
+from controller.games.pyramidos.kind import PYRAMIDOS
+from controller.games.pyramidos.record import PyramidosRecord
+from controller.games.pyramidos.record import last_state as replay_pyramidos
+from controller.games.registry import GAMES, parse_record
 from controller.referee.events import (
-    EVENT_KINDS,
+    COMMON,
     Aborted,
-    BasePearl,
-    BonusPlaced,
     By,
     Event,
     EventError,
-    KnockedOff,
-    Landed,
     TakeBack,
-    TurnEnded,
     fold,
     from_stored,
-    standing,
+    kept_record,
+    kinds_of,
 )
-from controller.referee.games import PerlenGame, PyramidosGame, new_game, read_options
 from controller.referee.resume import resume
-from controller.referee.state import RefereeState
-from controller.rules import perlen, pyramidos
-from controller.rules.records import (
-    PerlenRecord,
-    PyramidosRecord,
-    parse_record,
-    replay_perlen,
-    replay_pyramidos,
-)
+from controller.referee.state import RefereeConfig, RefereeState
 from controller.store import Store
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite3"
@@ -53,9 +53,14 @@ EVERY: list[Event] = [
 
 
 def test_every_kind_has_a_type_and_round_trips_through_json() -> None:
-    assert {e.kind for e in EVERY} == set(EVENT_KINDS)
+    kinds = {k for game in GAMES.values() for k in kinds_of(game)}
+    assert {e.kind for e in EVERY} == kinds
     for event in EVERY:
-        assert from_stored(event.kind, event.data()) == event
+        game = next(g for g in GAMES.values() if event.kind in kinds_of(g))
+        assert from_stored(game, event.kind, event.data()) == event
+    # Every game has the take-back and the abort; no two games share an event kind.
+    assert all(set(COMMON) <= set(kinds_of(g)) for g in GAMES.values())
+    assert not set(PERLEN_PYRAMIDE.events) & set(PYRAMIDOS.events)
 
 
 @pytest.mark.parametrize(
@@ -77,24 +82,27 @@ def test_every_kind_has_a_type_and_round_trips_through_json() -> None:
 def test_a_stored_event_that_is_not_ours_is_a_clear_error(
     kind: str, data: object, said: str
 ) -> None:
+    game = PYRAMIDOS if kind == "land" else PERLEN_PYRAMIDE
     with pytest.raises(EventError, match=said):
-        from_stored(kind, data)  # type: ignore[arg-type]
+        from_stored(game, kind, data)  # type: ignore[arg-type]
 
 
 def test_the_fold_names_the_event_that_does_not_fit() -> None:
-    game = new_game(perlen.PerlenOptions())
+    game = PERLEN_PYRAMIDE.new_game(perlen.PerlenOptions())
     with pytest.raises(EventError, match=r"event 2 \(move .*expected 1"):
-        fold(game, [BasePearl("c3", 0), BasePearl("d4", 0)])
+        fold(PERLEN_PYRAMIDE, game, [BasePearl("c3", 0), BasePearl("d4", 0)])
     with pytest.raises(EventError, match="not a Pyramidos event"):
-        fold(new_game(pyramidos.PyramidosOptions(seats=2)), [BasePearl("c3", 0)])
+        board = PYRAMIDOS.new_game(pyramidos.PyramidosOptions(seats=2))
+        fold(PYRAMIDOS, board, [BasePearl("c3", 0)])
 
 
 def test_folding_a_game_gives_its_record() -> None:
     game = fold(
-        new_game(perlen.PerlenOptions()),
+        PERLEN_PYRAMIDE,
+        PERLEN_PYRAMIDE.new_game(perlen.PerlenOptions()),
         [BasePearl("c3", 0), BasePearl("d4", 1), TakeBack(By.PAGE, "d4"), BasePearl("b2", 1)],
     )
-    assert isinstance(game, PerlenGame) and standing(game) == ("c3", "b2")
+    assert isinstance(game, PerlenGame) and game.standing == ("c3", "b2")
 
 
 @pytest.fixture
@@ -107,15 +115,17 @@ def old_store(tmp_path: Path) -> Iterator[Store]:
 
 
 def test_the_files_of_release_0_1_0_still_load(old_store: Store) -> None:
-    games = {g.id: g for g in (old_store.game(s.id) for s in old_store.games()) if g}
+    history = old_store.history.with_records(lambda game: kept_record(GAMES, game))
+    games = {g.id: g for g in (history.game(s.id) for s in old_store.games()) if g}
     assert sorted(games) == [1, 2, 3, 4]
     for stored in games.values():
-        events = [from_stored(e.kind, e.data) for e in stored.events]
-        options = read_options(stored.game, len(stored.players), dict(stored.options))
-        game = fold(new_game(options), events)
+        kind = GAMES[stored.game]
+        events = [from_stored(kind, e.kind, e.data) for e in stored.events]
+        options = kind.read_options(len(stored.players), dict(stored.options))
+        game = fold(kind, kind.new_game(options), events)
         recorded = stored.record.get("moves") or stored.record.get("events")
         assert recorded is not None
-        assert list(standing(game)) == list(recorded)
+        assert list(game.standing) == list(recorded)
     # The finished games replay to the results release 0.1.0 stored with them.
     perlen_record = parse_record(dict(games[1].record))
     assert isinstance(perlen_record, PerlenRecord) and games[1].result is not None
@@ -137,7 +147,7 @@ def test_the_files_of_release_0_1_0_still_load(old_store: Store) -> None:
 
 
 def test_the_unfinished_game_of_release_0_1_0_resumes(old_store: Store) -> None:
-    step = resume(RefereeState(), old_store.unfinished(), 0.0)
+    step = resume(RefereeState(RefereeConfig(games=GAMES)), old_store.unfinished(), 0.0)
     session = step.state.session
     assert session is not None and session.game_id == 4 and session.game.moves == 4
     assert isinstance(session.game, PyramidosGame)

@@ -8,7 +8,8 @@ faults are in ``tests/table/test_store_faults.py``).
 
 from __future__ import annotations
 
-from controller.referee.commands import ConfirmBonus
+from controller.games.perlen.commands import ConfirmBonus
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.referee.messages import english
 from tests.support.referee import Play
 
@@ -37,7 +38,7 @@ def test_a_command_the_store_cannot_keep_is_refused(p: Play) -> None:
     reply = p.do(ConfirmBonus())
     assert not reply.ok and reply.message is not None
     assert "the memory card is read-only" in english(reply.message)
-    assert p.snap.pending  # still waiting
+    assert perlen_parts(p.snap).pending  # still waiting
     p.ledger.fault = None
     assert p.do(ConfirmBonus()).ok
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.referee.commands import EndTurn
+from controller.games.pyramidos.commands import EndTurn
 from tests.support.referee import Play
 
 
@@ -19,9 +19,7 @@ def test_a_new_game_is_announced_once_then_the_board_speaks(p: Play) -> None:
 def test_a_refused_button_press_is_forgotten_once_the_board_changes(p: Play) -> None:
     p.play("c3")
     p.press("button:end_turn")
-    assert (
-        p.said() == "Ending a turn is for Pyramidos; in Perlen-Pyramide place a pearl. Ben to move."
-    )
+    assert p.said() == "The End turn button does nothing in Perlen-Pyramide. Ben to move."
     p.lift("c3")
     p.put("c3")  # lifted and put back: nothing happened, and the old words are gone
     assert p.said() == "Ben to move."

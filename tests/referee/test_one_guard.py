@@ -10,11 +10,17 @@ whether it would take each one: the two must agree, command by command.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.commands import Action as PerlenAction
+from controller.games.pyramidos.commands import Action as PyramidosAction
+from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.games.registry import GAMES
 from controller.referee import referee, snapshot
-from controller.referee.commands import ACTION_COMMANDS, Action, NewGame
+from controller.referee.commands import ACTIONS, Act, Action, Command, NewGame
 from controller.referee.messages import english
-from controller.rules import perlen
+from controller.referee.state import AskComputer
 from tests.support.referee import Play
 
 CELLS = tuple(f"{f}{r}" for r in range(1, 6) for f in "abcde")
@@ -22,22 +28,34 @@ TARGETS = ("t1", "t2", "t3", "t4", "top")
 BUTTONS = ("button:confirm", "button:end_turn", "button:undo")
 PIECES = frozenset(CELLS + TARGETS)
 LEVELS = ("gentle", "easy", "medium", "strong", "strongest")
+ACTION_COMMANDS: dict[str, Callable[[], Command]] = {
+    name: make for kind in GAMES.values() for name, make in kind.actions.items()
+} | dict(ACTIONS)
+"""Every game button of every game, and the command it gives (a game's own command sent
+while another game is on the table must be refused, and is never offered)."""
 
 
-def disagreements(p: Play, seen: set[tuple[Action, bool]]) -> list[str]:
+def _position(ask: AskComputer) -> perlen.PerlenState:
+    """The position the computer was asked about (a Perlen-Pyramide one here)."""
+    assert isinstance(ask.position, perlen.PerlenState)
+    return ask.position
+
+
+def disagreements(p: Play, seen: set[tuple[str, bool]]) -> list[str]:
     """Every game button offered and refused, or hidden and taken, in ``p``'s state;
     ``seen`` gathers which buttons were offered (True) and hidden (False)."""
     offered = set(snapshot.of(p.state, version=0, at=0.0).commands)
     out = []
     for action, make in ACTION_COMMANDS.items():
-        step = referee.command(p.state, make(), p.now)
-        accepted = step.reply.ok if step.reply is not None else step.create is not None
-        seen.add((action, action in offered))
-        if accepted != (action in offered):
-            why = step.reply.message if step.reply is not None else None
-            said = english(why) if why is not None else ""
-            shown = "offered" if action in offered else "hidden"
-            out.append(f"{action.value} {shown} but {'taken' if accepted else 'refused'} {said}")
+        for order in (make(), Act(action)):  # the command itself, and the page's button
+            step = referee.command(p.state, order, p.now)
+            accepted = step.reply.ok if step.reply is not None else step.create is not None
+            seen.add((action, action in offered))
+            if accepted != (action in offered):
+                why = step.reply.message if step.reply is not None else None
+                said = english(why) if why is not None else ""
+                shown = "offered" if action in offered else "hidden"
+                out.append(f"{action} {shown} but {'taken' if accepted else 'refused'} {said}")
     return out
 
 
@@ -63,7 +81,7 @@ def helpful(p: Play, rng: random.Random) -> None:
         p.set(frozenset()) if p.names else new_game(p, rng)
     elif snap.thinking and p.asked:
         ask = p.asked[-1]
-        p.answer(rng.choice([m.short for m in perlen.legal_moves(ask.state)]), ask=ask)
+        p.answer(rng.choice([m.short for m in perlen.legal_moves(_position(ask))]), ask=ask)
     elif snap.computer_move is not None:
         p.wait(0.6)
         p.put(snap.computer_move)
@@ -71,12 +89,12 @@ def helpful(p: Play, rng: random.Random) -> None:
         p.wait(0.6)
         p.put(rng.choice(snap.legal))
     elif snap.game == "pyramidos":
-        free = [t for t, owner in snap.targets.items() if owner is None]
+        free = [t for t, owner in pyramidos_parts(snap).targets.items() if owner is None]
         if free and rng.random() < 0.6:
             p.wait(0.6)
             p.put(rng.choice(free))
         else:
-            p.do(ACTION_COMMANDS[Action.END_TURN]())
+            p.do(ACTION_COMMANDS[PyramidosAction.END_TURN]())
     else:
         p.wait(0.6)
 
@@ -97,7 +115,7 @@ def wander(p: Play, rng: random.Random) -> None:
         p.wait(rng.choice((0.1, 0.3, 0.6, 2.0)))
     elif roll < 0.88 and p.asked:
         ask = rng.choice(p.asked[-3:])
-        cells = [m.short for m in perlen.legal_moves(ask.state)]
+        cells = [m.short for m in perlen.legal_moves(_position(ask))]
         p.answer(rng.choice([*cells, None]), ask=ask, purpose=ask.purpose)
     elif roll < 0.94 and p.names & PIECES:
         p.lift(rng.choice(sorted(p.names & PIECES)))
@@ -107,7 +125,7 @@ def wander(p: Play, rng: random.Random) -> None:
 
 def test_every_game_button_is_offered_exactly_when_the_referee_takes_it() -> None:
     found: list[str] = []
-    seen: set[tuple[Action, bool]] = set()
+    seen: set[tuple[str, bool]] = set()
     games: set[str] = set()
     for seed in range(30):
         rng = random.Random(seed)
@@ -117,11 +135,11 @@ def test_every_game_button_is_offered_exactly_when_the_referee_takes_it() -> Non
             wander(p, rng)
             found += disagreements(p, seen)
             if p.state.session is not None and p.state.session.game.over:
-                games.add(p.state.session.kind)
+                games.add(p.state.session.kind.name)
     assert not found, f"{len(found)} disagreements, e.g. {found[:5]}"
     # The walk went everywhere: every button was offered somewhere and hidden somewhere,
     # and games of both kinds were played to the end.
-    assert seen == {(action, shown) for action in Action for shown in (True, False)}
+    assert seen == {(action, shown) for action in ACTION_COMMANDS for shown in (True, False)}
     assert games == {"perlen-pyramide", "pyramidos"}
 
 
@@ -130,16 +148,16 @@ def test_the_two_disagreements_the_walk_found_are_settled_the_way_the_page_showe
     game was over yet taken. Both are now refused, with a reason."""
     p = Play().new()
     p.put("a1", "e5")  # two pearls at once: a mismatch
-    assert p.snap.mismatches and Action.HINT not in p.snap.commands
-    reply = p.do(ACTION_COMMANDS[Action.HINT]())
+    assert p.snap.mismatches and PerlenAction.HINT not in p.snap.commands
+    reply = p.do(ACTION_COMMANDS[PerlenAction.HINT]())
     assert not reply.ok and reply.message is not None
     assert english(reply.message) == "Fix the board first: take all 2 pearls off the board."
     assert p.asked == []  # the computer was not asked
     p = Play().new("pyramidos", ("Anna", "Ben"))
     for _ in range(4):
-        p.do(ACTION_COMMANDS[Action.END_TURN]())
+        p.do(ACTION_COMMANDS[PyramidosAction.END_TURN]())
     p.play("t1", "t2", "t3", "t4")
-    p.do(ACTION_COMMANDS[Action.END_TURN]())
+    p.do(ACTION_COMMANDS[PyramidosAction.END_TURN]())
     p.play("top")
     assert p.snap.over and Action.ABORT not in p.snap.commands
     reply = p.do(ACTION_COMMANDS[Action.ABORT]())

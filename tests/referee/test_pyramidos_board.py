@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import pytest
 
-from controller.hardware.channels import ChannelMap
+from controller.games.pyramidos import rules as pyramidos
+from controller.games.pyramidos.commands import EndTurn
+from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.hardware.channels import CELLS, ChannelMap
 from controller.hardware.port import Led, LedMode, Sound
 from controller.palette import WHITE
-from controller.referee.commands import EndTurn, NewGame, Undo
+from controller.referee.commands import NewGame, Undo
 from controller.referee.messages import english
-from controller.rules import pyramidos
 from tests.support.referee import FAST, Play
 from tests.support.scripts import play, pyramidos_script
 
@@ -38,15 +40,15 @@ def test_whole_games(seed: int, seats: int) -> None:
     for kind, data in p.events:
         text = f"{kind} {data['target']}" if kind != "end" else "end"
         state = pyramidos.apply(state, pyramidos.parse_event(text))
-    assert state.over and dict(snap.targets) == state.targets()
-    assert list(p.ledger.games[1]["result"].points) == list(snap.scores.points)
+    assert state.over and dict(pyramidos_parts(snap).targets) == state.targets()
+    assert list(p.ledger.games[1]["result"].points) == list(snap.points)
     assert "Game over: " in p.said()
 
 
 def test_a_landing_belongs_to_the_mover_and_passes_the_turn() -> None:
     p = game()
     snap = p.play("t2")
-    assert snap.targets["t2"] == 0 and snap.to_move == 1 and snap.last_move == "t2"
+    assert pyramidos_parts(snap).targets["t2"] == 0 and snap.to_move == 1 and snap.last_move == "t2"
     assert p.said() == "Anna landed on t2. Ben to move."
     assert p.lit["t2"] == Led(RED) and p.lit["seat:1"] == Led(BLUE)
     assert p.lit["button:end_turn"] == Led(BLUE)
@@ -76,14 +78,14 @@ def test_a_ball_knocked_off_counts_once_it_stays_off() -> None:
     p = game()
     p.play("t1", "t3")
     snap = p.lift("t1")
-    assert snap.targets["t1"] == 0 and snap.status == "mismatch"
+    assert pyramidos_parts(snap).targets["t1"] == 0 and snap.status == "mismatch"
     assert p.said() == (
         "No ball on t1 any more: it counts as knocked off in a moment (put it back if it "
         "only wobbled)."
     )
     assert p.lit["t1"] == Led(RED, LedMode.BLINK)
     snap = p.wait(0.5)
-    assert snap.targets["t1"] is None
+    assert pyramidos_parts(snap).targets["t1"] is None
     assert snap.status == "playing" and snap.to_move == 2  # a knock-off keeps the turn
     assert p.said() == "Anna's ball on t1 was knocked off. Cleo to move."
     assert kinds(p) == ["land t1", "land t3", "leave t1"]
@@ -98,7 +100,7 @@ def test_a_ball_that_wobbles_off_and_back_is_not_knocked_off() -> None:
         p.put("t1")
         p.wait(0.03)
     p.wait(1)
-    assert p.snap.targets["t1"] == 0 and kinds(p) == ["land t1"]
+    assert pyramidos_parts(p.snap).targets["t1"] == 0 and kinds(p) == ["land t1"]
 
 
 def test_a_knocked_ball_landing_on_another_target_is_the_movers() -> None:
@@ -107,7 +109,11 @@ def test_a_knocked_ball_landing_on_another_target_is_the_movers() -> None:
     p.wait(1)
     p.set({"t2"})  # Ben's nudge knocks Anna's ball from t1 onto t2
     snap = p.wait(0.5)
-    assert snap.targets["t1"] is None and snap.targets["t2"] == 1 and snap.to_move == 2
+    assert (
+        pyramidos_parts(snap).targets["t1"] is None
+        and pyramidos_parts(snap).targets["t2"] == 1
+        and snap.to_move == 2
+    )
     assert kinds(p) == ["land t1", "land t2", "leave t1"]
 
 
@@ -116,7 +122,7 @@ def test_end_turn_counts_balls_that_just_fell_off() -> None:
     p.play("t1")
     p.lift("t1")  # Ben knocked it off with a ball that went into the net
     snap = p.press("button:end_turn")
-    assert snap.targets["t1"] is None and snap.to_move == 2
+    assert pyramidos_parts(snap).targets["t1"] is None and snap.to_move == 2
     assert kinds(p) == ["land t1", "leave t1", "end"]
 
 
@@ -124,7 +130,7 @@ def test_a_ball_on_the_closed_top_is_a_mismatch_said_once() -> None:
     p = game()
     p.play("t1")
     snap = p.play("top")
-    assert snap.status == "mismatch" and snap.targets["top"] is None
+    assert snap.status == "mismatch" and pyramidos_parts(snap).targets["top"] is None
     assert p.said() == (
         "The top opens only when all four base targets hold a ball. Take the ball off top."
     )
@@ -141,11 +147,11 @@ def test_the_top_opens_pulses_and_a_ball_on_it_ends_the_game() -> None:
     p = game(seats=2)
     p.play("t1", "t2", "t3")
     snap = p.play("t4")
-    assert snap.top_open and "The top is open!" in p.said()
+    assert pyramidos_parts(snap).top_open and "The top is open!" in p.said()
     assert p.lit["top"] == Led(RED, LedMode.BLINK)
     snap = p.play("top")
     assert snap.status == "over" and snap.winners == (0,)
-    assert snap.scores.points == (4, 2)
+    assert snap.points == (4, 2)
     assert p.ledger.games[1]["status"] == "over"
     assert p.said() == "Anna landed on top. Game over: Anna wins with 4 points!"
     assert not p.do(Undo()).ok
@@ -159,7 +165,7 @@ def test_two_balls_landing_at_once_are_a_mismatch() -> None:
     p.lift("t2")
     assert p.snap.status == "mismatch"  # the board must match before a landing counts
     p.lift("t1")
-    assert p.play("t1").targets["t1"] == 0
+    assert pyramidos_parts(p.play("t1")).targets["t1"] == 0
 
 
 def test_undo_a_landing_then_the_ball_must_come_off() -> None:
@@ -167,7 +173,7 @@ def test_undo_a_landing_then_the_ball_must_come_off() -> None:
     p.play("t1")
     assert p.do(Undo()).ok
     snap = p.snap
-    assert snap.to_move == 0 and snap.targets["t1"] is None
+    assert snap.to_move == 0 and pyramidos_parts(snap).targets["t1"] is None
     assert [(m.cell, m.kind) for m in snap.mismatches] == [("t1", "extra")]
     assert p.said() == "Took back Anna's landing on t1. Take the ball off t1."
     assert p.wait(5).moves == 0  # not landed again
@@ -181,7 +187,7 @@ def test_undo_a_knock_off_then_the_ball_must_go_back() -> None:
     p.wait(1)
     assert p.do(Undo()).ok
     snap = p.snap
-    assert snap.targets["t3"] == 0 and snap.status == "mismatch"
+    assert pyramidos_parts(snap).targets["t3"] == 0 and snap.status == "mismatch"
     assert p.lit["t3"] == Led(RED, LedMode.BLINK)
     assert p.said() == (
         "Took back the knock-off: the ball belongs on t3. Put Anna's red ball back on t3."
@@ -192,12 +198,13 @@ def test_undo_a_knock_off_then_the_ball_must_go_back() -> None:
 def test_a_pyramidos_only_board() -> None:
     import dataclasses
 
-    p = Play(dataclasses.replace(FAST, has_cells=False))
+    sensors = frozenset(FAST.sensors) - set(CELLS)
+    p = Play(dataclasses.replace(FAST, sensors=sensors))
     reply = p.do(NewGame("perlen-pyramide", ("a", "b", "c")))
     assert not reply.ok and reply.message is not None
-    assert "only referee Pyramidos" in english(reply.message)
+    assert "cannot referee Perlen-Pyramide" in english(reply.message)
     p.new("pyramidos", ("a", "b", "c", "d"))
-    assert p.play("t4").targets["t4"] == 0
+    assert pyramidos_parts(p.play("t4")).targets["t4"] == 0
     assert ChannelMap.default(cells=False).has_targets
 
 

@@ -13,10 +13,14 @@ from typing import Any
 
 import pytest
 
+from controller.games.perlen.commands import ConfirmBonus, Hint
+from controller.games.perlen.events import BasePearl
+from controller.games.perlen.kind import PERLEN_PYRAMIDE
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode
-from controller.referee import referee
-from controller.referee.commands import Abort, ConfirmBonus, Hint, NewGame, Undo
-from controller.referee.events import BasePearl, By, Event, TakeBack
+from controller.referee import arrivals, referee
+from controller.referee.commands import Abort, NewGame, Undo
+from controller.referee.events import By, Event, TakeBack
 from controller.referee.messages import english
 from controller.referee.resume import resume
 from controller.referee.state import Reply
@@ -35,7 +39,7 @@ class Board(Play):
         super().__init__()
 
     def adopt(self, step: referee.Step) -> Reply | None:
-        made = () if self.arriving else referee.shared(step.commit)
+        made = () if self.arriving else arrivals.shared(PERLEN_PYRAMIDE, step.commit)
         reply = super().adopt(step)
         self.outbox.extend(made)
         return reply
@@ -50,7 +54,7 @@ class Board(Play):
         return reply
 
     def shared_log(self) -> list[tuple[str, dict[str, Any]]]:
-        return [(k, d) for k, d in self.events if k in referee.SHARED]
+        return [(k, d) for k, d in self.events if k in arrivals.shared_kinds(PERLEN_PYRAMIDE)]
 
 
 def pair(here: tuple[int, ...] = (0, 2)) -> tuple[Board, Board]:
@@ -188,11 +192,11 @@ def test_two_boards_play_a_whole_game_and_keep_the_same_log(seed: int) -> None:
             assert board.do(Undo(By.PAGE)).ok
             board.lift(cell)
             board.play(cell)
-        if board.snap.pending and rng.random() < 0.5:
+        if perlen_parts(board.snap).pending and rng.random() < 0.5:
             board.do(ConfirmBonus(By.PAGE))
         deliver(board, other)
         other.wait(1)
-        other.set(other.names | {p.pos.split(":")[1] for p in other.snap.pearls})
+        other.set(other.names | {p.pos.split(":")[1] for p in perlen_parts(other.snap).pearls})
         assert other.snap.status in ("playing", "bonus", "over"), other.said()
     assert away.snap.over and home.shared_log() == away.shared_log()
     assert home.ledger.games[1]["result"] == away.ledger.games[1]["result"]

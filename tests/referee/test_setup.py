@@ -7,15 +7,10 @@ from __future__ import annotations
 
 import pytest
 
+from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.pyramidos.commands import EndTurn
 from controller.hardware.port import Led
-from controller.referee.commands import (
-    Abort,
-    Command,
-    EndTurn,
-    LedTest,
-    NewGame,
-    PlayAgain,
-)
+from controller.referee.commands import Abort, Command, LedTest, NewGame, PlayAgain
 from controller.referee.messages import Message, Term, english
 from controller.referee.setup import MAX_NAME
 from controller.referee.snapshot import LedTestView
@@ -27,7 +22,8 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 @pytest.mark.parametrize(
     ("command", "said", "field"),
     [
-        (NewGame("chess", ("a", "b", "c")), "Choose a game: Perlen-Pyramide or Pyramidos.", "game"),
+        (NewGame("chess", ("a", "b", "c")),
+         "Choose one of the games this board plays: Perlen-Pyramide and Pyramidos.", "game"),
         (NewGame("perlen-pyramide", ("a", "b")), "exactly three players, not 2", "players"),
         (NewGame("perlen-pyramide", ("a", "A", "c")), "Two players are called A",
          "players[1].name"),
@@ -49,7 +45,7 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
         (NewGame("perlen-pyramide", ("a", "b", "c"), colours=("red", "mauve", "blue")),
          "mauve is not a colour", "players[1].colour"),
         (NewGame("pyramidos", ("a",)), "2 to 4 players, not 1", "players"),
-        (NewGame("pyramidos", ("a", "b"), computer={1: "easy"}), "Perlen-Pyramide only",
+        (NewGame("pyramidos", ("a", "b"), computer={1: "easy"}), "no computer players",
          "players[1].computer"),
         (NewGame("perlen-pyramide", ("A", "", "C"), computer={1: "grandmaster"}),
          "level must be one of gentle, easy, medium, strong and strongest",
@@ -58,7 +54,7 @@ RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
          "players"),
         (NewGame("perlen-pyramide", ("A", "B", "C"), computer={0: "easy", 1: "easy", 2: "easy"}),
          "must be a person", "players"),
-        (EndTurn(), "Ending a turn is for Pyramidos", None),
+        (EndTurn(), "This game has no such button.", None),
         (LedTest("z9", (1, 2, 3)), "no LED named z9", None),
         (LedTest("c3", (1, 2, 300)), "0 to 255", None),
         (PlayAgain(), "Play again once this game is over", None),
@@ -141,14 +137,14 @@ def test_play_again_keeps_players_colours_and_computer_seats_and_the_next_seat_s
         colours=("green", "orange", "cyan"),
         children_help=True,
     )
-    from controller.referee.commands import ConfirmBonus
+    from controller.games.perlen.commands import ConfirmBonus
     from controller.rules.notation import BASE
 
     for cell in BASE:
         if p.snap.players[p.snap.to_move or 0].computer and not p.snap.over:
             p.answer(cell.short)
         p.play(cell.short)
-        if p.snap.pending and not p.snap.over:
+        if perlen_parts(p.snap).pending and not p.snap.over:
             p.do(ConfirmBonus())
     assert p.snap.over and "play_again" in p.snap.commands
     assert p.do(PlayAgain()).ok

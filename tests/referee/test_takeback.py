@@ -7,10 +7,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.games.perlen.commands import ConfirmBonus
+from controller.games.perlen.events import BonusPlaced
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.port import LedMode
 from controller.palette import WHITE
-from controller.referee.commands import ConfirmBonus, Undo
-from controller.referee.events import BonusPlaced, By
+from controller.referee.commands import Undo
+from controller.referee.events import By
 from controller.referee.resume import resume
 from controller.store import Store
 from tests.support.referee import Play
@@ -27,7 +30,7 @@ def test_undo_under_placed_bonus_pearls_asks_for_them_top_down(p: Play) -> None:
     assert p.do(ConfirmBonus()).ok
     assert p.do(Undo()).ok
     snap = p.snap
-    assert [b.pos for b in snap.removals] == ["3:b2", "2:b3", "2:b2"]
+    assert [b.pos for b in perlen_parts(snap).removals] == ["3:b2", "2:b3", "2:b2"]
     assert p.said() == (
         "Took back Cleo's pearl on b3. Take off the bonus pearls 3:b2, 2:b3 and 2:b2, the "
         "highest first (the next one's place blinks), pressing “This bonus pearl is off” (or "
@@ -38,23 +41,27 @@ def test_undo_under_placed_bonus_pearls_asks_for_them_top_down(p: Play) -> None:
     assert snap.commands[0] == "confirm"
     # Confirm: it is off; the next one's place flashes.
     assert p.do(ConfirmBonus()).ok
-    assert [b.pos for b in p.snap.removals] == ["2:b3", "2:b2"]
+    assert [b.pos for b in perlen_parts(p.snap).removals] == ["2:b3", "2:b2"]
     assert white(p) == {"b3", "c3", "b4", "c4"}
     assert p.do(ConfirmBonus()).ok
     assert white(p) == {"b2", "c2", "b3", "c3"}
     # Lifting the base pearl ends it (nothing can rest on a lifted pearl).
     snap = p.lift("b3")
-    assert snap.status == "playing" and snap.removals == () and snap.moves == len(CASCADE) - 1
+    assert (
+        snap.status == "playing"
+        and perlen_parts(snap).removals == ()
+        and snap.moves == len(CASCADE) - 1
+    )
     assert p.events[-1] == ("undo", {"by": "page", "what": "b3"})
 
 
 def test_bonus_pearls_side_by_side_come_off_in_any_order(p: Play) -> None:
     # c2 completes b2–c3 and c2–d3 at once: two bonus pearls on layer 2, neither on the other.
     p.play("c3", "b3", "d3", "b2", "d2", "c2")
-    assert [b.pos for b in p.snap.pending] == ["2:b2", "2:c2"]
+    assert [b.pos for b in perlen_parts(p.snap).pending] == ["2:b2", "2:c2"]
     assert p.do(ConfirmBonus()).ok
     assert p.do(Undo()).ok
-    assert [b.pos for b in p.snap.removals] == ["2:c2", "2:b2"]
+    assert [b.pos for b in perlen_parts(p.snap).removals] == ["2:c2", "2:b2"]
     assert p.said() == (
         "Took back Cleo's pearl on c2. Take off the bonus pearls 2:c2 and 2:b2 (the next "
         "one's place blinks), pressing “This bonus pearl is off” (or Confirm on the board) "
@@ -67,7 +74,7 @@ def test_the_drawing_keeps_the_bonus_pearls_still_to_come_off(p: Play) -> None:
     p.play(*CASCADE)
     p.do(ConfirmBonus())
     p.do(Undo())
-    from web_ui.drawing import layers_view
+    from web_ui.games.perlen.drawing import layers_view
 
     view = layers_view(p.snap)
     upper = {q.pos: q for layer in view.layers[1:] for q in layer.places}
@@ -78,7 +85,7 @@ def test_the_drawing_keeps_the_bonus_pearls_still_to_come_off(p: Play) -> None:
 def test_unconfirmed_bonus_pearls_just_leave_the_list(p: Play) -> None:
     p.play(*CASCADE)
     assert p.do(Undo()).ok  # none of the three was placed
-    assert p.snap.removals == () and p.snap.pending == ()
+    assert perlen_parts(p.snap).removals == () and perlen_parts(p.snap).pending == ()
     assert p.said() == "Took back Cleo's pearl on b3. Take the pearl off b3."
 
 
@@ -99,9 +106,12 @@ def test_a_game_of_0_1_0_that_confirmed_one_by_one_lists_only_the_placed(tmp_pat
     p.state = resume(p.state, store.unfinished(), p.now).state
     store.close()
     p.set(CASCADE)
-    assert [b.pos for b in p.snap.pending] == ["3:b2"]
+    assert [b.pos for b in perlen_parts(p.snap).pending] == ["3:b2"]
     assert p.do(Undo()).ok
-    assert [b.pos for b in p.snap.removals] == ["2:b3", "2:b2"]  # 3:b2 was never placed
+    assert [b.pos for b in perlen_parts(p.snap).removals] == [
+        "2:b3",
+        "2:b2",
+    ]  # 3:b2 was never placed
 
 
 def test_lifting_a_last_pearl_with_bonus_pearls_takes_it_back_and_says_so(p: Play) -> None:

@@ -10,10 +10,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.game import PerlenGame
+from controller.games.perlen.kind import PERLEN_PYRAMIDE
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.channels import CELLS
-from controller.referee.events import fold, from_stored, standing
-from controller.referee.games import PerlenGame, new_game
-from controller.rules import perlen
+from controller.referee.events import fold, from_stored
 from tests.support.referee import Play
 from tests.support.scripts import expected_events, perlen_script, play
 
@@ -28,7 +30,7 @@ def test_whole_games_end_as_the_rules_say_and_the_store_keeps_them(seed: int) ->
     assert snap.status == "over"
     record = p.ledger.games[1]
     events = list(record["events"])
-    game = fold(new_game(perlen.PerlenOptions()), events)
+    game = fold(PERLEN_PYRAMIDE, PERLEN_PYRAMIDE.new_game(perlen.PerlenOptions()), events)
     assert isinstance(game, PerlenGame)
     assert game.state.over
     replayed = perlen.outcome(game.state)
@@ -38,7 +40,7 @@ def test_whole_games_end_as_the_rules_say_and_the_store_keeps_them(seed: int) ->
         e for events_of_step in expected_events("perlen-pyramide", script) for e in events_of_step
     ]
     assert [(e.kind, e.data()) for e in events] == wanted
-    assert len(standing(game)) == 25
+    assert len(game.standing) == 25
 
 
 @settings(max_examples=60, deadline=None)
@@ -55,6 +57,6 @@ def test_readings_that_are_not_moves_make_none(readings: list[set[str]]) -> None
         grown = snap.moves - before.moves
         if grown > 0:
             assert matched and grown == 1
-            assert len(set(reading) - {q.pos[2:] for q in before.pearls}) == 1
+            assert len(set(reading) - {q.pos[2:] for q in perlen_parts(before).pearls}) == 1
     for kind, data in p.events:
-        from_stored(kind, data)  # every stored event is one of ours
+        from_stored(PERLEN_PYRAMIDE, kind, data)  # every stored event is one of ours

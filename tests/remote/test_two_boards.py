@@ -24,7 +24,8 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.referee import SHARED
+from controller.games.perlen.kind import PERLEN_PYRAMIDE
+from controller.referee import shared_kinds
 from controller.remote.invitation import new_code
 from controller.remote.journal import MemoryJournal
 from controller.remote.link import Link
@@ -33,6 +34,8 @@ from controller.store import Store
 from tests.remote.mosquitto import Mosquitto
 from tests.support.poll import wait_until
 from tests.support.program import Client, Program, unlocked
+
+SHARED = shared_kinds(PERLEN_PYRAMIDE)
 
 WAIT = 30.0
 PLAYERS = [

@@ -1,6 +1,6 @@
 """A deliberately plain Perlen-Pyramide: lists of lists, written straight from RULES.md.
 
-It shares no code with controller.rules.perlen, so the tests can check one against the
+It shares no code with controller.games.perlen.rules, so the tests can check one against the
 other over thousands of random games, and bench/engine.py measures how much faster the
 bitmask engine is.
 """

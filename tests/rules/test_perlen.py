@@ -9,9 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules import perlen
-from controller.rules.notation import APEX, POSITIONS, parse_position
-from controller.rules.perlen import (
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.rules import (
     Bonus,
     BonusRule,
     IllegalMoveError,
@@ -28,6 +27,7 @@ from controller.rules.perlen import (
     outcome,
     play,
 )
+from controller.rules.notation import APEX, POSITIONS, parse_position
 from tests.rules.plain_perlen import PlainGame
 
 FREE = PerlenOptions(placement=Placement.FREE)
@@ -442,8 +442,8 @@ def test_engine_agrees_with_a_plain_implementation(
 
 
 def test_a_turned_or_mirrored_game_is_the_same_game_turned_or_mirrored() -> None:
+    from controller.games.perlen.pyramid import SYMMETRIES, image
     from controller.rules.notation import BASE
-    from controller.rules.pyramid import SYMMETRIES, image
 
     for number, symmetry in enumerate(SYMMETRIES):
         rng = random.Random(number)

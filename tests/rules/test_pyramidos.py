@@ -6,8 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.rules.notation import NotationError, Target
-from controller.rules.pyramidos import (
+from controller.games.pyramidos.rules import (
     EndTurn,
     ImpossibleEventError,
     Land,
@@ -22,6 +21,7 @@ from controller.rules.pyramidos import (
     outcome,
     parse_event,
 )
+from controller.rules.notation import NotationError, Target
 
 
 def run(seats: int, texts: Iterable[str]) -> PyramidosState:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-PYRAMID = [sys.executable, "-m", "controller.cli"]
+PYRAMID = [sys.executable, "-m", "pyramid_board.cli"]
 
 
 def replay(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:

@@ -15,9 +15,9 @@ from types import SimpleNamespace
 import pytest
 from serial.tools import list_ports
 
-from controller.cli import main
 from controller.commands import flash
 from firmware.sim.harness import FIRMWARE_DIR, SimConfig, SimPico
+from pyramid_board.cli import main
 from tests.rigs import fake_mpremote
 
 FAKE_MPREMOTE = shlex.join([sys.executable, fake_mpremote.__file__])

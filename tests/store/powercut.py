@@ -242,7 +242,8 @@ def main(argv: list[str] | None = None) -> int:
 
     vfs = PowerCut(_library(), lambda path: cut(f"sync {Path(path).name}"))
 
-    from controller.referee.events import BasePearl, Result
+    from controller.games.perlen.events import BasePearl
+    from controller.referee.events import Result
     from controller.store import PlayerRecord, Store
 
     players = [PlayerRecord(n, n, name, colour, "#000000") for n, (name, colour) in

@@ -30,7 +30,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.referee.events import BasePearl
+from controller.games.perlen.events import BasePearl
 from controller.store import PlayerRecord, Store
 
 PLAYERS = [

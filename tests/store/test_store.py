@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -9,8 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from controller.referee.events import By, Event, Result, TakeBack, from_stored
-from controller.rules.records import parse_record, summary
+from controller.games.registry import GAMES, parse_record
+from controller.referee.events import (
+    By,
+    Event,
+    Result,
+    TakeBack,
+    from_stored,
+    kept_record,
+    kinds_of,
+)
 from controller.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,
@@ -18,10 +27,19 @@ from controller.store import (
     Store,
     StoreError,
 )
+from controller.store.history import History
+
+
+def recorded(store: Store) -> History:
+    """The store's history with each game's record, as the Table reads it (the store knows
+    no game's rules: the games' registry folds the events)."""
+    return store.history.with_records(lambda kept: kept_record(GAMES, kept))
 
 
 def ev(kind: str, data: dict[str, object]) -> Event:
-    return from_stored(kind, data)
+    """The event of whichever game has events of ``kind``."""
+    game = next(g for g in GAMES.values() if kind in kinds_of(g))
+    return from_stored(game, kind, data)
 
 
 PLAYERS = [
@@ -68,14 +86,16 @@ def test_a_whole_game_with_undo_history_result_and_record(store: Store) -> None:
         [ev("move", {"cell": "d4", "colour": 2})],
         result=Result((3, 1, 1), (0,), {"scores": [3, 1, 1], "winners": [0]}),
     )
-    stored = store.game(game)
+    assert store.game(game) is not None and store.game(game).record == {}  # type: ignore[union-attr]
+    # The store knows no game's rules: the record comes from whoever does (the Table).
+    stored = store.history.with_records(lambda kept: kept_record(GAMES, kept)).game(game)
     assert stored is not None
     assert stored.summary.status == "over" and stored.summary.finished is not None
     assert [e.kind for e in stored.events] == ["move", "move", "undo", "move", "move"]
     assert all(e.at >= stored.summary.started for e in stored.events)
     assert stored.record["moves"] == ["c3", "c4", "d4"]
     assert stored.record["players"] == ["Anna", "Ben", "Cleo"]
-    assert summary(parse_record(dict(stored.record)))["placements"][0]["pos"] == "1:c3"
+    assert parse_record(dict(stored.record)).summary()["placements"][0]["pos"] == "1:c3"
     assert stored.summary.winners == ("Anna",)
     assert [p.points for p in stored.players] == [3, 1, 1]
     assert stored.to_dict()["players"][2]["computer"] == "easy"
@@ -91,12 +111,12 @@ def test_the_store_keeps_what_it_is_told_and_decides_nothing(store: Store) -> No
     assert unfinished is not None and unfinished.id == first
     # A new game leaves the old one as it is: ending it is the referee's decision.
     second = store.create_game("pyramidos", PLAYERS[:2], {}, children_help=False)
-    old = store.game(first)
+    old = recorded(store).game(first)
     assert old is not None and old.summary.status == "playing"
     store.append(first, [ev("abort", {"reason": "a new game was started"})])
     unfinished = store.unfinished()
     assert unfinished is not None and unfinished.id == second
-    old = store.game(first)
+    old = recorded(store).game(first)
     assert old is not None
     assert old.summary.status == "aborted" and old.result == {"reason": "a new game was started"}
     assert old.record == {
@@ -132,8 +152,9 @@ def test_history_pages_and_leaderboard(store: Store) -> None:
     assert store.leaderboard()[0].name == "Anna"
     with pytest.raises(ValueError):
         store.games(limit=0)
+    assert store.leaderboard("chess") == []  # a game nobody played here
     with pytest.raises(ValueError):
-        store.leaderboard("chess")
+        store.leaderboard(7)  # type: ignore[arg-type]
     assert store.game(999) is None
 
 
@@ -209,10 +230,44 @@ def test_reading_threads_do_not_block_the_writer(store: Store) -> None:
     assert stored is not None and len(stored.events) == 5
 
 
-def test_an_unknown_game_is_refused(store: Store) -> None:
-    with pytest.raises(ValueError):
-        store.create_game("chess", PLAYERS, {}, children_help=False)
+def test_a_game_is_a_name_the_store_keeps_and_nothing_more(store: Store) -> None:
+    """The store knows no game's rules: any game's name is kept (the referee decides which
+    games there are); what is not a name is refused."""
+    for bad in ("", "x" * 41, 7, None):
+        with pytest.raises(ValueError):
+            store.create_game(bad, PLAYERS, {}, children_help=False)  # type: ignore[arg-type]
     assert store.count_games() == 0
+    game = store.create_game("a-third-game", PLAYERS, {}, children_help=False)
+    assert store.game(game) is not None and store.count_games() == 1
+
+
+def test_a_store_of_schema_1_loses_its_list_of_games_and_keeps_every_game(
+    tmp_path: Path,
+) -> None:
+    """Release 0.1.0's file (schema 1) named the two games a store could hold in a CHECK;
+    opened now, it is made again without it (schema 2), every game and event kept, and
+    a third game's name can be stored."""
+    path = tmp_path / "games.sqlite3"
+    shutil.copyfile(Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite3", path)
+    before = sqlite3.connect(path)
+    old_rows = before.execute("SELECT * FROM games ORDER BY id").fetchall()
+    old_events = before.execute("SELECT * FROM events ORDER BY game_id, seq").fetchall()
+    assert (
+        "CHECK (game IN"
+        in before.execute("SELECT sql FROM sqlite_master WHERE name='games'").fetchone()[0]
+    )
+    before.close()
+    with Store(path) as store:
+        conn = store._conn
+        assert conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        sql = conn.execute("SELECT sql FROM sqlite_master WHERE name='games'").fetchone()[0]
+        assert "perlen" not in sql
+        rows = [tuple(r) for r in conn.execute("SELECT * FROM games ORDER BY id")]
+        events = [tuple(r) for r in conn.execute("SELECT * FROM events ORDER BY game_id, seq")]
+        assert rows == old_rows and events == old_events
+        assert conn.execute("PRAGMA foreign_keys").fetchone()[0] == 1
+        assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+        store.create_game("a-third-game", PLAYERS, {}, children_help=False)
 
 
 # -- files that are not ours ---------------------------------------------------------------
@@ -291,7 +346,7 @@ def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store) 
                         "by": "page"}), ev("undo", {"by": "page", "what": "end"})])  # fmt: skip
     store.append(game, [ev("leave", {"target": "t1", "seat": 0})])
     store.append(game, [ev("abort", {"reason": "a new game was started"})])
-    old = store.game(game)
+    old = recorded(store).game(game)
     assert old is not None and old.record["events"] == ["land t1", "leave t1"]
     assert [e.kind for e in old.events][-1] == "abort" and old.summary.status == "aborted"
 
@@ -299,22 +354,22 @@ def test_the_record_is_the_events_folded_and_an_abort_is_an_event(store: Store) 
 def test_an_older_store_is_migrated_keeping_its_games(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import controller.store_schema as store_module
+    import controller.store.schema as store_module
 
     path = tmp_path / "games.sqlite3"
     with Store(path) as old:
         game = old.create_game("perlen-pyramide", PLAYERS, {}, children_help=False)
         old.append(game, [ev("move", {"cell": "c3", "colour": 0})])
     # A later version adds a column: the file written by version 1 is brought up to date.
-    migrations = {**store_module.MIGRATIONS, 2: ("ALTER TABLE games ADD COLUMN note TEXT",)}
+    migrations = {**store_module.MIGRATIONS, 3: ("ALTER TABLE games ADD COLUMN note TEXT",)}
     monkeypatch.setattr(store_module, "MIGRATIONS", migrations)
-    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 2)
+    monkeypatch.setattr(store_module, "SCHEMA_VERSION", 3)
     with Store(path) as new:
-        migrated = new.game(game)
+        migrated = new.history.with_records(lambda kept: kept_record(GAMES, kept)).game(game)
         assert migrated is not None and migrated.record["moves"] == ["c3"]
         columns = [r[1] for r in new._conn.execute("PRAGMA table_info(games)")]
         assert "note" in columns
-        assert new._conn.execute("PRAGMA user_version").fetchone()[0] == 2
+        assert new._conn.execute("PRAGMA user_version").fetchone()[0] == 3
 
 
 def test_the_log_is_checkpointed_between_games_not_during_moves(

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
+from controller.games.perlen.events import BasePearl
 from controller.hardware.port import LedMode
 from controller.palette import WHITE
 from controller.referee.commands import NewGame
-from controller.referee.events import BasePearl
 from controller.store import PlayerRecord, Store, StoreWriteError
 from tests.support.table import Harness
 

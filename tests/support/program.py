@@ -26,7 +26,7 @@ class Program:
 
     def __init__(self, data: Path, *args: str) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "controller.cli", "run", "--data-dir", str(data),
+            [sys.executable, "-m", "pyramid_board.cli", "run", "--data-dir", str(data),
              "--host", "127.0.0.1", "--port", "0", *args],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
         )  # fmt: skip

@@ -17,11 +17,12 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from controller.games.perlen.hints import Why
+from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Led, Sound
 from controller.referee import lights, referee, snapshot
 from controller.referee.commands import Command, NewGame
-from controller.referee.computer import Why
 from controller.referee.events import Aborted, Event, Result
 from controller.referee.messages import Message, english
 from controller.referee.snapshot import Snapshot
@@ -31,6 +32,7 @@ from controller.table import store_first
 
 _PATH = Path("memory")
 FAST = RefereeConfig(
+    games=GAMES,
     settle_s=0.5,
     together_s=0.25,
     leds=tuple(ChannelMap.default().led_by_name),

@@ -21,6 +21,8 @@ import sys
 import time
 from pathlib import Path
 
+from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.pyramidos.views import parts_of as pyramidos_parts
 from controller.referee.commands import NewGame
 from tests.support.scripts import NAMES, expected_events, play, script_for
 from tests.support.table import Harness, fast_rules
@@ -62,9 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     # After the power cut: make the board match the stored game, as the LEDs ask.
     snap = h.snap
     if args.game == "perlen-pyramide":
-        want = {q.pos.split(":")[1] for q in snap.pearls if q.pos.startswith("1:")}
+        want = {q.pos.split(":")[1] for q in perlen_parts(snap).pearls if q.pos.startswith("1:")}
     else:
-        want = {t for t, owner in snap.targets.items() if owner is not None}
+        want = {t for t, owner in pyramidos_parts(snap).targets.items() if owner is not None}
     h.set_names(want)
     h.wait(lambda s: s.status != "mismatch")
     say(f"RESUMED {k}")

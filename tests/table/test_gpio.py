@@ -10,16 +10,17 @@ from pathlib import Path
 
 import pytest
 
+from controller.games.perlen.record import PerlenRecord
+from controller.games.perlen.record import replay as replay_perlen
+from controller.games.perlen.views import BonusView, PearlView
+from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.pyramidos.record import PyramidosRecord
+from controller.games.pyramidos.record import last_state as replay_pyramidos
+from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.games.registry import parse_record
 from controller.palette import parse_hex
 from controller.referee.commands import NewGame
-from controller.referee.snapshot import BonusView, PearlView, Snapshot
-from controller.rules.records import (
-    PerlenRecord,
-    PyramidosRecord,
-    parse_record,
-    replay_perlen,
-    replay_pyramidos,
-)
+from controller.referee.snapshot import Snapshot
 from tests.rigs.circuits import BouncingContacts
 from tests.support.poll import wait_until
 from tests.support.scripts import perlen_script, play, pyramidos_script
@@ -60,12 +61,15 @@ def test_a_whole_perlen_game_through_the_matrix(h: GpioHarness) -> None:
             h.strip.wait_for(lambda c: c[seat1] == BLUE and not any(c[seat0]))
     snap = h.wait(lambda s: s.status == "over")
     assert snap.game_id is not None
-    stored = h.store.game(snap.game_id)
+    stored = h.table.history.game(snap.game_id)
     assert stored is not None
     record = parse_record(dict(stored.record))
     assert isinstance(record, PerlenRecord)
     state = replay_perlen(record).state
-    views: tuple[PearlView | BonusView, ...] = (*snap.pearls, *snap.pending)
+    views: tuple[PearlView | BonusView, ...] = (
+        *perlen_parts(snap).pearls,
+        *perlen_parts(snap).pending,
+    )
     shown = {(q.pos, q.colour) for q in views}  # the last bonus
     assert {(str(p), c) for p, c in state.pearls()} == shown  # pearls finish the pyramid
     status = h.board.status()
@@ -79,12 +83,12 @@ def test_a_whole_pyramidos_game_through_the_matrix(h: GpioHarness) -> None:
         play(h, step)
     snap = h.wait(lambda s: s.status == "over")
     assert snap.game_id is not None
-    stored = h.store.game(snap.game_id)
+    stored = h.table.history.game(snap.game_id)
     assert stored is not None
     record = parse_record(dict(stored.record))
     assert isinstance(record, PyramidosRecord)
     state = replay_pyramidos(record)
-    assert dict(snap.targets) == state.targets()
+    assert dict(pyramidos_parts(snap).targets) == state.targets()
     winner = snap.players[snap.winners[0]]
     rgb = parse_hex(winner.colour)
     seat = h.cmap.led(f"seat:{winner.seat}")
@@ -121,7 +125,7 @@ def test_bouncing_contacts_and_glitches_make_exactly_the_moves_made(tmp_path: Pa
         snap = h.snap
         assert snap.moves == len(placed) and snap.status in ("playing", "bonus")
         assert snap.game_id is not None
-        stored = h.store.game(snap.game_id)
+        stored = h.table.history.game(snap.game_id)
         assert stored is not None
         moves = [e.data["cell"] for e in stored.events if e.kind == "move"]
         assert moves == placed

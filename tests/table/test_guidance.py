@@ -1,30 +1,53 @@
-"""guidance.guide, frame by frame: what every LED shows in each situation of the user guide
-(docs/user-guide.md, "What the lights say")."""
+"""Each game's LED picture, frame by frame: what every LED shows in each situation of the
+user guide (docs/user-guide.md, "What the lights say")."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import pytest
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.lights import picture as perlen_picture
+from controller.games.pyramidos import rules as pyramidos
+from controller.games.pyramidos.lights import picture as pyramidos_picture
+from controller.games.pyramidos.rules import Land
 from controller.guidance import (
+    CALM,
     SWEEP_PERIOD,
     GuidanceOptions,
     Light,
     Mismatch,
     MismatchKind,
-    guide,
+    Picture,
     led_test,
     to_frame,
 )
 from controller.hardware.channels import CELLS, ChannelMap
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE, scaled
-from controller.rules import perlen, pyramidos
 from controller.rules.notation import Target, parse_position
-from controller.rules.pyramidos import Land
 
 RED, BLUE, YELLOW, GREEN = (200, 0, 0), (0, 0, 200), (200, 200, 0), (0, 200, 0)
 PLAYERS = [Light(0, RED), Light(1, BLUE), Light(2, YELLOW)]
 STEADY, BLINK = LedMode.STEADY, LedMode.BLINK
+
+
+def guide(
+    game: perlen.PerlenState | pyramidos.PyramidosState | None,
+    players: list[Light],
+    pending: Sequence[perlen.Bonus] = (),
+    mismatches: Sequence[Mismatch] = (),
+    options: GuidanceOptions = CALM,
+    take_off: tuple[str, ...] = (),
+) -> Picture:
+    """The picture of either game's position, as the referee asks its game for it (no
+    game: all dark)."""
+    if game is None:
+        return {}
+    if isinstance(game, perlen.PerlenState):
+        return perlen_picture(game, players, tuple(pending), tuple(mismatches), options, take_off)
+    return pyramidos_picture(game, players, tuple(mismatches), options)
 
 
 def play(

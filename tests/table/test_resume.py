@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.games.perlen.commands import ConfirmBonus
+from controller.games.perlen.events import BasePearl
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
-from controller.referee.commands import ConfirmBonus, NewGame
-from controller.referee.events import BasePearl
+from controller.referee.commands import NewGame
 from controller.store import PlayerRecord, Store
 from tests.support.table import Harness
 
@@ -50,7 +52,7 @@ def test_waiting_bonuses_come_back_in_order(tmp_path: Path) -> None:
     board = played(path, ("c3", "d4", "d3", "c4"))
     with restarted(path, board) as h:
         snap = h.snap
-        assert snap.status == "bonus" and [b.pos for b in snap.pending] == ["2:c3"]
+        assert snap.status == "bonus" and [b.pos for b in perlen_parts(snap).pending] == ["2:c3"]
         assert h.lit["c3"] == Led(RED, LedMode.BLINK)
         assert h.press("button:confirm").status == "playing"
 
@@ -123,7 +125,7 @@ def test_a_finished_game_stays_on_the_table_until_a_new_one_starts(tmp_path: Pat
     with restarted(path, set()) as h:
         snap = h.snap
         assert snap.status == "over" and snap.game_id == ended.game_id
-        assert snap.winners == ended.winners and snap.scores == ended.scores
+        assert snap.winners == ended.winners and snap.points == ended.points
         assert h.said().startswith("Game over: A wins with")
         assert h.submit(NewGame("pyramidos", ("A", "B"))).ok
         assert h.snap.game_id == 2 and h.snap.status == "playing"

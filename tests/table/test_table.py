@@ -18,14 +18,15 @@ from pathlib import Path
 
 import pytest
 
+from controller.games.perlen import rules as perlen
+from controller.games.perlen.commands import ConfirmBonus, Hint
+from controller.games.perlen.kind import PERLEN_PYRAMIDE
+from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.port import Led, LedFrame, LedMode, Sound
 from controller.hardware.sim import SimBoard
-from controller.referee.commands import ConfirmBonus, Hint, NewGame, Undo
-from controller.referee.events import fold, from_stored, standing
-from controller.referee.games import new_game
+from controller.referee.commands import NewGame, Undo
+from controller.referee.events import fold, from_stored
 from controller.referee.messages import english
-from controller.rules import perlen
-from controller.rules.notation import Position
 from controller.table import TableBusy, TableSettings
 from tests.support.scripts import perlen_script, play, pyramidos_script
 from tests.support.table import Harness
@@ -45,7 +46,7 @@ def test_a_move_is_stored_shown_and_published(h: Harness) -> None:
     assert snap.moves == 1 and snap.to_move == 1
     assert h.lit == {"seat:1": Led(BLUE)}
     assert snap.game_id is not None
-    stored = h.store.game(snap.game_id)
+    stored = h.table.history.game(snap.game_id)
     assert stored is not None and [(e.kind, dict(e.data)) for e in stored.events] == [
         ("move", {"cell": "c3", "colour": 0})
     ]
@@ -76,7 +77,7 @@ def test_whole_games_through_the_table(tmp_path: Path) -> None:
                 play(h, step)
             snap = h.snap
             assert snap.status == "over" and snap.game_id is not None
-            stored = h.store.game(snap.game_id)
+            stored = h.table.history.game(snap.game_id)
             assert stored is not None and stored.summary.status == "over"
             assert stored.result is not None
             assert list(stored.result["winners"]) == list(snap.winners)
@@ -92,10 +93,9 @@ def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_pat
                 "SELECT kind, data FROM events WHERE game_id = (SELECT max(id) FROM games) "
                 "ORDER BY seq"
             ).fetchall()
-            game = fold(
-                new_game(perlen.PerlenOptions()), [from_stored(k, json.loads(d)) for k, d in rows]
-            )
-            return len(standing(game))
+            events = [from_stored(PERLEN_PYRAMIDE, k, json.loads(d)) for k, d in rows]
+            game = fold(PERLEN_PYRAMIDE, PERLEN_PYRAMIDE.new_game(perlen.PerlenOptions()), events)
+            return len(game.standing)
 
         checked: list[tuple[int, int]] = []
         show = h.board.show
@@ -190,19 +190,26 @@ def test_a_computer_seat_thinks_on_a_worker_thread(tmp_path: Path) -> None:
     seen: list[str] = []
 
     class First:
+        """A computer player that takes the first legal cell (the last for a hint)."""
+
         levels = ("easy",)
 
-        def choose(
-            self, state: perlen.PerlenState, level: str, seed: int, cancel: threading.Event
-        ) -> Position:
-            seen.append(threading.current_thread().name)
-            return perlen.legal_moves(state)[0]
+        def legal(self, position: object) -> frozenset[str]:
+            assert isinstance(position, perlen.PerlenState)
+            return frozenset(p.short for p in perlen.legal_moves(position))
 
-        def hint(self, state: perlen.PerlenState, cancel: threading.Event) -> Position:
+        def choose(self, position: object, level: str, seed: int, cancel: threading.Event) -> str:
             seen.append(threading.current_thread().name)
-            return perlen.legal_moves(state)[-1]
+            assert isinstance(position, perlen.PerlenState)
+            return perlen.legal_moves(position)[0].short
 
-    with Harness(tmp_path / "g.sqlite3", TableSettings(computer=First())) as h:
+        def hint(self, position: object, cancel: threading.Event) -> tuple[str, object]:
+            seen.append(threading.current_thread().name)
+            assert isinstance(position, perlen.PerlenState)
+            return perlen.legal_moves(position)[-1].short, None
+
+    settings = TableSettings(computers={PERLEN_PYRAMIDE.name: First()})
+    with Harness(tmp_path / "g.sqlite3", settings) as h:
         assert h.do(NewGame("perlen-pyramide", ("Anna", "", "Cleo"), computer={1: "easy"})).ok
         h.put("c3")
         snap = h.wait(lambda s: s.computer_move is not None)
@@ -250,7 +257,7 @@ def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
         ).ok
         while h.snap.status != "over":
             snap = h.snap
-            if snap.pending:
+            if perlen_parts(snap).pending:
                 assert h.do(ConfirmBonus()).ok
                 continue
             h.settle(1)
@@ -262,7 +269,7 @@ def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
                 snap = h.wait(lambda s: s.hint is not None, timeout=10)
                 assert snap.hint in snap.legal
                 h.put(snap.hint or "")
-        stored = h.store.game(h.snap.game_id or 0)
+        stored = h.table.history.game(h.snap.game_id or 0)
         assert stored is not None and stored.summary.status == "over"
         assert len(stored.record["moves"]) == 25
         assert [p.computer for p in stored.players] == [None, "gentle", "strong"]

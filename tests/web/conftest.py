@@ -7,7 +7,7 @@ the sim adapter the virtual board drives, the store an SQLite file in a temporar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,9 +17,10 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.clock import SystemClock
+from controller.games.perlen.commands import ConfirmBonus
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
-from controller.referee.commands import ConfirmBonus, NewGame
+from controller.referee.commands import NewGame
 from controller.referee.messages import english
 from controller.referee.state import RefereeConfig
 from controller.settings import Settings
@@ -27,6 +28,8 @@ from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.poll import wait_until
 from web_ui.app import WebSettings, close_app, create_app
+from web_ui.games.registry import VIEWS
+from web_ui.games.view import GameView
 
 PIN = "2468"
 CSRF_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
@@ -87,7 +90,13 @@ class Rig:
         assert reply.ok, reply.message and english(reply.message)
 
 
-def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[str] = ()) -> Rig:
+def build_rig(
+    folder: Path,
+    *,
+    web: WebSettings | None = None,
+    pieces: Iterable[str] = (),
+    views: Mapping[str, GameView] = VIEWS,
+) -> Rig:
     """The rig on the store in ``folder`` (a game stored there is resumed), its board
     holding ``pieces`` when the Table starts (as wood holds them after a power cut)."""
     cmap = ChannelMap.default()
@@ -104,6 +113,7 @@ def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[
         table=table,
         testing=True,
         web=web or WebSettings(heartbeat=0.3, throttle_free=3, throttle_base=1.0),
+        views=views,
     )
     return Rig(app, table, board, store, cmap)
 

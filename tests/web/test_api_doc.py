@@ -19,12 +19,19 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from controller.games.perlen.rules import BonusRule
+from controller.games.perlen.views import PerlenParts
+from controller.games.pyramidos.views import PyramidosParts
+from controller.games.registry import GAMES
 from controller.hardware.port import LinkState, Sound
 from controller.referee import snapshot
-from controller.referee.events import EVENT_TYPES, By
-from controller.rules.perlen import BonusRule
+from controller.referee.commands import ACTIONS
+from controller.referee.events import COMMON, By
 from tests.web.conftest import Rig, csrf
-from web_ui import control
+
+EVENT_TYPES = {kind: cls for game in GAMES.values() for kind, cls in game.events.items()}
+EVENT_TYPES.update(COMMON)
+GAME_BUTTONS = [*(name for game in GAMES.values() for name in game.actions), *ACTIONS]
 
 DOC = (Path(__file__).resolve().parents[2] / "docs" / "api.md").read_text(encoding="utf-8")
 ROUTE = re.compile(r"^(?:### |\| )`(GET|POST) (/[^`]*)`", re.M)
@@ -153,18 +160,22 @@ def test_a_players_fields_are_the_documented_ones(
 
 def test_the_commands_are_the_game_buttons() -> None:
     names = [cells[0] for cells in table(section("### `POST /api/command/<name>`"))]
-    assert names == list(control.ACTIONS)
+    assert names == GAME_BUTTONS
 
 
 def test_every_snapshot_key_is_documented_in_order() -> None:
     keys = [cells[0] for cells in table(section("## The snapshot"))]
     assert keys == [f.name for f in dataclasses.fields(snapshot.Snapshot)]
+    games = section("### Each game's keys")
+    for parts in (PerlenParts, PyramidosParts):
+        listed = [cells[0] for cells in table(games, after=f"`{parts.__name__}`")]
+        assert listed == [f.name for f in dataclasses.fields(parts)], parts.__name__
     status = next(c[1] for c in table(section("## The snapshot")) if c[0] == "status")
     assert re.findall(r"`(\w+)`", status) == list(snapshot.STATUSES)
 
 
 def test_the_values_of_every_enumeration_named() -> None:
-    values = section("## The snapshot")
+    values = section("### Values")
 
     def listed(name: str) -> list[str]:
         line = next(line for line in values.split("\n- ") if line.startswith(f"`{name}`"))

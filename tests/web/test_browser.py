@@ -21,11 +21,11 @@ from typing import TYPE_CHECKING, Any, NoReturn
 import pytest
 from flask import Flask
 
-from controller.referee.commands import ConfirmBonus
+from controller.games.perlen.commands import ConfirmBonus
 from tests.support.scripts import HINTED_ENDGAME
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
-from web_ui import create_app, serve, stop
-from web_ui.app import WebSettings
+from web_ui.app import WebSettings, create_app
+from web_ui.server import serve, stop
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
     from playwright.sync_api import Browser, Page, ViewportSize
@@ -216,7 +216,7 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
     watcher = browser.new_context(viewport=PHONE, locale="da-DK").new_page()
     watcher.goto(f"{server.url}/")
     start_game(player, server.url, "pyramidos", ["Ida", "Jonas"], ["red", "blue"])
-    watcher.wait_for_selector("svg.pyramidos", timeout=WAIT_MS)
+    watcher.wait_for_selector("svg.targets", timeout=WAIT_MS)
 
     for target in ("t1", "t2", "t3", "t4"):
         tap(player, f"#target-{target}")

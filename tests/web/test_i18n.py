@@ -199,7 +199,8 @@ def test_a_hints_worth_is_written_the_readers_way(rig: Rig, lang: str, said: str
 def test_unnamed_seats_are_called_in_the_readers_language(
     rig: Rig, client: FlaskClient, lang: str, computer: str, person: str
 ) -> None:
-    from controller.referee.events import BasePearl, Result
+    from controller.games.perlen.events import BasePearl
+    from controller.referee.events import Result
     from controller.referee.snapshot import Status
     from controller.store import PlayerRecord
     from tests.support.referee import Play

@@ -10,7 +10,7 @@ import pytest
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from controller.referee.commands import EndTurn
+from controller.games.pyramidos.commands import EndTurn
 from tests.web.conftest import PIN, Rig, csrf
 
 PAGES = (
@@ -69,7 +69,7 @@ def test_live_page_shows_pyramidos_targets_and_points(rig: Rig, client: FlaskCli
     rig.place("t2")
     rig.wait(lambda s: s["targets"].get("t2") == 0)
     page = text(client.get("/"))
-    assert 'class="pyramidos"' in page
+    assert 'class="targets"' in page
     assert 'data-virtual="t2"' in page and 'data-virtual="top"' in page
     assert "t2: ball of Anna (red, R)" in page
     assert "Points" in page and "/6" in page

@@ -15,20 +15,22 @@ One browser serves the module; each test opens several pages in it.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from controller.games.perlen.commands import ConfirmBonus
 from controller.hardware.channels import CELLS
-from controller.referee.commands import ConfirmBonus
 from controller.referee.messages import english
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
 from tests.web.test_browser import WAIT_MS, Served, launched
-from web_ui import reviews
+from web_ui.games.perlen.view import PERLEN_VIEW
+from web_ui.games.registry import VIEWS
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page, ViewportSize
@@ -273,18 +275,16 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
     with no game, the sound switch sits under the words; the page says sounds need a
     first tap until one came. The first hint of a game gives its reason."""
     gate = threading.Event()
-    real = reviews._review_function()
+    real = PERLEN_VIEW.review
     assert real is not None
 
-    def held(record: Any, **kw: Any) -> Any:
+    def held(record: Any, budget_per_move: float, cancel: Any) -> Any:
         assert gate.wait(30), "the test never released the review"
-        return real(record, **kw)
+        return real(record, budget_per_move, cancel)
 
-    def gated() -> Callable[..., Any]:
-        return held
-
-    monkeypatch.setattr(reviews, "_review_function", gated)
-    rig = build_rig(tmp_path)
+    # The page as it is, but for Perlen-Pyramide's review, which waits for the gate.
+    views = {**VIEWS, PERLEN_VIEW.name: dataclasses.replace(PERLEN_VIEW, review=held)}
+    rig = build_rig(tmp_path, views=views)
     server = Served(rig)
     try:
         at_laptop = phone_browser.new_context(viewport=LAPTOP, locale="en-GB")

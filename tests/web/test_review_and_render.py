@@ -10,6 +10,7 @@ from tests.support.poll import wait_until
 from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui import render
 from web_ui.app import WebSettings
+from web_ui.games.perlen.view import PERLEN_VIEW
 
 
 def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
@@ -22,7 +23,8 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
         assert "The computer is reviewing the moves" in first
         reviewer = rig.app.extensions["pyramid"].reviewer
         review = wait_until(
-            lambda: (r := reviewer.get(game_id, {})).state != "working" and r, timeout=60
+            lambda: (r := reviewer.get(game_id, {}, PERLEN_VIEW)).state != "working" and r,
+            timeout=60,
         )
         assert review.state == "ready" and len(review.moves) == 25
         assert all(m.loss >= 0 for m in review.moves)

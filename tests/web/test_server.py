@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.web.conftest import Rig, build_rig, close_rig
-from web_ui import serve, stop
+from web_ui.server import serve, stop
 
 
 def open_stream(port: int) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:

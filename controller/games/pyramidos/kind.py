@@ -1,0 +1,176 @@
+"""Pyramidos for the referee: two to four players land balls on targets.
+
+Its :class:`~controller.referee.game.GameKind` (:data:`PYRAMIDOS`) gathers what only this
+game has: seats in their order, the targets read as landings and knock-offs, the End turn
+command and taking back an event (:mod:`.board`).
+
+>>> PYRAMIDOS.name, PYRAMIDOS.seats, list(PYRAMIDOS.actions)
+('pyramidos', range(2, 5), ['end_turn'])
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from controller.games.pyramidos import board, lights, text, views
+from controller.games.pyramidos import rules as pyramidos
+from controller.games.pyramidos.commands import ACTIONS, PRESSES, EndTurn
+from controller.games.pyramidos.events import EVENTS, KnockedOff, Landed, TurnEnded
+from controller.games.pyramidos.game import PyramidosGame
+from controller.games.pyramidos.record import read_record
+from controller.games.pyramidos.words import said
+from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
+from controller.palette import PaletteColour
+from controller.referee import words
+from controller.referee.commands import Command
+from controller.referee.events import Aborted, By, Event, TakeBack
+from controller.referee.game import Game, GameError, Options
+from controller.referee.messages import Message, Param
+from controller.referee.session import Player, Session
+from controller.referee.snapshot import Snapshot
+from controller.referee.state import RefereeConfig, RefereeState, Reply, Step
+from controller.rules.records import Record
+from controller.vocabulary import TARGETS
+
+
+def _game(game: Game) -> PyramidosGame:
+    assert isinstance(game, PyramidosGame), "a Pyramidos game"  # the registry's promise
+    return game
+
+
+class Pyramidos:
+    """Pyramidos's part of the referee (see :mod:`controller.referee.game`)."""
+
+    name = pyramidos.NAME
+    seats = range(pyramidos.MIN_SEATS, pyramidos.MAX_SEATS + 1)
+    option_names = ("variant",)
+    piece = "ball"
+    actions = ACTIONS
+    events = EVENTS
+    shared: frozenset[str] = frozenset()
+
+    def missing_sensors(self, config: RefereeConfig) -> Message | None:
+        have = set(TARGETS) <= config.sensors
+        return None if have else Message.of("no_target_sensors")
+
+    def seats_wrong(self, seats: int) -> Message | None:
+        return None if seats in self.seats else Message.of("pyramidos_seats", num=seats)
+
+    def computer_refused(self) -> Message | None:
+        return Message.of("pyramidos_no_computer")
+
+    def remote_refused(self) -> Message | None:
+        return Message.of("pyramidos_no_remote")
+
+    def children_help_refused(self) -> Message | None:
+        return Message.of("pyramidos_no_help")
+
+    def read_options(self, seats: int, raw: Mapping[str, Any]) -> Options:
+        return pyramidos.PyramidosOptions.from_dict(seats, raw)
+
+    def seated(
+        self,
+        options: Options,
+        names: Sequence[str],
+        colours: Sequence[PaletteColour],
+        computer: Mapping[int, str],
+    ) -> tuple[Player, ...]:
+        """Each seat plays for itself, numbered by seat."""
+        return tuple(Player(seat, seat, names[seat], colours[seat]) for seat in range(len(names)))
+
+    def new_game(self, options: Options) -> Game:
+        assert isinstance(options, pyramidos.PyramidosOptions)
+        return PyramidosGame.new(options)
+
+    def apply(self, game: Game, event: Event) -> Game:
+        played = _game(game)
+        if isinstance(event, Landed):
+            return played.event(f"land {event.target}")
+        if isinstance(event, KnockedOff):
+            return played.event(f"leave {event.target}")
+        if isinstance(event, TurnEnded):
+            return played.event("end")
+        if isinstance(event, TakeBack):
+            return played.undo()
+        if isinstance(event, Aborted):
+            return played
+        raise GameError(f"{event.kind!r} is not a Pyramidos event")
+
+    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
+        return board.reconcile(state, session, _game(session.game), now)
+
+    def pressed(self, button: str) -> Command | None:
+        return PRESSES.get(button)
+
+    def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
+        game = _game(session.game)
+        if not isinstance(order, EndTurn):
+            return Message.of("no_such_action")
+        if game.over:
+            return Message.of("game_over")
+        hold = state.comparison.settling
+        knocked = hold is not None and hold.action == board.KNOCK_OFF
+        if state.comparison.mismatches and not knocked:
+            return Message.of("fix_first", fixes=words.fixes(state))
+        return None
+
+    def act(self, state: RefereeState, order: Command, now: float) -> Step:
+        session = state.session
+        assert session is not None and isinstance(order, EndTurn)
+        return board.end_turn(state, session, _game(session.game), order.by, now)
+
+    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
+        return board.undo(state, session, _game(session.game), by, now)
+
+    def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
+        # remote_refused: a game of Pyramidos is never linked, so nothing arrives.
+        return Step(state, reply=Reply(False, Message.of("remote_event_bad", kind=event.kind)))
+
+    def computer(self, move_budget_s: float | None, hint_budget_s: float) -> None:
+        return None  # a person nudges every ball
+
+    def explained(self, cell: str, why: object) -> tuple[Message, ...]:
+        return (Message.of("hint", cell=cell),)  # no computer player: never asked
+
+    def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
+        hold = state.comparison.settling
+        if hold is not None and hold.action == board.KNOCK_OFF:
+            gone = board.missing(state)
+            return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
+        return None
+
+    def owed(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
+        return None
+
+    def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
+        return snap
+
+    def position(
+        self, state: object, options: Options, pending: Sequence[object], last_move: str | None
+    ) -> Snapshot:
+        return views.position(state, options, pending, last_move)
+
+    def picture(
+        self,
+        state: RefereeState,
+        session: Session,
+        players: Sequence[Light],
+        wrong: tuple[Mismatch, ...],
+        options: GuidanceOptions,
+    ) -> Picture:
+        return lights.picture(_game(session.game).state, players, wrong, options)
+
+    def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
+        assert isinstance(before, pyramidos.PyramidosState), "a Pyramidos position"
+        return said(before, label, name)
+
+    def drawn(self, state: object, *, colour: bool = False) -> str:
+        return text.drawn(state, colour=colour)
+
+    def read_record(self, raw: Mapping[str, Any]) -> Record:
+        return read_record(raw)
+
+
+PYRAMIDOS = Pyramidos()
+"""Pyramidos, as the registry lists it."""

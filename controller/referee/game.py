@@ -1,0 +1,261 @@
+"""What a game is, for the referee: the seam every game package fills.
+
+The referee is written once; it runs any game handed to it (as boardgame.io's core runs
+the ``Game`` object it is given). A game is a :class:`GameKind` (setup, reading the board,
+its own commands and events, its words and pictures) and the values it keeps: a
+:class:`Game` (the position plus what the table adds: pieces still to place by hand, the
+moves that can be taken back) and its :class:`Options`. Each game's package
+(:mod:`controller.games`) provides them; the referee's own modules never import one, and
+the games the product has are listed once, in :mod:`controller.games.registry`, which
+the composition root hands to the referee (:attr:`~controller.referee.state.RefereeConfig.
+games`).
+
+Everything here is a protocol or a small value: the referee's modules import only the
+types they name, so a game package can import the referee's modules without a circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+
+if TYPE_CHECKING:
+    from controller.computer_player import ComputerPlayer
+    from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
+    from controller.palette import PaletteColour
+    from controller.referee.commands import Command
+    from controller.referee.events import By, Event, Stored
+    from controller.referee.messages import Message, Param
+    from controller.referee.session import Player, Session
+    from controller.referee.snapshot import Snapshot
+    from controller.referee.state import RefereeConfig, RefereeState, Step
+    from controller.rules.records import Record
+
+
+class GameError(ValueError):
+    """A change the game cannot take (the message says why, for the log and tests)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """A game's scores as the store and the page keep them."""
+
+    points: tuple[int, ...]
+    """What counts, by player number."""
+    winners: tuple[int, ...]
+    unit: str
+    """What the points count (a ``unit`` term: ``visible`` pearls, all ``pearls``,
+    ``points``)."""
+    details: Mapping[str, object]
+    """The game's own figures (visible pearls and totals, or points)."""
+
+
+class Options(Protocol):
+    """A game's options as chosen at setup (each game's own frozen dataclass)."""
+
+    game: ClassVar[str]
+    """The game they are for."""
+
+    @property
+    def first_seat(self) -> int:
+        """The seat that starts."""
+
+    def to_dict(self) -> dict[str, str | int]:
+        """As records, the store and the page keep them."""
+
+
+class Game(Protocol):
+    """The game on the table as a value: a position and what the table adds to it.
+
+    Frozen: every change gives a new value, so the referee can try a change and keep the
+    old game if storing it fails."""
+
+    @property
+    def state(self) -> object:
+        """The position, as the game's rules keep it (what the snapshot shows and the
+        computer player is asked about)."""
+
+    @property
+    def over(self) -> bool:
+        """The result stands (pieces may still wait to be placed by hand)."""
+
+    @property
+    def moves(self) -> int:
+        """Moves (or events) that stand."""
+
+    @property
+    def to_move(self) -> int | None:
+        """The player to move, None once the game is over."""
+
+    @property
+    def pending(self) -> tuple[object, ...]:
+        """Pieces the players still have to place by hand (Perlen-Pyramide's bonus
+        pearls), in placing order; empty for games without them."""
+
+    @property
+    def pieces(self) -> frozenset[str]:
+        """The sensors its pieces sit on (base cells, targets)."""
+
+    @property
+    def expected(self) -> frozenset[str]:
+        """Sensors that should be active now."""
+
+    @property
+    def owners(self) -> Mapping[str, int]:
+        """Whose piece is on each active sensor (by player number)."""
+
+    @property
+    def last_move(self) -> str | None:
+        """Where the last move was made, for the pictures to mark."""
+
+    @property
+    def last_by(self) -> int | None:
+        """The player who made the last move that can be taken back, None for none."""
+
+    @property
+    def standing(self) -> tuple[str, ...]:
+        """The moves or events that stand: the record's."""
+
+    def outcome(self) -> Outcome: ...
+
+    def record(self, players: tuple[str, ...]) -> Record: ...
+
+
+class GameKind(Protocol):
+    """What one game is, for the referee."""
+
+    @property
+    def name(self) -> str:
+        """As records, the store and the page name it (``perlen-pyramide``)."""
+
+    @property
+    def seats(self) -> range:
+        """How many may play."""
+
+    @property
+    def piece(self) -> str:
+        """What its players put on the board, as the referee's words say it (a ``thing``
+        term: ``pearl``, ``ball``)."""
+
+    @property
+    def option_names(self) -> tuple[str, ...]:
+        """Its options a person chooses (``first_seat`` apart), as the setup page names
+        them."""
+
+    @property
+    def actions(self) -> Mapping[str, Callable[[], Command]]:
+        """Its own game buttons (by the name the API uses) and the command each gives, in
+        the order the page shows them; the referee's own (undo, play again, abort)
+        follow them."""
+
+    @property
+    def events(self) -> Mapping[str, type[Stored]]:
+        """Its own stored events by kind (the referee's take-back and abort are every
+        game's)."""
+
+    @property
+    def shared(self) -> frozenset[str]:
+        """The kinds of its events both boards of a linked game keep (with the take-back
+        and the abort); every other event stays on the board that made it."""
+
+    # -- setting up ----------------------------------------------------------------------
+    def missing_sensors(self, config: RefereeConfig) -> Message | None:
+        """Why a board without this game's sensors cannot referee it, or None."""
+
+    def seats_wrong(self, seats: int) -> Message | None:
+        """Why ``seats`` players cannot play it, or None."""
+
+    def computer_refused(self) -> Message | None:
+        """Why a seat cannot be the computer's, or None."""
+
+    def children_help_refused(self) -> Message | None:
+        """Why it has no help for children, or None."""
+
+    def remote_refused(self) -> Message | None:
+        """Why a seat cannot play on another board, or None."""
+
+    def read_options(self, seats: int, raw: Mapping[str, Any]) -> Options:
+        """Its options; a :class:`~controller.rules.records.OptionError` names what is
+        wrong."""
+
+    def seated(
+        self,
+        options: Options,
+        names: Sequence[str],
+        colours: Sequence[PaletteColour],
+        computer: Mapping[int, str],
+    ) -> tuple[Player, ...]:
+        """The players by player number (colour or seat)."""
+
+    def new_game(self, options: Options) -> Game: ...
+
+    # -- playing ---------------------------------------------------------------------------
+    def apply(self, game: Game, event: Event) -> Game:
+        """``game`` after a stored ``event``; :class:`GameError` when it does not fit."""
+
+    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
+        """Compare the board with the game and act on what it says."""
+
+    def pressed(self, button: str) -> Command | None:
+        """The command one of the board's buttons (``button:confirm`` …) gives in this
+        game, on its rising edge, or None (``button:undo`` is the referee's)."""
+
+    def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
+        """Why one of its own commands is not taken now, or None."""
+
+    def act(self, state: RefereeState, order: Command, now: float) -> Step:
+        """Carry out one of its own commands (after :meth:`refusal` let it through)."""
+
+    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
+        """The Undo command: take back the last move or event."""
+
+    def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
+        """A shared event made on the other board of a linked game: play it here (the
+        reply says whether it was taken)."""
+
+    def computer(self, move_budget_s: float | None, hint_budget_s: float) -> ComputerPlayer | None:
+        """Its computer player for the Table (seats and hints), thinking at most so long
+        (``move_budget_s`` None: each level's own budget); None for a game without one."""
+
+    def explained(self, cell: str, why: object) -> tuple[Message, ...]:
+        """A hint for ``cell`` in words, with the reasons the computer gave (or None)."""
+
+    # -- what it says and shows -----------------------------------------------------------
+    def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
+        """What to do now, when this game has something more pressing than the board's
+        mismatches (a take-back being decided, pieces to take off), else None."""
+
+    def owed(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
+        """What to do now when the board matches and pieces wait to be placed, else None."""
+
+    def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
+        """The snapshot with what only this game shows (legal cells, bonus pearls …)."""
+
+    def position(
+        self, state: object, options: Options, pending: Sequence[object], last_move: str | None
+    ) -> Snapshot:
+        """The snapshot of one of its positions (the game's parts, its score, whose turn),
+        for the live page, the replay and the rules pictures."""
+
+    def picture(
+        self,
+        state: RefereeState,
+        session: Session,
+        players: Sequence[Light],
+        wrong: tuple[Mismatch, ...],
+        options: GuidanceOptions,
+    ) -> Picture:
+        """The LED picture of the game on the table (:mod:`controller.guidance` has the
+        pieces every game's picture is made of)."""
+
+    def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
+        """A replayed step in words, as the live page said it (``Oma landed on t1.``), or
+        None when the picture says it all."""
+
+    def drawn(self, state: object, *, colour: bool = False) -> str:
+        """One of its positions as text for a terminal (``pyramid replay``)."""
+
+    def read_record(self, raw: Mapping[str, Any]) -> Record:
+        """Its game record from decoded JSON
+        (:func:`controller.rules.records.parse_record`)."""

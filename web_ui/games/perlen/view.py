@@ -1,0 +1,75 @@
+"""Perlen-Pyramide's :class:`~web_ui.games.view.GameView`: the layers from above and the
+four sides, the bonus pearls to place and to take off, its rules and its house rules, and
+the computer's review of a finished game.
+
+>>> PERLEN_VIEW.name, PERLEN_VIEW.fixed_seats, PERLEN_VIEW.reviewed
+('perlen-pyramide', 3, True)
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from controller.games.perlen.kind import PERLEN_PYRAMIDE
+from controller.games.perlen.record import PerlenRecord
+from controller.games.perlen.views import parts_of
+from controller.referee.snapshot import Snapshot
+from controller.rules.records import Record
+from web_ui.drawing import Swatch, swatch_of
+from web_ui.games.perlen import drawing, pictures, words
+from web_ui.games.view import GameView, MoveLoss
+
+
+def _drawings(snapshot: Snapshot) -> dict[str, Any]:
+    return {"layers": drawing.layers_view(snapshot), "side": drawing.side_view(snapshot)}
+
+
+def _context(snapshot: Snapshot, palette: Sequence[Swatch]) -> dict[str, Any]:
+    parts = parts_of(snapshot)
+    removals = parts.removals
+    return {
+        "pending": [(b, swatch_of(palette, b.colour)) for b in parts.pending],
+        "removals": [(b, swatch_of(palette, b.colour)) for b in removals],
+        # "The highest first" only when one rests on another: they lie on two layers.
+        "removals_top_down": len({b.pos.split(":")[0] for b in removals}) > 1,
+        # While bonus pearls of a move taken back come off, that list says what to do.
+        "mismatch_shown": bool(snapshot.mismatches) and not removals,
+        "shown_bonus": parts.shown_bonus,
+    }
+
+
+def _review(record: Record, budget_per_move: float, cancel: Any) -> Sequence[MoveLoss]:
+    # The computer player takes a good part of a second to import on a Pi: a page loads
+    # it only when a finished game is reviewed.
+    from controller.games.perlen import bot
+
+    if not isinstance(record, PerlenRecord):
+        raise TypeError(f"not a Perlen-Pyramide record: {type(record).__name__}")
+    stop = cancel if isinstance(cancel, threading.Event) else None
+    return tuple(
+        MoveLoss(m.number, m.colour, m.played.short, m.best.short, m.loss)
+        for m in bot.review(record, budget_per_move=budget_per_move, cancel=stop)
+    )
+
+
+PERLEN_VIEW: Final = GameView(
+    kind=PERLEN_PYRAMIDE,
+    template="_game_perlen.html",
+    folder=Path(__file__).parent / "templates",
+    drawings=_drawings,
+    score_bars=drawing.score_bars,
+    bare=lambda snapshot: not parts_of(snapshot).pearls,
+    context=_context,
+    helpers={
+        "place_label": words.place_label,
+        "side_name": words.side_name,
+        "bonus_reason": words.bonus_reason,
+        "house_rules": words.house_rules,
+    },
+    pictures=lambda players: pictures.rule_pictures(players[:3]),
+    review=_review,
+)
+"""Perlen-Pyramide, as the page shows it."""
