@@ -54,6 +54,7 @@ MODULES = [
     "controller.checks",
     "controller.commands.diag",
     "controller.commands.acceptance",
+    "controller.commands.matrix",
     "tests.rigs.pearls",
     "controller.hardware.apa102",
     "controller.hardware.gpio",
