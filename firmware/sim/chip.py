@@ -30,7 +30,8 @@ harness to chip
     ``fault``                           the next pin read fails with OSError (a bad chip)
     ``diode ROW COL ok|missing|reversed``  the diode of the switch between two GPIOs
     ``cut COL 0|1``                     the wire of column GPIO COL cut (1) or whole (0)
-    ``lows? GPIO``                      how often GPIO was pulled low (answered ``lows``)
+    ``lows? GPIO [MORE]``               how often GPIO was pulled low, answered (``lows``)
+                                        once MORE more times it has been (default 0)
 chip to harness
     ``boot``                  the chip came out of reset
     ``np PIN RRGGBB...``      a NeoPixel write: every LED's colour, in chain order
@@ -90,6 +91,7 @@ class Chip:
         self.diodes = {}
         self.cut = set()
         self.lows = {}  # gpio -> how often it was pulled low (a row: once a scan)
+        self._lows_asked = []  # [gpio, the count that answers] of questions still open
         self._wiring_version = 0  # bumped by every switch or diode change
         self._sneak_cache = None
         self.timers = []
@@ -126,6 +128,18 @@ class Chip:
         self.pins[gpio][2] = value
         if not value:
             self.lows[gpio] = self.lows.get(gpio, 0) + 1
+            if self._lows_asked:
+                self._answer_lows()
+
+    def _answer_lows(self) -> None:
+        still = []
+        for gpio, wanted in self._lows_asked:
+            count = self.lows.get(gpio, 0)
+            if count >= wanted:
+                self.report("lows " + str(gpio) + " " + str(count))
+            else:
+                still.append([gpio, wanted])
+        self._lows_asked = still
 
     def level(self, gpio: int) -> int:
         """What reading ``gpio`` gives right now."""
@@ -283,7 +297,10 @@ class Chip:
             else:
                 self.diodes[where] = words[3]
         elif words[0] == "lows?":
-            self.report("lows " + words[1] + " " + str(self.lows.get(int(words[1]), 0)))
+            gpio = int(words[1])
+            more = int(words[2]) if len(words) > 2 else 0
+            self._lows_asked.append([gpio, self.lows.get(gpio, 0) + more])
+            self._answer_lows()
         elif words[0] == "cut":
             if words[2] == "1":
                 self.cut.add(int(words[1]))

@@ -375,11 +375,12 @@ class SimPico:
         self._wiring[f"cut {gpio}"] = line
         self._control(line)
 
-    def pulled_low(self, gpio: int, timeout: float = 5.0) -> int:
+    def pulled_low(self, gpio: int, more: int = 0, timeout: float = 5.0) -> int:
         """How often the firmware has pulled ``gpio`` low since the chip booted, counted
-        after every control line sent before (a switch set just now is in place)."""
+        after every control line sent before (a switch set just now is in place); with
+        ``more``, once it has been pulled low that many more times."""
         asked = time.monotonic()
-        self._control(f"lows? {gpio}")
+        self._control(f"lows? {gpio} {int(more)}")
         with self._state:
             if not self._state.wait_for(
                 lambda: self._lows.get(gpio, (-1.0, 0))[0] >= asked, timeout
@@ -387,9 +388,10 @@ class SimPico:
                 raise TimeoutError(f"the simulated chip did not answer lows? {gpio} in {timeout} s")
             return self._lows[gpio][1]
 
-    def scans(self, timeout: float = 5.0) -> int:
-        """The matrix scans the firmware has begun since boot (row 0 pulled low)."""
-        return self.pulled_low(self.config.rows[0], timeout)
+    def scans(self, more: int = 0, timeout: float = 5.0) -> int:
+        """The matrix scans the firmware has begun since boot (row 0 pulled low); with
+        ``more``, once that many more have begun after every control line sent before."""
+        return self.pulled_low(self.config.rows[0], more, timeout)
 
     def hang(self, ms: int) -> None:
         """Stall the firmware's next pin read for ``ms`` (a loop stuck somewhere)."""

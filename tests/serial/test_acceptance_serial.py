@@ -67,13 +67,7 @@ def pico_looked(pico: SimPico, board: SerialBoard) -> Looked:
 
     def before(post: Post) -> Callable[[], None]:
         def after() -> None:
-            first = pico.scans()  # asked after the switch lines: they are in place
-            wait_until(
-                lambda: pico.scans() >= first + debounce + 1,
-                PATIENCE,
-                interval=0,
-                what="the simulated Pico's scans",
-            )
+            pico.scans(more=debounce + 1, timeout=PATIENCE)  # counted from the switch lines
             mark: list[int] = []
             post(lambda: ping(mark))
             wait_until(
