@@ -3,30 +3,46 @@ board reports, with time passed in, and the maker's mistakes it names.
 
 (Longer than most modules: one state machine whose five passes share the step, the
 record of what was seen and the causes; the causes are named from all passes at once.
-The shell that prints and reads is apart in :mod:`controller.commands.diag`.)
+The shell that prints and reads is apart in :mod:`controller.commands.diag`, the model
+of a diode matrix's wiring in :mod:`controller.commands.matrix`.)
 
 A person at the board is asked for one thing at a time (:class:`Step`); the machine
 watches the board's debounced frames (:func:`seen`), the person's "done" (:func:`done`,
-Enter on the terminal) and the clock (:func:`timer`), judges each step and moves on. The
-shell (``controller/commands/diag.py``) only carries frames, keys and time in and prints
-what comes out. The passes, in order:
+Enter on the terminal) and the clock (:func:`timer`), judges each step and moves on by
+itself as soon as the board shows the step's answer. The shell
+(``controller/commands/diag.py``) only carries frames, keys and time in and prints what
+comes out. The passes, in order:
 
-1. **empty** — nothing on the board: whatever reads occupied is stuck.
+1. **empty** — nothing on the board: whatever reads occupied is stuck. The step goes on
+   by itself once the board is empty, or once it has not changed for
+   :attr:`Timing.still` (a stuck switch never clears). A channel taken for stuck that
+   reads empty later in the next pass was a pearl left on the board: it is asked for
+   again at the end of that pass.
 2. **one at a time** — each sensor alone: place the probe pearl on a cell and lift it (a
    ball on a target, press a button). Exactly the channel asked for must change: "asked
-   for c3, d3 changed" is a swapped wire; a placement that changes more than one channel
-   is a bridge, a slow column or a neighbour's magnet.
-3. **fill** — a pearl on every cell and a ball on every target.
+   for c3, d3 changed" is a swapped wire; when every sensor of two matrix columns (rows)
+   reads as its neighbour in the other, the two column (row) wires are exchanged. A
+   placement that changes more than one channel is a bridge, a slow column or a
+   neighbour's magnet.
+3. **fill** — a pearl on every cell and a ball on every target, one after another. What
+   comes on within :attr:`Timing.settle` of one placement came with it.
 4. **lift** — with the board full, lift each in turn and put it back: exactly that
-   channel must clear. One pearl at a time can never show a missing diode; three pearls
-   on three corners of a rectangle make the fourth corner read occupied without it, and
-   with the board full every lifted pearl is such a fourth corner. An empty cell with its
-   eight neighbours full is also the worst case for a neighbour's magnet.
+   channel must clear. One pearl at a time can never show a missing diode; three
+   pearls on three corners of a rectangle make the fourth corner read occupied without
+   it (a ghost), and with the board full every lifted pearl is such a fourth corner. The
+   fill pass usually shows the ghosts already (they come on with the pearl that closes
+   their rectangle); once one missing diode explains everything seen, the lifts it
+   would hide (every cell off its row and column) are skipped, since they can show
+   nothing. An empty cell with its eight neighbours full is also the worst case for a
+   neighbour's magnet.
 5. **neighbours** — only for a cell that stayed occupied when lifted and that no missing
-   diode explains (a missing diode leaves a ghost at every lifted cell it forms a
-   rectangle with, so the lift pass names it by many cells): the board cleared, pearls
-   on its eight neighbours, itself empty. A cell that closes now is closed by its
-   neighbours' magnets; one that stays open was a ghost of a diode not found.
+   diode explains: pearls on its eight neighbours, itself empty. A cell that closes now
+   is closed by its neighbours' magnets; one that stays open was a ghost of a diode not
+   found.
+
+Sensors are named as the maker reads them: cells and targets by name, the buttons as
+the web page names them (:func:`spoken`). How a cause names the wiring comes from
+:class:`Wires` (a GPIO and its header pin, or a Pico pin), when the shell knows it.
 
 >>> from controller.hardware.channels import ChannelMap
 >>> layout = Layout.of(ChannelMap.default(cells=False), columns=None)
@@ -46,27 +62,58 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from controller.hardware.channels import BUTTONS, CELLS, FILES, TARGETS, ChannelMap
+from controller.commands import matrix
+from controller.commands.matrix import Layout, Sighting, Wire, Wires
+from controller.hardware.channels import BUTTONS, CELLS, FILES, TARGETS
 
 __all__ = [
+    "BUTTON_WORDS",
     "Cause",
     "Check",
     "Finding",
     "Kind",
     "Layout",
     "Pass",
+    "Sighting",
     "Step",
     "Timing",
+    "Wire",
+    "Wires",
     "causes",
     "done",
+    "neighbours",
     "next_deadline",
     "seen",
+    "spoken",
     "start",
     "timer",
 ]
+
+BUTTON_WORDS: Mapping[str, str] = {
+    "button:confirm": "Confirm",
+    "button:end_turn": "End turn",
+    "button:undo": "Undo",
+}
+"""The board's buttons in the words of the web page's diagnostics ("End turn button",
+web_ui/render.py ``sensor_name``; tests/commands/test_diag.py keeps the two the same)."""
+
+
+def spoken(name: str) -> str:
+    """A sensor as the maker reads it: cells and targets by name, buttons as the page.
+
+    >>> spoken("c3"), spoken("button:end_turn")
+    ('c3', 'the End turn button')
+    """
+    if name in BUTTON_WORDS:
+        return f"the {BUTTON_WORDS[name]} button"
+    return name
+
+
+def _spoken_all(names: Iterable[str], sep: str = ", ") -> str:
+    return sep.join(spoken(n) for n in names)
 
 
 class Pass(enum.Enum):
@@ -86,61 +133,15 @@ class Timing:
 
     settle: float = 0.4
     """A step that reached what it asked for is judged once the board stayed so this long
-    (a neighbour's reed may close a moment after the pearl's own)."""
+    (a neighbour's reed may close a moment after the pearl's own); in the fill pass, what
+    comes on within this long of a placement came with it."""
     grace: float = 0.5
     """After the person said "done", how long the board has to show it."""
     patience: float = 20.0
     """A step that nothing more happens in for this long is judged as it stands."""
-
-
-@dataclass(frozen=True)
-class Layout:
-    """What the check knows of the board: the named channels and the matrix wiring."""
-
-    channel_by_name: Mapping[str, int]
-    columns: int | None
-    """Columns of the diode matrix (channel = row * columns + column); None: no matrix
-    (mux or direct wiring), so no diode or column causes are named."""
-
-    @classmethod
-    def of(cls, cmap: ChannelMap, columns: int | None) -> Layout:
-        return cls(dict(cmap.channel_by_name), columns)
-
-    @property
-    def names(self) -> tuple[str, ...]:
-        """The named sensors in the order the check asks for them."""
-        return tuple(n for n in CELLS + TARGETS + BUTTONS if n in self.channel_by_name)
-
-    @property
-    def fillable(self) -> tuple[str, ...]:
-        """Cells and targets: what can all be occupied at once (not the buttons)."""
-        return tuple(n for n in self.names if n not in BUTTONS)
-
-    def name(self, channel: int) -> str | None:
-        for name, number in self.channel_by_name.items():
-            if number == channel:
-                return name
-        return None
-
-    def channels(self, names: Iterable[str]) -> frozenset[int]:
-        return frozenset(self.channel_by_name[n] for n in names)
-
-    def names_of(self, channels: Iterable[int]) -> tuple[str, ...]:
-        """Named channels among ``channels``, in the check's order."""
-        wanted = set(channels)
-        return tuple(n for n in self.names if self.channel_by_name[n] in wanted)
-
-    def crossing(self, name: str) -> tuple[int, int] | None:
-        """(row, column) of a sensor in the matrix wiring, or None without a matrix."""
-        if self.columns is None:
-            return None
-        return divmod(self.channel_by_name[name], self.columns)
-
-    def at(self, row: int, column: int) -> str | None:
-        """The named sensor at a matrix crossing, if any."""
-        if self.columns is None or not 0 <= column < self.columns:
-            return None
-        return self.name(row * self.columns + column)
+    still: float = 3.0
+    """The empty-board step is judged as it stands once the board has not changed for
+    this long: a stuck switch never clears, so waiting longer shows nothing more."""
 
 
 def neighbours(cell: str) -> tuple[str, ...]:
@@ -187,7 +188,7 @@ class Finding:
 
     @property
     def text(self) -> str:
-        return _SAYS[self.kind].format(asked=self.asked, others=", ".join(self.names))
+        return _SAYS[self.kind].format(asked=spoken(self.asked), others=_spoken_all(self.names))
 
 
 _SAYS: dict[Kind, str] = {
@@ -218,7 +219,8 @@ class Step:
     about: str = ""
     """A neighbours step's cell: the one left empty."""
     number: int = 0
-    """This step's place in its pass (from 1), and the pass's length."""
+    """This step's place in its pass (from 1), and the pass's length as known now (the
+    lift pass shortens when it skips lifts a missing diode hides)."""
     of: int = 0
 
     @property
@@ -245,14 +247,24 @@ class Check:
     went: frozenset[int] = frozenset()
     """Channels that differed from :attr:`start` at some moment of this step."""
     done_at: float | None = None
-    together: tuple[frozenset[int], ...] = ()
-    """Fill pass: frames that added more than one channel at once."""
     findings: tuple[Finding, ...] = ()
     full: frozenset[int] = frozenset()
     """What the board read when the fill pass ended."""
     steps_done: int = 0
     surrounded: tuple[str, ...] = ()
     """Cells whose neighbours step was judged (occupied or not)."""
+    placing: frozenset[int] = frozenset()
+    """Fill pass: what came on with the placement under way (within ``settle``)."""
+    placed_at: float = 0.0
+    placing_reading: frozenset[int] = frozenset()
+    lifted: frozenset[int] | None = None
+    """Lift pass: what the board read the moment the lifted sensor cleared."""
+    possible: frozenset[int] | None = None
+    """Crossings whose missing diode agrees with every settled reading of the fill and
+    lift passes so far (None: no reading yet), see :func:`_read`."""
+    sightings: tuple[Sighting, ...] = ()
+    skipped: tuple[str, ...] = ()
+    """Lifts left out because a missing diode keeps those cells occupied anyway."""
 
     @property
     def finished(self) -> bool:
@@ -266,15 +278,15 @@ FINISHED = Step(Pass.FINISHED, "the check is finished")
 
 
 def _ask(name: str) -> str:
-    if name.startswith("button:"):
-        return f"press {name.removeprefix('button:').replace('_', ' ')}"
+    if name in BUTTONS:
+        return f"press {spoken(name)}"
     if name in TARGETS:
         return f"put a ball on {name} and take it off"
     return f"place the probe pearl on {name} and lift it"
 
 
-def _numbered(steps: list[Step]) -> tuple[Step, ...]:
-    return tuple(replace(s, number=i + 1, of=len(steps)) for i, s in enumerate(steps))
+def _one(name: str) -> Step:
+    return Step(Pass.ONE, _ask(name), target=name)
 
 
 def _pass_steps(check: Check, which: Pass) -> tuple[Step, ...]:
@@ -283,18 +295,18 @@ def _pass_steps(check: Check, which: Pass) -> tuple[Step, ...]:
     dead = {f.asked for f in check.findings if f.kind in (Kind.NOTHING, Kind.WRONG)}
     if which is Pass.EMPTY:
         text = "take every pearl and ball off the board and keep your hands off the buttons"
-        return _numbered([Step(which, text, pearls=())])
+        return (Step(which, text, pearls=()),)
     if which is Pass.ONE:
-        return _numbered([Step(which, _ask(n), target=n) for n in layout.names if n not in stuck])
+        return tuple(_one(n) for n in layout.names if n not in stuck)
     if which is Pass.FILL:
         what = "a pearl on every cell" if "a1" in layout.channel_by_name else ""
         if "t1" in layout.channel_by_name:
             what += (" and " if what else "") + "a ball on every target"
-        return _numbered([Step(which, f"fill the board: {what}", pearls=layout.fillable)])
+        return (Step(which, f"fill the board: {what}", pearls=layout.fillable),)
     if which is Pass.LIFT:
         names = [n for n in layout.fillable if n not in stuck | dead]
-        return _numbered(
-            [Step(which, f"lift {n} and put it back (leave the rest)", target=n) for n in names]
+        return tuple(
+            Step(which, f"lift {n} and put it back (leave the rest)", target=n) for n in names
         )
     if which is Pass.NEIGHBOURS:
         steps = []
@@ -305,7 +317,7 @@ def _pass_steps(check: Check, which: Pass) -> tuple[Step, ...]:
                 f"({' '.join(around)}) and leave {cell} empty"
             )
             steps.append(Step(which, text, pearls=around, about=cell))
-        return _numbered(steps)
+        return tuple(steps)
     return (FINISHED,)
 
 
@@ -316,15 +328,14 @@ def _names_of_kind(check: Check, kind: Kind) -> tuple[str, ...]:
 def _suspects(check: Check) -> list[str]:
     """Cells that stayed occupied when lifted and that no missing diode explains."""
     stayed = [f.asked for f in check.findings if f.kind is Kind.STAYED]
-    explained = {
-        g for _, ghosts in _missing_diodes(check.layout, check.full, stayed) for g in ghosts
-    }
-    return [c for c in stayed if c not in explained and neighbours(c)]
+    explained = {g for missing in _missing_diodes(check) for g in missing.ghosts}
+    return [c for c in stayed if check.layout.channel_by_name[c] not in explained and neighbours(c)]
 
 
 def start(layout: Layout, timing: Timing, now: float) -> Check:
     """A new check, asking for the empty board."""
     first, *rest = _pass_steps(_blank(layout, timing, now), Pass.EMPTY)
+    first = replace(first, number=1, of=1 + len(rest))
     return Check(layout, timing, first, tuple(rest), frozenset(), frozenset(), now, now)
 
 
@@ -334,16 +345,64 @@ def _blank(layout: Layout, timing: Timing, now: float) -> Check:
 
 def seen(check: Check, active: frozenset[int], now: float) -> Check:
     """The board reports ``active`` (a debounced frame; unnamed channels are ignored)."""
-    named = active & check.layout.channels(check.layout.names)
+    named = active & check.layout.named
     if named == check.active or check.finished:
         return timer(check, now)
-    together = check.together
+    check = _not_stuck(check, named)
     added = named - check.active
-    if check.step.pass_ is Pass.FILL and len(added) > 1:
-        together = (*together, added)
     went = check.went | (named ^ check.start)
-    moved = replace(check, active=named, changed_at=now, went=went, together=together)
+    moved = replace(check, active=named, changed_at=now, went=went)
+    step = check.step
+    if step.pass_ is Pass.FILL and added:
+        moved = _placing(moved, added, named, now)
+    target = check.layout.channel_by_name.get(step.target)
+    if step.pass_ is Pass.LIFT and moved.lifted is None and target not in named:
+        moved = replace(moved, lifted=named)
     return timer(moved, now)
+
+
+def _not_stuck(check: Check, named: frozenset[int]) -> Check:
+    """In the one-at-a-time pass, a channel the empty board found occupied that reads
+    empty now was a pearl left on the board: not stuck after all, and asked for later."""
+    if check.step.pass_ is not Pass.ONE:
+        return check
+    layout = check.layout
+    cleared = layout.channels(_names_of_kind(check, Kind.OCCUPIED_EMPTY)) - named
+    if not cleared:
+        return check
+    gone = layout.names_of(cleared)
+    findings = []
+    for f in check.findings:
+        if f.kind is Kind.OCCUPIED_EMPTY:
+            f = replace(f, names=tuple(n for n in f.names if n not in gone))
+            if not f.names:
+                continue
+        findings.append(f)
+    return replace(
+        check,
+        findings=tuple(findings),
+        queue=check.queue + tuple(_one(n) for n in gone),
+        step=replace(check.step, of=check.step.of + len(gone)),
+        start=check.start - cleared,
+        went=check.went - cleared,
+    )
+
+
+def _placing(check: Check, added: frozenset[int], named: frozenset[int], now: float) -> Check:
+    """A fill frame that added channels: part of the placement under way, or a new one."""
+    if check.placing and now - check.placed_at <= check.timing.settle:
+        return replace(check, placing=check.placing | added, placed_at=now, placing_reading=named)
+    return replace(_placed(check), placing=added, placed_at=now, placing_reading=named)
+
+
+def _placed(check: Check) -> Check:
+    """The placement under way is over: its reading, and a sighting if it lit more."""
+    if not check.placing:
+        return check
+    sightings = check.sightings
+    if len(check.placing) > 1:
+        sightings = (*sightings, Sighting(check.placing, check.placing_reading, pearls=1))
+    return replace(_read(check, check.placing_reading), placing=frozenset(), sightings=sightings)
 
 
 def done(check: Check, now: float) -> Check:
@@ -362,6 +421,8 @@ def next_deadline(check: Check) -> float | None:
     times = [quiet + t.patience]
     if _reached(check):
         times.append(quiet + t.settle)
+    elif check.step.pass_ is Pass.EMPTY:
+        times.append(quiet + t.still)
     if check.done_at is not None:
         times.append(max(check.done_at, check.changed_at) + t.grace)
     return min(times)
@@ -376,10 +437,18 @@ def timer(check: Check, now: float) -> Check:
 
 
 def _reached(check: Check) -> bool:
-    """The board shows what the step asked for: a touch changed and changed back."""
+    """The board shows the step's answer: a touch changed and changed back; a set step's
+    board as asked; or a neighbours step's board as asked with the empty cell closed by
+    them (seen empty first, so it is not a pearl still on it)."""
     if check.step.touch:
         return check.active == check.start and bool(check.went)
-    return check.active == _wanted(check)
+    wanted = _wanted(check)
+    if check.active == wanted:
+        return True
+    if not check.step.about:
+        return False
+    about = check.layout.channel_by_name[check.step.about]
+    return check.active == wanted | {about} and about in check.went
 
 
 def _wanted(check: Check) -> frozenset[int]:
@@ -398,55 +467,102 @@ def _judged(check: Check) -> Check:
         went = check.went
         if step.pass_ is Pass.LIFT and target not in went:
             found.append(Finding(step.pass_, Kind.STAYED, step.target))
+            check = _sighted(check, Sighting(frozenset({target}), check.start, pearls=0))
         elif not went:
             found.append(Finding(step.pass_, Kind.NOTHING, step.target))
         elif target not in went:
             found.append(Finding(step.pass_, Kind.WRONG, step.target, check.names(went)))
         elif went - {target}:
             found.append(Finding(step.pass_, Kind.ALSO, step.target, check.names(went - {target})))
+        if step.pass_ is Pass.LIFT and check.lifted is not None:
+            check = _read(check, check.lifted)
         left = (check.active ^ check.start) & went  # changed, and not back when judged
         if left:
             found.append(Finding(step.pass_, Kind.NOT_BACK, step.target, check.names(left)))
     elif step.pass_ is Pass.EMPTY and check.active:
         found.append(Finding(step.pass_, Kind.OCCUPIED_EMPTY, "", check.names(check.active)))
     elif step.pass_ is Pass.FILL:
-        for added in check.together:
-            found.append(Finding(step.pass_, Kind.TOGETHER, "", check.names(added)))
+        check = _placed(check)
+        for sighting in check.sightings:
+            found.append(Finding(step.pass_, Kind.TOGETHER, "", check.names(sighting.came)))
         missing = _wanted(check) - check.active
         if missing:
             found.append(Finding(step.pass_, Kind.NOT_FILLED, "", check.names(missing)))
+        check = replace(_read(check, check.active), full=check.active)
     elif step.pass_ is Pass.NEIGHBOURS:
         cell = step.about
         if layout.channel_by_name[cell] in check.active:
             found.append(Finding(step.pass_, Kind.SURROUNDED, cell, step.pearls))
         check = replace(check, surrounded=(*check.surrounded, cell))
-    full = check.active if step.pass_ is Pass.FILL else check.full
-    return replace(check, findings=check.findings + tuple(found), full=full)
+    return replace(check, findings=check.findings + tuple(found))
+
+
+def _sighted(check: Check, sighting: Sighting) -> Check:
+    return replace(check, sightings=(*check.sightings, sighting))
 
 
 def _next(check: Check, now: float) -> Check:
     """The next step of this pass, or the first of the next pass that has any."""
     queue = check.queue
     which = check.step.pass_
+    skipped: tuple[str, ...] = ()
     order = list(Pass)
-    while not queue:
+    while True:
+        if which is Pass.LIFT:
+            queue, hidden = _unhidden(check, queue)
+            skipped += hidden
+        if queue:
+            break
         which = order[order.index(which) + 1]
         queue = _pass_steps(check, which)
         if which is Pass.FINISHED:
             break
     step, *rest = queue
+    number = check.step.number + 1 if step.pass_ is check.step.pass_ else 1
     return replace(
         check,
-        step=step,
+        step=replace(step, number=number, of=number + len(rest)),
         queue=tuple(rest),
         start=check.active,
         began=now,
         changed_at=now,
         went=frozenset(),
         done_at=None,
-        together=(),
+        lifted=None,
         steps_done=check.steps_done + 1,
+        skipped=check.skipped + skipped,
     )
+
+
+# -- missing diodes (the matrix model is controller/commands/matrix.py) --------------------
+
+
+def _read(check: Check, reading: frozenset[int]) -> Check:
+    """A settled reading of the fill or lift pass: what it rules out of the missing diodes."""
+    if check.layout.columns is None:
+        return check
+    return replace(check, possible=matrix.allowed(check.layout, check.possible, reading))
+
+
+def _possible_diodes(check: Check) -> tuple[int, ...]:
+    """Crossings of the full board whose missing diode agrees with every settled reading,
+    once something came on that may have no pearl of its own."""
+    if check.possible is None or not check.sightings:
+        return ()
+    return tuple(sorted(check.possible & check.full))
+
+
+def _unhidden(check: Check, queue: tuple[Step, ...]) -> tuple[tuple[Step, ...], tuple[str, ...]]:
+    """The lift steps still worth asking for: not those of cells a missing diode keeps
+    occupied with the board full (:func:`matrix.hidden`), whose lift can show nothing."""
+    layout = check.layout
+    hidden = matrix.hidden(layout, _possible_diodes(check), check.sightings, check.full)
+    kept = tuple(s for s in queue if layout.channel_by_name[s.target] not in hidden)
+    return kept, tuple(s.target for s in queue if s not in kept)
+
+
+def _missing_diodes(check: Check) -> list[matrix.MissingDiode]:
+    return matrix.missing_diodes(check.layout, _possible_diodes(check), check.sightings)
 
 
 # -- causes -------------------------------------------------------------------------------
@@ -457,95 +573,186 @@ class Cause:
     """A likely mistake in the build, named for the maker, with the sensors concerned."""
 
     kind: str
-    """One of: swapped, wrong crossing, stuck, dead column, dead row, dead sensor,
-    missing diode, ghost, ghost or cross-talk, cross-talk, slow column, bridge, sticks."""
+    """One of: swapped columns, swapped rows, swapped, wrong crossing, stuck, dead
+    column, dead row, dead sensor, missing diode, ghost, ghost or cross-talk,
+    cross-talk, slow column, bridge, sticks."""
     names: tuple[str, ...]
     text: str
 
 
-def _missing_diodes(
-    layout: Layout, full: frozenset[int], stayed: Iterable[str]
-) -> list[tuple[str, tuple[str, ...]]]:
-    """Diodes whose absence explains the cells that stayed occupied when lifted.
-
-    A cell G at (r2, c2) lifted from a full board still reads occupied when row r2, pulled
-    low, reaches column c2 by a sneak path: down G's row to a closed (r2, c), up column c
-    backwards through a switch (r, c) that has no diode, along row r to a closed (r, c2).
-    Each candidate (r, c) explains every G it forms such a rectangle with; the fewest
-    candidates that explain the most, each explaining at least two (one alone could be
-    any of several), are named.
-    """
-    ghosts = [g for g in stayed if layout.crossing(g) is not None]
-    if layout.columns is None or not ghosts:
-        return []
-    closed = {layout.crossing(n) for n in layout.names_of(full)}
-    explains: dict[str, list[str]] = {}
-    for ghost in ghosts:
-        spot = layout.crossing(ghost)
-        assert spot is not None
-        r2, c2 = spot
-        for candidate in layout.names_of(full):
-            where = layout.crossing(candidate)
-            assert where is not None
-            r, c = where
-            if r != r2 and c != c2 and (r2, c) in closed and (r, c2) in closed:
-                explains.setdefault(candidate, []).append(ghost)
-    named: list[tuple[str, tuple[str, ...]]] = []
-    left = set(ghosts)
-    while True:
-        best = max(explains, key=lambda c: (len(left.intersection(explains[c])), c), default=None)
-        if best is None or len(left.intersection(explains[best])) < 2:
-            return named
-        covered = tuple(g for g in explains[best] if g in left)
-        named.append((best, covered))
-        left -= set(covered)
+Namer = Callable[[Check], list[Cause]]
+"""One family of causes, from the check's findings (see :data:`NAMERS`)."""
 
 
 def causes(check: Check) -> tuple[Cause, ...]:
     """The likely causes of everything the check found (so far), most basic first."""
-    layout, findings = check.layout, check.findings
-    found: list[Cause] = []
-    stuck = _names_of_kind(check, Kind.OCCUPIED_EMPTY)
-    for name in stuck:
+    found = [cause for namer in NAMERS for cause in namer(check)]
+    once: dict[tuple[str, tuple[str, ...]], Cause] = {}
+    for cause in found:  # a neighbour's magnet shows in two passes: name it once
+        once.setdefault((cause.kind, cause.names), cause)
+    return tuple(once.values())
+
+
+def _stuck(check: Check) -> list[Cause]:
+    return [
+        Cause(
+            "stuck",
+            (name,),
+            f"{spoken(name)} is stuck closed: a welded reed, a solder bridge across its "
+            "switch, or a magnet left nearby",
+        )
+        for name in _names_of_kind(check, Kind.OCCUPIED_EMPTY)
+    ]
+
+
+def _dead(check: Check) -> list[str]:
+    return [f.asked for f in check.findings if f.pass_ is Pass.ONE and f.kind is Kind.NOTHING]
+
+
+def _lines(layout: Layout, axis: int) -> dict[int, list[str]]:
+    """The named sensors on each matrix row (axis 0) or column (axis 1)."""
+    lines: dict[int, list[str]] = {}
+    for name in layout.names:
+        spot = layout.crossing(name)
+        assert spot is not None
+        lines.setdefault(spot[axis], []).append(name)
+    return lines
+
+
+def _dead_lines(check: Check) -> list[tuple[str, int, list[str]]]:
+    layout, dead = check.layout, set(_dead(check))
+    if layout.columns is None or not dead:
+        return []
+    found = []
+    for axis, label in ((1, "column"), (0, "row")):
+        for index, members in sorted(_lines(layout, axis).items()):
+            if len(members) >= 2 and all(m in dead for m in members):
+                found.append((label, index, members))
+    return found
+
+
+def _dead_line_causes(check: Check) -> list[Cause]:
+    return [
+        Cause(
+            f"dead {label}",
+            tuple(members),
+            f"{check.layout.line(label, index)} is dead ({_spoken_all(members, ' ')} never "
+            f"closed): its wire or its pin (`pyramid diag --pins` shows which)",
+        )
+        for label, index, members in _dead_lines(check)
+    ]
+
+
+def _dead_sensors(check: Check) -> list[Cause]:
+    explained = {m for _, _, members in _dead_lines(check) for m in members}
+    explained |= {m for _, _, _, members in _swapped_lines(check) for m in members}
+    return [
+        Cause(
+            "dead sensor",
+            (name,),
+            f"{spoken(name)} never closed: a reversed diode (its band must face the row), a "
+            "broken or cracked reed, a cold joint, or the magnet too far from the reed",
+        )
+        for name in _dead(check)
+        if name not in explained
+    ]
+
+
+def _wrong(check: Check) -> dict[str, tuple[str, ...]]:
+    return {
+        f.asked: f.names for f in check.findings if f.pass_ is Pass.ONE and f.kind is Kind.WRONG
+    }
+
+
+def _swapped_lines(check: Check) -> list[tuple[str, int, int, tuple[str, ...]]]:
+    """Two matrix columns (rows) whose wires are exchanged: every sensor asked for on one
+    changed its neighbour on the other, in at least two rows (columns), and nothing on
+    either read right. (axis, first, second, the sensors on them.)"""
+    layout = check.layout
+    if layout.columns is None:
+        return []
+    wrong, dead = _wrong(check), set(_dead(check))
+    stuck = set(_names_of_kind(check, Kind.OCCUPIED_EMPTY))
+    found = []
+    for axis, label in ((1, "column"), (0, "row")):
+        support: dict[tuple[int, int], set[int]] = {}
+        for asked, got in wrong.items():
+            if len(got) != 1:
+                continue
+            a, g = layout.crossing(asked), layout.crossing(got[0])
+            if a is None or g is None:
+                continue
+            if a[1 - axis] == g[1 - axis] and a[axis] != g[axis]:
+                key = (min(a[axis], g[axis]), max(a[axis], g[axis]))
+                support.setdefault(key, set()).add(a[1 - axis])
+        for (first, second), across in sorted(support.items()):
+            if len(across) < 2:
+                continue
+            lines = _lines(layout, axis)
+            members = [m for m in layout.names if m in lines.get(first, []) + lines.get(second, [])]
+            across_ok = [
+                m in stuck or _reads_across(layout, m, axis, first, second, wrong, dead)
+                for m in members
+            ]
+            if all(across_ok):
+                found.append((label, first, second, tuple(members)))
+    return found
+
+
+def _reads_across(
+    layout: Layout,
+    name: str,
+    axis: int,
+    first: int,
+    second: int,
+    wrong: Mapping[str, tuple[str, ...]],
+    dead: set[str],
+) -> bool:
+    """``name`` read as the crossing on the other of two lines (nothing, if unnamed)."""
+    spot = layout.crossing(name)
+    assert spot is not None
+    other = second if spot[axis] == first else first
+    row, column = (other, spot[1]) if axis == 0 else (spot[0], other)
+    partner = layout.at(row, column)
+    if partner is None:
+        return name in dead
+    return wrong.get(name) == (partner,)
+
+
+def _swapped_line_causes(check: Check) -> list[Cause]:
+    found = []
+    wires = check.layout.wires
+    for label, first, second, members in _swapped_lines(check):
+        pairs: list[str] = []
+        for name, got in _wrong(check).items():
+            if name in members and len(pairs) < 3:
+                pairs.append(f"{spoken(name)} reads as {spoken(got[0])}")
+        lines = None if wires is None else getattr(wires, f"{label}s")
+        if wires is not None and lines is not None and max(first, second) < len(lines):
+            a, b = lines[first], lines[second]
+            where = getattr(wires, f"{label}s_list")
+            fix = (
+                f"the wires on {a.where} and {b.where} are exchanged: swap them, or swap "
+                f"{a.entry} and {b.entry} in {where}"
+            )
+        else:
+            fix = (
+                f"their wires are exchanged: swap them, or their order in the config's {label} list"
+            )
         found.append(
             Cause(
-                "stuck",
-                (name,),
-                f"{name} is stuck closed: a welded reed, a solder bridge across its switch, "
-                "or a magnet left nearby",
+                f"swapped {label}s",
+                members,
+                f"matrix {label}s {first} and {second} are swapped ({', '.join(pairs)}, …): {fix}",
             )
         )
-    dead = [f.asked for f in findings if f.pass_ is Pass.ONE and f.kind is Kind.NOTHING]
-    explained: set[str] = set()
-    if layout.columns is not None and dead:
-        for axis, label in ((1, "column"), (0, "row")):
-            lines: dict[int, list[str]] = {}
-            for name in layout.names:
-                spot = layout.crossing(name)
-                assert spot is not None
-                lines.setdefault(spot[axis], []).append(name)
-            for index, members in sorted(lines.items()):
-                if len(members) >= 2 and all(m in dead for m in members):
-                    explained.update(members)
-                    found.append(
-                        Cause(
-                            f"dead {label}",
-                            tuple(members),
-                            f"matrix {label} {index} is dead ({' '.join(members)} never "
-                            f"closed): its wire or its GPIO (`pyramid diag --pins` shows which)",
-                        )
-                    )
-    for name in dead:
-        if name not in explained:
-            found.append(
-                Cause(
-                    "dead sensor",
-                    (name,),
-                    f"{name} never closed: a reversed diode (its band must face the row), a "
-                    "broken or cracked reed, a cold joint, or the magnet too far from the reed",
-                )
-            )
-    wrong = {f.asked: f.names for f in findings if f.pass_ is Pass.ONE and f.kind is Kind.WRONG}
+    return found
+
+
+def _swapped_pairs(check: Check) -> list[Cause]:
+    explained = {m for _, _, _, members in _swapped_lines(check) for m in members}
+    wrong = {k: v for k, v in _wrong(check).items() if k not in explained}
+    found = []
     for asked, got in wrong.items():
         if len(got) == 1 and wrong.get(got[0]) == (asked,):
             if asked < got[0]:
@@ -553,8 +760,8 @@ def causes(check: Check) -> tuple[Cause, ...]:
                     Cause(
                         "swapped",
                         (asked, got[0]),
-                        f"{asked} and {got[0]} are swapped: their reeds' wires are exchanged "
-                        "(or their [board.channels] numbers are)",
+                        f"{spoken(asked)} and {spoken(got[0])} are swapped: their reeds' "
+                        "wires are exchanged (or their [board.channels] numbers are)",
                     )
                 )
         else:
@@ -562,34 +769,63 @@ def causes(check: Check) -> tuple[Cause, ...]:
                 Cause(
                     "wrong crossing",
                     (asked, *got),
-                    f"{asked} reads as {', '.join(got)}: its reed is wired to the wrong "
-                    "crossing (or [board.channels] gives it the wrong number)",
+                    f"{spoken(asked)} reads as {_spoken_all(got)}: its reed is wired to the "
+                    "wrong crossing (or [board.channels] gives it the wrong number)",
                 )
             )
-    found.extend(_also_causes(check))
-    stayed = [f.asked for f in findings if f.kind is Kind.STAYED]
-    missing = _missing_diodes(layout, check.full, stayed)
-    for diode, ghosts in missing:
-        found.append(
-            Cause(
-                "missing diode",
-                (diode, *ghosts),
-                f"the diode at {diode} is missing or shorted: with the board full, "
-                f"{' '.join(ghosts)} stayed occupied when lifted (a ghost through {diode}'s "
-                "switch, which conducts backwards)",
-            )
+    return found
+
+
+def _diode_causes(check: Check) -> list[Cause]:
+    layout = check.layout
+    found = []
+    for missing in _missing_diodes(check):
+        diode = missing.name
+        seen_how = []
+        for s in missing.sightings:
+            came = matrix.explains(layout, layout.channel_by_name[diode], s)
+            if s.pearls:
+                pearl = check.names(s.came - came)
+                with_ = f" with {_spoken_all(pearl, ' ')}" if pearl else ""
+                seen_how.append(
+                    f"{_spoken_all(check.names(came), ' ')} came on{with_} while filling"
+                )
+        stayed = [n for s in missing.sightings if not s.pearls for n in check.names(s.came)]
+        if stayed:
+            seen_how.append(f"{' '.join(stayed)} stayed occupied when lifted")
+        hidden = matrix.ghosts(layout, layout.channel_by_name[diode], check.full)
+        skipped = [n for n in check.skipped if layout.channel_by_name[n] in hidden]
+        text = (
+            f"the diode at {diode} is missing or shorted: its switch conducts backwards, so "
+            f"three occupied corners of a rectangle with it make the fourth read occupied "
+            f"({'; '.join(seen_how)}). Fit it, band towards the row"
         )
-    surrounded = [f.asked for f in findings if f.kind is Kind.SURROUNDED]
-    for cell in surrounded:
-        found.append(
-            Cause(
-                "cross-talk",
-                (cell,),
-                f"{cell}'s reed is closed by its neighbours' magnets (cross-talk): turn it "
-                "so neither end lies under a neighbouring cell, or use a less sensitive "
-                "reed (hardware/README.md, 'Magnets, pearls and balls')",
+        if skipped:
+            text += (
+                f". The lift pass skipped {' '.join(skipped)}, which it keeps occupied: "
+                "check again once it is fitted"
             )
+        found.append(Cause("missing diode", (diode, *check.names(missing.ghosts)), text))
+    return found
+
+
+def _crosstalk(check: Check) -> list[Cause]:
+    return [
+        Cause(
+            "cross-talk",
+            (f.asked,),
+            f"{f.asked}'s reed is closed by its neighbours' magnets (cross-talk): turn it "
+            "so neither end lies under a neighbouring cell, or use a less sensitive "
+            "reed (hardware/README.md, 'Magnets, pearls and balls')",
         )
+        for f in check.findings
+        if f.kind is Kind.SURROUNDED
+    ]
+
+
+def _ghost_causes(check: Check) -> list[Cause]:
+    surrounded = {f.asked for f in check.findings if f.kind is Kind.SURROUNDED}
+    found = []
     for cell in _suspects(check):
         if cell not in check.surrounded:
             found.append(
@@ -611,20 +847,20 @@ def causes(check: Check) -> tuple[Cause, ...]:
                     "away",
                 )
             )
-    for f in findings:
-        if f.kind is Kind.NOT_BACK and f.pass_ is Pass.ONE:
-            found.append(
-                Cause(
-                    "sticks",
-                    f.names,
-                    f"{' '.join(f.names)} stayed occupied after the pearl was lifted: a "
-                    "reed that sticks (a cracked glass, a magnetised reed) or a slow release",
-                )
-            )
-    once: dict[tuple[str, tuple[str, ...]], Cause] = {}
-    for cause in found:  # a neighbour's magnet shows in two passes: name it once
-        once.setdefault((cause.kind, cause.names), cause)
-    return tuple(once.values())
+    return found
+
+
+def _sticks(check: Check) -> list[Cause]:
+    return [
+        Cause(
+            "sticks",
+            f.names,
+            f"{_spoken_all(f.names, ' ')} stayed occupied after the pearl was lifted: a "
+            "reed that sticks (a cracked glass, a magnetised reed) or a slow release",
+        )
+        for f in check.findings
+        if f.kind is Kind.NOT_BACK and f.pass_ is Pass.ONE
+    ]
 
 
 def _also_causes(check: Check) -> list[Cause]:
@@ -651,8 +887,9 @@ def _also_causes(check: Check) -> list[Cause]:
                 Cause(
                     "slow column",
                     tuple(o for _, o in members),
-                    f"matrix column {column} rises too slowly: each pearl also shows on the "
-                    "next row scanned. Fit the column's 10 kΩ pull-up and raise settle_us",
+                    f"{layout.line('column', column)} rises too slowly: each pearl also "
+                    "shows on the next row scanned. Fit the column's 10 kΩ pull-up and raise "
+                    "settle_us",
                 )
             )
     for asked, other in pairs:
@@ -674,8 +911,25 @@ def _also_causes(check: Check) -> list[Cause]:
                 Cause(
                     "bridge",
                     (asked, other),
-                    f"a pearl on {asked} also changes {other}: a solder bridge or a shared "
-                    "wire between their switches",
+                    f"a pearl on {spoken(asked)} also changes {spoken(other)}: a solder "
+                    "bridge or a shared wire between their switches",
                 )
             )
     return found
+
+
+NAMERS: tuple[Namer, ...] = (
+    _stuck,
+    _dead_line_causes,
+    _dead_sensors,
+    _swapped_line_causes,
+    _swapped_pairs,
+    _also_causes,
+    _diode_causes,
+    _crosstalk,
+    _ghost_causes,
+    _sticks,
+)
+"""The families of causes, most basic first. A board of another sensing principle
+(a hall sensor per cell, say) adds its own namer here and leaves the matrix ones to
+find nothing (its :class:`Layout` has no ``columns``)."""

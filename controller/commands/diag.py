@@ -21,11 +21,14 @@ lights white, so a cell whose neighbour lights up shows a wrong LED map.
 ``--check`` leads the maker through the acceptance check of
 :mod:`~controller.commands.acceptance` (empty board, each sensor alone, the board filled
 and each pearl lifted, the neighbours of a cell that stayed): it prints each step ("next
-(one at a time, 13 of 33): place the probe pearl on c3 and lift it"), moves on when the
-board shows it or the person presses Enter, and ends with what it saw and the likely
-causes; Ctrl-C ends the check early with the report so far. It also reports channels
-that chattered or have no name. The simulated board has no sensors to touch, so
-``--check`` on it says so (and how to check a real board) and exits 0.
+(one at a time, 13 of 33): place the probe pearl on c3 and lift it"), moves on by itself
+as soon as the board shows the step's answer (or when the person presses Enter), and
+ends with what it saw and the likely causes, naming a matrix row or column by its wire
+(the GPIO and header pin of ``[board.gpio]``, or the Pico pin of the firmware's
+config.py); Ctrl-C ends the check early with the report so far. It also reports
+channels that chattered or have no name. The simulated board has no sensors to touch,
+so ``--check`` on it says so (and how to check a real board) and exits 0. Buttons are
+named in the web page's words ("End turn"), in the grid as in the steps.
 
 Exit status: 0 fine, 1 problems found by ``--check``, 2 the config or board could not
 be used.
@@ -41,7 +44,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -51,6 +54,7 @@ from controller.config import HEADER_PIN, Config, ConfigError, load_config
 from controller.hardware import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
 from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, LinkState, SensorFrame
+from firmware import config as pico_config
 
 WALK: tuple[tuple[str, Colour], ...] = (
     ("red", (255, 0, 0)),
@@ -208,7 +212,10 @@ def render(watch: Watch, status_line: str, elapsed: float, tty: bool) -> str:
         lines.append("targets  " + "   ".join(cells))
     buttons = [b for b in BUTTONS if b in cmap.channel_by_name]
     if buttons:
-        marks = [f"{b.split(':')[1]} {_mark(watch, cmap.channel(b), tty)}" for b in buttons]
+        marks = [
+            f"{acceptance.BUTTON_WORDS.get(b, b)} {_mark(watch, cmap.channel(b), tty)}"
+            for b in buttons
+        ]
         lines.append("buttons  " + "   ".join(marks))
     stray = [
         f"{watch.name(c)} {_mark(watch, c, tty)}"
@@ -258,15 +265,24 @@ def echo_frame(board: Board, cmap: ChannelMap, active: frozenset[int]) -> LedFra
 
 
 Told = Callable[[acceptance.Step], None]
-"""Who else hears each step the check asks for (a scripted person in the tests)."""
+"""Who else hears each step the check asks for, the finished one last (a scripted
+person in the tests)."""
 Listen = Callable[[Callable[[], None]], None]
 """Arranges for its argument to be called whenever the person says "done"."""
+Post = Callable[[Callable[[], None]], None]
+"""Runs its argument on the watch's own thread, in turn with the board's frames (those
+that came before it first); the watch then reads its clock again and judges the step."""
 
 
 class Guide:
     """Carries the acceptance check (:mod:`~controller.commands.acceptance`) through a
     watch: the board's frames, the person's "done" (``listen``) and the clock go in, each
-    new step goes out (printed, and to ``told``); :attr:`check` is the check so far."""
+    new step goes out (printed, and to ``told``); :attr:`check` is the check so far.
+
+    ``attach`` receives a :data:`Post`: a test whose clock is virtual moves it on the
+    watch's thread, after the frames the board sent before, so that every frame is
+    judged at the time it belongs to. A real clock needs none.
+    """
 
     def __init__(
         self,
@@ -274,16 +290,25 @@ class Guide:
         timing: acceptance.Timing,
         told: Told | None = None,
         listen: Listen | None = None,
+        attach: Callable[[Post], None] | None = None,
     ) -> None:
         self.layout = layout
         self.timing = timing
         self.told = told
         self.listen = listen
+        self.attach = attach
         self.check: acceptance.Check | None = None
 
 
 _DONE = object()
 """In the event queue: the person said "done"."""
+
+
+@dataclass(frozen=True)
+class _Call:
+    """In the event queue: something to run on the watch's thread (see :data:`Post`)."""
+
+    call: Callable[[], None]
 
 
 def _step_line(step: acceptance.Step) -> str:
@@ -308,16 +333,16 @@ def watch_board(
     With a ``guide``, a person is led through the acceptance check until it is finished
     (or Ctrl-C, which then ends the watch early instead of the command).
     """
-    events: queue.SimpleQueue[SensorFrame | object] = queue.SimpleQueue()
+    events: queue.SimpleQueue[SensorFrame | _Call | object] = queue.SimpleQueue()
     board.start(events.put)
     stop = stop or threading.Event()
     # A board on a link (the Pico) first has to be found; its first frame is then the
-    # state it was found in, not a toggle.
-    found_by = clock() + connect_timeout
+    # state it was found in, not a toggle. (The link's time is real whatever the clock.)
+    found_by = time.monotonic() + connect_timeout
     if board.status().link is not LinkState.CONNECTED:
         out.write(f"waiting for the board: {board.status().detail}\n")
         out.flush()
-        while board.status().link is not LinkState.CONNECTED and clock() < found_by:
+        while board.status().link is not LinkState.CONNECTED and time.monotonic() < found_by:
             if stop.wait(0.05):
                 break
     stop.wait(settle)
@@ -335,32 +360,36 @@ def watch_board(
         guide.check = check = acceptance.seen(check, watch.active, started)
         if guide.listen is not None:
             guide.listen(lambda: events.put(_DONE))
+        if guide.attach is not None:
+            guide.attach(lambda call: events.put(_Call(call)))
     if tty:
         out.write(HIDE_CURSOR + CLEAR)
     else:
         out.write(render(watch, status_line(board, cpu), 0.0, tty))
-    asked = None
+    asked = -1
     last_draw = -1.0
     try:
         while not stop.is_set():
             now = clock()
-            if guide is not None and check is not None and check.step != asked:
-                asked = check.step
-                if check.finished:
-                    break
-                if not tty:
-                    out.write(f"{now - started:8.3f}  {_step_line(asked)}\n")
+            if guide is not None and check is not None and check.steps_done != asked:
+                asked = check.steps_done  # a new step (not the same one recounted)
+                if not tty and not check.finished:
+                    out.write(f"{now - started:8.3f}  {_step_line(check.step)}\n")
                     out.flush()
                 if guide.told is not None:
-                    guide.told(asked)
+                    guide.told(check.step)
+                if check.finished:
+                    break
             if deadline is not None and now >= deadline:
                 break
             until = deadline if check is None else acceptance.next_deadline(check)
             wait = 0.25 if until is None else max(0.0, min(0.25, until - now))
             try:
-                event: SensorFrame | object | None = events.get(timeout=wait)
+                event: SensorFrame | _Call | object | None = events.get(timeout=wait)
             except queue.Empty:
                 event = None
+            if isinstance(event, _Call):
+                event.call()
             now = clock()
             if isinstance(event, SensorFrame):
                 changes = watch.feed(event)
@@ -525,17 +554,57 @@ Ctrl-C ends it with the report so far. (hardware/README.md, "Acceptance check")
 
 """
 
-PICO_COLUMNS = 6
-"""The Pico firmware's matrix columns (firmware/config.py, COLUMN_PINS)."""
+PICO_PIN: dict[int, int] = {
+    0: 1, 1: 2, 2: 4, 3: 5, 4: 6, 5: 7, 6: 9, 7: 10, 8: 11, 9: 12, 10: 14, 11: 15, 12: 16,
+    13: 17, 14: 19, 15: 20, 16: 21, 17: 22, 18: 24, 19: 25, 20: 26, 21: 27, 22: 29, 26: 31,
+    27: 32, 28: 34,
+}  # fmt: skip
+"""GPIO number -> the Pico's own pin number (Raspberry Pi Ltd, *Raspberry Pi Pico
+Datasheet*, the pinout figure of section 1; hardware/README.md's Pico table)."""
+
+PICO_ROWS = "ROW_PINS in the Pico's config.py (firmware/config.py; `pyramid flash` copies it)"
+PICO_COLUMNS = "COLUMN_PINS in the Pico's config.py (firmware/config.py; `pyramid flash` copies it)"
 
 
-def matrix_columns(config: Config) -> int | None:
-    """Columns of the board's diode matrix, or None when its sensors are not in one."""
+def matrix_wires(config: Config) -> acceptance.Wires | None:
+    """The rows and columns of the board's diode matrix, with the pin each is on; None
+    when its sensors are not in one. A Pico's pins are those of firmware/config.py, the
+    file `pyramid flash` puts on it (the Pico does not report them)."""
     if config.board.adapter == "serial":
-        return PICO_COLUMNS
-    if config.board.adapter == "gpio" and config.board.gpio.topology == "matrix":
-        return len(config.board.gpio.cols)
+        return pico_wires()
+    gpio = config.board.gpio
+    if config.board.adapter == "gpio" and gpio.topology == "matrix":
+
+        def pi(bcm: int) -> acceptance.Wire:
+            return acceptance.Wire(f"GPIO {bcm}", f"header pin {HEADER_PIN[bcm]}", str(bcm))
+
+        return acceptance.Wires(
+            tuple(pi(g) for g in gpio.rows),
+            tuple(pi(g) for g in gpio.cols),
+            "[board.gpio] rows",
+            "[board.gpio] cols",
+        )
     return None
+
+
+def pico_wires(
+    rows: Sequence[int] = pico_config.ROW_PINS, columns: Sequence[int] = pico_config.COLUMN_PINS
+) -> acceptance.Wires:
+    """The Pico's matrix wires (by default those of firmware/config.py)."""
+
+    def pico(gp: int) -> acceptance.Wire:
+        place = f"Pico pin {PICO_PIN[gp]}" if gp in PICO_PIN else "the Pico"
+        return acceptance.Wire(f"GP{gp}", place, str(gp))
+
+    return acceptance.Wires(
+        tuple(pico(g) for g in rows), tuple(pico(g) for g in columns), PICO_ROWS, PICO_COLUMNS
+    )
+
+
+def check_layout(config: Config, cmap: ChannelMap) -> acceptance.Layout:
+    """What the acceptance check knows of the board ``config`` builds."""
+    wires = matrix_wires(config)
+    return acceptance.Layout.of(cmap, None if wires is None else len(wires.columns), wires)
 
 
 def _enter_key(on_done: Callable[[], None]) -> None:
@@ -590,7 +659,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 walk_leds(board, cmap, out, dwell=max(0.0, args.dwell))
             if args.check is not None:
                 timing = acceptance.Timing(patience=args.check)
-                layout = acceptance.Layout.of(cmap, matrix_columns(config))
+                layout = check_layout(config, cmap)
                 listen = _enter_key if sys.stdin is not None and sys.stdin.isatty() else None
                 out.write(CHECK_INTRO)
                 guide = Guide(layout, timing, listen=listen)

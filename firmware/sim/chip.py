@@ -30,6 +30,8 @@ harness to chip
     ``fault``                           the next pin read fails with OSError (a bad chip)
     ``diode ROW COL ok|missing|reversed``  the diode of the switch between two GPIOs
     ``cut COL 0|1``                     the wire of column GPIO COL cut (1) or whole (0)
+    ``lows? GPIO [MORE]``               how often GPIO was pulled low, answered (``lows``)
+                                        once MORE more times it has been (default 0)
 chip to harness
     ``boot``                  the chip came out of reset
     ``np PIN RRGGBB...``      a NeoPixel write: every LED's colour, in chain order
@@ -38,6 +40,8 @@ chip to harness
     ``timer MS``              a periodic timer was started
     ``pwm PIN HZ DUTY``       a PWM output changed (DUTY as duty_u16; 0 is silent)
     ``reset``                 ``machine.reset()`` was called
+    ``lows GPIO N``           GPIO was pulled low N times since boot (a row: N scans begun),
+                              after every line the harness sent before the question
 
 Without ``PYRAMID_SIM_TTY`` the chip runs alone (a benchmark scanning in-process); its
 state is still there to read.
@@ -86,6 +90,8 @@ class Chip:
         # (row gpio, column gpio) -> "missing" or "reversed"; column gpios cut off
         self.diodes = {}
         self.cut = set()
+        self.lows = {}  # gpio -> how often it was pulled low (a row: once a scan)
+        self._lows_asked = []  # [gpio, the count that answers] of questions still open
         self._wiring_version = 0  # bumped by every switch or diode change
         self._sneak_cache = None
         self.timers = []
@@ -120,6 +126,20 @@ class Chip:
 
     def drive(self, gpio: int, value: int) -> None:
         self.pins[gpio][2] = value
+        if not value:
+            self.lows[gpio] = self.lows.get(gpio, 0) + 1
+            if self._lows_asked:
+                self._answer_lows()
+
+    def _answer_lows(self) -> None:
+        still = []
+        for gpio, wanted in self._lows_asked:
+            count = self.lows.get(gpio, 0)
+            if count >= wanted:
+                self.report("lows " + str(gpio) + " " + str(count))
+            else:
+                still.append([gpio, wanted])
+        self._lows_asked = still
 
     def level(self, gpio: int) -> int:
         """What reading ``gpio`` gives right now."""
@@ -276,6 +296,11 @@ class Chip:
                 self.diodes.pop(where, None)
             else:
                 self.diodes[where] = words[3]
+        elif words[0] == "lows?":
+            gpio = int(words[1])
+            more = int(words[2]) if len(words) > 2 else 0
+            self._lows_asked.append([gpio, self.lows.get(gpio, 0) + more])
+            self._answer_lows()
         elif words[0] == "cut":
             if words[2] == "1":
                 self.cut.add(int(words[1]))

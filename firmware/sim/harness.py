@@ -230,6 +230,8 @@ class SimPico:
         self._switches: dict[tuple[int, int], bool] = {}
         self._wiring: dict[str, str] = {}
         """Injected wiring faults by what they concern, as control lines (kept over resets)."""
+        self._lows: dict[int, tuple[float, int]] = {}
+        """The chip's last answer to ``lows?`` per GPIO: (when it came, the count)."""
         self.boots = 0
         self.watchdog_resets = 0
 
@@ -373,6 +375,24 @@ class SimPico:
         self._wiring[f"cut {gpio}"] = line
         self._control(line)
 
+    def pulled_low(self, gpio: int, more: int = 0, timeout: float = 5.0) -> int:
+        """How often the firmware has pulled ``gpio`` low since the chip booted, counted
+        after every control line sent before (a switch set just now is in place); with
+        ``more``, once it has been pulled low that many more times."""
+        asked = time.monotonic()
+        self._control(f"lows? {gpio} {int(more)}")
+        with self._state:
+            if not self._state.wait_for(
+                lambda: self._lows.get(gpio, (-1.0, 0))[0] >= asked, timeout
+            ):
+                raise TimeoutError(f"the simulated chip did not answer lows? {gpio} in {timeout} s")
+            return self._lows[gpio][1]
+
+    def scans(self, more: int = 0, timeout: float = 5.0) -> int:
+        """The matrix scans the firmware has begun since boot (row 0 pulled low); with
+        ``more``, once that many more have begun after every control line sent before."""
+        return self.pulled_low(self.config.rows[0], more, timeout)
+
     def hang(self, ms: int) -> None:
         """Stall the firmware's next pin read for ``ms`` (a loop stuck somewhere)."""
         self._control(f"hang {int(ms)}")
@@ -458,6 +478,10 @@ class SimPico:
             colours = tuple(int(hexes[i : i + 6], 16) for i in range(0, len(hexes), 6))
             self._leds.append(LedWrite(now, int(pin), colours))
             return
+        if name == "lows":
+            gpio, _, count = value.partition(" ")
+            self._lows[int(gpio)] = (now, int(count))
+            return  # many, one per question: not kept as events
         if name == "wdt":
             self._watchdog_ms = int(value)
             self._last_feed = now

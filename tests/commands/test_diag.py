@@ -13,9 +13,11 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from flask import Flask
+from flask_babel import Babel
 from gpiozero.pins.mock import MockFactory
 
-from controller.commands.acceptance import Layout, Pass, Timing, start
+from controller.commands.acceptance import BUTTON_WORDS, Layout, Pass, Timing, start
 from controller.commands.diag import (
     WALK,
     Guide,
@@ -27,13 +29,16 @@ from controller.commands.diag import (
     watch_board,
 )
 from controller.config import Config, load_config
+from controller.hardware import build_board
 from controller.hardware.apa102 import apparent
-from controller.hardware.channels import ChannelMap
+from controller.hardware.channels import BUTTONS, ChannelMap
 from controller.hardware.port import BoardStatus, LinkState, SensorFrame
 from controller.hardware.sim import SimBoard
 from pyramid_board.cli import main
+from tests.hardware.conftest import LgpioRig
 from tests.rigs.circuits import Apa102Strip, DiodeMatrix
 from tests.support.poll import wait_until
+from web_ui.render import sensor_name
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "configs" / "matrix.toml"
@@ -90,8 +95,20 @@ def test_render_plain(cmap: ChannelMap) -> None:
     assert lines[0] == "sim: test"
     assert "  3   .  0  .  0  X  1  .  0  .  0" in lines
     assert any(line.startswith("targets") and "top X  1" in line for line in lines)
-    assert any(line.startswith("buttons") and "confirm .  0" in line for line in lines)
+    assert any(line.startswith("buttons") and "Confirm .  0" in line for line in lines)
+    assert any(line.startswith("buttons") and "End turn .  0" in line for line in lines)
     assert "\x1b" not in text
+
+
+def test_diag_names_the_buttons_as_the_page_does() -> None:
+    """The grid, the steps and the report say "End turn" where the page's diagnostics say
+    "End turn button" (web_ui/render.py, in English): the same words, not ``end_turn``."""
+    app = Flask(__name__)
+    Babel(app)
+    with app.test_request_context():
+        for name, words in BUTTON_WORDS.items():
+            assert sensor_name(name) == f"{words} button"
+    assert set(BUTTON_WORDS) == set(BUTTONS)
 
 
 def test_render_pyramidos_board_has_no_grid() -> None:
@@ -251,13 +268,13 @@ def test_led_walk_on_the_sim_board(cmap: ChannelMap) -> None:
     assert not any(led.lit for led in board.shown[-1].leds)  # blank at the end
 
 
-def test_led_walk_reaches_the_apa102_strip(mock_factory: MockFactory) -> None:
+def test_led_walk_reaches_the_apa102_strip(lgpio_pi: LgpioRig) -> None:
+    """On the Pi's own path: gpiozero's LGPIOFactory over the lgpio model, the LEDs on the
+    kernel's SPI0 as configs/matrix.toml asks (one write per picture)."""
     config = load_config(MATRIX)
-    DiodeMatrix(mock_factory, config.board.gpio.rows, config.board.gpio.cols)
-    strip = Apa102Strip(mock_factory, 37)
-    from controller.hardware import build_board
-
-    board, cmap = build_board(config)
+    DiodeMatrix(lgpio_pi.model, config.board.gpio.rows, config.board.gpio.cols)
+    strip = Apa102Strip(lgpio_pi.model, 37)
+    board, cmap = build_board(config, pin_factory=lgpio_pi.factory)
     with board:
         walk_leds(board, cmap, io.StringIO(), dwell=0.0)
     pictures = list(strip.pictures)[1:-2]  # after the opening blank; before the closing ones
