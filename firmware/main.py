@@ -274,15 +274,18 @@ class Levels:
     creeping up by one count every ``creep`` empty scans so a slow drift is followed), and
     hysteresis (present above ``on`` counts over it, gone below ``off``).
 
-    An uncertain reading (room light the sensor cannot see past) reads as no pearl: a new
-    pearl is not yet there, and one already there is missing, which the host shows as a
-    mismatch and waits for; neither is ever a move.
+    An uncertain reading (room light the sensor cannot see past) changes nothing: a pearl
+    not yet seen is not yet there, and one already seen stays there until a certain
+    reading says it is gone. Reading a seen pearl as gone would be a move nobody made: the
+    referee takes the last move back when its pearl stays off the board.
 
     >>> levels = Levels(1, on=74, off=50, baseline_max=20, creep=4)
-    >>> [levels.update(0, r, True) for r in (12, 12, 80, 60, 40)]
-    [False, False, True, True, False]
-    >>> levels.baseline[0], levels.update(0, 900, False)
-    (12, False)
+    >>> [levels.update(0, r, True) for r in (12, 12, 80, 60)]
+    [False, False, True, True]
+    >>> levels.update(0, 0, False), levels.update(0, 40, True), levels.update(0, 900, False)
+    (True, False, False)
+    >>> levels.baseline[0]
+    12
     """
 
     def __init__(self, count: int, on: int, off: int, baseline_max: int, creep: int) -> None:
@@ -296,9 +299,8 @@ class Levels:
 
     def update(self, index: int, reading: int, certain: bool) -> bool:
         if not certain:
-            self.present[index] = False
             self._empty_scans[index] = 0
-            return False
+            return self.present[index]
         base = self.baseline[index]
         if reading < base:
             base = max(reading, 0)
@@ -326,7 +328,7 @@ class Reflective:
     and dark again: the lit reading less the mean of the dark ones is the reflection (room
     light, and its change between the readings, cancel); a dark reading above
     ``cfg.AMBIENT_MAX`` or two that differ by more than ``cfg.FLICKER_MAX`` make the
-    reading uncertain (:class:`Levels`).
+    reading uncertain, which changes nothing (:class:`Levels`).
     """
 
     def __init__(self, select, adcs, emitters, sensors, switches, cfg) -> None:

@@ -164,6 +164,17 @@ for scan in range(8):
     if changed is not None:
         reported.append((scan, channels(changed)))
 out["uncertain"] = reported
+# A pearl already seen (e1) stays there while the light goes wild around it: an uncertain
+# reading is no lift (the referee would take the move back), and lifting it in the sun is
+# seen once the light steadies.
+front.drift[4] = cfg.FLICKER_MAX + 10
+held_on = [channels(board.scan()) for _ in range(4)]
+front.reflection[4] = 0
+held_on += [channels(board.scan()) for _ in range(2)]
+front.drift[4] = 0
+front.ambient[4] = 100
+held_on.append(channels(board.scan()))
+out["held_on"] = held_on
 # A pearl on a cell at power-up (no empty reading yet) is seen at once.
 fresh = FrontEnd(cfg)
 fresh.reflection[7] = 400
@@ -205,8 +216,10 @@ def test_the_reflective_build_sees_pearls_and_never_an_uncertain_one(where: str)
     assert out["between"] == [14, 15, 30]  # c3 holds between the thresholds; b3 not yet there
     assert out["lifted"] == []
     # a1 in the sun never reads; e1's pearl is reported only once the light steadied
-    # (scan 4) and DEBOUNCE_SCANS scans agreed: an uncertain reading is no pearl.
+    # (scan 4) and DEBOUNCE_SCANS scans agreed: an uncertain reading is not yet a pearl,
+    # and once seen, an uncertain reading does not lift it.
     assert out["uncertain"] == [[6, [4]]]
+    assert out["held_on"] == [[4]] * 6 + [[]]
     assert out["boot"] == [7]
     assert out["held"] is True
     checks = out["checks"]
