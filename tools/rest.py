@@ -320,7 +320,7 @@ def come_to_rest(
         step1, step2 = -g1 / stiffness / _MM, -g2 / stiffness / _MM  # mm of roll
         step_p = -pivot / stiffness / _MM
         size = np.sqrt(step1**2 + step2**2 + step_p**2)
-        if float(size.max()) < 1e-6:
+        if float(size.max()) < 1e-5:  # mm: converged
             break
         scale = np.minimum(1.0, 0.2 / np.maximum(size, 1e-12))  # at most 0.2 mm a step
         step1, step2, step_p = step1 * scale, step2 * scale, step_p * scale
@@ -415,7 +415,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--geometry", type=Path, default=None)
     args = parser.parse_args(argv)
     geometry = load_geometry(args.geometry)
-    count = 400 if args.fine else 60
+    count = 400 if args.fine else 24
     body, rests = sweep(geometry, geometry.own_magnet, count)
     print(
         f"{len(rests)} placements of a pearl with its {geometry.pearl.magnet.diameter:g} × "

@@ -76,7 +76,7 @@ def test_todays_assumption_that_pearls_settle_magnet_down_is_false() -> None:
     (uniform over the sphere) amid full neighbours, about 1 % do; none comes more than the
     hollow's rolling range nearer to it; every one rolls without slipping, and turning in
     place would need many times the torque gravity and the neighbours give."""
-    body, rests = rest.sweep(GEOMETRY, GEOMETRY.own_magnet, 60)
+    body, rests = rest.sweep(GEOMETRY, GEOMETRY.own_magnet, 40)
     assert rest.magnet_down_share(rests, PEARL.tilt) < 0.02
     rim = math.asin(GEOMETRY.hollow.diameter / 2 / rest.hollow_radius(GEOMETRY.hollow))
     rolling_range = math.degrees(
