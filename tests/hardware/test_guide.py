@@ -80,7 +80,7 @@ def test_the_guide_covers_the_traps() -> None:
         "Not sensed: pearls of the upper layers",
         "10 kΩ from each of its inputs 1A and 2A",  # LEDs dark while the Pi boots
         "a pearl keeps the orientation the hand gave it",  # why no magnet build is chosen
-        "A reading it cannot trust reads as no pearl",
+        "A reading it cannot trust changes nothing",
         "sudo raspi-config nonint do_spi 0",
         "sudo -u pyramid pyramid pin",
         "[buzzer]",
