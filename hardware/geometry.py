@@ -112,10 +112,11 @@ class Point:
 
 @dataclass(frozen=True, slots=True)
 class Magnet:
-    """``[magnets.NAME]``: a disc (axially magnetised cylinder) or a sphere."""
+    """``[magnets.NAME]``: a disc (axially magnetised cylinder), a ring (a disc with a
+    hole of ``inner_diameter``) or a sphere."""
 
     name: str
-    shape: Literal["disc", "sphere"]
+    shape: Literal["disc", "sphere", "ring"]
     grade: str
     diameter: float
     height: float
@@ -123,12 +124,16 @@ class Magnet:
     remanence: tuple[float, float]
     """Br of the grade, (min, max) in mT."""
     density: float
+    inner_diameter: float = 0.0
+    """A ring's hole (0 for a disc or a sphere)."""
 
     @property
     def volume(self) -> float:
         """mm³."""
         r = self.diameter / 2
-        return 4 / 3 * math.pi * r**3 if self.shape == "sphere" else math.pi * r**2 * self.height
+        if self.shape == "sphere":
+            return 4 / 3 * math.pi * r**3
+        return math.pi * (r**2 - (self.inner_diameter / 2) ** 2) * self.height
 
     @property
     def mass(self) -> float:
@@ -575,21 +580,28 @@ def _geometry(data: Mapping[str, Any]) -> Geometry:
 
 def _magnet(name: str, table: dict[str, Any]) -> Magnet:
     key = f"magnets.{name}"
-    _known(table, key, ("shape", "grade", "diameter", "height", "remanence", "density"))
-    shape = _choice(_get(table, key, "shape"), f"{key}.shape", ("disc", "sphere"))
+    shape = _choice(_get(table, key, "shape"), f"{key}.shape", ("disc", "sphere", "ring"))
+    ring = ("inner_diameter",) if shape == "ring" else ()
+    _known(table, key, ("shape", "grade", "diameter", "height", "remanence", "density", *ring))
     diameter = _number(_get(table, key, "diameter"), f"{key}.diameter", 0.5, 50)
+    inner = 0.0
+    if shape == "ring":
+        inner = _number(_get(table, key, "inner_diameter"), f"{key}.inner_diameter", 0.1, 49)
+        if inner >= diameter:
+            raise GeometryError(f"{key}.inner_diameter", f"must be under the diameter {diameter:g}")
     height = _number(_get(table, key, "height"), f"{key}.height", 0.2, 50)
     if shape == "sphere" and height != diameter:
         raise GeometryError(f"{key}.height", f"a sphere's height is its diameter ({diameter:g})")
     low, high = _pair(_get(table, key, "remanence"), f"{key}.remanence", 100, 1600)
     return Magnet(
         name=name,
-        shape=cast(Literal["disc", "sphere"], shape),
+        shape=cast(Literal["disc", "sphere", "ring"], shape),
         grade=_string(_get(table, key, "grade"), f"{key}.grade"),
         diameter=diameter,
         height=height,
         remanence=(low, high),
         density=_number(_get(table, key, "density"), f"{key}.density", 1, 20),
+        inner_diameter=inner,
     )
 
 

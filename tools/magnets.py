@@ -8,8 +8,9 @@ checks the board must pass (``tests/hardware/physics/``) with the margins the gu
 The model, stated so it can be argued with:
 
 - **Fields.** magpylib's analytical fields of a uniformly magnetised cylinder (the pearls'
-  discs) and sphere (the balls'), at the grade's smallest remanence when a sensor must
-  close and its largest when it must stay open. Wood, glue and the reeds' own iron do not
+  discs; a ring is a disc less the disc of its hole) and sphere (the balls'), at the
+  grade's smallest remanence when a sensor must close and its largest when it must stay
+  open. Wood, glue and the reeds' own iron do not
   change the field (wood is non-magnetic; the reed's iron is what the ampere-turn rating
   already describes).
 - **Rest poses.** A piece rests at the bottom of its hollow; its magnet's centre may rise by
@@ -150,6 +151,13 @@ def magnet_field(magnet: Magnet, poses: Poses, observers: Array, remanence: floa
     else:
         size = np.broadcast_to(np.array([magnet.diameter, magnet.height]) * _MM, (count, 2))
         field = magpylib.func.cylinder_field("B", local, size, polarisation, squeeze=False)
+        if magnet.shape == "ring":  # the disc less the disc of its hole (superposition)
+            hole = np.broadcast_to(
+                np.array([magnet.inner_diameter, magnet.height]) * _MM, (count, 2)
+            )
+            field = field - magpylib.func.cylinder_field(
+                "B", local, hole, polarisation, squeeze=False
+            )
     field = field.reshape(len(poses), len(observers), 3)
     return np.asarray(np.einsum("nij,nkj->nki", rotations, field) * 1e3, dtype=np.float64)
 

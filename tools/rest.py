@@ -47,6 +47,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -62,6 +63,8 @@ __all__ = [
     "WOOD_FRICTION",
     "Body",
     "Dipoles",
+    "Field",
+    "Fields",
     "Placements",
     "Rests",
     "body_of",
@@ -166,6 +169,25 @@ class Dipoles:
         return np.asarray(b.sum(axis=1), dtype=np.float64)
 
 
+class Field(Protocol):
+    """Anything that gives B in tesla (n, 3) at points (n, 3) in mm."""
+
+    def field(self, points: Array) -> Array: ...
+
+
+@dataclass(frozen=True)
+class Fields:
+    """The sum of several fields."""
+
+    parts: tuple[Field, ...]
+
+    def field(self, points: Array) -> Array:
+        total = np.zeros_like(points)
+        for part in self.parts:
+            total = total + part.field(points)
+        return total
+
+
 # -- placements ----------------------------------------------------------------------------
 
 
@@ -253,7 +275,7 @@ def _rotate(vectors: Array, axes: Array, angles: Array) -> Array:
     return np.asarray(vectors * c + cross * s + axes * dot * (1 - c), dtype=np.float64)
 
 
-def _energy(body: Body, centres: Array, axes: Array, field: Dipoles) -> Array:
+def _energy(body: Body, centres: Array, axes: Array, field: Field) -> Array:
     """U in joules of each piece (n,) with its centre at ``centres`` and insert ``axes``."""
     weight = body.mass * _G * GRAVITY
     u = weight * (centres[:, 2] + body.offset * axes[:, 2]) * _MM
@@ -270,7 +292,7 @@ def come_to_rest(
     body: Body,
     hollow: Hollow,
     start: Placements,
-    field: Dipoles | None = None,
+    field: Field | None = None,
     *,
     friction: float = WOOD_FRICTION[0],
     steps: int = 150,
@@ -353,34 +375,25 @@ def _from_down(axes: Array) -> Array:
 # -- the sweep the tests and the guide use -------------------------------------------------
 
 
-def neighbour_field(
-    geometry: Geometry, body: Body, count: int, *, bias: Dipoles | None = None
-) -> Dipoles:
+def neighbour_field(geometry: Geometry, body: Body, count: int) -> Dipoles:
     """The field a piece at c3 feels from its 8 neighbours' magnets (each resting at the
-    bottom of its hollow in a quasi-random orientation, a different one per placement) and
-    from ``bias`` magnets; ``count`` placements."""
-    positions = []
-    moments = []
+    bottom of its hollow in a quasi-random orientation, a different one per placement);
+    ``count`` placements."""
+    if not body.moment:
+        return Dipoles.none()
     here = geometry.cells["c3"]
     others = [p for name, p in geometry.cells.items()
               if name != "c3" and here.distance(p) < 1.5 * geometry.pitch]  # fmt: skip
-    if body.moment:
-        axes = sphere_points(max(count, 1) * len(others))
-        order = np.random.default_rng(29).permutation(len(axes))  # seeded: deterministic
-        axes = axes[order].reshape(len(others), -1, 3)[:, :count]
-        centre_z = -geometry.hollow.depth + body.radius
-        for k, p in enumerate(others):
-            spot = np.array([p.x - here.x, p.y - here.y, centre_z])
-            positions.append(np.broadcast_to(spot, (count, 3)) + body.insert_at * axes[k])
-            moments.append(body.moment * axes[k])
-    if bias is not None and len(bias.positions):
-        positions.append(np.broadcast_to(bias.positions[None], (count, *bias.positions.shape)))
-        moments.append(np.broadcast_to(bias.moments[None], (count, *bias.moments.shape)))
-        stacked_p = [p if p.ndim == 3 else p[:, None, :] for p in positions]
-        stacked_m = [m if m.ndim == 3 else m[:, None, :] for m in moments]
-        return Dipoles(np.concatenate(stacked_p, axis=1), np.concatenate(stacked_m, axis=1))
-    if not positions:
-        return Dipoles.none()
+    axes = sphere_points(max(count, 1) * len(others))
+    order = np.random.default_rng(29).permutation(len(axes))  # seeded: deterministic
+    axes = axes[order].reshape(len(others), -1, 3)[:, :count]
+    centre_z = -geometry.hollow.depth + body.radius
+    positions = []
+    moments = []
+    for k, p in enumerate(others):
+        spot = np.array([p.x - here.x, p.y - here.y, centre_z])
+        positions.append(np.broadcast_to(spot, (count, 3)) + body.insert_at * axes[k])
+        moments.append(body.moment * axes[k])
     return Dipoles(np.stack(positions, axis=1), np.stack(moments, axis=1))
 
 
@@ -391,14 +404,16 @@ def sweep(
     *,
     offsets: int = 3,
     lifts: int = 2,
-    bias: Dipoles | None = None,
+    bias: Field | None = None,
 ) -> tuple[Body, Rests]:
     """Put the pearl with ``insert`` down ``orientations × offsets × lifts`` ways at c3
-    amid full neighbours and let it come to rest."""
+    amid full neighbours (and over ``bias`` magnets) and let it come to rest."""
     pearl = geometry.pearl
     body = body_of(pearl, insert)
     start = placements(pearl, geometry.hollow, orientations, offsets, lifts)
-    field = neighbour_field(geometry, body, len(start), bias=bias)
+    field: Field = neighbour_field(geometry, body, len(start))
+    if bias is not None:
+        field = Fields((field, bias))
     return body, come_to_rest(body, geometry.hollow, start, field)
 
 

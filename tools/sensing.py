@@ -64,6 +64,9 @@ BIAS_DRIFT = 0.012
 figure TI's DRV5055 data sheet (SBAS640B, "Sensitivity Temperature Compensation for
 Magnets") compensates only typically."""
 FINE_SWEEP = DEFAULT_PATH.parent / "rest-sweep.json"
+PLACEMENT = 0.2
+"""mm a hall may sit off where the drawing puts it over its bias magnet (glued by hand):
+the bias it then reads drifts too, and must fit its range."""
 
 
 @dataclass(frozen=True)
@@ -159,13 +162,17 @@ def _neighbour_offsets(geometry: Geometry) -> list[Point]:
             if n != "c3" and here.distance(p) < 1.5 * geometry.pitch]  # fmt: skip
 
 
-def _bias_field(geometry: Geometry, sensor: Sensor, points: Array) -> Array:
-    """B in tesla (n, 3) at ``points`` (n, 3) mm of the bias magnets under the 9 cells
-    around c3 (magpylib's field of each disc, at its largest remanence)."""
+def _bias_field(
+    geometry: Geometry, sensor: Sensor, points: Array, spots: list[Point] | None = None
+) -> Array:
+    """B in tesla (n, 3) at ``points`` (n, 3) mm of the bias magnets under the cells at
+    ``spots`` (default: the 9 cells around c3), magpylib's field of each at its largest
+    remanence."""
     magnet = sensor.bias_magnet
     assert magnet is not None
     z = -(sensor.elements[0].depth + sensor.bias_gap + magnet.height / 2)
-    spots = [Point(0.0, 0.0), *_neighbour_offsets(geometry)]
+    if spots is None:
+        spots = [Point(0.0, 0.0), *_neighbour_offsets(geometry)]
     poses = magnets.Poses(
         np.array([[p.x, p.y, z] for p in spots]), np.tile([0.0, 0.0, 1.0], (len(spots), 1))
     )
@@ -173,17 +180,31 @@ def _bias_field(geometry: Geometry, sensor: Sensor, points: Array) -> Array:
     return np.asarray(b.sum(axis=0) * 1e-3, dtype=np.float64)
 
 
-def _bias_dipoles(geometry: Geometry, sensor: Sensor) -> rest.Dipoles | None:
-    magnet = sensor.bias_magnet
-    if magnet is None:
-        return None
-    element = sensor.elements[0]
-    z = -(element.depth + sensor.bias_gap + magnet.height / 2)
-    m = magnet.remanence[1] * 1e-3 / rest.MU0 * magnet.volume * 1e-9
-    spots = [Point(0.0, 0.0), *_neighbour_offsets(geometry)]
-    return rest.Dipoles(
-        np.array([[p.x, p.y, z] for p in spots]), np.tile(np.array([0.0, 0.0, m]), (len(spots), 1))
-    )
+def _bias_at_hall(geometry: Geometry, sensor: Sensor) -> float:
+    """mT the hall reads of the bias at worst: at c3 (8 neighbours' magnets) or a corner
+    cell (3), and a hall ``PLACEMENT`` off its place."""
+    element = np.array([[0.0, 0.0, -sensor.elements[0].depth]])
+    pitch = geometry.pitch
+    corner = [Point(0.0, 0.0), Point(pitch, 0.0), Point(0.0, pitch), Point(pitch, pitch)]
+    worst = 0.0
+    for spots in (None, corner):
+        here = _bias_field(geometry, sensor, element, spots)[0] * 1e3
+        for step in ((0.0, 0.0, 0.0), (0.0, 0.0, PLACEMENT), (0.0, 0.0, -PLACEMENT),
+                     (PLACEMENT, 0.0, 0.0)):  # fmt: skip
+            moved = _bias_field(geometry, sensor, element + np.array(step), spots)[0] * 1e3
+            worst = max(worst, float(np.abs(moved).max()), float(np.abs(here).max()))
+    return worst
+
+
+@dataclass(frozen=True)
+class BiasField:
+    """The bias magnets under the 9 cells around c3, as the rest model's field."""
+
+    geometry: Geometry
+    sensor: Sensor
+
+    def field(self, points: Array) -> Array:
+        return _bias_field(self.geometry, self.sensor, points)
 
 
 def _magnet_drives(
@@ -262,7 +283,7 @@ def judge(
     with the same insert and bias)."""
     sensor = candidate.cell_sensor
     insert = candidate.pearl_insert
-    bias = _bias_dipoles(geometry, sensor)
+    bias = BiasField(geometry, sensor) if sensor.bias_magnet is not None else None
     key = (insert.name, sensor.bias_magnet.name if sensor.bias_magnet else "", sweep)
     if cache is None or key not in cache:
         found = rest.sweep(geometry, insert, sweep.orientations, offsets=sweep.offsets,
@@ -295,7 +316,7 @@ def _judge_steel(
     sensor = candidate.cell_sensor
     assert sensor.bias_magnet is not None and candidate.pearl_insert.kind == "steel"
     element = np.array([[0.0, 0.0, -sensor.elements[0].depth]])
-    bias_here = float(_bias_field(geometry, sensor, element)[0, 2] * 1e3)  # mT at the hall
+    bias_here = _bias_at_hall(geometry, sensor)  # mT the hall must read past, at worst
     volume = candidate.pearl_insert.volume * 1e-9
 
     def signal(centres: Array) -> Array:
@@ -311,6 +332,9 @@ def _judge_steel(
 
     centres = rests.centres  # the ball is at the pearl's centre
     own = signal(centres)[:, None]
+    assert sensor.full_scale is not None
+    if bias_here + float(np.abs(own).max()) > sensor.full_scale:
+        own = np.zeros_like(own)  # the hall saturates: it reads nothing
     near = np.stack([
         signal(centres + np.array([o.x, o.y, 0.0]))[:, None] for o in _neighbour_offsets(geometry)
     ])  # fmt: skip

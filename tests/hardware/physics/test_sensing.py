@@ -49,17 +49,43 @@ def test_the_chosen_build_sees_every_rest_with_twice_the_margin_both_ways() -> N
     assert GEOMETRY.sensor("pico", "target") == GEOMETRY.sensor("pico", "cell")
 
 
-def test_no_magnet_in_the_pearl_meets_the_margins(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Every reed and hall candidate fails; the one that comes nearest (a steel ball at
-    the centre over a back-biased linear hall) fails on its bias magnet's drift alone:
-    without it, it would pass."""
+def test_a_magnet_build_passes_only_with_steel_at_every_pearls_centre(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Every build with a magnet in the pearl fails. A steel ball at the centre sees every
+    rest (soft iron and a centred ball: the pose does not matter): over a disc magnet it
+    fails on the bias's drift alone (without it, it would pass); over a ring, with the hall
+    where the rings' fields nearly cancel, it passes, with no margin to spare."""
     for name, judged in JUDGED.items():
-        if GEOMETRY.candidates[name].cell_sensor.kind != "reflective":
+        if GEOMETRY.candidates[name].pearl_insert.kind == "magnet":
             assert not judged.passes, judged.describe()
+    assert not JUDGED["hall-steel"].passes
+    assert JUDGED["hall-steel"].own_alone < 2 * JUDGED["hall-steel"].operate
+    ring = JUDGED["hall-ring"]
+    assert ring.passes, ring.describe()
+    assert min(ring.own_margin, ring.neighbour_margin) < 1.2 * sensing.MARGIN
+    assert JUDGED["ir"].own_margin > 2 * ring.own_margin
     monkeypatch.setattr(sensing, "BIAS_DRIFT", 0.0)
     without = sensing.judge(GEOMETRY, GEOMETRY.candidates["hall-steel"])
     assert without.passes, without.describe()
-    assert JUDGED["hall-steel"].own_alone < 2 * JUDGED["hall-steel"].operate
+
+
+def test_a_ring_magnets_field_on_its_axis_is_the_textbook_one() -> None:
+    """A ring is a disc less the disc of its hole: on the axis, ``z`` mm from its face,
+    B = Br/2·((z+h)/√((z+h)²+R²) − z/√(z²+R²) − (z+h)/√((z+h)²+r²) + z/√(z²+r²))."""
+    ring = GEOMETRY.magnets["bias-ring"]
+    big, small, h = ring.diameter / 2, ring.inner_diameter / 2, ring.height
+    poses = magnets.Poses(np.zeros((1, 3)), np.array([[0.0, 0.0, 1.0]]))
+    for z in (0.5, 2.0, 2.4, 5.0, 12.0):
+        got = magnets.magnet_field(ring, poses, np.array([[0.0, 0.0, h / 2 + z]]), 1300.0)
+        disc = (z + h) / math.hypot(z + h, big) - z / math.hypot(z, big)
+        hole = (z + h) / math.hypot(z + h, small) - z / math.hypot(z, small)
+        want = 1300.0 / 2 * (disc - hole)
+        assert got[0, 0, 2] == pytest.approx(want, abs=1e-6)
+    # It crosses zero a few millimetres above its face: the null the hall sits near.
+    near = magnets.magnet_field(ring, poses, np.array([[0.0, 0.0, h / 2 + 0.5]]), 1300.0)
+    far = magnets.magnet_field(ring, poses, np.array([[0.0, 0.0, h / 2 + 12.0]]), 1300.0)
+    assert near[0, 0, 2] < 0 < far[0, 0, 2]
 
 
 def test_a_magnet_at_the_centre_gives_between_m_and_2m_over_r_cubed() -> None:
