@@ -82,7 +82,7 @@ FLICKER_MAX = 24
 EMITTER_SETTLE_US = 200
 """After lighting or darkening a group, before its sensors are read: a phototransistor
 answers more slowly the larger its load; 200 µs at 10 kΩ is an assumption to check on the
-bench (`pyramid diag` shows the readings: too short a settle reads low)."""
+bench: an oscilloscope on a multiplexer's output must show it settled within this."""
 
 MUX_SETTLE_US = 5
 """After a new multiplexer address, before the ADC reads."""

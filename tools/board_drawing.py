@@ -575,7 +575,16 @@ def sensing_block(g: Geometry) -> str:
         "the family's 75 pearls",
         "",
     ]
-    return _table(header, sensing.table(judged, g))
+    t = cast(dict[str, float], _fine()["targets"])
+    target = sensing.Judgement(**t)  # type: ignore[arg-type]
+    return (
+        _table(header, sensing.table(judged, g))
+        + "\n\nThe same sensor under a Pyramidos target (`[builds.pico] target_sensor`): the "
+        f"darkest ball up to {_f(g.ball.rise)} mm high gives at least {target.own:.3g} µA "
+        f"(×{target.own_margin:.2f} the worst-case operate point), and the other three balls "
+        f"with the top ball on them at most {target.neighbours:.2g} µA (the release point "
+        f"×{target.neighbour_margin:.2f} that)."
+    )
 
 
 BLOCKS: dict[str, Callable[[Geometry], str]] = {

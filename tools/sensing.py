@@ -376,6 +376,38 @@ def _judge_reflective(
                      release, len(rests), 1.0 if alone >= operate else 0.0, error)  # fmt: skip
 
 
+def judge_targets(geometry: Geometry, sweep: Sweep = COARSE) -> Judgement:
+    """The pico build's sensor under a Pyramidos target: its own ball (the darkest finish,
+    up to ``[ball] rise`` high) amid the other three balls and the top ball on them (the
+    brightest), as for a cell."""
+    sensor = geometry.sensor("pico", "target")
+    if sensor.kind != "reflective":
+        raise ValueError("builds.pico.target_sensor: not a reflective sensor")
+    assert sensor.dark_max is not None
+    ball = geometry.ball
+    r = ball.diameter / 2
+    darkest, brightest = ball.reflectance
+    here = geometry.targets["t1"]
+    top = magnets.top_ball_centre(geometry)
+    others = [[p.x - here.x, p.y - here.y, -geometry.hollow.depth + r]
+              for name, p in geometry.targets.items() if name != "t1"]  # fmt: skip
+    others.append([top[0] - here.x, top[1] - here.y, float(top[2])])
+    operate, release, unit, error = _thresholds(sensor)
+    own, near = math.inf, 0.0
+    for wood in geometry.hollow.reflectance:
+        scene = optics.Scene(sensor, geometry.hollow, wood)
+        empty = optics.collector_current(scene, sweep.rays)
+        full = scene.with_pieces(np.array(others), r, brightest)
+        near = max(near, optics.collector_current(full, sweep.rays) - empty)
+        for lift in (0.0, ball.rise):
+            centre = np.array([[0.0, 0.0, -geometry.hollow.depth + r + lift]])
+            with_own = scene.with_pieces(centre, r, darkest)
+            own = min(own, optics.collector_current(with_own, sweep.rays) - empty)
+    near += sensor.dark_max
+    return Judgement("targets", unit, own, own, near, near, operate, release, 2,
+                     1.0 if own >= operate else 0.0, error)  # fmt: skip
+
+
 def judge_all(geometry: Geometry, sweep: Sweep = COARSE) -> dict[str, Judgement]:
     cache: RestCache = {}
     return {name: judge(geometry, c, sweep, cache) for name, c in geometry.candidates.items()}
@@ -442,6 +474,7 @@ def write_fine_sweep(geometry: Geometry, path: Path = FINE_SWEEP) -> Path:
         "sweep": asdict(FINE),
         "samples": samples(geometry),
         "rest": rest_summary(geometry),
+        "targets": asdict(judge_targets(geometry, FINE)),
         "candidates": {
             name: {
                 **asdict(j),

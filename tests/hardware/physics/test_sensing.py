@@ -47,6 +47,8 @@ def test_the_chosen_build_sees_every_rest_with_twice_the_margin_both_ways() -> N
     assert GEOMETRY.pearl_insert("pico").kind == "none"  # the family's pearls untouched
     # The same sensor under the targets: one principle serves both games.
     assert GEOMETRY.sensor("pico", "target") == GEOMETRY.sensor("pico", "cell")
+    targets = sensing.judge_targets(GEOMETRY)
+    assert targets.passes, targets.describe()
 
 
 def test_a_magnet_build_passes_only_with_steel_at_every_pearls_centre(
