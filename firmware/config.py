@@ -17,14 +17,78 @@ button and one per seat (37), in the Pi's chain order. The firmware checks these
 at boot and prints what is wrong.
 """
 
-VERSION = "1.1.0"
+VERSION = "1.2.0"
 """The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32)."""
+
+SENSING = "matrix"
+"""How the cells are sensed: ``"matrix"`` (switches in the diode matrix below: the reed
+board) or ``"reflective"`` (an IR reflective sensor under every cell and target, read
+through two CD74HC4067 into the ADC: the pico build of hardware/geometry.toml, the one
+hardware/README.md, "Sensing the cells", chose; its settings follow the matrix's)."""
 
 ROW_PINS = (2, 3, 4, 5, 6, 7)
 """GPIO numbers of the matrix rows, row 0 first (pulled low one at a time, open-drain)."""
 
 COLUMN_PINS = (8, 9, 10, 11, 12, 13)
 """GPIO numbers of the matrix columns, column 0 first (inputs with the pull-up on)."""
+
+# -- the reflective build (SENSING = "reflective") ----------------------------------------
+# Channels keep the matrix's numbers (row r, column c is r * 6 + c), so the host's config
+# (configs/serial.toml) is the same for both. tests/firmware/test_reflective.py checks
+# these against hardware/geometry.toml's [sensors.cell-ir].
+
+CHANNELS = 36
+"""Channels reported in HELLO and S (the matrix's 6 × 6)."""
+
+MUX_SELECT_PINS = (8, 9, 10, 11)
+"""S0–S3 of both multiplexers."""
+
+MUX_ADC_PINS = (26, 27)
+"""The COM (SIG) pin of multiplexer 0 and 1, each on an ADC input."""
+
+EMITTER_PINS = (2, 3, 4, 5, 6)
+"""One per emitter group, high = lit (the gate of its MOSFET): group g is rank g + 1 and
+its target (the matrix's row g)."""
+
+SENSORS = tuple((channel, channel // 16, channel % 16, channel // 6) for channel in range(29))
+"""(channel, multiplexer, input, emitter group) of every sensor: the cells a1–e5 and the
+targets t1–t4 (channels 5, 11, 17, 23), wired to mux input channel % 16 of mux
+channel // 16."""
+
+SWITCHES = ((29, 12), (30, 13), (31, 14), (32, 17))
+"""(channel, GPIO) of the switches on their own pins, closed = low: the top's IR module
+(29) and the buttons confirm, end turn, undo (30–32)."""
+
+ON_COUNTS = 74
+"""A pearl is there above this many ADC counts over the sensor's baseline: 6 µA through
+the 10 kΩ load ([sensors.cell-ir] threshold_on, load_resistor), 60 mV of 3.3 V / 4096."""
+
+OFF_COUNTS = 49
+"""… and gone again below this (threshold_off: 4 µA)."""
+
+BASELINE_MAX = 20
+"""The empty reading is at most this (the data sheet's 1 µA cross talk and the hollow's
+own reflection, 10 mV, with room): a sensor's baseline starts here and never rises above."""
+
+BASELINE_CREEP = 250
+"""Empty scans before the baseline may rise by one count (a slow drift is followed)."""
+
+AMBIENT_MAX = 3000
+"""A dark reading above this (room light straight into an empty hollow) is uncertain."""
+
+FLICKER_MAX = 24
+"""Two dark readings of one scan that differ by more than this are uncertain."""
+
+EMITTER_SETTLE_US = 200
+"""After lighting or darkening a group, before its sensors are read: a phototransistor
+answers more slowly the larger its load; 200 µs at 10 kΩ is an assumption to check on the
+bench: an oscilloscope on a multiplexer's output must show it settled within this."""
+
+MUX_SETTLE_US = 5
+"""After a new multiplexer address, before the ADC reads."""
+
+SAMPLES = 4
+"""ADC readings averaged per reading."""
 
 LED_PIN = 16
 """GPIO number of the WS2812 data line (through a level shifter to 5 V LEDs)."""

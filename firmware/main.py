@@ -85,8 +85,15 @@ def check_config(cfg) -> list:
     except ValueError as error:
         problems.append(f"VERSION: {error.args[0]}")
 
+    sensing = getattr(cfg, "SENSING", "matrix")
+    if sensing not in ("matrix", "reflective"):
+        problems.append(f"SENSING must be 'matrix' or 'reflective', not {sensing!r}")
+        sensing = "matrix"
+    pin_names = ("ROW_PINS", "COLUMN_PINS", "LED_PIN")
+    if sensing == "reflective":
+        pin_names = ("MUX_SELECT_PINS", "MUX_ADC_PINS", "EMITTER_PINS", "LED_PIN")
     used = {}
-    for name in ("ROW_PINS", "COLUMN_PINS", "LED_PIN"):
+    for name in pin_names:
         pins = getattr(cfg, name, None)
         if name == "LED_PIN":
             pins = (pins,)
@@ -108,9 +115,13 @@ def check_config(cfg) -> list:
         elif buzzer in used:
             problems.append(f"BUZZER_PIN: GP{buzzer} is already used by {used[buzzer]}")
 
-    rows = getattr(cfg, "ROW_PINS", ())
-    columns = getattr(cfg, "COLUMN_PINS", ())
-    channels = len(rows) * len(columns) if isinstance(rows, (tuple, list)) else 0
+    if sensing == "reflective":
+        channels = _check_reflective(cfg, used, problems)
+        columns = ()
+    else:
+        rows = getattr(cfg, "ROW_PINS", ())
+        columns = getattr(cfg, "COLUMN_PINS", ())
+        channels = len(rows) * len(columns) if isinstance(rows, (tuple, list)) else 0
     if isinstance(columns, (tuple, list)) and channels:
         maintenance = getattr(cfg, "MAINTENANCE_CHANNEL", None)
         if maintenance is not None and (
@@ -124,6 +135,16 @@ def check_config(cfg) -> list:
             )
 
     number("LED_COUNT", 0, protocol.MAX_LEDS)
+    if sensing == "reflective":
+        for name, low, high in (("ON_COUNTS", 2, 4095), ("OFF_COUNTS", 1, 4095),
+                                ("BASELINE_MAX", 0, 4095), ("BASELINE_CREEP", 1, 100000),
+                                ("AMBIENT_MAX", 1, 4095), ("FLICKER_MAX", 0, 4095),
+                                ("MUX_SETTLE_US", 0, 1000), ("EMITTER_SETTLE_US", 0, 5000),
+                                ("SAMPLES", 1, 64)):  # fmt: skip
+            number(name, low, high)
+        on, off = getattr(cfg, "ON_COUNTS", 0), getattr(cfg, "OFF_COUNTS", 0)
+        if isinstance(on, int) and isinstance(off, int) and off >= on:
+            problems.append("OFF_COUNTS must be below ON_COUNTS (the hysteresis)")
     scan_ms = number("SCAN_MS", 1, 100)
     number("DEBOUNCE_SCANS", 2, 20)
     number("SETTLE_US", 0, 1000)
@@ -134,6 +155,73 @@ def check_config(cfg) -> list:
     if scan_ms and watchdog_ms and watchdog_ms < 10 * scan_ms:
         problems.append("WATCHDOG_MS must be at least 10 scans (10 * SCAN_MS)")
     return problems
+
+
+def held(scan, channel: int, scans: int, scan_ms: int) -> bool:
+    """True when ``channel`` reads closed in ``scans`` calls of ``scan`` ``scan_ms`` apart."""
+    for index in range(scans):
+        if index:
+            sleep_ms(scan_ms)
+        if not (scan() >> channel) & 1:
+            return False
+    return True
+
+
+ADC_GPIOS = (26, 27, 28)
+"""The Pico's GPIOs with an ADC input (ADC0–ADC2)."""
+
+
+def _check_reflective(cfg, used: dict, problems: list) -> int:
+    """The reflective build's pins and channels; returns the channel count (0: unusable)."""
+    channels = getattr(cfg, "CHANNELS", None)
+    if not isinstance(channels, int) or isinstance(channels, bool) or not 1 <= channels <= 64:
+        problems.append(f"CHANNELS must be a whole number 1..64, not {channels!r}")
+        return 0
+    select = getattr(cfg, "MUX_SELECT_PINS", ())
+    if isinstance(select, (tuple, list)) and len(select) != 4:
+        problems.append("MUX_SELECT_PINS must be the four pins S0–S3")
+    adcs = getattr(cfg, "MUX_ADC_PINS", ())
+    for pin in adcs if isinstance(adcs, (tuple, list)) else ():
+        if pin not in ADC_GPIOS:
+            problems.append(f"MUX_ADC_PINS: GP{pin} has no ADC (GP26, GP27, GP28 have)")
+    emitters = getattr(cfg, "EMITTER_PINS", ())
+    groups = len(emitters) if isinstance(emitters, (tuple, list)) else 0
+    seen = {}
+    sensors = getattr(cfg, "SENSORS", None)
+    if not isinstance(sensors, (tuple, list)):
+        problems.append("SENSORS must be a tuple of (channel, mux, input, group)")
+        sensors = ()
+    for entry in sensors:
+        if not isinstance(entry, (tuple, list)) or len(entry) != 4:
+            problems.append(f"SENSORS: {entry!r} is not (channel, mux, input, group)")
+            continue
+        channel, mux, address, group = entry
+        if not isinstance(channel, int) or not 0 <= channel < channels:
+            problems.append(f"SENSORS: channel {channel!r} is not 0..{channels - 1}")
+        elif channel in seen:
+            problems.append(f"SENSORS: channel {channel} is named twice")
+        seen[channel] = "a sensor"
+        if not isinstance(mux, int) or not 0 <= mux < len(adcs):
+            problems.append(f"SENSORS: channel {channel}: mux {mux!r} has no MUX_ADC_PINS entry")
+        if not isinstance(address, int) or not 0 <= address < 16:
+            problems.append(f"SENSORS: channel {channel}: input {address!r} is not 0..15")
+        if not isinstance(group, int) or not 0 <= group < groups:
+            problems.append(
+                f"SENSORS: channel {channel}: group {group!r} has no EMITTER_PINS entry"
+            )
+    switches = getattr(cfg, "SWITCHES", ())
+    for entry in switches if isinstance(switches, (tuple, list)) else ():
+        channel, pin = entry
+        if not isinstance(channel, int) or not 0 <= channel < channels or channel in seen:
+            problems.append(f"SWITCHES: channel {channel!r} is not a free channel")
+        seen[channel] = "a switch"
+        if pin not in USABLE_GPIOS:
+            problems.append(f"SWITCHES: {pin!r} is not a free Pico GPIO (GP0–GP22, GP26–GP28)")
+        elif pin in used:
+            problems.append(f"SWITCHES: GP{pin} is already used by {used[pin]}")
+        else:
+            used[pin] = "SWITCHES"
+    return channels
 
 
 class Matrix:
@@ -177,12 +265,139 @@ class Matrix:
 
     def held(self, channel: int, scans: int, scan_ms: int) -> bool:
         """True when ``channel`` reads closed in ``scans`` scans ``scan_ms`` apart."""
-        for index in range(scans):
-            if index:
-                sleep_ms(scan_ms)
-            if not (self.scan() >> channel) & 1:
-                return False
-        return True
+        return held(self.scan, channel, scans, scan_ms)
+
+
+class Levels:
+    """Whether a pearl is over each reflective sensor, from its readings: a baseline per
+    sensor (the lowest certain reading, starting at and never above ``baseline_max``, and
+    creeping up by one count every ``creep`` empty scans so a slow drift is followed), and
+    hysteresis (present above ``on`` counts over it, gone below ``off``).
+
+    An uncertain reading (room light the sensor cannot see past) changes nothing: a pearl
+    not yet seen is not yet there, and one already seen stays there until a certain
+    reading says it is gone. Reading a seen pearl as gone would be a move nobody made: the
+    referee takes the last move back when its pearl stays off the board.
+
+    >>> levels = Levels(1, on=74, off=50, baseline_max=20, creep=4)
+    >>> [levels.update(0, r, True) for r in (12, 12, 80, 60)]
+    [False, False, True, True]
+    >>> levels.update(0, 0, False), levels.update(0, 40, True), levels.update(0, 900, False)
+    (True, False, False)
+    >>> levels.baseline[0]
+    12
+    """
+
+    def __init__(self, count: int, on: int, off: int, baseline_max: int, creep: int) -> None:
+        self.on = on
+        self.off = off
+        self.baseline_max = baseline_max
+        self.creep = creep
+        self.baseline = [baseline_max] * count
+        self.present = [False] * count
+        self._empty_scans = [0] * count
+
+    def update(self, index: int, reading: int, certain: bool) -> bool:
+        if not certain:
+            self._empty_scans[index] = 0
+            return self.present[index]
+        base = self.baseline[index]
+        if reading < base:
+            base = max(reading, 0)
+            self._empty_scans[index] = 0
+        elif not self.present[index] and reading - base < self.off:
+            self._empty_scans[index] += 1
+            if self._empty_scans[index] >= self.creep and base < self.baseline_max:
+                base += 1
+                self._empty_scans[index] = 0
+        self.baseline[index] = base
+        over = reading - base
+        present = over > (self.off if self.present[index] else self.on)
+        self.present[index] = present
+        return present
+
+
+class Reflective:
+    """Reflective IR sensors under the cells and targets, read through analog multiplexers
+    into the ADC, and switches on GPIOs of their own (the buttons, the top's module).
+
+    ``select`` are the multiplexers' S0–S3 pins (outputs), ``adcs`` one ``machine.ADC`` per
+    multiplexer, ``emitters`` one pin per emitter group (high: the group's emitters lit),
+    ``sensors`` (channel, multiplexer, input, group) per sensor and ``switches`` (channel,
+    pin) per switch (inputs pulled up, closed = low). Each scan reads every group dark, lit
+    and dark again: the lit reading less the mean of the dark ones is the reflection (room
+    light, and its change between the readings, cancel); a dark reading above
+    ``cfg.AMBIENT_MAX`` or two that differ by more than ``cfg.FLICKER_MAX`` make the
+    reading uncertain, which changes nothing (:class:`Levels`).
+    """
+
+    def __init__(self, select, adcs, emitters, sensors, switches, cfg) -> None:
+        self.select = select
+        self.adcs = adcs
+        self.switches = switches
+        self.channels = cfg.CHANNELS
+        self.settle_us = cfg.EMITTER_SETTLE_US
+        self.mux_settle_us = cfg.MUX_SETTLE_US
+        self.samples = cfg.SAMPLES
+        self.ambient_max = cfg.AMBIENT_MAX
+        self.flicker_max = cfg.FLICKER_MAX
+        self.levels = Levels(len(sensors), cfg.ON_COUNTS, cfg.OFF_COUNTS, cfg.BASELINE_MAX,
+                             cfg.BASELINE_CREEP)  # fmt: skip
+        self.groups = []
+        for group, emitter in enumerate(emitters):
+            emitter.value(0)
+            members = [(i, s[0], s[1], s[2]) for i, s in enumerate(sensors) if s[3] == group]
+            self.groups.append((emitter, members))
+        self.address = -1
+        self.readings = [0] * len(sensors)
+        """The last reflection of each sensor, in ADC counts (for diagnostics)."""
+
+    def _read(self, mux: int, address: int) -> int:
+        if address != self.address:
+            for bit, pin in enumerate(self.select):
+                pin.value((address >> bit) & 1)
+            self.address = address
+            sleep_us(self.mux_settle_us)
+        adc = self.adcs[mux]
+        total = 0
+        for _ in range(self.samples):
+            total += adc.read_u16() >> 4  # the RP2040's 12 bits, scaled to 16 by read_u16
+        return total // self.samples
+
+    def scan(self) -> int:
+        """One full scan: the raw (not yet debounced) bitmap of sensed pieces and closed
+        switches."""
+        bits = 0
+        settle_us = self.settle_us
+        levels = self.levels
+        for emitter, members in self.groups:
+            dark = [self._read(m[2], m[3]) for m in members]
+            emitter.value(1)
+            sleep_us(settle_us)
+            lit = [self._read(m[2], m[3]) for m in members]
+            emitter.value(0)
+            sleep_us(settle_us)
+            for k, member in enumerate(members):
+                index, channel, mux, address = member
+                after = self._read(mux, address)
+                before = dark[k]
+                certain = (
+                    before <= self.ambient_max
+                    and after <= self.ambient_max
+                    and abs(after - before) <= self.flicker_max
+                )
+                reading = lit[k] - (before + after) // 2
+                self.readings[index] = reading
+                if levels.update(index, reading, certain):
+                    bits |= 1 << channel
+        for channel, pin in self.switches:
+            if not pin.value():
+                bits |= 1 << channel
+        return bits
+
+    def held(self, channel: int, scans: int, scan_ms: int) -> bool:
+        """True when ``channel`` reads closed in ``scans`` scans ``scan_ms`` apart."""
+        return held(self.scan, channel, scans, scan_ms)
 
 
 class Buzzer:
@@ -603,14 +818,24 @@ def main() -> None:
     if problems:
         complain(problems)
     pin = machine.Pin
-    # The rows' pull-up recharges a row as soon as it is let go; without it the row floats
-    # at its low level and the columns must charge it through their diodes (hardware/
-    # spice/matrix.cir: 54 µs instead of 11 µs on long wires).
-    rows = [pin(gpio, pin.OPEN_DRAIN, pin.PULL_UP, value=1) for gpio in config.ROW_PINS]
-    columns = [pin(gpio, pin.IN, pin.PULL_UP) for gpio in config.COLUMN_PINS]
+    if getattr(config, "SENSING", "matrix") == "reflective":
+        matrix = Reflective(
+            [pin(gpio, pin.OUT, value=0) for gpio in config.MUX_SELECT_PINS],
+            [machine.ADC(pin(gpio)) for gpio in config.MUX_ADC_PINS],
+            [pin(gpio, pin.OUT, value=0) for gpio in config.EMITTER_PINS],
+            config.SENSORS,
+            [(channel, pin(gpio, pin.IN, pin.PULL_UP)) for channel, gpio in config.SWITCHES],
+            config,
+        )
+    else:
+        # The rows' pull-up recharges a row as soon as it is let go; without it the row
+        # floats at its low level and the columns must charge it through their diodes
+        # (hardware/spice/matrix.cir: 54 µs instead of 11 µs on long wires).
+        rows = [pin(gpio, pin.OPEN_DRAIN, pin.PULL_UP, value=1) for gpio in config.ROW_PINS]
+        columns = [pin(gpio, pin.IN, pin.PULL_UP) for gpio in config.COLUMN_PINS]
+        matrix = Matrix(rows, columns, config.SETTLE_US)
     pixels = neopixel.NeoPixel(pin(config.LED_PIN, pin.OUT), config.LED_COUNT)
     leds = Leds(pixels, config.LED_COUNT, config.BLINK_MS)
-    matrix = Matrix(rows, columns, config.SETTLE_US)
     buzzer_pin = getattr(config, "BUZZER_PIN", None)
     buzzer = None
     if buzzer_pin is not None:

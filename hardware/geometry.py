@@ -19,8 +19,8 @@ along the files a→e, y along the ranks 1→5, z up (the surface at z = 0); mil
 (Point(x=0.0, y=0.0), Point(x=50.0, y=50.0))
 >>> g.sensor("matrix").kind, g.sensor("mux").part
 ('reed', 'DRV5033AJQDBZR')
->>> g.sensor("pico") == g.sensor("matrix")
-True
+>>> g.sensor("pico").kind, g.pearl_insert("pico").kind  # the chosen build: IR, pearls untouched
+('reflective', 'none')
 
 Every value is checked, and an error names its dotted key:
 
@@ -55,9 +55,11 @@ __all__ = [
     "DEFAULT_PATH",
     "PLACES",
     "Build",
+    "Candidate",
     "Geometry",
     "GeometryError",
     "Hollow",
+    "Insert",
     "LedLayout",
     "Magnet",
     "Piece",
@@ -75,7 +77,8 @@ SCHEMA: Final = 1
 BUILDS: Final = ("matrix", "mux", "direct", "pico")
 PLACES: Final = ("cell", "target", "top")
 Place = Literal["cell", "target", "top"]
-SensorKind = Literal["reed", "hall", "ir"]
+SensorKind = Literal["reed", "hall", "ir", "linear", "reflective"]
+InsertKind = Literal["magnet", "steel", "none"]
 Orientation = Literal["upright", "flat"]
 
 
@@ -109,10 +112,11 @@ class Point:
 
 @dataclass(frozen=True, slots=True)
 class Magnet:
-    """``[magnets.NAME]``: a disc (axially magnetised cylinder) or a sphere."""
+    """``[magnets.NAME]``: a disc (axially magnetised cylinder), a ring (a disc with a
+    hole of ``inner_diameter``) or a sphere."""
 
     name: str
-    shape: Literal["disc", "sphere"]
+    shape: Literal["disc", "sphere", "ring"]
     grade: str
     diameter: float
     height: float
@@ -120,12 +124,16 @@ class Magnet:
     remanence: tuple[float, float]
     """Br of the grade, (min, max) in mT."""
     density: float
+    inner_diameter: float = 0.0
+    """A ring's hole (0 for a disc or a sphere)."""
 
     @property
     def volume(self) -> float:
         """mm³."""
         r = self.diameter / 2
-        return 4 / 3 * math.pi * r**3 if self.shape == "sphere" else math.pi * r**2 * self.height
+        if self.shape == "sphere":
+            return 4 / 3 * math.pi * r**3
+        return math.pi * (r**2 - (self.inner_diameter / 2) ** 2) * self.height
 
     @property
     def mass(self) -> float:
@@ -139,6 +147,8 @@ class Hollow:
 
     diameter: float
     depth: float
+    reflectance: tuple[float, float] = (0.3, 0.8)
+    """Its wood's diffuse reflectance at 950 nm (least, most)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +166,8 @@ class Piece:
     tilt: float
     """Degrees from vertical; 180 = any orientation."""
     polarity: Literal["either"]
+    reflectance: tuple[float, float] = (0.2, 0.9)
+    """Diffuse reflectance of its surface at 950 nm (darkest, brightest finish)."""
 
     def magnet_height(self, hollow: Hollow) -> float:
         """z of the magnet's centre when the piece rests at the bottom of its hollow."""
@@ -171,6 +183,52 @@ class Piece:
         """Grams: the wood (less the magnet's hole) and the magnet."""
         wood = 4 / 3 * math.pi * (self.diameter / 2) ** 3 - self.magnet.volume
         return wood * self.density / 1000 + self.magnet.mass
+
+
+@dataclass(frozen=True, slots=True)
+class Insert:
+    """``[inserts.NAME]``: what a build puts into each piece for its sensor to find.
+
+    ``magnet``: a magnet (``[magnets.…]``) whose axis points out along the piece's radius,
+    its outer face ``depth`` under the surface, or at the piece's centre (``centre``);
+    ``steel``: a soft-iron sphere of ``diameter`` (at the centre); ``none``: the piece as
+    the family has it.
+    """
+
+    name: str
+    kind: InsertKind
+    magnet: Magnet | None = None
+    centre: bool = False
+    depth: float = 0.0
+    diameter: float = 0.0
+    density: float = 0.0
+
+    @property
+    def volume(self) -> float:
+        """mm³ of the insert itself."""
+        if self.magnet is not None:
+            return self.magnet.volume
+        return 4 / 3 * math.pi * (self.diameter / 2) ** 3 if self.kind == "steel" else 0.0
+
+    @property
+    def mass(self) -> float:
+        """Grams."""
+        if self.magnet is not None:
+            return self.magnet.mass
+        return self.volume * self.density / 1000
+
+    @property
+    def height(self) -> float:
+        """Its extent along the piece's radius (mm)."""
+        if self.magnet is not None:
+            return self.magnet.height
+        return self.diameter
+
+    def centre_distance(self, piece: Piece) -> float:
+        """From the piece's centre to the insert's centre (mm)."""
+        if self.centre or self.kind != "magnet":
+            return 0.0
+        return piece.diameter / 2 - self.depth - self.height / 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,12 +262,56 @@ class Sensor:
     """Reed: the ordered class, (min, max) AT."""
     drop_out_min: float | None = None
     test_coil_length: float | None = None
+    lead_diameter: float | None = None
+    """Reed: its leads' diameter (mm)."""
+    bend_clearance: float | None = None
+    """Reed: the least length of straight lead between the glass seal and a bend (mm)."""
+    lead_offset: float | None = None
+    """Reed, upright: how far the upper lead, bent down beside the glass, runs from the
+    glass's axis (mm)."""
     operate_max: float | None = None
     """Hall: B_OP max, mT."""
     release_min: float | None = None
     """Hall: B_RP min, mT."""
     height: float | None = None
     """IR: above the surface looking down (> 0), or below it looking up (< 0)."""
+    axes: int = 1
+    """Linear hall: 1 (the field along the element's axis) or 3 (the field's size)."""
+    threshold_on: float | None = None
+    """Linear hall (mT) and reflective (µA): the firmware's operate threshold over the
+    cell's empty baseline."""
+    threshold_off: float | None = None
+    """… and its release threshold (below ``threshold_on``: the hysteresis)."""
+    error: float | None = None
+    """The worst-case reading error after the per-cell baseline (same unit): the operate
+    point is ``threshold_on + error`` at worst, the release point ``threshold_off − error``."""
+    full_scale: float | None = None
+    """Linear hall: the largest field it reads (mT); beyond it the reading is uncertain."""
+    bias_magnet: Magnet | None = None
+    """Linear hall: a magnet under the element (back-biased), axis up."""
+    bias_gap: float = 0.0
+    """From the hall element down to the bias magnet's top face (mm)."""
+    collector_min: float | None = None
+    """Reflective: the least photocurrent (µA) at ``test_distance`` from a
+    ``test_reflectance`` card, at the emitter current the firmware uses."""
+    test_distance: float | None = None
+    test_reflectance: float | None = None
+    peak_distance: float | None = None
+    """Reflective: the distance of the largest photocurrent (mm)."""
+    span: tuple[float, float] | None = None
+    """Reflective: distances (mm) within which the photocurrent stays above
+    ``span_fraction`` of its peak."""
+    span_fraction: float | None = None
+    crosstalk_max: float | None = None
+    """Reflective: photocurrent (µA) with nothing in front (emitter on), at most."""
+    dark_max: float | None = None
+    """Reflective: photocurrent (µA) with the emitter off and no light, at most."""
+    window_diameter: float | None = None
+    """Reflective: the hole from its pocket up through the hollow's bottom (mm)."""
+    load_resistor: float | None = None
+    """Reflective: kΩ from the phototransistor's emitter to ground (the ADC reads it)."""
+    emitter_current: float | None = None
+    """Reflective: mA through the emitter while it is lit."""
 
     @property
     def orientation(self) -> Orientation | None:
@@ -234,11 +336,32 @@ class Build:
     cell_sensor: Sensor | None
     target_sensor: Sensor | None
     top_sensor: Sensor | None
+    pearl_insert: Insert | None = None
+    """What each pearl carries for the cell sensor (``None``: the ``[pearl]`` magnet)."""
 
     def sensor(self, place: Place) -> Sensor | None:
         return {"cell": self.cell_sensor, "target": self.target_sensor, "top": self.top_sensor}[
             place
         ]
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """``[candidates.NAME]``: one way of sensing the cells, compared in hardware/README.md
+    by the rest model (``tools/sensing.py``)."""
+
+    name: str
+    title: str
+    cell_sensor: Sensor
+    pearl_insert: Insert
+    wood_thickness: float
+    parts_cost: float
+    """EUR per board for the cells' sensing parts (an estimate; README says how)."""
+    assembly_minutes: float
+    """Per board: fitting the cells' sensing parts by hand."""
+    pearl_minutes: float
+    """Per pearl: what the family must do to it (0: nothing)."""
+    pearl_work: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,6 +404,18 @@ class Geometry:
     leds: LedLayout
     sensors: Mapping[str, Sensor]
     builds: Mapping[str, Build]
+    inserts: Mapping[str, Insert]
+    candidates: Mapping[str, Candidate]
+
+    @property
+    def own_magnet(self) -> Insert:
+        """The ``[pearl]`` table's own magnet as an insert (the builds' default)."""
+        return Insert("pearl", "magnet", self.pearl.magnet, depth=self.pearl.magnet_depth)
+
+    def pearl_insert(self, build: str) -> Insert:
+        """What each pearl of ``build`` carries."""
+        insert = self.build(build).pearl_insert
+        return self.own_magnet if insert is None else insert
 
     def build(self, name: str) -> Build:
         """A build by name; ``pico`` is the matrix board's."""
@@ -352,7 +487,8 @@ def geometry_from_toml(text: str, *, source: str = "geometry") -> Geometry:
 
 
 _TOP_KEYS = ("schema", "board", "hollow", "magnets", "pearl", "ball", "cells", "targets",
-             "buttons", "seats", "leds", "sensors", "builds")  # fmt: skip
+             "buttons", "seats", "leds", "sensors", "builds", "inserts",
+             "candidates")  # fmt: skip
 
 
 def geometry_from_mapping(data: Mapping[str, Any]) -> Geometry:
@@ -387,10 +523,11 @@ def _geometry(data: Mapping[str, Any]) -> Geometry:
         _get(board, "board", "button_hole_diameter"), "board.button_hole_diameter", 3, 40
     )
     hollow_t = _table(data["hollow"], "hollow")
-    _known(hollow_t, "hollow", ("diameter", "depth"))
+    _known(hollow_t, "hollow", ("diameter", "depth", "reflectance"))
     hollow = Hollow(
         _number(_get(hollow_t, "hollow", "diameter"), "hollow.diameter", 1, 50),
         _number(_get(hollow_t, "hollow", "depth"), "hollow.depth", 0, 10),
+        _pair(_get(hollow_t, "hollow", "reflectance"), "hollow.reflectance", 0.01, 1),
     )
     magnets = {
         name: _magnet(name, _table(value, f"magnets.{name}"))
@@ -405,10 +542,18 @@ def _geometry(data: Mapping[str, Any]) -> Geometry:
     seats = _places(data["seats"], "seats", ("0", "1", "2", "3"), SEATS)
     leds = _leds(_table(data["leds"], "leds"))
     sensors = {
-        name: _sensor(name, _table(value, f"sensors.{name}"))
+        name: _sensor(name, _table(value, f"sensors.{name}"), magnets)
         for name, value in _table(data["sensors"], "sensors").items()
     }
-    builds = _builds(_table(data["builds"], "builds"), sensors)
+    inserts = {
+        name: _insert(name, _table(value, f"inserts.{name}"), magnets, pearl)
+        for name, value in _table(data["inserts"], "inserts").items()
+    }
+    builds = _builds(_table(data["builds"], "builds"), sensors, inserts)
+    candidates = {
+        name: _candidate(name, _table(value, f"candidates.{name}"), sensors, inserts)
+        for name, value in _table(data["candidates"], "candidates").items()
+    }
     targets = {name: point for name, point in targets_all.items() if name != "top"}
     return Geometry(
         pitch=pitch,
@@ -428,32 +573,41 @@ def _geometry(data: Mapping[str, Any]) -> Geometry:
         leds=leds,
         sensors=MappingProxyType(sensors),
         builds=MappingProxyType(builds),
+        inserts=MappingProxyType(inserts),
+        candidates=MappingProxyType(candidates),
     )
 
 
 def _magnet(name: str, table: dict[str, Any]) -> Magnet:
     key = f"magnets.{name}"
-    _known(table, key, ("shape", "grade", "diameter", "height", "remanence", "density"))
-    shape = _choice(_get(table, key, "shape"), f"{key}.shape", ("disc", "sphere"))
+    shape = _choice(_get(table, key, "shape"), f"{key}.shape", ("disc", "sphere", "ring"))
+    ring = ("inner_diameter",) if shape == "ring" else ()
+    _known(table, key, ("shape", "grade", "diameter", "height", "remanence", "density", *ring))
     diameter = _number(_get(table, key, "diameter"), f"{key}.diameter", 0.5, 50)
+    inner = 0.0
+    if shape == "ring":
+        inner = _number(_get(table, key, "inner_diameter"), f"{key}.inner_diameter", 0.1, 49)
+        if inner >= diameter:
+            raise GeometryError(f"{key}.inner_diameter", f"must be under the diameter {diameter:g}")
     height = _number(_get(table, key, "height"), f"{key}.height", 0.2, 50)
     if shape == "sphere" and height != diameter:
         raise GeometryError(f"{key}.height", f"a sphere's height is its diameter ({diameter:g})")
     low, high = _pair(_get(table, key, "remanence"), f"{key}.remanence", 100, 1600)
     return Magnet(
         name=name,
-        shape=cast(Literal["disc", "sphere"], shape),
+        shape=cast(Literal["disc", "sphere", "ring"], shape),
         grade=_string(_get(table, key, "grade"), f"{key}.grade"),
         diameter=diameter,
         height=height,
         remanence=(low, high),
         density=_number(_get(table, key, "density"), f"{key}.density", 1, 20),
+        inner_diameter=inner,
     )
 
 
 def _piece(name: str, table: dict[str, Any], magnets: Mapping[str, Magnet]) -> Piece:
     keys = ("diameter", "density", "magnet", "magnet_depth", "rise", "lateral_offset", "tilt",
-            "polarity")  # fmt: skip
+            "polarity", "reflectance")  # fmt: skip
     _known(table, name, keys)
     magnet_name = _string(_get(table, name, "magnet"), f"{name}.magnet")
     if magnet_name not in magnets:
@@ -476,6 +630,7 @@ def _piece(name: str, table: dict[str, Any], magnets: Mapping[str, Magnet]) -> P
         ),
         tilt=_number(_get(table, name, "tilt"), f"{name}.tilt", 0, 180),
         polarity="either",
+        reflectance=_pair(_get(table, name, "reflectance"), f"{name}.reflectance", 0.01, 1),
     )
 
 
@@ -529,13 +684,20 @@ def _leds(table: dict[str, Any]) -> LedLayout:
 
 
 _SENSOR_KEYS: Final[dict[str, tuple[str, ...]]] = {
-    "reed": ("glass_length", "pull_in", "drop_out_min", "test_coil_length"),
+    "reed": ("glass_length", "pull_in", "drop_out_min", "test_coil_length", "lead_diameter",
+             "bend_clearance", "lead_offset"),
     "hall": ("operate_max", "release_min"),
     "ir": ("height",),
-}
+    "linear": ("axes", "threshold_on", "threshold_off", "error", "full_scale", "bias_magnet",
+               "bias_gap"),
+    "reflective": ("collector_min", "test_distance", "test_reflectance", "peak_distance",
+                   "span", "span_fraction", "crosstalk_max", "dark_max", "window_diameter",
+                   "load_resistor", "emitter_current", "threshold_on", "threshold_off",
+                   "error"),
+}  # fmt: skip
 
 
-def _sensor(name: str, table: dict[str, Any]) -> Sensor:
+def _sensor(name: str, table: dict[str, Any], magnets: Mapping[str, Magnet]) -> Sensor:
     key = f"sensors.{name}"
     kind = _choice(_get(table, key, "kind"), f"{key}.kind", tuple(_SENSOR_KEYS))
     common = ("kind", "part", "manufacturer", "elements", "current", "hole_diameter",
@@ -560,30 +722,149 @@ def _sensor(name: str, table: dict[str, Any]) -> Sensor:
         hole_diameter=_number(_get(table, key, "hole_diameter"), f"{key}.hole_diameter", 0, 30),
         hole_depth=_number(_get(table, key, "hole_depth"), f"{key}.hole_depth", 0, 60),
     )
+
+    def num(field: str, low: float, high: float) -> float:
+        return _number(_get(table, key, field), f"{key}.{field}", low, high)
+
     if kind == "reed":
         low, high = _pair(_get(table, key, "pull_in"), f"{key}.pull_in", 1, 200)
-        drop = _number(_get(table, key, "drop_out_min"), f"{key}.drop_out_min", 0.1, 200)
+        drop = num("drop_out_min", 0.1, 200)
         if drop >= low:
             raise GeometryError(f"{key}.drop_out_min", f"must be below pull_in's minimum {low:g}")
         return replace(
             sensor,
-            glass_length=_number(_get(table, key, "glass_length"), f"{key}.glass_length", 3, 60),
+            glass_length=num("glass_length", 3, 60),
             pull_in=(low, high),
             drop_out_min=drop,
-            test_coil_length=_number(
-                _get(table, key, "test_coil_length"), f"{key}.test_coil_length", 3, 100
-            ),
+            test_coil_length=num("test_coil_length", 3, 100),
+            lead_diameter=num("lead_diameter", 0.1, 2),
+            bend_clearance=num("bend_clearance", 0, 20),
+            lead_offset=num("lead_offset", 0, 10),
         )
     if kind == "hall":
-        operate = _number(_get(table, key, "operate_max"), f"{key}.operate_max", 0.1, 200)
-        release = _number(_get(table, key, "release_min"), f"{key}.release_min", 0.01, 200)
+        operate = num("operate_max", 0.1, 200)
+        release = num("release_min", 0.01, 200)
         if release >= operate:
             raise GeometryError(f"{key}.release_min", "must be below operate_max")
         return replace(sensor, operate_max=operate, release_min=release)
-    height = _number(_get(table, key, "height"), f"{key}.height", -60, 300)
+    if kind in ("linear", "reflective"):
+        sensor = _thresholds(sensor, table, key)
+    if kind == "linear":
+        axes = _get(table, key, "axes")
+        if axes not in (1, 3) or isinstance(axes, bool):
+            raise GeometryError(f"{key}.axes", f"must be 1 or 3, not {_describe(axes)}")
+        bias_name = _string(_get(table, key, "bias_magnet"), f"{key}.bias_magnet")
+        if bias_name and bias_name not in magnets:
+            raise GeometryError(f"{key}.bias_magnet", f"no [magnets.{bias_name}] in the file")
+        return replace(
+            sensor,
+            axes=int(cast(float, axes)),
+            full_scale=num("full_scale", 1, 1000),
+            bias_magnet=magnets[bias_name] if bias_name else None,
+            bias_gap=num("bias_gap", 0, 30),
+        )
+    if kind == "reflective":
+        near, far = _pair(_get(table, key, "span"), f"{key}.span", 0, 50)
+        peak = num("peak_distance", 0, 50)
+        if not near <= peak <= far:
+            raise GeometryError(f"{key}.peak_distance", f"must lie within span [{near:g}, {far:g}]")
+        return replace(
+            sensor,
+            collector_min=num("collector_min", 0.01, 100000),
+            test_distance=num("test_distance", 0, 50),
+            test_reflectance=num("test_reflectance", 0.01, 1),
+            peak_distance=peak,
+            span=(near, far),
+            span_fraction=num("span_fraction", 0.01, 1),
+            crosstalk_max=num("crosstalk_max", 0, 1000),
+            dark_max=num("dark_max", 0, 1000),
+            window_diameter=num("window_diameter", 0.5, 30),
+            load_resistor=num("load_resistor", 0.01, 10000),
+            emitter_current=num("emitter_current", 0.1, 100),
+        )
+    height = num("height", -60, 300)
     if height == 0:
         raise GeometryError(f"{key}.height", "must be above (> 0) or below (< 0) the surface")
     return replace(sensor, height=height)
+
+
+def _thresholds(sensor: Sensor, table: dict[str, Any], key: str) -> Sensor:
+    """A linear or reflective sensor's firmware thresholds and reading error."""
+    on = _number(_get(table, key, "threshold_on"), f"{key}.threshold_on", 0.001, 100000)
+    off = _number(_get(table, key, "threshold_off"), f"{key}.threshold_off", 0, 100000)
+    error = _number(_get(table, key, "error"), f"{key}.error", 0, 100000)
+    if off >= on:
+        raise GeometryError(f"{key}.threshold_off", f"must be below threshold_on ({on:g})")
+    if off - error <= 0:
+        raise GeometryError(
+            f"{key}.threshold_off", f"less its error ({error:g}) leaves no release point"
+        )
+    return replace(sensor, threshold_on=on, threshold_off=off, error=error)
+
+
+def _insert(
+    name: str, table: dict[str, Any], magnets: Mapping[str, Magnet], pearl: Piece
+) -> Insert:
+    key = f"inserts.{name}"
+    kind = _choice(_get(table, key, "kind"), f"{key}.kind", ("magnet", "steel", "none"))
+    if kind == "none":
+        _known(table, key, ("kind",))
+        return Insert(name, "none")
+    if kind == "steel":
+        _known(table, key, ("kind", "diameter", "density"))
+        diameter = _number(_get(table, key, "diameter"), f"{key}.diameter", 0.5, 30)
+        if diameter >= pearl.diameter - 2:
+            raise GeometryError(
+                f"{key}.diameter", f"leaves too little of a {pearl.diameter:g} mm pearl"
+            )
+        return Insert(
+            name, "steel", centre=True, diameter=diameter,
+            density=_number(_get(table, key, "density"), f"{key}.density", 1, 20),
+        )  # fmt: skip
+    _known(table, key, ("kind", "magnet", "depth"))
+    magnet_name = _string(_get(table, key, "magnet"), f"{key}.magnet")
+    if magnet_name not in magnets:
+        raise GeometryError(f"{key}.magnet", f"no [magnets.{magnet_name}] in the file")
+    raw = _get(table, key, "depth")
+    if raw == "centre":
+        return Insert(name, "magnet", magnets[magnet_name], centre=True)
+    depth = _number(raw, f"{key}.depth", 0, 30)
+    if depth + magnets[magnet_name].height > pearl.diameter / 2 + 1e-9:
+        raise GeometryError(f"{key}.depth", "puts the magnet past the pearl's centre")
+    return Insert(name, "magnet", magnets[magnet_name], depth=depth)
+
+
+def _candidate(
+    name: str, table: dict[str, Any], sensors: Mapping[str, Sensor], inserts: Mapping[str, Insert]
+) -> Candidate:
+    key = f"candidates.{name}"
+    fields = ("title", "cell_sensor", "pearl_insert", "wood_thickness", "parts_cost",
+              "assembly_minutes", "pearl_minutes", "pearl_work")  # fmt: skip
+    _known(table, key, fields)
+    sensor_name = _string(_get(table, key, "cell_sensor"), f"{key}.cell_sensor")
+    if sensor_name not in sensors:
+        raise GeometryError(f"{key}.cell_sensor", f"no [sensors.{sensor_name}] in the file")
+    insert_name = _string(_get(table, key, "pearl_insert"), f"{key}.pearl_insert")
+    if insert_name not in inserts:
+        raise GeometryError(f"{key}.pearl_insert", f"no [inserts.{insert_name}] in the file")
+    sensor = sensors[sensor_name]
+    if sensor.kind == "ir":
+        raise GeometryError(f"{key}.cell_sensor", "an IR module has no model to compare")
+    wood = _number(_get(table, key, "wood_thickness"), f"{key}.wood_thickness", 1, 60)
+    _fits_wood(sensor, wood, key)
+    return Candidate(
+        name=name,
+        title=_string(_get(table, key, "title"), f"{key}.title"),
+        cell_sensor=sensor,
+        pearl_insert=inserts[insert_name],
+        wood_thickness=wood,
+        parts_cost=_number(_get(table, key, "parts_cost"), f"{key}.parts_cost", 0, 1000),
+        assembly_minutes=_number(
+            _get(table, key, "assembly_minutes"), f"{key}.assembly_minutes", 0, 10000
+        ),
+        pearl_minutes=_number(_get(table, key, "pearl_minutes"), f"{key}.pearl_minutes", 0, 600),
+        pearl_work=_string(_get(table, key, "pearl_work"), f"{key}.pearl_work"),
+    )
 
 
 def _element(table: dict[str, Any], key: str) -> SensorElement:
@@ -599,7 +880,9 @@ def _element(table: dict[str, Any], key: str) -> SensorElement:
     )
 
 
-def _builds(table: dict[str, Any], sensors: Mapping[str, Sensor]) -> dict[str, Build]:
+def _builds(
+    table: dict[str, Any], sensors: Mapping[str, Sensor], inserts: Mapping[str, Insert]
+) -> dict[str, Build]:
     _known(table, "builds", BUILDS)
     out: dict[str, Build] = {}
     aliases: dict[str, str] = {}
@@ -612,7 +895,19 @@ def _builds(table: dict[str, Any], sensors: Mapping[str, Sensor]) -> dict[str, B
             _known(build, key, ("same_as",))
             aliases[name] = _choice(build["same_as"], f"{key}.same_as", BUILDS)
             continue
-        _known(build, key, ("wood_thickness", "cell_sensor", "target_sensor", "top_sensor"))
+        _known(
+            build,
+            key,
+            ("wood_thickness", "cell_sensor", "target_sensor", "top_sensor", "pearl_insert"),
+        )
+        insert: Insert | None = None
+        if "pearl_insert" in build:
+            insert_name = _string(build["pearl_insert"], f"{key}.pearl_insert")
+            if insert_name not in inserts:
+                raise GeometryError(
+                    f"{key}.pearl_insert", f"no [inserts.{insert_name}] in the file"
+                )
+            insert = inserts[insert_name]
         wood = _number(_get(build, key, "wood_thickness"), f"{key}.wood_thickness", 1, 60)
         chosen: dict[str, Sensor | None] = {}
         for place in PLACES:
@@ -629,27 +924,78 @@ def _builds(table: dict[str, Any], sensors: Mapping[str, Sensor]) -> dict[str, B
                     f"sensors.{sensor_name}.hole_depth",
                     f"{sensor.hole_depth:g} mm is deeper than {key}'s {wood:g} mm of wood",
                 )
-            for i, element in enumerate(sensor.elements):
-                if element.depth >= wood:
-                    raise GeometryError(
-                        f"sensors.{sensor_name}.elements[{i}].depth",
-                        f"{element.depth:g} mm is not inside {key}'s {wood:g} mm of wood",
-                    )
+            _fits_wood(sensor, wood, key)
             chosen[place] = sensor
         if all(sensor is None for sensor in chosen.values()):
             raise GeometryError(key, "names no sensor (cell_sensor, target_sensor, top_sensor)")
-        out[name] = Build(name, wood, chosen["cell"], chosen["target"], chosen["top"])
+        out[name] = Build(name, wood, chosen["cell"], chosen["target"], chosen["top"], insert)
     for name, other in aliases.items():
         if other in aliases:
             raise GeometryError(f"builds.{name}.same_as", f"{other!r} is itself an alias")
         target = out[other]
-        out[name] = Build(
-            name, target.wood_thickness, target.cell_sensor, target.target_sensor, target.top_sensor
-        )
+        out[name] = replace(target, name=name)
     return {name: out[name] for name in BUILDS}
 
 
 # -- checking ------------------------------------------------------------------------------
+
+
+def _fits_wood(sensor: Sensor, wood: float, where: str) -> None:
+    """Every element of ``sensor`` lies inside ``wood`` mm of wood, and a reed's leads fit."""
+    for i, element in enumerate(sensor.elements):
+        if element.depth >= wood:
+            raise GeometryError(
+                f"sensors.{sensor.name}.elements[{i}].depth",
+                f"{element.depth:g} mm is not inside {where}'s {wood:g} mm of wood",
+            )
+    check_lead_budget(sensor, wood, where)
+
+
+LEAD_SLACK: Final = 0.2
+"""mm of room a bent lead needs beside it in its hole (the lead is not straight)."""
+
+
+def check_lead_budget(sensor: Sensor, wood: float, where: str) -> None:
+    """An upright reed's upper lead leaves the glass's top, runs ``bend_clearance``
+    straight up, and is bent down beside the glass: the hole drilled from below must end
+    at least that far (plus the bend's lead) above the glass, and be wide enough for the
+    bent lead beside it.
+
+    >>> g = load_geometry()
+    >>> reed = g.sensors["reed-upright"]
+    >>> check_lead_budget(reed, 15.0, "builds.matrix")
+    >>> try:
+    ...     check_lead_budget(replace(reed, hole_diameter=3.5), 15.0, "builds.matrix")
+    ... except GeometryError as exc:
+    ...     print(exc)  # doctest: +ELLIPSIS
+    sensors.reed-upright.hole_diameter: 3.5 mm leaves ... 0.035 mm; ... at least 3.83 mm)
+    """
+    if sensor.kind != "reed":
+        return
+    assert sensor.bend_clearance is not None and sensor.lead_diameter is not None
+    assert sensor.lead_offset is not None
+    top = wood - sensor.hole_depth  # depth of the hole's end under the surface
+    for i, element in enumerate(sensor.elements):
+        if element.orientation != "upright":
+            continue
+        need = top + sensor.bend_clearance + sensor.lead_diameter
+        if element.depth < need - 1e-9:
+            raise GeometryError(
+                f"sensors.{sensor.name}.elements[{i}].depth",
+                f"the glass's top {element.depth:g} mm down leaves its upper lead "
+                f"{element.depth - top:.2f} mm under the end of the hole ({top:g} mm down in "
+                f"{where}'s wood); bending it {sensor.bend_clearance:g} mm from the seal "
+                f"needs the glass at least {need:.2f} mm down",
+            )
+        room = sensor.hole_diameter / 2 - sensor.lead_offset - sensor.lead_diameter / 2
+        if room < LEAD_SLACK - 1e-9:
+            least = 2 * (sensor.lead_offset + sensor.lead_diameter / 2 + LEAD_SLACK)
+            raise GeometryError(
+                f"sensors.{sensor.name}.hole_diameter",
+                f"{sensor.hole_diameter:g} mm leaves the bent lead {sensor.lead_offset:g} mm "
+                f"off the glass's axis {room:.3g} mm; it needs at least {LEAD_SLACK:g} mm "
+                f"(a hole of at least {least:.2f} mm)",
+            )
 
 
 def _get(table: Mapping[str, Any], prefix: str, key: str) -> object:

@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import argparse
 import io
+import json
 import math
 import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Literal
+from typing import Literal, cast
 from xml.sax.saxutils import escape
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,8 @@ from hardware.geometry import (  # noqa: E402
     Sensor,
     load_geometry,
 )
-from tools import magnets  # noqa: E402
+from tools import magnets, sensing  # noqa: E402
+from tools import rest as rest_model  # noqa: E402
 
 OUT = ROOT / "hardware"
 GUIDE = OUT / "README.md"
@@ -367,7 +369,7 @@ def margins_block(g: Geometry) -> str:
         checks = magnets.check_cells(g, sensor)
         own = min(checks, key=lambda c: c.own_margin)
         near = min(checks, key=lambda c: c.neighbour_margin)
-        names = "matrix, Pico" if build == "matrix" else build
+        names = build
         rows.append([
             names,
             f"{sensor.part} ({_placement(sensor)})",
@@ -404,11 +406,12 @@ def margins_block(g: Geometry) -> str:
             rows,
         ),
         "",
-        f"The pearl's rest matters most: the model allows it up to {_f(g.pearl.tilt)}° off "
-        f"magnet-down, {_f(g.pearl.rise)} mm high and {_f(g.pearl.lateral_offset)} mm off "
-        f"centre. Resting {_f(2 * g.pearl.tilt)}° off, its weakest drive falls to "
+        f"The pearl's rest matters most: this old model allows it up to {_f(g.pearl.tilt)}° "
+        f"off magnet-down, {_f(g.pearl.rise)} mm high and {_f(g.pearl.lateral_offset)} mm "
+        f"off centre. Resting {_f(2 * g.pearl.tilt)}° off, its weakest drive falls to "
         f"×{at_double['matrix']:.2f} (matrix) and ×{at_double['mux']:.2f} (mux) the "
-        "operate point: pearls that do not settle magnet-down are not seen.",
+        "operate point, and pearls rest in any orientation: so neither build sees them "
+        "(the comparison above).",
         "",
         f"Turning a pearl over costs gravity {flip.ratio:.1f} times what its fullest "
         f"neighbourhood's magnets give back (cell {flip.place}; 2 is the least the tests "
@@ -461,7 +464,7 @@ def drilling_block(g: Geometry) -> str:
 def parts_block(g: Geometry) -> str:
     pearls = COLOURS * POOL
     cells = len(g.cells)
-    matrix, mux = g.sensor("matrix"), g.sensor("mux")
+    matrix, mux, cell_ir = g.sensor("matrix"), g.sensor("mux"), g.sensor("pico")
     target, top = g.sensor("matrix", "target"), g.sensor("matrix", "top")
     magnet = g.pearl.magnet
     led_counts = ", ".join(
@@ -477,11 +480,17 @@ def parts_block(g: Geometry) -> str:
         [f"{mux.manufacturer} **{mux.part}** hall switch (SOT-23)", str(cells), "mux",
          f"one per cell, branded face up under its centre; B_OP ≤ {_f(mux.operate_max or 0)} "
          f"mT, B_RP ≥ {_f(mux.release_min or 0)} mT"],
-        [f"{target.part}", str(len(g.targets)), "matrix, Pico, direct",
+        [f"{cell_ir.manufacturer} **{cell_ir.part}** reflective IR sensor",
+         str(cells + len(g.targets)),
+         "Pico (the chosen build)",
+         f"one per cell and per target, looking up through a Ø{_f(cell_ir.window_diameter or 0)} "
+         f"mm window in the hollow's bottom from a {_f(cell_ir.hole_depth)} mm pocket; the "
+         "pieces stay as they are"],
+        [f"{target.part}", str(len(g.targets)), "matrix, direct",
          f"one per target, looking up through a Ø{_f(target.hole_diameter)} mm hole"],
         [f"{top.part}", "1", "matrix, Pico, direct", "on a bridge over the top, looking down"],
         [f"neodymium disc magnet {_f(magnet.diameter)} × {_f(magnet.height)} mm, {magnet.grade}",
-         str(pearls), "all", f"one per pearl ({COLOURS} colours × {POOL}), in a "
+         str(pearls), "matrix, mux (rejected)", f"one per pearl ({COLOURS} colours × {POOL}), in a "
          f"Ø{_f(magnet.diameter + 0.1)} × {_f(magnet.height)} mm hole, flush"],
         [f"{g.leds.part} LED", led_counts, "all",
          f"one per cell, target, top, button and seat, under a Ø{hole} mm light hole"],
@@ -513,9 +522,76 @@ def budget_block(g: Geometry) -> str:
     return _table(["build", "sensors on 3.3 V", "total"], rows)
 
 
+def _fine() -> dict[str, object]:
+    data: dict[str, object] = json.loads(sensing.FINE_SWEEP.read_text(encoding="utf-8"))
+    return data
+
+
+def _rolling_range(g: Geometry) -> float:
+    """Degrees a pearl turns rolling from the hollow's rim to its bottom."""
+    big = rest_model.hollow_radius(g.hollow)
+    r = g.pearl.diameter / 2
+    return math.degrees((big - r) * math.asin(g.hollow.diameter / 2 / big) / r)
+
+
+def rest_block(g: Geometry) -> str:
+    """How today's pearls come to rest, from the committed fine sweep."""
+    r = cast(dict[str, float], _fine()["rest"])
+    return (
+        f"Put down {r['placements']:.0f} ways (uniform over the sphere, anywhere in the hollow, "
+        f"up to {_f(g.pearl.rise)} mm high) amid eight full neighbours, a pearl with the "
+        f"{_f(g.pearl.magnet.diameter)} × {_f(g.pearl.magnet.height)} mm magnet flush in it "
+        f"(its centre of mass {r['offset_mm']:.2f} mm off centre) rolls to the bottom of its "
+        f"hollow and stops. On the way its magnet comes at most "
+        f"{r['nearer_down_max_deg']:.0f}° nearer to straight down (median "
+        f"{r['nearer_down_median_deg']:.1f}°): rolling without slipping, a Ø"
+        f"{_f(g.pearl.diameter)} mm pearl in a Ø{_f(g.hollow.diameter)} × "
+        f"{_f(g.hollow.depth)} mm hollow turns at most {_rolling_range(g):.0f}° before its "
+        "contact reaches the rim, and the neighbours' magnets turn it a few degrees more. "
+        f"{r['rolls_share']:.0%} of them roll without slipping at wood's lowest static "
+        f"friction ({r['friction']:g}); to turn in place they would need "
+        f"{1 / r['slip_torque_max']:.0f} times the torque gravity and the neighbours' "
+        f"magnets give. So only {r['magnet_down_share']:.1%} rest within the "
+        f"{_f(r['tilt_assumed_deg'])}° of magnet-down that the old model assumed: a pearl "
+        "keeps the orientation the hand gave it."
+    )
+
+
+def sensing_block(g: Geometry) -> str:
+    """The candidates compared at the rests, from the committed fine sweep."""
+    fine = cast(dict[str, dict[str, object]], _fine()["candidates"])
+    judged = {
+        name: sensing.Judgement(**{k: v for k, v in row.items()  # type: ignore[arg-type]
+                                   if k in sensing.Judgement.__dataclass_fields__})
+        for name, row in fine.items()
+    }  # fmt: skip
+    header = [
+        "candidate",
+        "own pearl, weakest rest amid 8 full neighbours (× worst-case operate point)",
+        "empty cell, 8 full neighbours (× under the worst-case release point)",
+        "rests seen",
+        "parts per board",
+        "fitting by hand",
+        "the family's 75 pearls",
+        "",
+    ]
+    t = cast(dict[str, float], _fine()["targets"])
+    target = sensing.Judgement(**t)  # type: ignore[arg-type]
+    return (
+        _table(header, sensing.table(judged, g))
+        + "\n\nThe same sensor under a Pyramidos target (`[builds.pico] target_sensor`): the "
+        f"darkest ball up to {_f(g.ball.rise)} mm high gives at least {target.own:.3g} µA "
+        f"(×{target.own_margin:.2f} the worst-case operate point), and the other three balls "
+        f"with the top ball on them at most {target.neighbours:.2g} µA (the release point "
+        f"×{target.neighbour_margin:.2f} that)."
+    )
+
+
 BLOCKS: dict[str, Callable[[Geometry], str]] = {
     "field": field_block,
     "margins": margins_block,
+    "rest": rest_block,
+    "sensing": sensing_block,
     "drilling": drilling_block,
     "parts": parts_block,
     "budget": budget_block,

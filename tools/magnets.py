@@ -8,8 +8,9 @@ checks the board must pass (``tests/hardware/physics/``) with the margins the gu
 The model, stated so it can be argued with:
 
 - **Fields.** magpylib's analytical fields of a uniformly magnetised cylinder (the pearls'
-  discs) and sphere (the balls'), at the grade's smallest remanence when a sensor must
-  close and its largest when it must stay open. Wood, glue and the reeds' own iron do not
+  discs; a ring is a disc less the disc of its hole) and sphere (the balls'), at the
+  grade's smallest remanence when a sensor must close and its largest when it must stay
+  open. Wood, glue and the reeds' own iron do not
   change the field (wood is non-magnetic; the reed's iron is what the ampere-turn rating
   already describes).
 - **Rest poses.** A piece rests at the bottom of its hollow; its magnet's centre may rise by
@@ -87,11 +88,13 @@ __all__ = [
     "check_cells",
     "check_targets",
     "check_top",
+    "drives",
     "flip_check",
     "magnet_field",
     "neighbour_share",
     "pull_ratio",
     "rest_poses",
+    "thresholds",
     "top_ball_centre",
 ]
 
@@ -148,6 +151,13 @@ def magnet_field(magnet: Magnet, poses: Poses, observers: Array, remanence: floa
     else:
         size = np.broadcast_to(np.array([magnet.diameter, magnet.height]) * _MM, (count, 2))
         field = magpylib.func.cylinder_field("B", local, size, polarisation, squeeze=False)
+        if magnet.shape == "ring":  # the disc less the disc of its hole (superposition)
+            hole = np.broadcast_to(
+                np.array([magnet.inner_diameter, magnet.height]) * _MM, (count, 2)
+            )
+            field = field - magpylib.func.cylinder_field(
+                "B", local, hole, polarisation, squeeze=False
+            )
     field = field.reshape(len(poses), len(observers), 3)
     return np.asarray(np.einsum("nij,nkj->nki", rotations, field) * 1e3, dtype=np.float64)
 
@@ -233,7 +243,7 @@ def _element_line(sensor: Sensor, index: int, place: Point) -> tuple[Array, Arra
     else:
         angle = math.radians(element.azimuth)
         axis = np.array([math.cos(angle), math.sin(angle), 0.0])
-    if sensor.kind == "hall":
+    if sensor.kind != "reed":  # a hall element: one point
         return base[None, :], axis
     assert sensor.glass_length is not None
     steps = (np.arange(_GLASS_POINTS) + 0.5) / _GLASS_POINTS * sensor.glass_length
@@ -244,10 +254,10 @@ def _element_line(sensor: Sensor, index: int, place: Point) -> tuple[Array, Arra
     return points, axis
 
 
-def _responses(
-    sensor: Sensor, place: Point, magnet: Magnet, poses: Poses, remanence: float
-) -> Array:
-    """(n, e): each pose's drive of each element, AT for a reed and mT for a hall switch."""
+def drives(sensor: Sensor, place: Point, magnet: Magnet, poses: Poses, remanence: float) -> Array:
+    """(n, e): each pose's signed drive of each element, AT for a reed and mT for a hall
+    switch (the field along the element's axis: a reed and the omnipolar DRV5033 respond
+    to its size, so the sign only says how drives of several magnets add)."""
     columns = []
     for index in range(len(sensor.elements)):
         points, axis = _element_line(sensor, index, place)
@@ -255,13 +265,20 @@ def _responses(
         if sensor.kind == "reed":
             assert sensor.test_coil_length is not None
             mean = along.mean(axis=1) * 1e-3
-            columns.append(np.abs(mean) * sensor.test_coil_length * _MM / MU0)
+            columns.append(mean * sensor.test_coil_length * _MM / MU0)
         else:
-            columns.append(np.abs(along[:, 0]))
+            columns.append(along[:, 0])
     return np.stack(columns, axis=1)
 
 
-def _thresholds(sensor: Sensor) -> tuple[float, float, str]:
+def _responses(
+    sensor: Sensor, place: Point, magnet: Magnet, poses: Poses, remanence: float
+) -> Array:
+    """(n, e): each pose's drive of each element, AT for a reed and mT for a hall switch."""
+    return np.abs(drives(sensor, place, magnet, poses, remanence))
+
+
+def thresholds(sensor: Sensor) -> tuple[float, float, str]:
     """(worst-case operate point, worst-case release point, unit)."""
     if sensor.kind == "reed":
         assert sensor.pull_in is not None and sensor.drop_out_min is not None
@@ -316,7 +333,7 @@ def _check_places(
     places: Mapping[str, Point],
     neighbours_of: Mapping[str, Sequence[Poses]],
 ) -> list[PlaceCheck]:
-    operate, release, unit = _thresholds(sensor)
+    operate, release, unit = thresholds(sensor)
     low, high = piece.magnet.remanence
     cache: dict[tuple[float, float], Array] = {}
     # The drive of a piece at a place depends only on where it is relative to the place,
@@ -392,7 +409,7 @@ def check_top(geometry: Geometry, sensor: Sensor) -> PlaceCheck:
     """A magnetic sensor under the top: its own ball rests on the four base balls, which
     are always there when it matters."""
     ball = geometry.ball
-    operate, release, unit = _thresholds(sensor)
+    operate, release, unit = thresholds(sensor)
     low, high = ball.magnet.remanence
     axes = _hemisphere(_BALL_AXES)
     top = Poses(np.repeat(top_ball_centre(geometry)[None, :], len(axes), axis=0), axes)
@@ -472,16 +489,19 @@ def pull_ratio(geometry: Geometry, piece: Piece, places: Mapping[str, Point]) ->
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print every cell's margins for each magnetic build, and the flip check; exit 1 if
-    any fails (``.venv/bin/python tools/magnets.py [--geometry FILE]``)."""
+    """Print every cell's margins for each magnetic build AT THE POSES THE GEOMETRY FILE
+    ASSUMES (``[pearl] tilt``, ``rise``, ``lateral_offset``), and the flip check; exit 1 if
+    any fails (``.venv/bin/python tools/magnets.py [--geometry FILE] [--build NAME]``).
+    Where pearls really rest, and the margins there: ``python -m tools.sensing``."""
     parser = argparse.ArgumentParser(description="The board's magnet model, cell by cell.")
     parser.add_argument("--geometry", type=Path, default=None)
+    parser.add_argument("--build", action="append", choices=("matrix", "mux"))
     args = parser.parse_args(argv)
     geometry = load_geometry(args.geometry)
     failed = False
-    for build in ("matrix", "mux"):
+    for build in args.build or ("matrix", "mux"):
         sensor = geometry.sensor(build)
-        print(f"{build}: {sensor.part}")
+        print(f"{build}: {sensor.part} (at the assumed poses)")
         for check in check_cells(geometry, sensor):
             failed |= not check.passes
             print(("  " if check.passes else "! ") + check.describe())

@@ -25,6 +25,12 @@
 //   or a low inside a frame long enough that a real WS2812 may latch (over 5 µs, cpldcpu's
 //   measurements put the latch near 6 µs) but shorter than the reset is an error event.
 // - A piezo on a PWM pin: its frequency and duty measured from the pin's edges.
+// - With `analog` in the config, the reflective build's front end (hardware/README.md,
+//   "The reflective build's wiring"): the select pins pick one input of each multiplexer,
+//   and the ADC input of multiplexer m reads its sensor: room light, plus its reflection
+//   and cross talk while its emitter group's pin is driven high, in 12-bit counts, at the
+//   instant of the read; the switches on their own pins are open (high). Not modelled: the phototransistor's response time, the
+//   multiplexers' settling, the ADC's noise.
 // - The flash chip (a W25Q16JV) on the SSI: read, fast read, status, write enable, page
 //   program, sector/block erase, JEDEC and unique id, so that MicroPython can write its
 //   filesystem. Chip select comes from IO_QSPI's SS override, as the boot ROM drives it.
@@ -117,6 +123,29 @@ function updateColumns() {
     }
     if (pin.rawInputValue !== level || pin.value === GPIOPinState.Input) pin.setInputValue(level);
   }
+}
+
+// -- the reflective build's analog front end --------------------------------------------
+
+const analog = config.analog || null;
+const reflection = new Map(); // channel -> counts while lit
+const ambient = new Map(); // channel -> counts of room light
+
+function driven(gpio) {
+  return mcu.gpio[gpio].value === GPIOPinState.High ? 1 : 0;
+}
+
+function analogReading(adcChannel) {
+  const mux = analog.adcs.indexOf(26 + adcChannel);
+  if (mux < 0) return 0;
+  let address = 0;
+  analog.select.forEach((gpio, bit) => (address |= driven(gpio) << bit));
+  const sensor = analog.sensors.find((s) => s[1] === mux && s[2] === address);
+  if (!sensor) return 0;
+  const [channel, , , group] = sensor;
+  let value = ambient.get(channel) || 0;
+  if (driven(analog.emitters[group])) value += (reflection.get(channel) || 0) + analog.crosstalk;
+  return Math.max(0, Math.min(4095, Math.round(value)));
 }
 
 // Scan timing at the pins: when row 0 is pulled low, a scan starts; it ends when the last
@@ -551,6 +580,18 @@ function powerUp(why) {
     rp.gpio[config.buzzer_pin].addListener(buzzer.onChange);
   }
   for (const col of columns) rp.gpio[col].addListener(() => updateColumns());
+  if (analog) {
+    // The default read takes channelValues after the ADC's sample time; the front end
+    // gives the value the wires have when the read starts.
+    // The switches on their own pins (buttons, the top's module) are open: pulled up.
+    for (const gpio of analog.switches || []) rp.gpio[gpio].setInputValue(true);
+    const adc = rp.adc;
+    const read = adc.onADCRead;
+    adc.onADCRead = (channel) => {
+      adc.channelValues[channel] = analogReading(channel);
+      read(channel);
+    };
+  }
   // Every read of SIO's GPIO_IN sees the wires as they are at that instant: a bouncing
   // switch or a floating column gives a fresh random level each time it is read.
   const sioRead = rp.sio.readUint32.bind(rp.sio);
@@ -590,6 +631,12 @@ function control(message) {
         switches.set(row + ',' + col, { closed: !!closed, bounceUntil: 0 });
       }
       updateColumns();
+      break;
+    case 'reflect':
+      // A piece over sensor `channel`: `counts` of reflection while lit (0: none), and
+      // `ambient` counts of room light.
+      reflection.set(message.channel, message.counts || 0);
+      if (message.ambient != null) ambient.set(message.channel, message.ambient);
       break;
     case 'reset':
       resetPending = 'button';

@@ -136,6 +136,7 @@ class EmulatedPico:
         rate: float = DEFAULT_RATE,
         trace: bool = True,
         closed: Iterable[int] = (),
+        analog: Mapping[str, Any] | None = None,
     ) -> None:
         found = find_rp2040()
         if isinstance(found, str):
@@ -162,6 +163,9 @@ class EmulatedPico:
         self._reader: threading.Thread | None = None
         self._next_id = 0
         self._closed = {self.config.pins_of(c) for c in closed}
+        self._analog = dict(analog) if analog is not None else None
+        """The reflective build's front end (pico.mjs): ``select``, ``adcs``, ``emitters``
+        (GPIOs), ``sensors`` ((channel, mux, input, group), …) and ``crosstalk`` (counts)."""
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout: float = 60.0) -> None:
@@ -178,6 +182,7 @@ class EmulatedPico:
             "buzzer_pin": self.config.buzzer_pin,
             "trace": self._trace,
             "pty_fd": self._master,
+            "analog": self._analog,
         }
         self._proc = subprocess.Popen(
             ["node", str(PICO_MJS), json.dumps(config)],
@@ -265,6 +270,14 @@ class EmulatedPico:
             row, column = self.config.pins_of(channel)
             changes.append([row, column, channel in wanted])
         self._command({"cmd": "switches", "set": changes})
+
+    def reflect(self, channel: int, counts: int, ambient: int | None = None) -> None:
+        """The reflective build: a piece over sensor ``channel`` reflecting ``counts`` while
+        its emitters are lit (0: none), in ``ambient`` counts of room light."""
+        message: dict[str, Any] = {"cmd": "reflect", "channel": channel, "counts": counts}
+        if ambient is not None:
+            message["ambient"] = ambient
+        self._command(message)
 
     def stall(self, ms: float) -> None:
         """The core executes nothing for ``ms`` while time and peripherals go on."""

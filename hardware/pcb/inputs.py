@@ -95,8 +95,11 @@ def base_spec(geo: Geometry) -> BaseSpec:
             f"the printed base board carries upright reed switches, not {cell.name!r}",
         )
     offset = cell.offset or Point(0.0, 0.0)
-    pitch = int((cell.hole_diameter / 2 - 0.25) * 10) / 10
-    footprint = reed_upright(pitch, max(cell.hole_diameter - 1.0, 1.0))
+    # The bent upper lead's pad sits where the geometry's lead budget puts it; the glass
+    # drawn 0.25 mm short of it on either side, as before the budget (issue 29, item 2).
+    assert cell.lead_offset is not None
+    pitch = cell.lead_offset
+    footprint = reed_upright(pitch, max(2 * pitch - 0.5, 1.0))
     sites: list[Site] = []
     for name, centre in geo.cells.items():
         sites.append(Site(name, "reed", board(centre + offset), board(geo.led_position(name))))

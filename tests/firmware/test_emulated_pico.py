@@ -351,7 +351,7 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert "100 %  4/4 main.py" in done.stdout  # progress, file by file
-        assert "firmware 1.1.0, protocol 1, 36 channels, 37 LEDs." in done.stdout
+        assert "firmware 1.2.0, protocol 1, 36 channels, 37 LEDs." in done.stdout
         assert sorted(pico.flash_files()) == ["config.py", "debounce.py", "main.py", "protocol.py"]
         assert pico.of("flash_erase")  # written through the flash chip's commands
 

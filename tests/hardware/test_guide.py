@@ -76,10 +76,11 @@ def test_the_guide_covers_the_traps() -> None:
     for needle in (
         "bend each lead",  # reed switches
         "costs to turn a pearl over",  # pearl magnets small enough not to turn each other
-        "Sense the targets with IR modules",  # no magnets in Pyramidos balls
+        "Sense the targets by reflected IR",  # no magnets in Pyramidos balls
         "Not sensed: pearls of the upper layers",
         "10 kΩ from each of its inputs 1A and 2A",  # LEDs dark while the Pi boots
-        "What a pearl needs to settle magnet down",
+        "a pearl keeps the orientation the hand gave it",  # why no magnet build is chosen
+        "A reading it cannot trust changes nothing",
         "sudo raspi-config nonint do_spi 0",
         "sudo -u pyramid pyramid pin",
         "[buzzer]",

@@ -91,17 +91,20 @@ def test_reed_ampere_turns_are_the_mean_field_along_the_glass_times_the_coil() -
 # -- the board's cells --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("build", ["matrix", "mux", "pico"])
-def test_every_cell_closes_for_its_pearl_and_stays_open_amid_full_neighbours(
-    build: str,
-) -> None:
-    checks = magnets.check_cells(GEOMETRY, GEOMETRY.sensor(build))
+def test_at_the_poses_the_old_config_assumed_the_mux_build_passed_and_the_reed_does_not() -> None:
+    """The old model: the pearl within 5° of magnet-down (``[pearl] tilt``). It passed the
+    DRV5033 build; the upright reed, now that its lead bend is budgeted (the glass 2.4 mm
+    further down), falls short even there. Where pearls really rest: test_sensing.py."""
+    checks = magnets.check_cells(GEOMETRY, GEOMETRY.sensor("mux"))
     assert [c.place for c in checks] == list(GEOMETRY.cells)
     failing = [c.describe() for c in checks if not c.passes]
     assert not failing, "\n".join(failing)
     inner = next(c for c in checks if c.place == "c3")
     assert inner.neighbour_count == 8
     assert next(c for c in checks if c.place == "a1").neighbour_count == 3
+    reeds = magnets.check_cells(GEOMETRY, GEOMETRY.sensor("matrix"))
+    worst = min(reeds, key=lambda c: c.own_margin)
+    assert 0.8 < worst.own_margin < 2, worst.describe()  # the issue: about 1.0×
 
 
 @pytest.mark.parametrize("depth_below_hollow", [3.0, 8.0])
@@ -152,18 +155,20 @@ def test_magnets_in_pyramidos_balls_are_rejected_so_targets_and_top_are_seen_by_
     top = magnets.check_top(GEOMETRY, GEOMETRY.sensor("matrix"))
     assert top.own < top.neighbours and not top.passes
     for build in ("matrix", "direct", "pico"):
-        assert GEOMETRY.sensor(build, "target").kind == "ir"
+        assert GEOMETRY.sensor(build, "target").kind in ("ir", "reflective")
         assert GEOMETRY.sensor(build, "top").kind == "ir"
 
 
 def test_the_model_prints_every_cell_and_fails_on_a_bad_geometry(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert magnets.main([]) == 0
+    assert magnets.main(["--build", "mux"]) == 0
     out = capsys.readouterr().out
     assert all(f"  {name}: own piece" in out for name in GEOMETRY.cells)
+    assert magnets.main([]) == 1  # the budgeted reed
+    assert "! c3: own piece" in capsys.readouterr().out
     worse = tmp_path / "geometry.toml"
     text = (ROOT / "hardware" / "geometry.toml").read_text()
-    worse.write_text(text.replace("drop_out_min = 8.0", "drop_out_min = 2.0", 1))
-    assert magnets.main(["--geometry", str(worse)]) == 1
+    worse.write_text(text.replace("release_min = 1.0", "release_min = 0.2", 1))
+    assert magnets.main(["--geometry", str(worse), "--build", "mux"]) == 1
     assert "! c3: own piece" in capsys.readouterr().out

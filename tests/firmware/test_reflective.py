@@ -1,0 +1,263 @@
+"""The firmware's reflective build (SENSING = "reflective"): IR sensors under the cells and
+targets read through two multiplexers into the ADC, in the MicroPython unix port (and
+CPython), against a model of that analog front end; and the shipped config's numbers
+against the geometry file that chose the build.
+
+The front end, as the test's model of it (``FRONT_END`` below) says: the select pins pick
+one input of each multiplexer; the ADC of multiplexer m reads the sensor at that input:
+its room light, plus, while its emitter group is lit, its reflection and cross talk, in
+12-bit counts, clipped at 4095 (read_u16 gives them ×16, as the RP2040 does). Room light
+may change between two readings (``drift``: counts per reading), as a lamp's flicker does.
+It does not model the phototransistor's response time (the firmware waits
+EMITTER_SETTLE_US for it) or its curve near saturation.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.hardware.channels import ChannelMap
+from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
+from hardware.geometry import load_geometry
+
+MICROPYTHON = find_micropython()
+PATHS = f"import sys\nsys.path[:0] = [{str(FIRMWARE_DIR)!r}, {str(SIM_DIR)!r}]\n"
+
+FRONT_END = """
+import json
+import config
+import main
+from debounce import Debouncer
+
+
+class Config:
+    pass
+
+
+def variant(**changes):
+    made = Config()
+    for name in dir(config):
+        if name.isupper():
+            setattr(made, name, getattr(config, name))
+    made.SENSING = "reflective"
+    for name, value in changes.items():
+        setattr(made, name, value)
+    return made
+
+
+class Out:
+    def __init__(self):
+        self.level = 0
+
+    def value(self, level=None):
+        if level is None:
+            return self.level
+        self.level = 1 if level else 0
+
+
+class Switch:
+    def __init__(self):
+        self.closed = False
+
+    def value(self):
+        return 0 if self.closed else 1
+
+
+class FrontEnd:
+    def __init__(self, cfg):
+        self.cfg = cfg
+        self.select = [Out() for _ in cfg.MUX_SELECT_PINS]
+        self.emitters = [Out() for _ in cfg.EMITTER_PINS]
+        self.switches = [(channel, Switch()) for channel, _ in cfg.SWITCHES]
+        self.by_place = {}
+        for channel, mux, address, group in cfg.SENSORS:
+            self.by_place[(mux, address)] = (channel, group)
+        self.reflection = {}
+        self.ambient = {}
+        self.drift = {}
+        self.crosstalk = 12
+        self.adcs = [Adc(self, mux) for mux in range(len(cfg.MUX_ADC_PINS))]
+
+    def reading(self, mux):
+        address = 0
+        for bit, pin in enumerate(self.select):
+            address |= pin.level << bit
+        channel, group = self.by_place[(mux, address)]
+        value = self.ambient.get(channel, 0)
+        self.ambient[channel] = value + self.drift.get(channel, 0)
+        if self.emitters[group].level:
+            value += self.reflection.get(channel, 0) + self.crosstalk
+        return min(max(value, 0), 4095)
+
+    def scanner(self):
+        return main.Reflective(self.select, self.adcs, self.emitters, self.cfg.SENSORS,
+                               self.switches, self.cfg)
+
+
+class Adc:
+    def __init__(self, front, mux):
+        self.front = front
+        self.mux = mux
+
+    def read_u16(self):
+        return self.front.reading(self.mux) << 4
+
+
+def channels(bits):
+    return [c for c in range(36) if (bits >> c) & 1]
+
+
+"""
+
+
+def _script(body: str) -> str:
+    return PATHS + FRONT_END + body
+
+
+SCENARIOS = """
+def index(channel):
+    for i, sensor in enumerate(cfg.SENSORS):
+        if sensor[0] == channel:
+            return i
+
+cfg = variant()
+front = FrontEnd(cfg)
+board = front.scanner()
+out = {}
+out["empty"] = channels(board.scan())
+out["baseline"] = board.levels.baseline[index(14)]
+base = board.levels.baseline[index(14)]
+# The darkest pearl the model allows on c3 (32 µA over 10 kΩ: about 400 counts), a bright
+# one on d3 that fills the ADC, and the confirm button.
+front.reflection[14] = 400
+front.reflection[15] = 5000
+front.switches[1][1].closed = True
+out["pearls"] = channels(board.scan())
+# Hysteresis: c3's reflection falls to between the thresholds: it stays; b3 as weak
+# (a new pearl) is not yet there.
+middle = (cfg.ON_COUNTS + cfg.OFF_COUNTS) // 2
+front.reflection[14] = middle
+front.reflection[13] = middle
+out["between"] = channels(board.scan())
+front.reflection[14] = 0
+front.reflection[13] = 0
+front.reflection[15] = 0
+front.switches[1][1].closed = False
+out["lifted"] = channels(board.scan())
+# Sun into the empty hollow a1: uncertain, so no pearl. A pearl put on e1 while a lamp's
+# light changes fast there is not there either, until the light steadies.
+front.ambient[0] = cfg.AMBIENT_MAX + 200
+front.reflection[4] = 400
+front.drift[4] = cfg.FLICKER_MAX + 10
+debouncer = Debouncer(cfg.DEBOUNCE_SCANS)
+reported = []
+for scan in range(8):
+    if scan == 4:
+        front.drift[4] = 0
+    changed = debouncer.feed(board.scan())
+    if changed is not None:
+        reported.append((scan, channels(changed)))
+out["uncertain"] = reported
+# A pearl already seen (e1) stays there while the light goes wild around it: an uncertain
+# reading is no lift (the referee would take the move back), and lifting it in the sun is
+# seen once the light steadies.
+front.drift[4] = cfg.FLICKER_MAX + 10
+held_on = [channels(board.scan()) for _ in range(4)]
+front.reflection[4] = 0
+held_on += [channels(board.scan()) for _ in range(2)]
+front.drift[4] = 0
+front.ambient[4] = 100
+held_on.append(channels(board.scan()))
+out["held_on"] = held_on
+# A pearl on a cell at power-up (no empty reading yet) is seen at once.
+fresh = FrontEnd(cfg)
+fresh.reflection[7] = 400
+out["boot"] = channels(fresh.scanner().scan())
+# The maintenance button (confirm, channel 30) held at power-up.
+fresh.switches[1][1].closed = True
+out["held"] = fresh.scanner().held(30, 3, 1)
+# What check_config says of a wrong reflective config.
+out["checks"] = [
+    main.check_config(cfg),
+    main.check_config(variant(MUX_ADC_PINS=(20, 27), OFF_COUNTS=80)),
+    main.check_config(variant(SENSORS=cfg.SENSORS + ((14, 0, 3, 9),))),
+    main.check_config(variant(SWITCHES=((30, 16),), SENSING="reed")),
+]
+print(json.dumps(out))
+"""
+
+
+def run(interpreter: str | None) -> dict[str, object]:
+    script = _script(SCENARIOS)
+    command = [interpreter, "-c", script] if interpreter else [sys.executable, "-c", script]
+    env = {key: value for key, value in os.environ.items() if key != "PYRAMID_SIM_TTY"}
+    done = subprocess.run(
+        command, capture_output=True, text=True, timeout=120, check=False, env=env
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    result: dict[str, object] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+@pytest.mark.parametrize("where", ["micropython", "cpython"])
+def test_the_reflective_build_sees_pearls_and_never_an_uncertain_one(where: str) -> None:
+    if where == "micropython" and MICROPYTHON is None:
+        pytest.skip("the MicroPython unix port does not run on this machine")
+    out = run(MICROPYTHON if where == "micropython" else None)
+    assert out["empty"] == []
+    assert out["baseline"] == 12  # the cross talk, learnt as the empty baseline
+    assert out["pearls"] == [14, 15, 30]  # c3, d3 and the confirm button
+    assert out["between"] == [14, 15, 30]  # c3 holds between the thresholds; b3 not yet there
+    assert out["lifted"] == []
+    # a1 in the sun never reads; e1's pearl is reported only once the light steadied
+    # (scan 4) and DEBOUNCE_SCANS scans agreed: an uncertain reading is not yet a pearl,
+    # and once seen, an uncertain reading does not lift it.
+    assert out["uncertain"] == [[6, [4]]]
+    assert out["held_on"] == [[4]] * 6 + [[]]
+    assert out["boot"] == [7]
+    assert out["held"] is True
+    checks = out["checks"]
+    assert isinstance(checks, list)
+    shipped, wrong_pins, twice, other = checks
+    assert shipped == []
+    assert wrong_pins == [
+        "MUX_ADC_PINS: GP20 has no ADC (GP26, GP27, GP28 have)",
+        "OFF_COUNTS must be below ON_COUNTS (the hysteresis)",
+    ]
+    assert twice == [
+        "SENSORS: channel 14 is named twice",
+        "SENSORS: channel 14: group 9 has no EMITTER_PINS entry",
+    ]
+    assert other == ["SENSING must be 'matrix' or 'reflective', not 'reed'"]
+
+
+def _firmware_config() -> dict[str, object]:
+    import runpy
+
+    return runpy.run_path(str(Path(FIRMWARE_DIR) / "config.py"))
+
+
+def test_the_shipped_reflective_settings_are_the_geometrys_build() -> None:
+    """firmware/config.py's reflective settings come from [sensors.cell-ir] and the
+    matrix's channel numbers: thresholds in ADC counts over the load, every cell and
+    target on a multiplexer input, lit by its rank's group."""
+    cfg = _firmware_config()
+    sensor = load_geometry().sensor("pico")
+    assert sensor.threshold_on and sensor.threshold_off and sensor.load_resistor
+    counts = 4096 / 3300  # per mV of the Pico's 3.3 V reference
+    for name, micro in (("ON_COUNTS", sensor.threshold_on), ("OFF_COUNTS", sensor.threshold_off)):
+        assert cfg[name] == int(micro * sensor.load_resistor * counts), name
+    names = ChannelMap.matrix()
+    sensed = {names.name_by_channel[channel] for channel, _, _, _ in cfg["SENSORS"]}  # type: ignore[attr-defined]
+    geometry = load_geometry()
+    assert sensed == set(geometry.cells) | set(geometry.targets)
+    for channel, mux, address, group in cfg["SENSORS"]:  # type: ignore[attr-defined]
+        assert 16 * mux + address == channel and group == channel // 6
+    switched = {names.name_by_channel[channel] for channel, _ in cfg["SWITCHES"]}  # type: ignore[attr-defined]
+    assert switched == {"top", "button:confirm", "button:end_turn", "button:undo"}
