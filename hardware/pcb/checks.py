@@ -24,7 +24,7 @@ from hardware.pcb.design import BaseSpec, Board, PinMap
 from hardware.pcb.library import PI_HEADER
 from hardware.pcb.parts import CATALOGUE
 
-__all__ = ["Traced", "against_config", "erc", "pads_against_netlist", "trace"]
+__all__ = ["Traced", "against_config", "erc", "erc_pins", "pads_against_netlist", "trace"]
 
 OPTO = CATALOGUE["opto"].value
 LED = CATALOGUE["led"].value
@@ -35,21 +35,29 @@ Dump = Mapping[str, Any]
 
 def erc(board: Board) -> list[str]:
     """What KiCad's ERC would report on this board's netlist (empty: clean)."""
-    problems = []
-    types: dict[str, list[tuple[str, str]]] = {}
+    pins: dict[tuple[str, str], tuple[str | None, str]] = {}
     for part in board.parts:
         for pad, pin in part.kind.pins.items():
-            net = part.nets.get(pad)
-            if net is None:
-                problems.append(f"{part.ref} pin {pad} ({pin.name}) is on no net")
-                continue
-            types.setdefault(net, []).append((f"{part.ref}.{pad}", pin.type))
-    for net, pins in sorted(types.items()):
+            pins[(part.ref, pad)] = (part.nets.get(pad), pin.type)
+    return erc_pins(pins)
+
+
+def erc_pins(pins: Mapping[tuple[str, str], tuple[str | None, str]]) -> list[str]:
+    """The same rules over (reference, pin) → (net or None, electrical type): a
+    schematic's netlist as :func:`hardware.pcb.schematic.read` finds it, or a board's."""
+    problems = []
+    types: dict[str, list[tuple[str, str]]] = {}
+    for (ref, pad), (net, kind) in sorted(pins.items()):
+        if net is None:
+            problems.append(f"{ref} pin {pad} is on no net")
+            continue
+        types.setdefault(net, []).append((f"{ref}.{pad}", kind))
+    for net, members in sorted(types.items()):
         if net.startswith("unconnected-"):
             continue
-        kinds = [t for _, t in pins]
-        refs = ", ".join(r for r, _ in pins)
-        if len({r.split(".")[0] + r for r, _ in pins}) < 2 and len(pins) < 2:
+        kinds = [t for _, t in members]
+        refs = ", ".join(r for r, _ in members)
+        if len(members) < 2:
             problems.append(f"net {net} has one pin only ({refs})")
         drivers = sum(k in ("output", "power_out") for k in kinds)
         if sum(k == "output" for k in kinds) > 1:

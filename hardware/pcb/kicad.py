@@ -260,6 +260,7 @@ LAYERS = {
     "F_SilkS": "F.SilkS",
     "B_SilkS": "B.SilkS",
     "F_Paste": "F.Paste",
+    "B_Paste": "B.Paste",
     "Edge_Cuts": "Edge.Cuts",
 }
 
