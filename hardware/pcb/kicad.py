@@ -236,9 +236,10 @@ def dump(board_path: Path) -> dict[str, Any]:
     for item in board.GetDrawings():
         if item.GetClass() != "PCB_SHAPE" or item.GetLayer() != pcbnew.Edge_Cuts:
             continue
-        shape: dict[str, Any] = {"kind": "arc" if item.GetShape() == pcbnew.SHAPE_T_ARC else "segment",
-                 "start": [item.GetStart().x / MM, item.GetStart().y / MM],
-                 "end": [item.GetEnd().x / MM, item.GetEnd().y / MM]}  # fmt: skip
+        arc = item.GetShape() == pcbnew.SHAPE_T_ARC
+        shape: dict[str, Any] = {"kind": "arc" if arc else "segment",
+                                 "start": [item.GetStart().x / MM, item.GetStart().y / MM],
+                                 "end": [item.GetEnd().x / MM, item.GetEnd().y / MM]}  # fmt: skip
         if shape["kind"] == "arc":
             shape["centre"] = [item.GetCenter().x / MM, item.GetCenter().y / MM]
             shape["radius"] = item.GetRadius() / MM

@@ -129,7 +129,7 @@ def test_copper_cut_off_from_the_supply_is_reported(tmp_path: Path) -> None:
     )
     path.write_text(text)
     net = copper.Network(copper.read_copper(path, ["+5V"])["+5V"], 120, 20)
-    with pytest.raises(ValueError, match="no copper joins B.1"):
+    with pytest.raises(ValueError, match=r"no copper joins B\.1"):
         net.potentials(("A", "1"), [copper.Load("B", "1", 1.0)])
 
 
