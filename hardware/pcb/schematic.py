@@ -17,9 +17,9 @@ are what the drawing says, which ``tests/hardware/pcb`` compares with the board'
 (and runs :func:`hardware.pcb.checks.erc_pins` over).
 
 The format: KiCad 6.0's ``(kicad_sch (version 20211123) …)``, checked by parsing each
-written file back here, with kiutils (an independent KiCad 6 parser from PyPI) in the
-tests, and opened in KiCad 6's Eeschema when ``make board`` was run for this change
-(hardware/README.md).
+written file back here and with kiutils (an independent KiCad 6 parser from PyPI) in the
+tests. KiCad 6 has no command-line or Python way to load a schematic, so opening it in
+Eeschema itself is a manual step (not yet done for this revision).
 """
 
 from __future__ import annotations
