@@ -130,11 +130,11 @@ class MatrixBuild:
     """Released rows have the pad's pull-up (the Pi since issue 21); else none (the Pico)."""
 
 
-PI_MATRIX: Final = MatrixBuild("Pi matrix, 10 kΩ pull-ups", BCM2711, 50.0, 10.5e3, True)
+PI_MATRIX: Final = MatrixBuild("Pi matrix, 10 kΩ pull-ups", BCM2711, BCM2711.r_on, 10.5e3, True)
 """The Pi's matrix as hardware/README.md says to build it (10 kΩ ± 5 %: 10.5 kΩ at worst)."""
 PI_MATRIX_OWN_PULLS: Final = replace(PI_MATRIX, name="Pi matrix, the Pi's pulls only",
                                      pull_up_ohms=None)  # fmt: skip
-PICO: Final = MatrixBuild("Pico, its own pull-ups", RP2040, 100.0, None, True)
+PICO: Final = MatrixBuild("Pico, its own pull-ups", RP2040, RP2040.r_on, None, True)
 """The Pico at its default 4 mA drive (0.4 V at 4 mA: 100 Ω), the optional 10 kΩ left
 out; its firmware claims the rows with the pull-up on (``firmware/main.py``)."""
 PICO_10K: Final = replace(PICO, name="Pico, 10 kΩ pull-ups", pull_up_ohms=10.5e3)

@@ -10,7 +10,8 @@ anything that can drive it.
 it, from ``kicad.py dump``) with the design's nets. :func:`trace` follows the copper of
 both boards, from each sensor found at its place on the base board through its diode,
 the ribbon cable and the HAT's resistors to the Pi's header, and along the LED chain
-from the Pi's SPI pins; :func:`against_config` compares that with the config.
+from the Pi's SPI pins through the base board's buffer; :func:`against_config` compares
+that with the config.
 """
 
 from __future__ import annotations
@@ -21,8 +22,12 @@ from typing import Any
 
 from hardware.pcb.design import BaseSpec, Board, PinMap
 from hardware.pcb.library import PI_HEADER
+from hardware.pcb.parts import CATALOGUE
 
-__all__ = ["Traced", "against_config", "erc", "pads_against_netlist", "trace"]
+__all__ = ["Traced", "against_config", "erc", "erc_pins", "pads_against_netlist", "trace"]
+
+OPTO = CATALOGUE["opto"].value
+LED = CATALOGUE["led"].value
 
 Dump = Mapping[str, Any]
 """``kicad.py dump``'s answer: {"parts": [{"ref", "value", "x", "y", "pads": [...]}]}."""
@@ -30,21 +35,29 @@ Dump = Mapping[str, Any]
 
 def erc(board: Board) -> list[str]:
     """What KiCad's ERC would report on this board's netlist (empty: clean)."""
-    problems = []
-    types: dict[str, list[tuple[str, str]]] = {}
+    pins: dict[tuple[str, str], tuple[str | None, str]] = {}
     for part in board.parts:
         for pad, pin in part.kind.pins.items():
-            net = part.nets.get(pad)
-            if net is None:
-                problems.append(f"{part.ref} pin {pad} ({pin.name}) is on no net")
-                continue
-            types.setdefault(net, []).append((f"{part.ref}.{pad}", pin.type))
-    for net, pins in sorted(types.items()):
+            pins[(part.ref, pad)] = (part.nets.get(pad), pin.type)
+    return erc_pins(pins)
+
+
+def erc_pins(pins: Mapping[tuple[str, str], tuple[str | None, str]]) -> list[str]:
+    """The same rules over (reference, pin) → (net or None, electrical type): a
+    schematic's netlist as :func:`hardware.pcb.schematic.read` finds it, or a board's."""
+    problems = []
+    types: dict[str, list[tuple[str, str]]] = {}
+    for (ref, pad), (net, kind) in sorted(pins.items()):
+        if net is None:
+            problems.append(f"{ref} pin {pad} is on no net")
+            continue
+        types.setdefault(net, []).append((f"{ref}.{pad}", kind))
+    for net, members in sorted(types.items()):
         if net.startswith("unconnected-"):
             continue
-        kinds = [t for _, t in pins]
-        refs = ", ".join(r for r, _ in pins)
-        if len({r.split(".")[0] + r for r, _ in pins}) < 2 and len(pins) < 2:
+        kinds = [t for _, t in members]
+        refs = ", ".join(r for r, _ in members)
+        if len(members) < 2:
             problems.append(f"net {net} has one pin only ({refs})")
         drivers = sum(k in ("output", "power_out") for k in kinds)
         if sum(k == "output" for k in kinds) > 1:
@@ -163,9 +176,9 @@ def trace(base: Dump, hat: Dump, spec: BaseSpec, pins: PinMap) -> Traced:
             continue
         if site.kind == "ir":
             signal = b_pads[ref].get("3", "")
-            opto = next((r for r, p in b_net.get(signal, []) if values[r] == "PC817"), None)
+            opto = next((r for r, p in b_net.get(signal, []) if values[r] == OPTO), None)
             if opto is None:
-                problems.append(f"{site.name}: its IR socket drives no PC817")
+                problems.append(f"{site.name}: its IR socket drives no {OPTO}")
                 continue
             column, between = b_pads[opto]["4"], b_pads[opto]["3"]
         else:
@@ -185,24 +198,28 @@ def trace(base: Dump, hat: Dump, spec: BaseSpec, pins: PinMap) -> Traced:
     led_names = {s.led: s.name for s in spec.sites if s.led is not None}
 
     def chain(gpio: int, in_pad: str, out_pad: str) -> list[str]:
+        # GPIO → the HAT's 47 Ω → the cable → the base board's 74AHCT125 → 47 Ω → LED 0 …
         start = next((p for p, name in PI_HEADER.items() if name == f"GPIO{gpio}"), "")
         net = h_pads[pi].get(start, "")
-        # GPIO → buffer input → its output → 47 Ω → the cable
-        buffer = next((r for r, p in h_net.get(net, []) if h_values[r] == "74AHCT125"), None)
-        if buffer is None:
-            return []
-        a_pad = next(p for r, p in h_net[net] if r == buffer)
-        y_pad = {"2": "3", "5": "6", "9": "8", "12": "11"}[a_pad]
-        out = h_pads[buffer][y_pad]
-        resistor = next((r for r, p in h_net.get(out, []) if h_values[r] == "47"), None)
+        resistor = next((r for r, p in h_net.get(net, []) if h_values[r] == "47"), None)
         if resistor is None:
             return []
-        cable = next(n for p, n in h_pads[resistor].items() if n != out)
+        cable = next(n for p, n in h_pads[resistor].items() if n != net)
         pin = next((p for r, p in h_net.get(cable, []) if r == hat_j), "")
         net = b_pads[base_j].get(pin, "")
+        buffer = next((r for r, p in b_net.get(net, []) if values[r] == "74AHCT125"), None)
+        if buffer is None:
+            return []
+        a_pad = next(p for r, p in b_net[net] if r == buffer)
+        y_pad = {"2": "3", "5": "6", "9": "8", "12": "11"}.get(a_pad, "")
+        out = b_pads[buffer].get(y_pad, "")
+        resistor = next((r for r, p in b_net.get(out, []) if values[r] == "47"), None)
+        if resistor is None:
+            return []
+        net = next(n for p, n in b_pads[resistor].items() if n != out)
         order: list[str] = []
         while True:
-            led = next((r for r, p in b_net.get(net, []) if values[r] == "APA102-2020"
+            led = next((r for r, p in b_net.get(net, []) if values[r] == LED
                         and p == in_pad), None)  # fmt: skip
             if led is None or len(order) > 200:
                 return order

@@ -1,14 +1,17 @@
 """The two printed boards as values: which part goes where, and which pad is on which net.
 
-The base board lies under the wood: for every cell an upright reed switch and its diode,
-for every target and the top a socket for its IR module and the PC817 that puts the
-module's output in the matrix crossing, the three buttons with their diodes and ESD
-diodes, one APA102-2020 LED (with its 100 nF) under every light hole, the LED supply's
-jack, fuse and bulk capacitors, a 3.3 V regulator for the IR modules, and the ribbon
-cable's header. The controller is a Raspberry Pi HAT: the row and column resistors, the
-column pull-ups, the 74AHCT125 that lifts the LEDs' clock and data to 5 V, the piezo,
-and the same header. One ribbon cable (pin *n* to pin *n*) joins the two headers;
-:data:`CABLE` says what runs on each wire.
+The base board lies flat under the wood. Its side facing the wood (KiCad's front, F)
+carries only what sits in a hole of the wood: each cell's sensor (the block the geometry
+file's build names, :func:`cell_block`), one SK9822-EC20 (APA102-2020) LED under every
+light hole, and a 5.1 mm tactile switch inside every button's hole. Everything else is
+on the other side (B): each sensor's diode, the targets' IR headers and optocouplers, the
+LEDs' 100 nF, the LED supply (USB-C, fuse, ESD diode, bulk capacitors), the 74AHCT125
+that lifts the LEDs' clock and data to 5 V (on the LED rail itself, so that nothing
+back-feeds it), the 3.3 V regulator and the ribbon cable's header. The front copper is a
++5V pour, the back a ground pour. The controller is a Raspberry Pi HAT: the row and
+column resistors, the column pull-ups, the series resistors of the LEDs' clock and data,
+the ID EEPROM, the sounder's driver, and the same header. One ribbon cable (pin *n* to
+pin *n*) joins the two headers; :data:`CABLE` says what runs on each wire.
 
 Everything is computed from a :class:`BaseSpec` (where the geometry file puts things) and
 a :class:`PinMap` (what the shipped config says: GPIOs, channel numbers, LED order), so a
@@ -28,6 +31,9 @@ from hardware.pcb.parts import CATALOGUE, PartKind, sensor_kind
 
 __all__ = [
     "CABLE",
+    "HAT_HOLES",
+    "HAT_RADIUS",
+    "HAT_SIZE",
     "Board",
     "Hole",
     "PinMap",
@@ -58,8 +64,18 @@ CABLE: dict[str, str] = {
 odd pins 1–11, the columns on the even pins 2–12, the LEDs' clock and data each beside
 a ground)."""
 
-POWER_NETS = frozenset({"GND", "+5V", "+5V_IN", "3V3", "+5V_PI"})
+POWER_NETS = frozenset({"GND", "+5V", "VBUS", "3V3", "+5V_PI"})
 """Nets routed with wide tracks."""
+
+Side = Literal["F", "B"]
+"""A part's side: F faces the wood on the base board (KiCad's front), B the other."""
+
+
+@dataclass(frozen=True)
+class Hole:
+    x: float
+    y: float
+    diameter: float
 
 
 @dataclass(frozen=True)
@@ -72,13 +88,8 @@ class Site:
     sensor: Point | None
     """Where the reed stands, the IR module's socket goes, or the button's centre is."""
     led: Point | None
-
-
-@dataclass(frozen=True)
-class Hole:
-    x: float
-    y: float
-    diameter: float
+    hole: Hole | None = None
+    """A hole through the board the site needs (an IR module's lead comes down it)."""
 
 
 @dataclass(frozen=True)
@@ -128,10 +139,17 @@ class Placed:
     """Pad number → net name (every pad of the part)."""
     role: str
     """What it is for, e.g. ``sensor a1``, ``LED seat:0``, ``row 3 series resistor``."""
+    side: Side = "F"
 
     @property
     def footprint(self) -> Footprint:
         return load_footprint(self.kind.footprint)
+
+    def local(self, x: float, y: float) -> Point:
+        """A point of the footprint's own frame on the board (a part on the back is
+        mirrored top to bottom first, as KiCad flips it, then turned)."""
+        dx, dy = rotate(x, -y if self.side == "B" else y, self.angle)
+        return (round(self.x + dx, 4), round(self.y + dy, 4))
 
     def pad_positions(self) -> list[tuple[str, float, float]]:
         """(pad, x, y) on the board for every copper pad, as KiCad places it."""
@@ -139,8 +157,8 @@ class Placed:
         for pad in self.footprint.pads:
             if pad.kind == "hole":
                 continue
-            dx, dy = rotate(pad.x, pad.y, self.angle)
-            out.append((pad.name, round(self.x + dx, 4), round(self.y + dy, 4)))
+            x, y = self.local(pad.x, pad.y)
+            out.append((pad.name, x, y))
         return out
 
 
@@ -169,6 +187,10 @@ class Board:
     holes: tuple[Hole, ...]
     tracks: tuple[Track, ...] = field(default=())
     vias: tuple[Via, ...] = field(default=())
+    corner_radius: float = 0.0
+    """The outline's corners, rounded (0: square)."""
+    pours: tuple[tuple[Literal["F.Cu", "B.Cu"], str], ...] = (("F.Cu", "GND"), ("B.Cu", "GND"))
+    """The copper pour of each layer and its net."""
 
     def nets(self) -> dict[str, list[tuple[str, str]]]:
         """Net name → its (ref, pad) pairs, sorted."""
@@ -191,39 +213,57 @@ def _natural(pair: tuple[str, str]) -> tuple[str, int, str]:
     return (letters, int(ref[len(letters) :] or 0), pad.zfill(3))
 
 
-def courtyard(kind: PartKind, at: Point, angle: float) -> tuple[float, float, float, float]:
+def courtyard(
+    kind: PartKind, at: Point, angle: float, side: Side = "F"
+) -> tuple[float, float, float, float]:
     """The part's courtyard on the board (the box around it when turned)."""
     x0, y0, x1, y1 = load_footprint(kind.footprint).courtyard
+    if side == "B":
+        y0, y1 = -y1, -y0
     corners = [rotate(x, y, angle) for x in (x0, x1) for y in (y0, y1)]
     xs = [at[0] + c[0] for c in corners]
     ys = [at[1] + c[1] for c in corners]
     return (min(xs), min(ys), max(xs), max(ys))
 
 
+Box = tuple[float, float, float, float]
+
+
+def _through(kind: PartKind) -> bool:
+    """A part with holes through the board takes room on both sides."""
+    return any(p.kind != "smd" for p in load_footprint(kind.footprint).pads)
+
+
 class _Parts:
-    """Numbers references per prefix in the order parts are added, and finds free room."""
+    """Numbers references per prefix in the order parts are added, and finds free room
+    (on the part's own side; a through-hole part or a hole takes both)."""
 
     def __init__(self, width: float, height: float, holes: tuple[Hole, ...] = ()) -> None:
         self.parts: list[Placed] = []
         self._count: dict[str, int] = {}
         self.width, self.height = width, height
-        self.taken: list[tuple[float, float, float, float]] = [
-            (h.x - h.diameter / 2 - 1, h.y - h.diameter / 2 - 1,
-             h.x + h.diameter / 2 + 1, h.y + h.diameter / 2 + 1)
+        self.taken: list[tuple[Box, frozenset[str]]] = [
+            ((h.x - h.diameter / 2 - 1, h.y - h.diameter / 2 - 1,
+              h.x + h.diameter / 2 + 1, h.y + h.diameter / 2 + 1), frozenset("FB"))
             for h in holes
         ]  # fmt: skip
 
-    def free(self, box: tuple[float, float, float, float], gap: float = 0.6) -> bool:
+    def block(self, box: Box, sides: str = "FB") -> None:
+        self.taken.append((box, frozenset(sides)))
+
+    def free(self, box: Box, side: Side = "F", gap: float = 0.6, both: bool = False) -> bool:
         x0, y0, x1, y1 = box
         if x0 < 1.0 or y0 < 1.0 or x1 > self.width - 1.0 or y1 > self.height - 1.0:
             return False
         return all(
             x1 + gap <= a0 or a1 + gap <= x0 or y1 + gap <= b0 or b1 + gap <= y0
-            for a0, b0, a1, b1 in self.taken
+            for (a0, b0, a1, b1), sides in self.taken
+            if both or side in sides
         )
 
-    def near(self, kind: PartKind, want: Point, angle: float = 0.0) -> Point:
+    def near(self, kind: PartKind, want: Point, angle: float = 0.0, side: Side = "F") -> Point:
         """The free spot nearest ``want`` (0.5 mm steps, outward) for this part."""
+        both = _through(kind)
         for radius in range(0, 120):
             ring = sorted(
                 {(dx, dy) for dx in range(-radius, radius + 1) for dy in (-radius, radius)}
@@ -232,14 +272,20 @@ class _Parts:
             )
             for dx, dy in ring:
                 at = (round(want[0] + dx * 0.5, 3), round(want[1] + dy * 0.5, 3))
-                if self.free(courtyard(kind, at, angle)):
+                if self.free(courtyard(kind, at, angle, side), side, both=both):
                     return at
         raise ValueError(f"no room for a {kind.value} near ({want[0]:.1f}, {want[1]:.1f})")
 
     def add_near(
-        self, kind: PartKind, want: Point, nets: Mapping[str, str], role: str, angle: float = 0.0
+        self,
+        kind: PartKind,
+        want: Point,
+        nets: Mapping[str, str],
+        role: str,
+        angle: float = 0.0,
+        side: Side = "F",
     ) -> Placed:
-        return self.add(kind, self.near(kind, want, angle), nets, role, angle)
+        return self.add(kind, self.near(kind, want, angle, side), nets, role, angle, side)
 
     def add(
         self,
@@ -248,16 +294,17 @@ class _Parts:
         nets: Mapping[str, str],
         role: str,
         angle: float = 0.0,
+        side: Side = "F",
     ) -> Placed:
         missing = set(load_footprint(kind.footprint).pad_names) - set(nets)
         assert not missing, f"{role}: pads {sorted(missing)} have no net"
         n = self._count.get(kind.prefix, 0) + 1
         self._count[kind.prefix] = n
         part = Placed(
-            f"{kind.prefix}{n}", kind, round(at[0], 3), round(at[1], 3), angle, nets, role
+            f"{kind.prefix}{n}", kind, round(at[0], 3), round(at[1], 3), angle, nets, role, side
         )
         self.parts.append(part)
-        self.taken.append(courtyard(kind, at, angle))
+        self.block(courtyard(kind, at, angle, side), "FB" if _through(kind) else side)
         return part
 
 
@@ -273,6 +320,20 @@ def channel_nets(pins: PinMap, name: str) -> tuple[str, str]:
     return f"ROW{row}", f"COL{col}"
 
 
+def _between(site: Site) -> str:
+    return f"SW_{site.name.replace(':', '_')}"
+
+
+def cell_block(parts: _Parts, sensor: PartKind, site: Site, pins: PinMap) -> Placed:
+    """One cell's sensor block as the geometry's build names it: today a switch standing
+    in its hole (pad 1 to the column, pad 2 to the diode), on the side facing the wood.
+    Its diode is added with the others (:func:`_switch_helpers`)."""
+    assert site.sensor is not None
+    col = channel_nets(pins, site.name)[1]
+    nets = {"1": col, "2": _between(site)}
+    return parts.add(sensor, site.sensor, nets, f"{sensor.value} {site.name}")
+
+
 def base_board(spec: BaseSpec, pins: PinMap) -> Board:
     """The base board: every site's sensor, diode and LED, the supply and the header."""
     if len(pins.rows) != MATRIX_SIZE or len(pins.cols) != MATRIX_SIZE:
@@ -280,16 +341,17 @@ def base_board(spec: BaseSpec, pins: PinMap) -> Board:
             f"{pins.source}: the printed boards carry a {MATRIX_SIZE} × {MATRIX_SIZE} matrix; "
             f"the config has {len(pins.rows)} rows and {len(pins.cols)} columns"
         )
-    reed = sensor_kind(
+    sensor = sensor_kind(
         spec.sensor.footprint, spec.sensor.description, spec.sensor.manufacturer, spec.sensor.mpn
     )
-    parts = _Parts(spec.width, spec.height, spec.holes)
+    holes = spec.holes + tuple(s.hole for s in spec.sites if s.hole is not None)
+    parts = _Parts(spec.width, spec.height, holes)
     chain = sorted(
         (pins.leds[s.name], s) for s in spec.sites if s.led is not None and s.name in pins.leds
     )
     if [i for i, _ in chain] != list(range(len(chain))):
         raise ValueError(f"{pins.source}: the LED numbers must run 0, 1, 2, … without a gap")
-    # first what the geometry fixes: switches, sockets, LEDs; then their helpers beside them
+    # first what the geometry fixes: sensors, sockets, buttons, LEDs; then their helpers
     switches: list[tuple[Site, Placed]] = []
     for site in spec.sites:
         if site.sensor is None or site.kind == "none":
@@ -297,63 +359,42 @@ def base_board(spec: BaseSpec, pins: PinMap) -> Board:
         if site.name not in pins.channels:
             raise ValueError(f"{pins.source}: no channel number for {site.name!r}")
         col = channel_nets(pins, site.name)[1]
-        between = f"SW_{site.name.replace(':', '_')}"
         if site.kind == "button":
+            # inside the button's hole in the wood, pressed by its dowel
             kind = CATALOGUE["button"]
-            cx, cy = _centre_offset(kind)
-            at = (site.sensor[0] - cx, site.sensor[1] - cy)
-            nets, role = {"1": col, "2": between}, f"button {site.name.removeprefix('button:')}"
+            part = parts.add(
+                kind, site.sensor, {"1": col, "2": _between(site)},
+                f"button {site.name.removeprefix('button:')}",
+            )  # fmt: skip
         elif site.kind == "ir":
-            kind, at = CATALOGUE["ir"], site.sensor
-            nets, role = {"1": "3V3", "2": "GND", "3": f"IR_{site.name}"}, f"IR module {site.name}"
+            # the module's lead comes down through the hole beside it, to this header
+            kind = CATALOGUE["ir"]
+            part = parts.add(
+                kind, site.sensor, {"1": "3V3", "2": "GND", "3": f"IR_{site.name}"},
+                f"IR module {site.name}", 90.0, "B",
+            )  # fmt: skip
         else:
-            kind, at = reed, site.sensor
-            nets, role = {"1": col, "2": between}, f"reed {site.name}"
-        switches.append((site, parts.add(kind, at, nets, role)))
+            part = cell_block(parts, sensor, site, pins)
+        switches.append((site, part))
     leds: list[tuple[Site, Placed]] = []
     for n, (_, site) in enumerate(chain):
         assert site.led is not None
         before = chain[n - 1][1].led if n else None
         after = chain[n + 1][1].led if n + 1 < len(chain) else None
-        # the first LED takes the cable's clock and data; the last one's outputs go nowhere
+        # the first LED takes the buffer's clock and data; the last one's outputs go nowhere
         last = n + 1 == len(chain)
         nets = {
             "1": "+5V",
             "2": "unconnected-LED-CKO" if last else f"LED_C{n + 1}",
             "3": "unconnected-LED-SDO" if last else f"LED_D{n + 1}",
-            "4": f"LED_D{n}" if n else "LED_DATA",
-            "5": f"LED_C{n}" if n else "LED_CLK",
+            "4": f"LED_D{n}",
+            "5": f"LED_C{n}",
             "6": "GND",
         }
         angle = _facing(site.led, after, before)
         leds.append((site, parts.add(CATALOGUE["led"], site.led, nets, f"LED {site.name}", angle)))
     for site, sw in switches:
-        row, col = channel_nets(pins, site.name)
-        between = f"SW_{site.name.replace(':', '_')}"
-        x0, y0, x1, y1 = courtyard(sw.kind, (sw.x, sw.y), sw.angle)
-        if site.kind == "ir":
-            # the module's output lights the PC817's LED (3.3 V → 330 Ω → A, K → OUT);
-            # its transistor is the crossing's switch: C to the column, E to the diode
-            opto = parts.add_near(
-                CATALOGUE["opto"], ((x0 + x1) / 2, y1 + 5.5),
-                {"1": f"IR_A_{site.name}", "2": f"IR_{site.name}", "3": between, "4": col},
-                f"optocoupler {site.name}",
-            )  # fmt: skip
-            x0, y0, x1, y1 = courtyard(opto.kind, (opto.x, opto.y), opto.angle)
-            parts.add_near(
-                CATALOGUE["R330"], (x1 + 2.5, (y0 + y1) / 2),
-                {"1": "3V3", "2": f"IR_A_{site.name}"}, f"optocoupler LED resistor {site.name}",
-            )  # fmt: skip
-        if site.kind == "button":
-            parts.add_near(
-                CATALOGUE["tvs"], ((x0 + x1) / 2, y0 - 1.5), {"1": col, "2": "GND"},
-                f"ESD diode {site.name}",
-            )  # fmt: skip
-        # the band (cathode, pad 1) towards the row: current flows column → row
-        parts.add_near(
-            CATALOGUE["diode"], ((x0 + x1) / 2, y1 + 1.5), {"1": row, "2": between},
-            f"diode {site.name}",
-        )  # fmt: skip
+        _switch_helpers(parts, site, sw, pins)
     fanout: list[Track] = []
     fan_vias: list[Via] = []
     obstacles = [
@@ -368,32 +409,72 @@ def base_board(spec: BaseSpec, pins: PinMap) -> Board:
         # the turn whose fan-out vias keep clear of everything placed so far
         led = _turn_clear(led, fan_vias, obstacles, parts)
         leds[n] = (site, led)
-        parts.taken += [_via_box(v) for v in _led_fanout(led, None)[1]]
-        # the 100 nF on the LED's supply side: VDD (pad 1) and GND (pad 6) face it
-        ox, oy = rotate(0.0, -_cap_distance(), led.angle)
-        want = (round(led.x + ox, 3), round(led.y + oy, 3))
+        for v in _led_fanout(led, None)[1]:
+            parts.block(_via_box(v))
+        # the 100 nF right behind the LED on the back, VDD (pad 1) and GND (pad 6) over it
+        want = led.local(0.0, -CAP_OFFSET)
         cap = parts.add_near(
             CATALOGUE["c100n"], want, {"1": "+5V", "2": "GND"}, f"decoupling {site.name}",
-            led.angle,
+            led.angle, "B",
         )  # fmt: skip
         tracks, vias = _led_fanout(led, cap if (cap.x, cap.y) == want else None)
         fanout += tracks
         fan_vias += vias
-        parts.taken += [_via_box(v) for v in vias]
-    _base_supply(parts, spec, leds[-1][1] if leds else None, pins)
+        for v in vias:
+            parts.block(_via_box(v))
+    supply_tracks, supply_vias = _base_supply(parts, spec, leds[-1][1] if leds else None)
     return Board(
         "base",
         "pyramid-board base board",
         spec.width,
         spec.height,
         tuple(parts.parts),
-        spec.holes,
-        tuple(fanout),
-        tuple(fan_vias),
+        holes,
+        tuple(fanout + supply_tracks),
+        tuple(fan_vias + supply_vias),
+        pours=(("F.Cu", "+5V"), ("B.Cu", "GND")),
     )
 
 
-def _via_box(via: Via) -> tuple[float, float, float, float]:
+CAP_OFFSET = 2.2
+"""From an LED's centre to its 100 nF's on the back, towards the LED's supply pads."""
+
+
+def _switch_helpers(parts: _Parts, site: Site, sw: Placed, pins: PinMap) -> None:
+    """The back side's parts of one crossing: the diode (band towards the row), and for
+    an IR module the optocoupler and its LED's resistor, for a button its ESD diode."""
+    row, col = channel_nets(pins, site.name)
+    between = _between(site)
+    x0, y0, x1, y1 = courtyard(sw.kind, (sw.x, sw.y), sw.angle, sw.side)
+    cx = (x0 + x1) / 2
+    if site.kind == "ir":
+        # the module's output lights the optocoupler's LED (3.3 V → 330 Ω → A, K → OUT);
+        # its transistor is the crossing's switch: C to the column, E to the diode
+        opto = parts.add_near(
+            CATALOGUE["opto"], (cx, y1 + 5.5),
+            {"1": f"IR_A_{site.name}", "2": f"IR_{site.name}", "3": between, "4": col},
+            f"optocoupler {site.name}", 0.0, "B",
+        )  # fmt: skip
+        x0, y0, x1, y1 = courtyard(opto.kind, (opto.x, opto.y), opto.angle, "B")
+        parts.add_near(
+            CATALOGUE["R330"], (x1 + 2.5, (y0 + y1) / 2),
+            {"1": "3V3", "2": f"IR_A_{site.name}"}, f"optocoupler LED resistor {site.name}",
+            0.0, "B",
+        )  # fmt: skip
+        cx = (x0 + x1) / 2
+    if site.kind == "button":
+        parts.add_near(
+            CATALOGUE["tvs"], (cx, y0 - 1.5), {"1": col, "2": "GND"}, f"ESD diode {site.name}",
+            0.0, "B",
+        )  # fmt: skip
+    # the band (cathode, pad 1) towards the row: current flows column → row
+    parts.add_near(
+        CATALOGUE["diode"], (cx, y1 + 1.5), {"1": row, "2": between}, f"diode {site.name}",
+        0.0, "B",
+    )  # fmt: skip
+
+
+def _via_box(via: Via) -> Box:
     r = 0.3 + 0.2
     return (via.at[0] - r, via.at[1] - r, via.at[0] + r, via.at[1] + r)
 
@@ -424,13 +505,6 @@ def _turn_clear(
     return turned
 
 
-def _cap_distance() -> float:
-    """From an LED's centre to its capacitor's: their courtyards 0.6 mm apart."""
-    led = load_footprint(CATALOGUE["led"].footprint).courtyard
-    cap = load_footprint(CATALOGUE["c100n"].footprint).courtyard
-    return math.ceil((-led[1] + cap[3] + 0.6) * 2) / 2
-
-
 def _facing(at: Point, after: Point | None, before: Point | None) -> float:
     """The LED's turn (0, 90, 180, 270) that best points its outputs (pads 2, 3, on its
     local −x side) at the next LED and its inputs (pads 4, 5, +x) at the previous one."""
@@ -452,6 +526,8 @@ def _facing(at: Point, after: Point | None, before: Point | None) -> float:
 GRID = 0.5
 """The router's grid (mm); fan-out vias sit on it."""
 POWER_WIDTH = 0.4
+FEED_WIDTH = 1.5
+"""The supply's own tracks, from the USB-C socket through the fuse to its vias."""
 
 
 def _snap(v: float) -> float:
@@ -462,9 +538,10 @@ def _led_fanout(led: Placed, cap: Placed | None) -> tuple[list[Track], list[Via]
     """The tracks and vias every LED gets before routing. Its clock and data pads sit
     between the supply pads and each other: a via just outside each keeps its way out
     open (on either layer) whatever the router lays nearby. The centre GND pad (between
-    the data pads) drops through a via of its own, the centre VDD pad is tied to its
-    corner, and when the capacitor sits where it should, the VDD and GND corners run
-    straight to it and its GND drops to the bottom layer."""
+    the data pads) drops through a via of its own to the back's ground pour, the centre
+    VDD pad is tied to its corner (the front is the +5V pour). When the 100 nF sits
+    where it should (on the back, under the supply pads), a via beside its + pad joins
+    it to the VDD corner, and its − pad is in the back's ground pour."""
     tracks: list[Track] = []
     vias: list[Via] = []
     pads = led.pad_positions()
@@ -488,15 +565,14 @@ def _led_fanout(led: Placed, cap: Placed | None) -> tuple[list[Track], list[Via]
     ]
     vias.append(Via("GND", centre_via))
     if cap is not None:
-        c5v, cgnd = [(x, y) for _, x, y in sorted(cap.pad_positions())]
-        ox, oy = rotate(0.0, -1.3, led.angle)
-        cap_via = (_snap(cgnd[0] + ox), _snap(cgnd[1] + oy))
+        c5v = next((x, y) for n, x, y in cap.pad_positions() if n == "1")
+        ox, oy = rotate(-1.3, 0.0, led.angle)
+        cap_via = (_snap(c5v[0] + ox), _snap(c5v[1] + oy))
         tracks += [
-            Track("+5V", "F.Cu", POWER_WIDTH, vdd[1], c5v),
-            Track("GND", "F.Cu", POWER_WIDTH, gnd[1], cgnd),
-            Track("GND", "F.Cu", POWER_WIDTH, cgnd, cap_via),
+            Track("+5V", "B.Cu", POWER_WIDTH, c5v, cap_via),
+            Track("+5V", "F.Cu", POWER_WIDTH, cap_via, vdd[1]),
         ]
-        vias.append(Via("GND", cap_via))
+        vias.append(Via("+5V", cap_via))
     return tracks, vias
 
 
@@ -504,54 +580,137 @@ def _dist(to: Point) -> Callable[[Point], float]:
     return lambda p: (p[0] - to[0]) ** 2 + (p[1] - to[1]) ** 2
 
 
-def _base_supply(parts: _Parts, spec: BaseSpec, last_led: Placed | None, pins: PinMap) -> None:
-    """Header, LED supply (jack, fuse, bulk capacitors) and the 3.3 V regulator, near the
-    front edge (rank 1's side, where the buttons are)."""
-    y = spec.height - 8.0
-    parts.add_near(
-        CATALOGUE["idc20"], (6.0, spec.height - 75.0), dict(CABLE), "ribbon cable header"
-    )
-    jack = parts.add_near(
-        CATALOGUE["jack"], (spec.width - 14.7, y - 3.0),
-        {"1": "+5V_IN", "2": "GND", "3": "GND"}, "LED supply jack", 90.0,
+FEED_VIAS = 9
+"""Vias from the supply's back-side copper into the front's +5V pour (3 × 3, 1 mm apart):
+2.6 A in nine 0.3 mm vias."""
+
+
+def _base_supply(
+    parts: _Parts, spec: BaseSpec, last_led: Placed | None
+) -> tuple[list[Track], list[Via]]:
+    """The LED supply, the LEDs' buffer, the 3.3 V regulator and the header, near the
+    front edge (rank 1's side, where the buttons are), all on the back.
+
+    USB-C (5 V only: the sink's 5.1 kΩ on CC1 and CC2 ask no more) → PTC fuse → +5V,
+    which a field of vias takes into the front's +5V pour; an ESD diode across the
+    input and a 1000 µF at the input and at the chain's end. The 74AHCT125 runs on +5V,
+    the LEDs' own rail: with the LED supply unplugged it has no supply, and its inputs
+    (no clamp to V_CC: SN74AHCT125 datasheet, absolute maximum V_I −0.5 to 7 V whatever
+    V_CC) feed nothing from the Pi's 3.3 V."""
+    tracks: list[Track] = []
+    vias: list[Via] = []
+    header = parts.add_near(
+        CATALOGUE["idc20smd"], (8.0, spec.height - 75.0), dict(CABLE), "ribbon cable header",
+        0.0, "B",
+    )  # fmt: skip
+    usb = parts.add(
+        CATALOGUE["usbc"], (_snap(spec.width - 40.0) - 0.25, spec.height - 3.2),
+        {**{p: "VBUS" for p in ("A4", "A9", "B4", "B9")},
+         **{p: "GND" for p in ("A1", "A12", "B1", "B12", "S1")},
+         "A5": "USB_CC1", "B5": "USB_CC2",
+         **{p: f"unconnected-USB-{p}" for p in ("A6", "B6", "A7", "B7", "A8", "B8")}},
+        "LED supply input (USB-C, 5 V)", 180.0, "B",
     )  # fmt: skip
     fuse = parts.add_near(
-        CATALOGUE["fuse"], (jack.x - 6.0, jack.y), {"1": "+5V_IN", "2": "+5V"}, "LED supply fuse"
-    )
+        CATALOGUE["fuse"], (usb.x, usb.y - 10.0), {"1": "VBUS", "2": "+5V"}, "LED supply fuse",
+        0.0, "B",
+    )  # fmt: skip
     parts.add_near(
-        CATALOGUE["c1000u"], (fuse.x - 10.0, fuse.y), {"1": "+5V", "2": "GND"},
-        "bulk capacitor at the supply",
+        CATALOGUE["tvs"], (usb.x - 8.0, usb.y - 6.0), {"1": "VBUS", "2": "GND"},
+        "ESD diode at the LED supply input", 90.0, "B",
+    )  # fmt: skip
+    # the feed: fuse output → a wide track → nine vias into the front's +5V pour
+    out = next((x, y) for n, x, y in fuse.pad_positions() if n == "2")
+    fx, fy = _snap(out[0] + 4.0), _snap(out[1])
+    tracks.append(Track("+5V", "B.Cu", FEED_WIDTH, out, (fx, fy)))
+    for i in range(3):
+        for j in range(3):
+            at = (fx + i * 1.0, fy + (j - 1) * 1.0)
+            vias.append(Via("+5V", at))
+            parts.block(_via_box(Via("+5V", at)))
+    tracks += [
+        Track("+5V", "B.Cu", FEED_WIDTH, (fx, fy - 1.0), (fx + 2.0, fy - 1.0)),
+        Track("+5V", "B.Cu", FEED_WIDTH, (fx, fy + 1.0), (fx + 2.0, fy + 1.0)),
+        Track("+5V", "B.Cu", FEED_WIDTH, (fx, fy - 1.0), (fx, fy + 1.0)),
+        Track("+5V", "B.Cu", FEED_WIDTH, (fx + 2.0, fy - 1.0), (fx + 2.0, fy + 1.0)),
+    ]
+    parts.block((fx - 1.5, fy - 2.0, fx + 3.0, fy + 2.0), "B")
+    for cc, dx in (("USB_CC1", 5.0), ("USB_CC2", -5.0)):
+        parts.add_near(
+            CATALOGUE["R5k1"], (usb.x + dx, usb.y - 7.0), {"1": cc, "2": "GND"},
+            f"USB-C sink's {cc[-3:]} resistor (asks for 5 V only)", 90.0, "B",
+        )  # fmt: skip
+    parts.add_near(
+        CATALOGUE["c1000u"], (fx + 10.0, fy), {"1": "+5V", "2": "GND"},
+        "bulk capacitor at the supply", 0.0, "B",
     )  # fmt: skip
     if last_led is not None:
         parts.add_near(
             CATALOGUE["c1000u"], (last_led.x, last_led.y + 8.0), {"1": "+5V", "2": "GND"},
-            "bulk capacitor at the chain's end",
+            "bulk capacitor at the chain's end", 0.0, "B",
         )  # fmt: skip
     ldo = parts.add_near(
         CATALOGUE["ldo"], (fuse.x - 22.0, fuse.y),
         {"1": "+5V", "2": "GND", "3": "+5V", "4": "unconnected-LDO-NC", "5": "3V3"},
-        "3.3 V regulator for the IR modules",
+        "3.3 V regulator for the IR modules", 0.0, "B",
     )  # fmt: skip
     parts.add_near(
         CATALOGUE["c1u"], (ldo.x - 3.0, ldo.y + 3.0), {"1": "+5V", "2": "GND"},
-        "regulator input capacitor",
+        "regulator input capacitor", 0.0, "B",
     )  # fmt: skip
     parts.add_near(
         CATALOGUE["c1u"], (ldo.x + 3.0, ldo.y + 3.0), {"1": "3V3", "2": "GND"},
-        "regulator output capacitor",
+        "regulator output capacitor", 0.0, "B",
     )  # fmt: skip
-    # the first LED's clock and data arrive from the HAT's 47 Ω resistors
-    del pins
+    # the LEDs' clock and data: cable (3.3 V) → 10 kΩ to ground (dark while the Pi boots
+    # or the cable is out) → 74AHCT125 → 47 Ω → the first LED
+    hx0, _, hx1, hy1 = courtyard(header.kind, (header.x, header.y), header.angle, "B")
+    buf = parts.add_near(
+        CATALOGUE["buffer"], ((hx0 + hx1) / 2 + 3.0, hy1 + 12.0),
+        {"1": "GND", "2": "LED_CLK", "3": "CLK_5V", "4": "GND", "5": "LED_DATA",
+         "6": "DATA_5V", "7": "GND", "8": "unconnected-U-3Y", "9": "GND", "10": "GND",
+         "11": "unconnected-U-4Y", "12": "GND", "13": "GND", "14": "+5V"},
+        "LED clock and data buffer (on the LED rail)", 0.0, "B",
+    )  # fmt: skip
+    parts.add_near(
+        CATALOGUE["c100n"], (buf.x + 8.0, buf.y), {"1": "+5V", "2": "GND"},
+        "buffer decoupling", 90.0, "B",
+    )  # fmt: skip
+    for net, dy, what in (("LED_CLK", -2.0, "clock"), ("LED_DATA", 2.0, "data")):
+        parts.add_near(
+            CATALOGUE["R10k"], (buf.x + 2.0 * dy, buf.y - 8.0), {"1": net, "2": "GND"},
+            f"LED {what} pull-down", 0.0, "B",
+        )  # fmt: skip
+    for net, led, dy, what in (("CLK_5V", "LED_C0", -2.0, "clock"),
+                               ("DATA_5V", "LED_D0", 2.0, "data")):  # fmt: skip
+        parts.add_near(
+            CATALOGUE["R47"], (buf.x + 2.0 * dy, buf.y + 8.0), {"1": net, "2": led},
+            f"LED {what} series resistor", 0.0, "B",
+        )  # fmt: skip
+    return tracks, vias
 
 
 HAT_SIZE = (65.0, 56.5)
-"""A Raspberry Pi HAT: 65 × 56.5 mm, M2.5 holes 3.5 mm in from each corner."""
+"""A Raspberry Pi HAT: 65 × 56.5 mm (Raspberry Pi's HAT specification, raspberrypi/hats,
+``hat-board-mechanical.pdf``)."""
+HAT_HOLES = ((3.5, 3.5), (61.5, 3.5), (3.5, 52.5), (61.5, 52.5))
+"""Its four M2.5 holes, 58 × 49 mm apart, 3.5 mm in from the sides (the same drawing)."""
+HAT_HOLE_DIAMETER = 2.7
+HAT_RADIUS = 3.0
+"""Its corners' radius (the same drawing)."""
 
 
 def controller_board(pins: PinMap) -> Board:
-    """The Pi HAT: protection, pull-ups, the LED buffer, the piezo and the cable header."""
+    """The Pi HAT: protection, pull-ups, the LED lines' resistors, the ID EEPROM, the
+    sounder's driver and the cable header."""
     width, height = HAT_SIZE
-    holes = tuple(Hole(x, y, 2.7) for x in (3.5, width - 3.5) for y in (3.5, height - 3.5))
+    used = {*pins.rows, *pins.cols, pins.clock_gpio, pins.data_gpio, pins.buzzer_gpio}
+    if used & {0, 1}:
+        raise ValueError(
+            f"{pins.source}: GPIO 0 and 1 are the HAT's ID EEPROM's (Raspberry Pi's HAT "
+            "design guide): no matrix line, LED line or buzzer on them"
+        )
+    holes = tuple(Hole(x, y, HAT_HOLE_DIAMETER) for x, y in HAT_HOLES)
     parts = _Parts(width, height, holes)
     header_nets = {pad: _pi_net(pins, name) for pad, name in PI_HEADER.items()}
     # the header centred between the top holes, 3.5 mm from the top edge (pin 1's row
@@ -563,61 +722,83 @@ def controller_board(pins: PinMap) -> Board:
     # the matrix lines: the row's 100 Ω; the column's 1 kΩ with its pull-up on the cable side
     for r, gpio in enumerate(pins.rows):
         parts.add_near(
-            CATALOGUE["R100"], (head.x - 30.0, 12.0 + 3.0 * r),
+            CATALOGUE["R100"], (head.x - 30.0, 12.0 + 4.0 * r),
             {"1": f"ROW{r}", "2": f"GPIO{gpio}"}, f"row {r} series resistor (GPIO {gpio})",
             90.0,
         )  # fmt: skip
     for c, gpio in enumerate(pins.cols):
         parts.add_near(
-            CATALOGUE["R1k"], (head.x - 22.0, 12.0 + 3.0 * c),
+            CATALOGUE["R1k"], (head.x - 22.0, 12.0 + 4.0 * c),
             {"1": f"COL{c}", "2": f"GPIO{gpio}"}, f"column {c} series resistor (GPIO {gpio})",
             90.0,
         )  # fmt: skip
         parts.add_near(
-            CATALOGUE["R10k"], (head.x - 14.0, 12.0 + 3.0 * c),
+            CATALOGUE["R10k"], (head.x - 14.0, 12.0 + 4.0 * c),
             {"1": "3V3", "2": f"COL{c}"}, f"column {c} pull-up", 90.0,
         )  # fmt: skip
-    # the LEDs' clock and data: GPIO → 74AHCT125 (5 V from the Pi) → 47 Ω → cable; a 10 kΩ
-    # holds each input low while the Pi boots (the LEDs stay dark)
-    clk, data = f"GPIO{pins.clock_gpio}", f"GPIO{pins.data_gpio}"
-    buf = parts.add_near(
-        CATALOGUE["buffer"], (20.0, 38.0),
-        {"1": "GND", "2": clk, "3": "CLK_5V", "4": "GND", "5": data, "6": "DATA_5V",
-         "7": "GND", "8": "unconnected-U1-3Y", "9": "GND", "10": "GND",
-         "11": "unconnected-U1-4Y", "12": "GND", "13": "GND", "14": "+5V_PI"},
-        "LED clock and data buffer",
+    # the LEDs' clock and data at 3.3 V through 47 Ω into the cable (the buffer is on the
+    # base board, on the LEDs' own supply)
+    for gpio, net, what in ((pins.clock_gpio, "LED_CLK", "clock"),
+                            (pins.data_gpio, "LED_DATA", "data")):  # fmt: skip
+        parts.add_near(
+            CATALOGUE["R47"], (head.x - 14.0, 38.0 + (4.0 if what == "data" else 0.0)),
+            {"1": f"GPIO{gpio}", "2": net}, f"LED {what} series resistor (GPIO {gpio})", 90.0,
+        )  # fmt: skip
+    # the ID EEPROM (Raspberry Pi's HAT design guide, "ID EEPROM"): a CAT24C32 at 0x50
+    # (A0–A2 low), 3.9 kΩ pull-ups on ID_SD and ID_SC, WP pulled up by 1 kΩ with a test
+    # point to ground it for writing
+    eeprom = parts.add_near(
+        CATALOGUE["eeprom"], (12.0, 34.0),
+        {"1": "GND", "2": "GND", "3": "GND", "4": "GND", "5": "ID_SD", "6": "ID_SC",
+         "7": "EEPROM_WP", "8": "3V3"},
+        "HAT ID EEPROM",
     )  # fmt: skip
     parts.add_near(
-        CATALOGUE["c100n"], (buf.x + 5.5, buf.y - 4.0), {"1": "+5V_PI", "2": "GND"},
-        "buffer decoupling", 90.0,
+        CATALOGUE["c100n"], (eeprom.x + 5.0, eeprom.y - 3.0), {"1": "3V3", "2": "GND"},
+        "EEPROM decoupling", 90.0,
+    )  # fmt: skip
+    for net, dx in (("ID_SD", -4.0), ("ID_SC", -1.5)):
+        parts.add_near(
+            CATALOGUE["R3k9"], (eeprom.x + dx, eeprom.y - 6.0), {"1": "3V3", "2": net},
+            f"{net} pull-up", 90.0,
+        )  # fmt: skip
+    parts.add_near(
+        CATALOGUE["R1k"], (eeprom.x + 2.0, eeprom.y + 5.5), {"1": "3V3", "2": "EEPROM_WP"},
+        "EEPROM write-protect pull-up", 90.0,
     )  # fmt: skip
     parts.add_near(
-        CATALOGUE["R10k"], (buf.x - 6.0, buf.y - 2.0), {"1": clk, "2": "GND"},
-        "LED clock pull-down", 90.0,
+        CATALOGUE["testpoint"], (eeprom.x + 6.0, eeprom.y + 5.5), {"1": "EEPROM_WP"},
+        "EEPROM write enable: ground this pad to write",
     )  # fmt: skip
-    parts.add_near(
-        CATALOGUE["R10k"], (buf.x - 8.5, buf.y - 2.0), {"1": data, "2": "GND"},
-        "LED data pull-down", 90.0,
-    )  # fmt: skip
-    parts.add_near(
-        CATALOGUE["R47"], (buf.x + 8.0, buf.y + 1.0), {"1": "CLK_5V", "2": "LED_CLK"},
-        "LED clock series resistor", 90.0,
-    )  # fmt: skip
-    parts.add_near(
-        CATALOGUE["R47"], (buf.x + 10.5, buf.y + 1.0), {"1": "DATA_5V", "2": "LED_DATA"},
-        "LED data series resistor", 90.0,
-    )  # fmt: skip
+    # the sounder: GPIO → 1 kΩ → NPN (10 kΩ base pull-down) switching the speaker and its
+    # 47 Ω from the Pi's 5 V, a flyback diode across the coil
     buzz = f"GPIO{pins.buzzer_gpio}"
-    piezo = parts.add_near(
-        CATALOGUE["piezo"], (8.0, height - 10.0), {"1": "BUZZER", "2": "GND"}, "piezo"
+    sounder = parts.add_near(
+        CATALOGUE["sounder"], (8.0, height - 9.0), {"1": "SND+", "2": "SND-"}, "sounder leads"
     )
+    q = parts.add_near(
+        CATALOGUE["npn"], (sounder.x + 9.0, sounder.y), {"1": "SND_B", "2": "GND", "3": "SND-"},
+        "sounder switch",
+    )  # fmt: skip
     parts.add_near(
-        CATALOGUE["R220"], (piezo.x + 4.0, piezo.y - 7.0), {"1": buzz, "2": "BUZZER"},
-        "piezo resistor", 90.0,
+        CATALOGUE["R1k"], (q.x + 4.0, q.y - 3.0), {"1": buzz, "2": "SND_B"},
+        "sounder switch base resistor", 90.0,
+    )  # fmt: skip
+    parts.add_near(
+        CATALOGUE["R10k"], (q.x + 6.5, q.y - 3.0), {"1": "SND_B", "2": "GND"},
+        "sounder switch base pull-down", 90.0,
+    )  # fmt: skip
+    parts.add_near(
+        CATALOGUE["R47"], (sounder.x + 4.0, sounder.y - 6.0), {"1": "+5V_PI", "2": "SND+"},
+        "sounder series resistor", 90.0,
+    )  # fmt: skip
+    parts.add_near(
+        CATALOGUE["flyback"], (sounder.x + 5.0, sounder.y + 4.0), {"1": "SND+", "2": "SND-"},
+        "sounder flyback diode",
     )  # fmt: skip
     return Board(
         "controller", "pyramid-board controller (Raspberry Pi HAT)", width, height,
-        tuple(parts.parts), holes,
+        tuple(parts.parts), holes, corner_radius=HAT_RADIUS,
     )  # fmt: skip
 
 
@@ -629,6 +810,10 @@ def _pi_net(pins: PinMap, name: str) -> str:
         return "+5V_PI"
     if name == "3V3":
         return "3V3"
+    if name == "GPIO0":
+        return "ID_SD"
+    if name == "GPIO1":
+        return "ID_SC"
     used = {*pins.rows, *pins.cols, pins.clock_gpio, pins.data_gpio, pins.buzzer_gpio}
     if int(name.removeprefix("GPIO")) in used:
         return name

@@ -23,7 +23,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from hardware.pcb import design, library, outputs
+from hardware.pcb import copper, design, library, outputs, power, schematic
 from hardware.pcb.design import Board
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.inputs import Inputs, load_inputs
@@ -57,6 +57,7 @@ def write_library(inputs: Inputs) -> None:
     lib.mkdir(exist_ok=True)
     wanted = {
         f"{library.PI_SOCKET.name}.kicad_mod": library.PI_SOCKET.text,
+        f"{library.TACTILE.name}.kicad_mod": library.TACTILE.text,
         f"{inputs.spec.sensor.footprint.partition(':')[2]}.kicad_mod": (
             inputs.spec.sensor.footprint_text
         ),
@@ -134,6 +135,7 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
     (project / f"{name}.kicad_pro").write_text(PROJECT % name, encoding="utf-8")
     source = f"hardware/geometry.toml, {inputs.pins.source}"
     (project / f"{name}.net").write_text(outputs.netlist(board, source), encoding="utf-8")
+    schematic.write(board, project / f"{name}.kicad_sch", source)
     spec = work / f"{name}.json"
     spec.write_text(json.dumps(layout(routed, Rules(), source, SEED)), encoding="utf-8")
     pcb = project / f"{name}.kicad_pcb"
@@ -165,11 +167,25 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
         "smt_parts": sum(1 for p in board.parts if p.kind.assembly == "smt"),
         "hand_parts": sum(1 for p in board.parts if p.kind.assembly == "hand"),
         "nets": len([n for n in board.nets() if not n.startswith("unconnected-")]),
+        "parts_cost_usd": outputs.parts_cost(board),
         "tracks": len(routed.tracks),
         "vias": len(routed.vias),
         "drc": drc["counts"],
         "drc_kinds": dict(sorted(kinds.items())),
     }
+    if any(p.kind.key == "led" for p in board.parts):
+        leds, others, entry = power.loads(board)
+        drops = copper.solve(pcb, board.width, board.height, leds, others, entry,
+                             celsius=power.WARM_COPPER)  # fmt: skip
+        worst = drops[0]
+        summary["led_supply"] = {
+            "full_white_amps": power.budget(board).full_white,
+            "copper_celsius": power.WARM_COPPER,
+            "worst_led": worst.ref,
+            "worst_drop_volts": round(worst.supply_volts, 4),
+            "of_which_5v": round(worst.positive, 4),
+            "of_which_gnd": round(worst.ground, 4),
+        }
     (fab / f"{name}-summary.json").write_text(
         json.dumps(summary, indent=2) + "\n", encoding="utf-8"
     )

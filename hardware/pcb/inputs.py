@@ -114,7 +114,10 @@ def base_spec(geo: Geometry) -> BaseSpec:
                 f"the printed base board senses {name} by IR, not {sensor.name!r}",
             )
         at = board(geo.place(name) + IR_SOCKET_OFFSET)
-        sites.append(Site(name, "ir", at, board(geo.led_position(name))))
+        # a module looking up from under its target sends its lead down through the board
+        below = sensor.height is not None and sensor.height < 0 and sensor.hole_diameter > 0
+        hole = Hole(*board(geo.place(name)), sensor.hole_diameter) if below else None
+        sites.append(Site(name, "ir", at, board(geo.led_position(name)), hole))
     for name, centre in geo.buttons.items():
         sites.append(
             Site(_named("button", name), "button", board(centre), board(geo.led_position(name)))

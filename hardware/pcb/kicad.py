@@ -76,8 +76,11 @@ def build(layout_path: Path, out: Path) -> dict[str, Any]:
         return nets[name]
 
     w, h = layout["width"], layout["height"]
-    corners = [(0.0, 0.0), (w, 0.0), (w, h), (0.0, h)]
-    for a, b in zip(corners, corners[1:] + corners[:1], strict=True):
+    r = float(layout.get("corner_radius", 0.0))
+    # the outline: four sides, and with r > 0 a quarter circle at each corner
+    sides = [((r, 0.0), (w - r, 0.0)), ((w, r), (w, h - r)), ((w - r, h), (r, h)),
+             ((0.0, h - r), (0.0, r))]  # fmt: skip
+    for a, b in sides:
         edge = pcbnew.PCB_SHAPE(board)
         edge.SetShape(pcbnew.SHAPE_T_SEGMENT)
         edge.SetStart(_point(list(a)))
@@ -85,6 +88,21 @@ def build(layout_path: Path, out: Path) -> dict[str, Any]:
         edge.SetLayer(pcbnew.Edge_Cuts)
         edge.SetWidth(_nm(0.1))
         board.Add(edge)
+    if r > 0:
+        d = r * (1 - 0.5**0.5)
+        arcs = [
+            ((0.0, r), (d, d), (r, 0.0)),
+            ((w - r, 0.0), (w - d, d), (w, r)),
+            ((w, h - r), (w - d, h - d), (w - r, h)),
+            ((r, h), (d, h - d), (0.0, h - r)),
+        ]
+        for start, mid, end in arcs:
+            arc = pcbnew.PCB_SHAPE(board)
+            arc.SetShape(pcbnew.SHAPE_T_ARC)
+            arc.SetArcGeometry(_point(list(start)), _point(list(mid)), _point(list(end)))
+            arc.SetLayer(pcbnew.Edge_Cuts)
+            arc.SetWidth(_nm(0.1))
+            board.Add(arc)
 
     for part in layout["parts"]:
         lib, _, name = part["footprint"].partition(":")
@@ -93,11 +111,16 @@ def build(layout_path: Path, out: Path) -> dict[str, Any]:
             raise SystemExit(f"footprint {part['footprint']} not found")
         fp.SetReference(part["ref"])
         fp.SetValue(part["value"])
+        board.Add(fp)
         fp.SetPosition(_point([part["x"], part["y"]]))
+        back = part.get("side") == "B"
+        if back:
+            # mirrored top to bottom about its own position, then turned
+            fp.Flip(fp.GetPosition(), False)
         fp.SetOrientationDegrees(float(part["angle"]))
         # references on the fabrication layer: the assembly drawing has them, and no
         # silkscreen text lands on a pad of these crowded boards
-        fp.Reference().SetLayer(pcbnew.F_Fab)
+        fp.Reference().SetLayer(pcbnew.B_Fab if back else pcbnew.F_Fab)
         fp.Reference().SetTextSize(pcbnew.wxSize(_nm(0.8), _nm(0.8)))
         fp.Reference().SetTextThickness(_nm(0.12))
         for key, value in part["fields"].items():
@@ -110,7 +133,6 @@ def build(layout_path: Path, out: Path) -> dict[str, Any]:
             name = part["nets"].get(pad.GetName(), "")
             if name and not name.startswith("unconnected-"):
                 pad.SetNet(net(name))
-        board.Add(fp)
 
     for t in layout["tracks"]:
         track = pcbnew.PCB_TRACK(board)
@@ -129,10 +151,11 @@ def build(layout_path: Path, out: Path) -> dict[str, Any]:
         board.Add(via)
 
     inset = rules["edge"]
-    for layer in (pcbnew.F_Cu, pcbnew.B_Cu):
+    for layer_name, pour_net in layout["pours"]:
+        layer = pcbnew.F_Cu if layer_name == "F.Cu" else pcbnew.B_Cu
         zone = pcbnew.ZONE(board)
         zone.SetLayer(layer)
-        zone.SetNet(net("GND"))
+        zone.SetNet(net(pour_net))
         outline = zone.Outline()
         outline.NewOutline()
         for x, y in (
@@ -147,7 +170,9 @@ def build(layout_path: Path, out: Path) -> dict[str, Any]:
         zone.SetThermalReliefGap(_nm(0.3))
         zone.SetThermalReliefSpokeWidth(_nm(0.4))
         zone.SetIslandRemovalMode(pcbnew.ISLAND_REMOVAL_MODE_ALWAYS)
-        zone.SetPadConnection(pcbnew.ZONE_CONNECTION_THERMAL)
+        # surface-mount pads solid in their pour (the LEDs' supply), through-hole pads on
+        # thermal spokes (they are soldered by hand)
+        zone.SetPadConnection(pcbnew.ZONE_CONNECTION_THT_THERMAL)
         board.Add(zone)
     out.parent.mkdir(parents=True, exist_ok=True)
     board.Save(str(out))
@@ -207,7 +232,20 @@ def dump(board_path: Path) -> dict[str, Any]:
             }
         )
     box = board.GetBoardEdgesBoundingBox()
+    edges = []
+    for item in board.GetDrawings():
+        if item.GetClass() != "PCB_SHAPE" or item.GetLayer() != pcbnew.Edge_Cuts:
+            continue
+        arc = item.GetShape() == pcbnew.SHAPE_T_ARC
+        shape: dict[str, Any] = {"kind": "arc" if arc else "segment",
+                                 "start": [item.GetStart().x / MM, item.GetStart().y / MM],
+                                 "end": [item.GetEnd().x / MM, item.GetEnd().y / MM]}  # fmt: skip
+        if shape["kind"] == "arc":
+            shape["centre"] = [item.GetCenter().x / MM, item.GetCenter().y / MM]
+            shape["radius"] = item.GetRadius() / MM
+        edges.append(shape)
     return {
+        "edges": edges,
         "parts": parts,
         "size": [box.GetWidth() / MM, box.GetHeight() / MM],
         "tracks": sum(1 for t in board.GetTracks() if t.GetClass() == "PCB_TRACK"),
@@ -223,6 +261,7 @@ LAYERS = {
     "F_SilkS": "F.SilkS",
     "B_SilkS": "B.SilkS",
     "F_Paste": "F.Paste",
+    "B_Paste": "B.Paste",
     "Edge_Cuts": "Edge.Cuts",
 }
 

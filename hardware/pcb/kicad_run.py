@@ -83,6 +83,7 @@ def layout(board: Board, rules: Rules, source: str, seed: int) -> dict[str, Any]
             "x": p.x,
             "y": p.y,
             "angle": p.angle,
+            "side": p.side,
             "nets": dict(p.nets),
             "fields": {
                 "Manufacturer": p.kind.manufacturer,
@@ -115,6 +116,8 @@ def layout(board: Board, rules: Rules, source: str, seed: int) -> dict[str, Any]
         "seed": seed,
         "width": board.width,
         "height": board.height,
+        "corner_radius": board.corner_radius,
+        "pours": [list(p) for p in board.pours],
         "libraries": {lib: str(dirs[lib]) for lib in sorted(libs | {PROJECT_LIBRARY})},
         "rules": {
             "clearance": rules.clearance,

@@ -10,13 +10,17 @@ below and written by ``make board`` (the test of the committed outputs sees them
   mechanical drawing: header centred between the mounting holes, 3.5 mm from the edge).
 - ``Reed_Upright_P{pitch}``: a reed switch standing on lead 1 (the glass over it, up into
   its hole in the wood), lead 2 bent down beside the glass ``pitch`` mm away.
+- ``SW_Push_1P1T_XKB_TS-1187A``: the 5.1 × 5.1 mm SMD tactile switch under each button's
+  dowel (KiCad 6's library has none; its land pattern as KiCad 7's library and XKB's
+  TS-1187A drawing give it: four 1.0 × 0.75 mm pads at x ±3.0, y ±1.875, pads 1 and 2
+  each a pair joined inside the switch).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PI_HEADER", "PI_SOCKET", "LibraryFootprint", "reed_upright"]
+__all__ = ["PI_HEADER", "PI_SOCKET", "TACTILE", "LibraryFootprint", "reed_upright"]
 
 PI_HEADER: dict[str, str] = {
     "1": "3V3", "2": "5V", "3": "GPIO2", "4": "5V", "5": "GPIO3", "6": "GND", "7": "GPIO4",
@@ -103,3 +107,22 @@ def reed_upright(pitch: float, glass_diameter: float) -> LibraryFootprint:
                   max(r, 0.6) + 0.25, 0.05)  # fmt: skip
     descr = f"Reed switch standing upright on pad 1, glass diameter {glass_diameter:g} mm"
     return LibraryFootprint(name, _module(name, descr, body, -r - 1.5))
+
+
+def _tactile() -> LibraryFootprint:
+    name = "SW_Push_1P1T_XKB_TS-1187A"
+    body = ""
+    for pad, y in (("1", -1.875), ("2", 1.875)):
+        for x in (-3.0, 3.0):
+            body += (
+                f'  (pad "{pad}" smd rect (at {x:g} {y:g}) (size 1 0.75) '
+                '(layers "F.Cu" "F.Paste" "F.Mask"))\n'
+            )
+    body += _rect("F.Fab", -2.55, -2.55, 2.55, 2.55, 0.1)
+    body += '  (fp_circle (center 0 0) (end 1 0) (layer "F.Fab") (width 0.1) (fill none))\n'
+    body += _rect("F.CrtYd", -3.75, -2.8, 3.75, 2.8, 0.05)
+    descr = "SMD tactile switch 5.1 x 5.1 mm, XKB TS-1187A"
+    return LibraryFootprint(name, _module(name, descr, body, -3.75, attr="smd"))
+
+
+TACTILE = _tactile()

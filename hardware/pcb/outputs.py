@@ -20,7 +20,7 @@ import re
 from hardware.pcb import sexpr
 from hardware.pcb.design import Board
 
-__all__ = ["bom_csv", "cpl_csv", "netlist", "normalise"]
+__all__ = ["bom_csv", "cpl_csv", "netlist", "normalise", "parts_cost"]
 
 
 def netlist(board: Board, source: str) -> str:
@@ -70,24 +70,33 @@ def bom_csv(board: Board) -> str:
         k = part.kind
         key = (k.value, k.footprint.partition(":")[2], k.lcsc, k.manufacturer, k.mpn, k.assembly)
         groups.setdefault(key, []).append(part.ref)
+    prices = {p.kind.mpn: p.kind.price for p in board.parts}
     rows = [["Comment", "Designator", "Footprint", "LCSC", "Manufacturer", "MPN", "Assembly",
-             "Quantity"]]  # fmt: skip
+             "Quantity", "Unit price (USD)"]]  # fmt: skip
     for (value, fp, lcsc, maker, mpn, assembly), refs in sorted(groups.items()):
-        rows.append([value, ",".join(refs), fp, lcsc, maker, mpn, assembly, str(len(refs))])
+        rows.append([value, ",".join(refs), fp, lcsc, maker, mpn, assembly, str(len(refs)),
+                     f"{prices[mpn]:g}"])  # fmt: skip
     return _rows(rows)
 
 
 def cpl_csv(board: Board) -> str:
+    """The placement file in the Gerbers' frame: KiCad plots them from its own origin
+    (the board's top left corner) with y upwards, so a part at KiCad's (x, y) is at
+    (x, −y) there, as KiCad's own position file puts it."""
     rows = [["Designator", "Mid X", "Mid Y", "Layer", "Rotation"]]
     for part in board.parts:
         if part.kind.assembly != "smt":
             continue
-        # KiCad's y points down; the placement file's up, from the board's lower left corner
         rows.append(
-            [part.ref, f"{part.x:.3f}mm", f"{board.height - part.y:.3f}mm", "Top",
-             f"{part.angle:g}"]
+            [part.ref, f"{part.x:.3f}mm", f"{-part.y:.3f}mm",
+             "Top" if part.side == "F" else "Bottom", f"{part.angle:g}"]
         )  # fmt: skip
     return _rows(rows)
+
+
+def parts_cost(board: Board) -> float:
+    """USD: every part's unit price (:mod:`hardware.pcb.parts`), summed."""
+    return round(sum(p.kind.price for p in board.parts), 2)
 
 
 _DATED = re.compile(

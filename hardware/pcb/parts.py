@@ -2,8 +2,14 @@
 
 Each pin has KiCad's electrical type (``input``, ``output``, ``passive``, ``power_in``,
 ``power_out``, ``open_collector``, …), which the electrical check (:mod:`checks`) uses
-as KiCad's ERC does. LCSC numbers are given where the part is in JLCPCB's assembly
-library under that number; an empty one means: order it by manufacturer part number.
+as KiCad's ERC does. Every part the assembly service places (``smt``) has its LCSC
+number (the fab's parts library; ``tests/hardware/pcb`` fails on one without); a part
+the maker solders (``hand``) is ordered by its manufacturer part number.
+
+Prices are LCSC's unit prices at 100 pieces as public JLCPCB bills of materials quoted
+them in 2025–2026 where one did (``price_note`` says which), else an estimate for that
+kind of part (``price_note`` says so): the cost per board in hardware/README.md is
+their sum, to be checked against the fab's quote.
 """
 
 from __future__ import annotations
@@ -39,6 +45,9 @@ class PartKind:
     lcsc: str
     assembly: Literal["smt", "hand"]
     """``smt``: the assembly service places it; ``hand``: the maker solders it."""
+    price: float = 0.0
+    """USD per piece (see the module's doc)."""
+    price_note: str = "estimate"
 
 
 def _two(a: str, b: str, t: PinType = "passive") -> dict[str, Pin]:
@@ -48,7 +57,8 @@ def _two(a: str, b: str, t: PinType = "passive") -> dict[str, Pin]:
 def _resistor(ohms: str, mpn: str, lcsc: str) -> PartKind:
     return PartKind(
         f"R{ohms}", "R", ohms, "Resistor_SMD:R_0603_1608Metric", _two("~", "~"),
-        f"resistor {ohms}, 1 %, 0603", "UNI-ROYAL", mpn, lcsc, "smt",
+        f"resistor {ohms}, 1 %, 0603", "UNI-ROYAL", mpn, lcsc, "smt", 0.002,
+        "LCSC basic part, about $0.002 at 100",
     )  # fmt: skip
 
 
@@ -63,79 +73,98 @@ CATALOGUE: dict[str, PartKind] = {
     kind.key: kind
     for kind in (
         PartKind(
-            "led", "D", "APA102-2020", "LED_SMD:LED-APA102-2020",
+            # Not stocked by LCSC as APA102-2020: its pin-compatible twin in the same 2 × 2 mm
+            # package (same protocol, the program drives both: hardware/README.md)
+            "led", "D", "SK9822-EC20", "LED_SMD:LED-APA102-2020",
             {"1": Pin("VDD", "power_in"), "2": Pin("CKO", "output"), "3": Pin("SDO", "output"),
              "4": Pin("SDI", "input"), "5": Pin("CKI", "input"), "6": Pin("GND", "power_in")},
-            "addressable RGB LED with clock and data, 2 × 2 mm, 5 V", "Shiji Lighting (APA)",
-            "APA102-2020", "", "smt",
+            "addressable RGB LED with clock and data, 2 × 2 mm, 5 V (APA102-2020 compatible)",
+            "OPSCO Optoelectronics", "SK9822-EC20", "C2909059", "smt", 0.10,
         ),
         PartKind(
             "diode", "D", "BAT43W", "Diode_SMD:D_SOD-123", _two("K", "A"),
             "Schottky diode 30 V 200 mA, SOD-123 (the BAT43 of the hand-wired builds)",
-            "Diodes Incorporated", "BAT43W-7-F", "", "smt",
+            "Changjiang Electronics (CJ)", "BAT43W", "C19167", "smt", 0.01,
         ),
         PartKind(
             "tvs", "D", "PESD5V0S1BA", "Diode_SMD:D_SOD-323", _two("~", "~"),
-            "TVS diode 5 V bidirectional, SOD-323: ESD on a button", "Nexperia",
-            "PESD5V0S1BA,115", "", "smt",
+            "ESD/TVS diode 5 V bidirectional, SOD-323", "HXY MOSFET", "PESD5V0S1BA",
+            "C5261083", "smt", 0.02,
         ),
         PartKind(
             "c100n", "C", "100nF", "Capacitor_SMD:C_0603_1608Metric", _two("~", "~"),
             "ceramic capacitor 100 nF 50 V X7R, 0603", "YAGEO", "CC0603KRX7R9BB104", "C14663",
-            "smt",
+            "smt", 0.003, "LCSC basic part",
         ),
         PartKind(
             "c1u", "C", "1uF", "Capacitor_SMD:C_0603_1608Metric", _two("~", "~"),
             "ceramic capacitor 1 µF 25 V X5R, 0603", "Samsung", "CL10A105KB8NNNC", "C15849",
-            "smt",
+            "smt", 0.004, "LCSC basic part",
         ),
         PartKind(
-            "c1000u", "C", "1000uF", "Capacitor_THT:CP_Radial_D10.0mm_P5.00mm",
+            "c1000u", "C", "1000uF", "Capacitor_SMD:CP_Elec_10x10.5",
             {"1": Pin("+", "passive"), "2": Pin("-", "passive")},
-            "electrolytic capacitor 1000 µF 10 V, 10 mm, 5 mm pitch", "Nichicon", "UVR1A102MPD",
-            "", "hand",
+            "aluminium electrolytic capacitor 1000 µF 10 V, SMD can 10 × 10.2 mm",
+            "Panasonic", "EEE-FK1A102P", "", "hand", 0.60,
         ),
         PartKind(
-            "fuse", "F", "2A", "Fuse:Fuse_1812_4532Metric", _two("~", "~"),
-            "resettable fuse (PTC), 2 A hold, 1812", "Bourns", "MF-MSMF200-2", "", "smt",
+            # Littelfuse-style 1812 PTC: 2.6 A hold, 5 A trip, 30 V (the budget: README.md)
+            "fuse", "F", "2.6A", "Fuse:Fuse_1812_4532Metric", _two("~", "~"),
+            "resettable fuse (PTC), 2.6 A hold, 5 A trip, 30 V, 1812", "LUTE",
+            "1812L260/30GR", "C20617446", "smt", 0.10,
         ),
         PartKind(
-            "jack", "J", "5V 2A", "Connector_BarrelJack:BarrelJack_CUI_PJ-102AH_Horizontal",
-            {"1": Pin("+5V", "power_out"), "2": Pin("GND", "power_out"),
-             "3": Pin("GND", "passive")},
-            "DC jack 5.5 × 2.1 mm, centre positive: the LED supply", "CUI Devices", "PJ-102AH",
-            "", "hand",
+            "usbc", "J", "USB-C 5V", "Connector_USB:USB_C_Receptacle_HRO_TYPE-C-31-M-12",
+            {**{p: Pin("VBUS", "power_out") for p in ("A4", "A9", "B4", "B9")},
+             **{p: Pin("GND", "power_out") for p in ("A1", "A12", "B1", "B12")},
+             "A5": Pin("CC1", "passive"), "B5": Pin("CC2", "passive"),
+             "A6": Pin("D+", "passive"), "B6": Pin("D+", "passive"),
+             "A7": Pin("D-", "passive"), "B7": Pin("D-", "passive"),
+             "A8": Pin("SBU1", "passive"), "B8": Pin("SBU2", "passive"),
+             "S1": Pin("SHIELD", "passive")},
+            "USB-C receptacle, 16 pins: the LED supply's 5 V input (power only)",
+            "Korean Hroparts Elec", "TYPE-C-31-M-12", "C165948", "smt", 0.20,
         ),
         PartKind(
             "idc20", "J", "2x10 IDC", "Connector_IDC:IDC-Header_2x10_P2.54mm_Vertical",
             {str(n): Pin(str(n), "passive") for n in range(1, 21)},
             "box header 2 × 10, 2.54 mm, keyed (the ribbon cable between the boards)",
-            "Amphenol ICC", "T821120A1S100CEU", "", "hand",
+            "Amphenol ICC", "T821120A1S100CEU", "", "hand", 0.50,
         ),
         PartKind(
-            "ir", "J", "IR module", "Connector_JST:JST_XH_B3B-XH-A_1x03_P2.50mm_Vertical",
+            "idc20smd", "J", "2x10 IDC", "Connector_IDC:IDC-Header_2x10_P2.54mm_Vertical_SMD",
+            {str(n): Pin(str(n), "passive") for n in range(1, 21)},
+            "box header 2 × 10, 2.54 mm, keyed, surface mount (the ribbon cable's end on the "
+            "base board)",
+            "JXTCONN", "JXT-IDC2.54-2X10P-A2", "C54803514", "smt", 0.30,
+        ),
+        PartKind(
+            "ir", "J", "IR module", "Connector_PinHeader_2.54mm:"
+            "PinHeader_1x03_P2.54mm_Vertical_SMD_Pin1Left",
             {"1": Pin("3V3", "passive"), "2": Pin("GND", "passive"), "3": Pin("OUT", "passive")},
-            "JST XH 3-pin header: an IR module's lead (3.3 V, GND, OUT)", "JST", "B3B-XH-A",
-            "", "hand",
+            "pin header 1 × 3, 2.54 mm, surface mount: an IR module's jumper lead (3.3 V, GND, "
+            "OUT)", "any", "1x03 2.54 mm SMD pin header", "", "hand", 0.05,
         ),
         PartKind(
-            "opto", "U", "PC817", "Package_DIP:DIP-4_W7.62mm",
+            "opto", "U", "EL817S", "Package_DIP:SMDIP-4_W9.53mm",
             {"1": Pin("A", "passive"), "2": Pin("K", "passive"), "3": Pin("E", "passive"),
              "4": Pin("C", "passive")},
-            "optocoupler: the IR module's output as a switch in its matrix crossing", "Sharp",
-            "PC817X1NSZ9F", "", "hand",
+            "optocoupler (PC817 class, gull wing): the IR module's output as a switch in its "
+            "matrix crossing", "Everlight", "EL817S1(C)(TU)-F", "C106900", "smt", 0.06,
         ),
         PartKind(
             "ldo", "U", "AP2112K-3.3", "Package_TO_SOT_SMD:SOT-23-5",
             {"1": Pin("VIN", "power_in"), "2": Pin("GND", "power_in"), "3": Pin("EN", "input"),
              "4": Pin("NC", "passive"), "5": Pin("VOUT", "power_out")},
             "3.3 V 600 mA regulator for the IR modules", "Diodes Incorporated",
-            "AP2112K-3.3TRG1", "C51118", "smt",
+            "AP2112K-3.3TRG1", "C51118", "smt", 0.08,
         ),
         PartKind(
-            "button", "SW", "button", "Button_Switch_THT:SW_PUSH-12mm", _two("A", "B"),
-            "tactile switch 12 × 12 mm, through hole, with a round cap", "Omron", "B3F-4055", "",
-            "hand",
+            "button", "SW", "button", "pyramid:SW_Push_1P1T_XKB_TS-1187A",
+            {"1": Pin("A", "passive"), "2": Pin("B", "passive")},
+            "tactile switch 5.1 × 5.1 × 1.5 mm, SMD: sits inside the button's hole in the wood, "
+            "pressed by its dowel", "XKB Connectivity", "TS-1187A-B-A-B", "C318884", "smt",
+            0.02,
         ),
         PartKind(
             "buffer", "U", "74AHCT125", "Package_SO:SOIC-14_3.9x8.7mm_P1.27mm",
@@ -145,24 +174,52 @@ CATALOGUE: dict[str, PartKind] = {
              "10": Pin("3~OE", "input"), "11": Pin("4Y", "output"), "12": Pin("4A", "input"),
              "13": Pin("4~OE", "input"), "14": Pin("VCC", "power_in")},
             "quad buffer, TTL inputs, 5 V: lifts the LEDs' clock and data from 3.3 V",
-            "Texas Instruments", "SN74AHCT125DR", "", "smt",
+            "Texas Instruments", "SN74AHCT125DR", "C155176", "smt", 0.35,
         ),
         PartKind(
-            "piezo", "BZ", "piezo", "Buzzer_Beeper:Buzzer_12x9.5RM7.6", _two("+", "-"),
-            "passive piezo transducer 12 mm, 7.6 mm pitch (no built-in oscillator)",
-            "Murata", "PKM13EPYH4000-A0", "", "hand",
+            "eeprom", "U", "CAT24C32", "Package_SO:SOIC-8_3.9x4.9mm_P1.27mm",
+            {"1": Pin("A0", "input"), "2": Pin("A1", "input"), "3": Pin("A2", "input"),
+             "4": Pin("GND", "power_in"), "5": Pin("SDA", "bidirectional"),
+             "6": Pin("SCL", "input"), "7": Pin("WP", "input"), "8": Pin("VCC", "power_in")},
+            "I²C EEPROM 32 kbit, 16-bit addressed: the HAT's ID EEPROM", "onsemi",
+            "CAT24C32WI-GT3", "C81193", "smt", 0.12,
+        ),
+        PartKind(
+            "npn", "Q", "MMBT3904", "Package_TO_SOT_SMD:SOT-23",
+            {"1": Pin("B", "input"), "2": Pin("E", "passive"), "3": Pin("C", "passive")},
+            "NPN transistor 40 V 200 mA, SOT-23: switches the sounder from 5 V",
+            "Changjiang Electronics (CJ)", "MMBT3904", "C20526", "smt", 0.01,
+        ),
+        PartKind(
+            "flyback", "D", "1N4148W", "Diode_SMD:D_SOD-123", _two("K", "A"),
+            "switching diode 75 V 150 mA, SOD-123: the sounder coil's flyback diode",
+            "Changjiang Electronics (CJ)", "1N4148W", "C81598", "smt", 0.01,
+        ),
+        PartKind(
+            "sounder", "LS", "speaker", "Connector_PinHeader_2.54mm:"
+            "PinHeader_1x02_P2.54mm_Vertical",
+            _two("+", "-"),
+            "the sounder's two leads: a dynamic speaker, 8 Ω (hardware/README.md, The buzzer)",
+            "Visaton", "K 28 WP 8 Ohm", "", "hand", 3.0,
+        ),
+        PartKind(
+            "testpoint", "TP", "WP", "TestPoint:TestPoint_Pad_D1.5mm",
+            {"1": Pin("1", "passive")},
+            "test point: ground it to write the ID EEPROM", "-", "copper pad", "", "hand", 0.0,
+            "a pad of the board itself",
         ),
         PartKind(
             "pi", "J", "Raspberry Pi GPIO", "pyramid:RaspberryPi_GPIO_Socket_2x20",
             _pi_pins(),
             "2 × 20 socket, 2.54 mm, 8.5 mm high: onto the Pi's 40-pin header", "Samtec",
-            "SSW-120-01-T-D", "", "hand",
+            "SSW-120-01-T-D", "", "hand", 3.50,
         ),
         _resistor("47", "0603WAF470JT5E", "C23182"),
         _resistor("100", "0603WAF1000T5E", "C22775"),
-        _resistor("220", "0603WAF2200T5E", "C22962"),
         _resistor("330", "0603WAF3300T5E", "C23138"),
         _resistor("1k", "0603WAF1001T5E", "C21190"),
+        _resistor("3k9", "0603WAF3901T5E", "C23018"),
+        _resistor("5k1", "0603WAF5101T5E", "C23186"),
         _resistor("10k", "0603WAF1002T5E", "C25804"),
     )
 }  # fmt: skip
@@ -182,4 +239,6 @@ def sensor_kind(footprint: str, description: str, manufacturer: str, mpn: str) -
         mpn,
         "",
         "hand",
+        0.5,
+        "estimate (the geometry file's sensor)",
     )

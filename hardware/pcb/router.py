@@ -23,7 +23,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from hardware.pcb.design import POWER_NETS, Board, Placed, Track, Via
-from hardware.pcb.footprints import rotate
 
 __all__ = ["RouteError", "Rules", "route"]
 
@@ -66,20 +65,21 @@ def _shapes(part: Placed, net_id: dict[str, int]) -> list[_PadShape]:
     out = []
     a = math.radians(part.angle)
     c, s = abs(math.cos(a)), abs(math.sin(a))
+    own = (0,) if part.side == "F" else (1,)
     for pad in part.footprint.pads:
-        dx, dy = rotate(pad.x, pad.y, part.angle)
+        x, y = part.local(pad.x, pad.y)
         w = pad.width * c + pad.height * s
         h = pad.width * s + pad.height * c
         layers: tuple[int, ...]
         if pad.kind == "hole":
+            # KiCad keeps copper 0.25 mm from a hole (the rules' hole clearance), not 0.15
             net, layers = BLOCKED, (0, 1)
+            w, h = w + 0.2, h + 0.2
         else:
             name = part.nets.get(pad.name, "")
             net = net_id.get(name, BLOCKED)
-            layers = (0,) if pad.kind == "smd" else (0, 1)
-        out.append(
-            _PadShape(net, part.x + dx, part.y + dy, w / 2, h / 2, layers, part.ref, pad.name)
-        )
+            layers = own if pad.kind == "smd" else (0, 1)
+        out.append(_PadShape(net, x, y, w / 2, h / 2, layers, part.ref, pad.name))
     return out
 
 
@@ -95,10 +95,14 @@ class _Grid:
         self.wide = [[FREE] * size for _ in range(2)]
         """Per layer: the net of a wide (power) track through each node."""
         edge = rules.edge + rules.power / 2
+        r = board.corner_radius
         for j in range(self.ny):
             for i in range(self.nx):
                 x, y = i * g, j * g
-                if min(x, y, board.width - x, board.height - y) < edge:
+                # a rounded corner: the distance to the arc's centre, less its radius
+                cx, cy = min(max(x, r), board.width - r), min(max(y, r), board.height - r)
+                inside = r - math.hypot(x - cx, y - cy) if r else math.inf
+                if min(x, y, board.width - x, board.height - y, inside) < edge:
                     for layer in (0, 1):
                         self.owner[layer][j * self.nx + i] = BLOCKED
         for hole in board.holes:
@@ -278,10 +282,18 @@ def route(board: Board, rules: Rules = Rules()) -> Board:
     routable = [n for n in nets if not n.startswith("unconnected-")]
     net_id = {name: i for i, name in enumerate(routable)}
     # the LEDs' clock (its pads sit in the middle of the LED's sides: they get out only
-    # sideways) and data first, then power, then the rest by size
+    # sideways) and data first, then power, then the rest by size; the poured nets last
+    # (the pours carry their current: their tracks only make sure every pad is joined)
+    poured = {net for _, net in board.pours}
     order = sorted(
         routable,
-        key=lambda n: (not n.startswith("LED_"), n not in POWER_NETS, -len(nets[n]), n),
+        key=lambda n: (
+            not n.startswith("LED_"),
+            n in poured,
+            n not in POWER_NETS,
+            -len(nets[n]),
+            n,
+        ),
     )
     failures: list[str] = []
     for _attempt in range(ATTEMPTS):
@@ -290,7 +302,7 @@ def route(board: Board, rules: Rules = Rules()) -> Board:
         vias: list[Via] = list(board.vias)
         try:
             for name in order:
-                _route_net(grid, name, net_id[name], rules, tracks, vias)
+                _route_net(grid, name, net_id[name], rules, tracks, vias, frozenset(poured))
         except _Stuck as stuck:
             # rip everything up and route the net that got stuck first next time
             failures.append(str(stuck))
@@ -304,8 +316,8 @@ def route(board: Board, rules: Rules = Rules()) -> Board:
 def _prune(
     board: Board, tracks: list[Track], vias: list[Via]
 ) -> tuple[tuple[Track, ...], tuple[Via, ...]]:
-    """Drop the fan-out vias no route took to the bottom layer (ground's stay: the
-    bottom pour takes them), and their stubs when no route reached them at all."""
+    """Drop the fan-out vias no route took to the bottom layer (those of a poured net
+    stay: the pours take them), and their stubs when no route reached them at all."""
     fixed = set(board.tracks)
 
     def ends_at(at: tuple[float, float], layer: str, routed_only: bool) -> bool:
@@ -316,9 +328,10 @@ def _prune(
             for t in tracks
         )
 
+    poured = {net for _, net in board.pours}
     drop_vias, drop_tracks = set(), set()
     for via in board.vias:
-        if via.net == "GND" or ends_at(via.at, "B.Cu", False):
+        if via.net in poured or ends_at(via.at, "B.Cu", False):
             continue
         drop_vias.add(via)
         if not ends_at(via.at, "F.Cu", True):
@@ -364,9 +377,15 @@ def _access(
 
 
 def _route_net(
-    grid: _Grid, name: str, net: int, rules: Rules, tracks: list[Track], vias: list[Via]
+    grid: _Grid,
+    name: str,
+    net: int,
+    rules: Rules,
+    tracks: list[Track],
+    vias: list[Via],
+    poured: frozenset[str] = frozenset(),
 ) -> None:
-    power = name in POWER_NETS
+    power = name in POWER_NETS and name not in poured
     pads = [p for p in grid.pads if p.net == net]
     tree: set[tuple[int, int]] = set()
     # ends of stubs not drawn yet: a route that arrives there draws its stub

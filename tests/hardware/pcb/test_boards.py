@@ -199,5 +199,62 @@ def test_the_project_library_is_current(inputs: Inputs) -> None:
 
     lib = HERE / "pyramid.pretty"
     assert (lib / f"{library.PI_SOCKET.name}.kicad_mod").read_text() == library.PI_SOCKET.text
+    assert (lib / f"{library.TACTILE.name}.kicad_mod").read_text() == library.TACTILE.text
     reed = inputs.spec.sensor.footprint.partition(":")[2]
     assert (lib / f"{reed}.kicad_mod").read_text() == inputs.spec.sensor.footprint_text
+
+
+@pytest.mark.parametrize("name", BOARDS)
+def test_the_boards_nets_are_its_schematics(dumps: dict[str, dict[str, Any]], name: str) -> None:
+    """Every pad of the committed .kicad_pcb (KiCad's reading of it) is on the net the
+    committed .kicad_sch's drawing puts its pin on, and no net has a pin more or less."""
+    from hardware.pcb import schematic
+
+    drawn = schematic.read(HERE / name / f"{name}.kicad_sch")
+    copper: dict[str, set[tuple[str, str]]] = {}
+    for part in dumps[name]["parts"]:
+        if part["value"] == "mounting hole":
+            continue
+        for pad in part["pads"]:
+            if pad["net"]:
+                copper.setdefault(pad["net"], set()).add((part["ref"], pad["pad"]))
+    assert {n: set(v) for n, v in drawn.nets.items()} == copper
+
+
+def test_the_hat_has_the_hat_specifications_mechanics(dumps: dict[str, dict[str, Any]]) -> None:
+    """Raspberry Pi's HAT specification (raspberrypi/hats, hat-board-mechanical.pdf and
+    designguide.md): 65 × 56.5 mm, 3 mm corner radii, four M2.5 holes 58 × 49 mm apart
+    3.5 mm in from the edges, and an ID EEPROM on ID_SD/ID_SC (GPIO 0/1, header pins 27
+    and 28) with 3.9 kΩ pull-ups and its write protect pulled up by 1 kΩ."""
+    hat = dumps["controller"]
+    assert hat["size"] == pytest.approx([65.1, 56.6], abs=1e-3)  # with the 0.1 mm line
+    arcs = [e for e in hat["edges"] if e["kind"] == "arc"]
+    assert sorted((round(a["centre"][0], 3), round(a["centre"][1], 3)) for a in arcs) == [
+        (3.0, 3.0), (3.0, 53.5), (62.0, 3.0), (62.0, 53.5),
+    ]  # fmt: skip
+    assert all(a["radius"] == pytest.approx(3.0) for a in arcs)
+    holes = sorted((p["x"], p["y"]) for p in hat["parts"] if p["value"] == "mounting hole")
+    assert holes == [(3.5, 3.5), (3.5, 52.5), (61.5, 3.5), (61.5, 52.5)]
+    xs, ys = {x for x, _ in holes}, {y for _, y in holes}
+    assert max(xs) - min(xs) == pytest.approx(58.0) and max(ys) - min(ys) == pytest.approx(49.0)
+    parts = {p["ref"]: p for p in hat["parts"]}
+    header = next(p for p in hat["parts"] if p["value"] == "Raspberry Pi GPIO")
+    pins = {pad["pad"]: pad["net"] for pad in header["pads"]}
+    assert (pins["27"], pins["28"]) == ("ID_SD", "ID_SC")
+    eeprom = next(p for p in hat["parts"] if p["value"] == "CAT24C32")
+    nets = {pad["pad"]: pad["net"] for pad in eeprom["pads"]}
+    assert nets == {"1": "GND", "2": "GND", "3": "GND", "4": "GND", "5": "ID_SD",
+                    "6": "ID_SC", "7": "EEPROM_WP", "8": "3V3"}  # fmt: skip
+
+    def pull_ups(net: str) -> list[str]:
+        return [
+            p["value"] for p in parts.values()
+            if {pad["net"] for pad in p["pads"]} == {net, "3V3"}
+        ]  # fmt: skip
+
+    assert pull_ups("ID_SD") == ["3k9"] and pull_ups("ID_SC") == ["3k9"]
+    assert pull_ups("EEPROM_WP") == ["1k"]
+    # nothing else on the ID pins (the design guide: only the EEPROM and its pull-ups)
+    on_id = {p["value"] for p in parts.values()
+             if any(pad["net"] in ("ID_SD", "ID_SC") for pad in p["pads"])}  # fmt: skip
+    assert on_id == {"CAT24C32", "3k9", "Raspberry Pi GPIO"}

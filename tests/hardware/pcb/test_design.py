@@ -61,9 +61,15 @@ def test_every_led_of_the_config_is_placed_in_its_order(inputs: Inputs) -> None:
     base = design.base_board(inputs.spec, inputs.pins)
     leds = [p for p in base.parts if p.kind.key == "led"]
     assert len(leds) == len(inputs.pins.leds)
-    # LED n takes its data from LED n-1's output (the first from the cable)
+    # LED n takes its data from LED n-1's output, the first from the cable through the
+    # buffer (on the LED rail) and its 47 Ω
     order = sorted(leds, key=lambda p: inputs.pins.leds[p.role.removeprefix("LED ")])
-    assert order[0].nets["4"] == "LED_DATA"
+    buffer = next(p for p in base.parts if p.kind.key == "buffer")
+    assert buffer.nets["5"] == "LED_DATA" and buffer.nets["14"] == "+5V"
+    series = next(
+        p for p in base.parts if p.kind.key == "R47" and order[0].nets["4"] in p.nets.values()
+    )
+    assert set(series.nets.values()) == {buffer.nets["6"], order[0].nets["4"]}
     for before, after in itertools.pairwise(order):
         assert before.nets["3"] == after.nets["4"]
         assert before.nets["2"] == after.nets["5"]
