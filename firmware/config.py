@@ -17,8 +17,9 @@ button and one per seat (37), in the Pi's chain order. The firmware checks these
 at boot and prints what is wrong.
 """
 
-VERSION = "1.1.0"
-"""The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32)."""
+VERSION = "1.2.0"
+"""The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32): the
+project's version in pyproject.toml (a test checks that they agree)."""
 
 ROW_PINS = (2, 3, 4, 5, 6, 7)
 """GPIO numbers of the matrix rows, row 0 first (pulled low one at a time, open-drain)."""

@@ -30,6 +30,7 @@ from fw_helpers import RawHost, of, only_protocol
 from controller.hardware.port import LinkState, Sound
 from controller.hardware.serial import LinkTiming, SerialBoard
 from firmware import protocol
+from firmware.config import VERSION
 from firmware.emulator.pico import EmulatedPico, find_node, find_rp2040
 from firmware.sim.harness import SimConfig
 from tests.support.poll import wait_until
@@ -351,7 +352,7 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
         )
         assert done.returncode == 0, done.stdout + done.stderr
         assert "100 %  4/4 main.py" in done.stdout  # progress, file by file
-        assert "firmware 1.1.0, protocol 1, 36 channels, 37 LEDs." in done.stdout
+        assert f"firmware {VERSION}, protocol 1, 36 channels, 37 LEDs." in done.stdout
         assert sorted(pico.flash_files()) == ["config.py", "debounce.py", "main.py", "protocol.py"]
         assert pico.of("flash_erase")  # written through the flash chip's commands
 
