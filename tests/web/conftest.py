@@ -2,6 +2,13 @@
 
 Nothing is faked: the Table is controller.table.Table on its own thread, the board is
 the sim adapter the virtual board drives, the store an SQLite file in a temporary folder.
+
+Two things are made once per test process and shared by every rig, for they cost the
+same each time and each rig would make them again: the PIN's scrypt hash (scrypt is slow
+on purpose; the first rig's hash comes from ``Settings.set_pin``, and each rig stores
+that same value, while every unlock still checks the PIN against it), and the pages'
+compiled templates (Jinja's own bytecode cache, in memory: every rig's app has the same
+templates and the same Jinja settings, from ``create_app``).
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jinja2
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -22,7 +30,7 @@ from controller.hardware.sim import SimBoard
 from controller.referee.commands import ConfirmBonus, NewGame
 from controller.referee.messages import english
 from controller.referee.state import RefereeConfig
-from controller.settings import Settings
+from controller.settings import PIN_HASH_KEY, Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
 from tests.support.poll import wait_until
@@ -87,6 +95,41 @@ class Rig:
         assert reply.ok, reply.message and english(reply.message)
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates, kept in memory for the process (see the docstring)."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)  # Jinja drops it if the source changed
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+TEMPLATES = _CompiledTemplates()
+_PIN_HASHES: dict[str, str] = {}
+
+
+def give_pin(store: Store, pin: str = PIN) -> None:
+    """As ``Settings(store).set_pin(pin)``, with the hash made once per process."""
+    if pin not in _PIN_HASHES:
+        Settings(store).set_pin(pin)
+        hashed = store.get_setting(PIN_HASH_KEY)
+        assert hashed is not None
+        _PIN_HASHES[pin] = hashed
+    store.set_setting(PIN_HASH_KEY, _PIN_HASHES[pin])
+
+
+def compiled_once(app: Flask) -> Flask:
+    """``app`` with the process's compiled templates (before it renders any)."""
+    app.jinja_env.bytecode_cache = TEMPLATES
+    return app
+
+
 def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[str] = ()) -> Rig:
     """The rig on the store in ``folder`` (a game stored there is resumed), its board
     holding ``pieces`` when the Table starts (as wood holds them after a power cut)."""
@@ -94,7 +137,7 @@ def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[
     board = SimBoard(cmap.channel_count, cmap.led_count)
     board.set_active(cmap.channel(name) for name in pieces)
     store = Store(folder / "games.sqlite3")
-    Settings(store).set_pin(PIN)
+    give_pin(store)
     # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
     # Real time: the pages and the browser run on it.
     rules = RefereeConfig(together_s=0.0, settle_s=0.05)
@@ -105,7 +148,7 @@ def build_rig(folder: Path, *, web: WebSettings | None = None, pieces: Iterable[
         testing=True,
         web=web or WebSettings(heartbeat=0.3, throttle_free=3, throttle_base=1.0),
     )
-    return Rig(app, table, board, store, cmap)
+    return Rig(compiled_once(app), table, board, store, cmap)
 
 
 def close_rig(rig: Rig) -> None:
