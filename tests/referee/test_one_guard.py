@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 
-from controller.referee import referee, snapshot
+from controller.referee import referee
 from controller.referee.commands import ACTION_COMMANDS, Action, NewGame
 from controller.referee.messages import english
 from controller.rules import perlen
@@ -27,7 +27,7 @@ LEVELS = ("gentle", "easy", "medium", "strong", "strongest")
 def disagreements(p: Play, seen: set[tuple[Action, bool]]) -> list[str]:
     """Every game button offered and refused, or hidden and taken, in ``p``'s state;
     ``seen`` gathers which buttons were offered (True) and hidden (False)."""
-    offered = set(snapshot.of(p.state, version=0, at=0.0).commands)
+    offered = set(p.snap.commands)
     out = []
     for action, make in ACTION_COMMANDS.items():
         step = referee.command(p.state, make(), p.now)
