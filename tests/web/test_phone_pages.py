@@ -11,7 +11,8 @@ a finished game appears by itself; the first hint says why; the page says that s
 need a first tap (the browsers' autoplay rule, which headless Chromium leaves out, is
 modelled in the page: AUTOPLAY_RULE).
 
-One browser serves the module; each test opens several pages in it.
+One Chromium serves the test process (tests/web/conftest.py); each test opens several
+pages in it, closed after it.
 """
 
 from __future__ import annotations
@@ -27,8 +28,8 @@ import pytest
 from controller.hardware.channels import CELLS
 from controller.referee.commands import ConfirmBonus
 from controller.referee.messages import english
-from tests.web.conftest import PIN, Rig, build_rig, close_rig
-from tests.web.test_browser import WAIT_MS, Served, launched
+from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig, close_rig
+from tests.web.test_browser import Served
 from web_ui import reviews
 
 if TYPE_CHECKING:
@@ -134,11 +135,6 @@ HEADING_ORDER = r"""() => {
 }"""
 
 
-@pytest.fixture(scope="module")
-def phone_browser() -> Iterator[Browser]:
-    yield from launched()
-
-
 AUTOPLAY_RULE = """(() => {
   // Browsers' autoplay rule, which headless Chromium does not apply to Web Audio: a page's
   // AudioContext made before anyone tapped the page is suspended, and resume() does
@@ -193,7 +189,7 @@ def evening(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Rig, Ser
 
 
 def test_every_page_fits_a_phone_with_targets_for_a_finger(
-    phone_browser: Browser, evening: tuple[Rig, Served]
+    browser: Browser, evening: tuple[Rig, Served]
 ) -> None:
     _, server = evening
     problems: list[str] = []
@@ -202,7 +198,7 @@ def test_every_page_fits_a_phone_with_targets_for_a_finger(
         *((locale, width, False) for locale in LANGUAGES for width in WIDTHS),
         ("de-DE", 360, True),
     ):
-        context = phone_browser.new_context(viewport={"width": width, "height": 780}, locale=locale)
+        context = browser.new_context(viewport={"width": width, "height": 780}, locale=locale)
         page = context.new_page()
         if unlocked:
             unlock(page, server)
@@ -216,13 +212,13 @@ def test_every_page_fits_a_phone_with_targets_for_a_finger(
 
 
 def test_every_page_keeps_its_headings_in_order_on_a_laptop(
-    phone_browser: Browser, evening: tuple[Rig, Served]
+    browser: Browser, evening: tuple[Rig, Served]
 ) -> None:
     """The phone test above checks the heading order too; here the laptop's layout,
     locked and unlocked, the error page, and the PIN dialog open over the live page."""
     _, server = evening
     problems: list[str] = []
-    context = phone_browser.new_context(viewport=LAPTOP, locale="en-GB")
+    context = browser.new_context(viewport=LAPTOP, locale="en-GB")
     page = context.new_page()
     for unlocked in (False, True):
         if unlocked:
@@ -232,7 +228,7 @@ def test_every_page_keeps_its_headings_in_order_on_a_laptop(
             where = f"laptop{' unlocked' if unlocked else ''} {path}"
             problems += [f"{where}: {problem}" for problem in page.evaluate(HEADING_ORDER)]
     context.close()
-    locked = phone_browser.new_context(viewport=LAPTOP, locale="en-GB").new_page()
+    locked = browser.new_context(viewport=LAPTOP, locale="en-GB").new_page()
     locked.goto(f"{server.url}/")
     locked.click("#cell-b2")
     locked.locator("#pin-dialog[open]").wait_for(timeout=WAIT_MS)
@@ -242,12 +238,12 @@ def test_every_page_keeps_its_headings_in_order_on_a_laptop(
 
 
 def test_the_heading_check_sees_a_skipped_level(
-    phone_browser: Browser, evening: tuple[Rig, Served]
+    browser: Browser, evening: tuple[Rig, Served]
 ) -> None:
     """The check above can fail: an h3 right after the h1 (as /setup's seats once were)
     is reported, a hidden one is not (axe-core's heading-order, moderate)."""
     _, server = evening
-    page = phone_browser.new_context(viewport=LAPTOP).new_page()
+    page = browser.new_context(viewport=LAPTOP).new_page()
     page.goto(f"{server.url}/rules")
     page.evaluate(
         """() => {
@@ -278,13 +274,13 @@ def not_reloaded(page: Page) -> bool:
 
 
 def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
-    phone_browser: Browser, evening: tuple[Rig, Served]
+    browser: Browser, evening: tuple[Rig, Served]
 ) -> None:
     """Scrolled down to the base on a phone, the bar says whose turn it is and what to do,
     and covers no cell. A tap asks for the PIN; once entered in the dialog, the page is
     unlocked without a reload: the Lock button, no notes or PIN fields asking for it."""
     rig, server = evening
-    page = phone_browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+    page = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
     page.goto(f"{server.url}/")
     assert page.is_visible(".note.locked") and page.is_visible("header [data-locked-only]")
     assert page.is_hidden("#live-bar")  # the status itself is in sight
@@ -338,7 +334,7 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
 
 
 def test_the_review_appears_by_itself_and_the_first_hint_says_why(
-    phone_browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    browser: Browser, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The computer's review is held back until the replay is open (the real review,
     gated), then released: the costs appear on the page without a reload. On the laptop
@@ -349,7 +345,7 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
     assert real is not None
 
     def held(record: Any, **kw: Any) -> Any:
-        assert gate.wait(30), "the test never released the review"
+        assert gate.wait(120), "the test never released the review"
         return real(record, **kw)
 
     def gated() -> Callable[..., Any]:
@@ -359,7 +355,7 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
     rig = build_rig(tmp_path)
     server = Served(rig)
     try:
-        at_laptop = phone_browser.new_context(viewport=LAPTOP, locale="en-GB")
+        at_laptop = browser.new_context(viewport=LAPTOP, locale="en-GB")
         at_laptop.add_init_script(AUTOPLAY_RULE)
         laptop = at_laptop.new_page()
         laptop.goto(f"{server.url}/")
@@ -375,7 +371,7 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
         rig.new_perlen(("Anna", "Ben", "Cleo"))
         game_id = rig.play_perlen_to_end()["game_id"]
         assert rig.table.submit(ConfirmBonus()).ok
-        page = phone_browser.new_context(viewport=PHONE, locale="en-GB").new_page()
+        page = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
         page.goto(f"{server.url}/history/{game_id}")
         page.locator("text=The computer is reviewing the moves").wait_for(timeout=WAIT_MS)
         assert page.locator("#moves .loss").count() == 0
@@ -383,7 +379,7 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
         page.click('[data-step-by="first"]')
         page.locator("text=Before the first move").wait_for(timeout=WAIT_MS)
         gate.set()
-        page.locator("#moves[data-review=ready]").wait_for(timeout=30_000)
+        page.locator("#moves[data-review=ready]").wait_for(timeout=WAIT_MS)
         assert page.locator("#moves .loss").count() == 25 and not_reloaded(page)
         assert page.is_hidden("text=The computer is reviewing the moves")
         assert page.locator("#moves li[aria-current=step]").count() == 0  # step 0: none
@@ -408,7 +404,7 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
         rig.new_perlen(("Anna", "Ben", "Cleo"))
         unlock(page, server)
         page.locator('[data-command="hint"] button').click()
-        page.locator("#live-status >> text=It wins no bonus pearl yet").wait_for(timeout=10_000)
+        page.locator("#live-status >> text=It wins no bonus pearl yet").wait_for(timeout=WAIT_MS)
         hinted = rig.snapshot()["hint"]
         assert f"Hint: {hinted}. It wins no bonus pearl yet, but leaves you the best chances" in (
             " ".join(page.inner_text("#live-status").split())
