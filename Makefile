@@ -1,4 +1,4 @@
-# Two commands on a fresh machine: `make run` and `make test`.
+# Two commands on a fresh machine: `make run` and `make test` (and `make quick` while you work).
 # Both create .venv when it is missing and (re)install when pyproject.toml changes.
 
 PYTHON ?= python3
@@ -6,7 +6,19 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: run test lint typecheck pytest bench board clean
+# The tests run in parallel (pytest-xdist): WORKERS processes, the tests that share a
+# module's fixture in one of them (tests/conftest.py). Hypothesis draws the same examples
+# on every run (the `ci` profile); HYPOTHESIS_PROFILE=dev draws new ones (tests/conftest.py).
+WORKERS ?= 3
+HYPOTHESIS_PROFILE ?= ci
+export HYPOTHESIS_PROFILE
+XDIST  := -n $(WORKERS) --dist loadgroup
+# Python's bytecode caches (__pycache__, ignored by git) even where the environment turns
+# them off: each test worker would otherwise compile every test module's assertions
+# again (about 8 s of CPU each), and each of the programs the tests start the product.
+unexport PYTHONDONTWRITEBYTECODE
+
+.PHONY: run test quick lint typecheck pytest bench board clean
 
 # Quiet: pip's own progress is hidden (--quiet) and so are setuptools' notes to packagers
 # (UserWarnings of the build backend), so that `make run` ends with the page's address
@@ -29,9 +41,15 @@ typecheck: $(STAMP)
 	$(BIN)/mypy --strict controller web_ui pyramid_board firmware bench tests hardware tools
 
 pytest: $(STAMP)
-	$(BIN)/pytest $(PYTEST_ARGS)
+	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)
 
+# Everything: ruff, mypy --strict, every test (browsers, the emulated Pico, processes).
 test: lint typecheck pytest
+
+# The loop while you work (about a minute): the rules, the referee, the store, the page's
+# API and the pure links; no browser, no emulator, no test that starts programs.
+quick: $(STAMP)
+	$(BIN)/pytest $(XDIST) -q --quick $(PYTEST_ARGS)
 
 # The printed boards (hardware/pcb/): KiCad projects, fab files and pictures from
 # hardware/geometry.toml and configs/matrix.toml. Needs KiCad 6 (see hardware/README.md).

@@ -18,7 +18,8 @@ at boot and prints what is wrong.
 """
 
 VERSION = "1.2.0"
-"""The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32)."""
+"""The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32): the
+project's version in pyproject.toml (a test checks that they agree)."""
 
 SENSING = "matrix"
 """How the cells are sensed: ``"matrix"`` (switches in the diode matrix below: the reed

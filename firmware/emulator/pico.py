@@ -221,8 +221,12 @@ class EmulatedPico:
 
     # -- time ------------------------------------------------------------------------------
     def wall(self, emulated_s: float) -> float:
-        """Wall seconds to allow for ``emulated_s`` of the chip's time (twice the rate's)."""
-        return 2.0 * emulated_s / self.rate + 2.0
+        """Wall seconds of patience for ``emulated_s`` of the chip's time: eight times
+        what the rate needs, and a quarter of a minute more. A wait ends as soon as what it
+        waits for is there, so this costs nothing; it only has to outlast a loaded
+        machine, where the chip's clock falls far behind ``rate`` (a busy core gives it a
+        third of its speed, and the host's own threads are slowed as much)."""
+        return 8.0 * emulated_s / self.rate + 15.0
 
     def scaled(self, timing: Any) -> Any:
         """A :class:`~controller.hardware.serial.LinkTiming` stretched by ``1 / rate``: the
@@ -336,10 +340,16 @@ class EmulatedPico:
     ) -> Event:
         """The first event ``name`` (at emulated time ``after`` or later) ``predicate`` accepts."""
 
+        looked = 0  # the events are only ever appended: each is looked at once
+
         def found() -> Event | None:
-            for event in self._events:
+            nonlocal looked
+            events = self._events
+            for index in range(looked, len(events)):
+                event = events[index]
                 if event.name == name and event.t >= after and predicate(event):
                     return event
+            looked = len(events)
             return None
 
         with self._state:

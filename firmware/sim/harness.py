@@ -46,6 +46,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
+from firmware import config
+
 log = logging.getLogger(__name__)
 
 FIRMWARE_DIR = Path(__file__).resolve().parent.parent
@@ -89,7 +91,7 @@ def find_micropython() -> str | None:
 class SimConfig:
     """The firmware's config.py for a simulated board (the same names, in lower case)."""
 
-    version: str = "1.1.0"
+    version: str = config.VERSION
     rows: tuple[int, ...] = (2, 3, 4, 5, 6, 7)
     columns: tuple[int, ...] = (8, 9, 10, 11, 12, 13)
     led_pin: int = 16

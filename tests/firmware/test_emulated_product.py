@@ -7,8 +7,10 @@ emulated pins; the LEDs are the WS2812 bytes decoded from the LED pin's edges.
 
 Time: the harness runs the emulated clock at ``RATE`` (a quarter) of wall time, and the
 config stretches the serial adapter's timings by ``1 / RATE`` through ``[board.serial]``
-(``silence_s`` and the others), so the adapter waits as long in the Pico's time as it
-would for a real one. The firmware runs with the shipped timings (config.py as shipped).
+(``refresh_s``), and what it waits for (``silence_s``, ``frame_retry_s``, ``handshake_s``)
+three times more, so the adapter waits at least as long in the Pico's time as it would
+for a real one, on a loaded machine too. The firmware runs with the shipped timings
+(config.py as shipped).
 
 Checked: every move is stored (the store's game record has every placement and landing
 in order), and every LED frame the program sent (each ``F`` line, in the order sent) is
@@ -17,6 +19,7 @@ what the LEDs then show, bit for bit on the wire, with no WS2812 timing error.
 
 from __future__ import annotations
 
+import contextlib
 import http.cookiejar
 import json
 import re
@@ -54,15 +57,19 @@ class Product:
         self.pico = pico
         config = folder / "config.toml"
         stretch = 1 / RATE
+        # What the adapter waits for (an answer, a line) three times more still: on a
+        # loaded machine the chip's clock falls behind RATE, and a link lost or a frame
+        # sent again for that would be the machine's fault, not the product's.
+        patience = 3 * stretch
         config.write_text(
             "[board]\n"
             'adapter = "serial"\n'
             "[board.serial]\n"
             f'port = "{pico.port}"\n'
-            f"silence_s = {3.0 * stretch}\n"
+            f"silence_s = {3.0 * patience}\n"
             f"refresh_s = {2.0 * stretch}\n"
-            f"frame_retry_s = {0.25 * stretch}\n"
-            f"handshake_s = {0.5 * stretch}\n"
+            f"frame_retry_s = {0.25 * patience}\n"
+            f"handshake_s = {0.5 * patience}\n"
         )
         self.proc = subprocess.Popen(
             [
@@ -188,9 +195,10 @@ def record_of(product: Product, game_id: int) -> dict[str, Any]:
 
 
 def check_pictures(product: Product, since: float) -> int:
-    """Every F line the program sent since ``since`` was then shown exactly, in the order
-    sent; returns how many. (The winner's sweep sends frames faster, in the Pico's slowed
-    time, than the firmware decodes them: they queue and are shown late, but all shown.)"""
+    """Every F line the program sent since ``since`` was answered OK and then shown
+    exactly, in the order sent; returns how many. (The winner's sweep sends frames
+    faster, in the Pico's slowed time, than the firmware decodes them: they queue and are
+    shown late, but all shown.)"""
     pico = product.pico
     frames = []
     for at, line in pico.lines(since, name="in"):
@@ -213,11 +221,19 @@ def check_pictures(product: Product, since: float) -> int:
         )
 
     last_at, last_frame = frames[-1]
-    wait_until(  # the last frame on the LEDs: every earlier write is in by then
-        lambda: any(e.t >= last_at and matches(e.colours, last_frame) for e in pico.of("leds")),
-        pico.wall(0.5),
-    )
+    # The last frame on the LEDs: every earlier write is in by then.
+    pico.wait_for("leds", lambda e: matches(e.colours, last_frame), pico.wall(0.5), last_at)
     shown = pico.of("leds", since)
+    # Each F line was answered OK by the firmware, on the chip's side of the wire (the
+    # program counts an OK only for the frame it still waits for: on a loaded machine it
+    # has often sent the next one by the time the OK comes).
+    answered = set()
+    for _, line in pico.lines(since):
+        with contextlib.suppress(protocol.ProtocolError):
+            message = protocol.decode(line)
+            if isinstance(message, protocol.Ok):
+                answered.add(message.n)
+    assert {message.n for _, message in frames} <= answered
 
     position = 0
     for at, message in frames:
@@ -238,7 +254,8 @@ def like_a_person(product: Product) -> None:
     RATE: a positive sign, where a sleep would only say that the test waited."""
     start = product.pico.now
     chip_s = TOGETHER_S * RATE
-    wait_until(lambda: product.pico.now >= start + chip_s, 60.0)  # a busy machine's patience
+    # A busy machine's patience; the chip's clock asked 50 times a second, not 500.
+    wait_until(lambda: product.pico.now >= start + chip_s, 60.0, interval=0.02)
 
 
 def test_a_perlen_pyramide_game_to_the_end(product: Product) -> None:
@@ -290,7 +307,7 @@ def test_a_perlen_pyramide_game_to_the_end(product: Product) -> None:
     assert finished == 1
     assert check_pictures(product, since) >= 25
     counters = state["link"]["counters"]
-    assert counters["frames_acked"] >= 25 and counters["dropped_lines"] == 0, counters
+    assert counters["frames_acked"] > 0 and counters["dropped_lines"] == 0, counters
     for cell in placed:  # clear the board for the next game
         product.pico.release(CHANNELS[cell])
     product.wait(lambda s: not s["sensors"], "an empty board")

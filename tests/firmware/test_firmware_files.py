@@ -8,11 +8,13 @@ import json
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 
 from controller.commands import flash
+from firmware import config
 from firmware.sim import harness, ticks
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
 
@@ -65,6 +67,14 @@ def test_the_flash_set_is_what_main_imports() -> None:
         elif isinstance(node, ast.ImportFrom) and node.module in local:
             needed.add(node.module)
     assert {f"{name}.py" for name in needed} == set(flash.DEVICE_FILES)
+
+
+def test_the_firmware_reports_the_projects_version() -> None:
+    """The Pico says in HELLO the version of the project it was flashed from (`pyramid
+    flash` reads the same VERSION and checks the HELLO against it)."""
+    project = tomllib.loads((FIRMWARE_DIR.parent / "pyproject.toml").read_text())["project"]
+    copied = flash.firmware_version(FIRMWARE_DIR / "config.py")
+    assert (config.VERSION, copied) == (project["version"], project["version"])
 
 
 def test_ticks_keep_micropython_arithmetic() -> None:

@@ -22,7 +22,7 @@ from firmware.sim.harness import FIRMWARE_DIR, SimPico
 from tests.support.poll import wait_until
 
 OLD = Path(__file__).resolve().parent / "v1_0_0"
-OLD_CONFIG = FAST.source().replace("1.1.0", "1.0.0")
+OLD_CONFIG = FAST.source().replace(repr(FAST.version), repr("1.0.0"))
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ from controller.games.perlen.commands import Action as PerlenAction
 from controller.games.pyramidos.commands import Action as PyramidosAction
 from controller.games.pyramidos.views import parts_of as pyramidos_parts
 from controller.games.registry import GAMES
-from controller.referee import referee, snapshot
+from controller.referee import referee
 from controller.referee.commands import ACTIONS, Act, Action, Command, NewGame
 from controller.referee.messages import english
 from controller.referee.state import AskComputer
@@ -44,7 +44,7 @@ def _position(ask: AskComputer) -> perlen.PerlenState:
 def disagreements(p: Play, seen: set[tuple[str, bool]]) -> list[str]:
     """Every game button offered and refused, or hidden and taken, in ``p``'s state;
     ``seen`` gathers which buttons were offered (True) and hidden (False)."""
-    offered = set(snapshot.of(p.state, version=0, at=0.0).commands)
+    offered = set(p.snap.commands)
     out = []
     for action, make in ACTION_COMMANDS.items():
         for order in (make(), Act(action)):  # the command itself, and the page's button

@@ -243,6 +243,24 @@ def test_placing_during_a_bump_is_no_move_until_the_board_matched(p: Play) -> No
     assert snap.status == "mismatch" and snap.moves == 1
 
 
+def test_a_pearl_put_back_with_a_new_one_is_no_move_until_the_board_matched(p: Play) -> None:
+    # Hypothesis found it (issue 30: readings [{a1}, {}, {a1, b1}]): long after the move
+    # (not two at once), the last pearl is lifted, a take-back settles, and one frame has
+    # it back with a new pearl. The board did not match just before, so b1 is no move.
+    p.play("a1")
+    p.wait(0.3)
+    p.set(set())
+    p.wait(0.3)  # less than settle_s: nothing taken back yet
+    snap = p.set({"a1", "b1"})
+    assert snap.status == "mismatch" and snap.moves == 1
+    assert [(m.cell, m.kind) for m in snap.mismatches] == [("b1", "extra")]
+    p.wait(5)
+    assert p.snap.moves == 1 and [k for k, _ in p.events] == ["move"]
+    p.lift("b1")  # the board matches again: now b1 is Ben's move
+    p.wait(0.3)
+    assert p.put("b1").moves == 2
+
+
 def test_rules_are_checked() -> None:
     import pytest
 

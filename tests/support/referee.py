@@ -96,6 +96,7 @@ class Play:
         self.seq = 0
         self.asked: list[AskComputer] = []
         self.sounds: list[Sound] = []
+        self._shown: tuple[RefereeState, Snapshot] | None = None
         # As the Table does at its start: the board as it is found, an empty one here.
         self.adopt(referee.sensed(self.state, frozenset(), seq=0, now=self.now))
 
@@ -190,7 +191,12 @@ class Play:
     # -- what it shows -----------------------------------------------------------------------
     @property
     def snap(self) -> Snapshot:
-        return snapshot.of(self.state, version=0, at=0.0)
+        # The snapshot is a pure function of the (immutable) state: made once per state,
+        # however often a test looks (every set() and wait() returns it).
+        shown = self._shown
+        if shown is None or shown[0] is not self.state:
+            shown = self._shown = (self.state, snapshot.of(self.state, version=0, at=0.0))
+        return shown[1]
 
     @property
     def lit(self) -> dict[str, Led]:

@@ -86,10 +86,17 @@ def test_whole_games_through_the_table(tmp_path: Path) -> None:
 def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_path: Path) -> None:
     path = tmp_path / "g.sqlite3"
     with Harness(path) as h:
-        other = sqlite3.connect(path, check_same_thread=False)  # another reader, like a page
+        # Other readers, like pages: one connection per reading thread (two threads on one
+        # connection would share one read transaction, and the later look would see the
+        # earlier look's older snapshot of the file).
+        readers = threading.local()
+        opened: list[sqlite3.Connection] = []
 
         def stored_moves() -> int:
-            rows = other.execute(
+            if not hasattr(readers, "db"):
+                readers.db = sqlite3.connect(path, check_same_thread=False)
+                opened.append(readers.db)
+            rows = readers.db.execute(
                 "SELECT kind, data FROM events WHERE game_id = (SELECT max(id) FROM games) "
                 "ORDER BY seq"
             ).fetchall()
@@ -125,6 +132,10 @@ def test_every_event_is_in_the_store_before_the_leds_or_the_page_show_it(tmp_pat
         done.set()
         reader.join()
         sub.close()
+        h.board.show = show  # type: ignore[method-assign]
+        h.table.flush()
+        for db in opened:
+            db.close()
         assert len(checked) > 20 and len(pages) > 5
         assert all(stored >= shown for shown, stored in checked)
         assert all(stored >= shown for shown, stored in pages)

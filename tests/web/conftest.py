@@ -2,16 +2,27 @@
 
 Nothing is faked: the Table is controller.table.Table on its own thread, the board is
 the sim adapter the virtual board drives, the store an SQLite file in a temporary folder.
+
+Two things are made once per test process and shared by every rig, for they cost the
+same each time and each rig would make them again: the PIN's scrypt hash (scrypt is slow
+on purpose; the first rig's hash comes from ``Settings.set_pin``, and each rig stores
+that same value, while every unlock still checks the PIN against it), and the pages'
+compiled templates (Jinja's own bytecode cache, in memory: every rig's app has the same
+templates and the same Jinja settings, from ``create_app``).
 """
 
 from __future__ import annotations
 
+import os
 import re
+import shutil
+import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
+import jinja2
 import pytest
 from flask import Flask
 from flask.testing import FlaskClient
@@ -23,16 +34,33 @@ from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
 from controller.referee.messages import english
 from controller.referee.state import RefereeConfig
-from controller.settings import Settings
+from controller.settings import PIN_HASH_KEY, Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.support.poll import wait_until
 from web_ui.app import WebSettings, close_app, create_app
 from web_ui.games.registry import VIEWS
 from web_ui.games.view import GameView
 
+if TYPE_CHECKING:  # only the types: the chromium fixture imports Playwright, or skips without it
+    from playwright.sync_api import Browser
+
 PIN = "2468"
 CSRF_RE = re.compile(r'<meta name="csrf-token" content="([^"]+)"')
+WAIT_MS = 60_000
+"""How long a browser test may wait for the state it needs (a wait on the page's real
+state, ending the moment it is there: only a broken page, or a machine under a load no
+person would bear, reaches this)."""
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-sync",
+]
 
 
 @dataclass
@@ -53,12 +81,22 @@ class Rig:
         return " ".join(english(m) for m in (*snap.note, *snap.prompt))
 
     def wait(
-        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 3.0
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float = 30.0
     ) -> dict[str, Any]:
-        """The snapshot once ``predicate`` holds (the Table runs on its own thread)."""
-        return wait_until(
-            lambda: s if predicate(s := self.snapshot()) else None, timeout, what=self.snapshot
-        )
+        """The snapshot once ``predicate`` holds (the Table runs on its own thread): each
+        snapshot the Table publishes is looked at as it comes, none polled for; AssertionError
+        after ``timeout`` seconds of patience."""
+        deadline = time.monotonic() + timeout
+        seen: dict[str, Any] = {}
+        with self.table.subscribe() as published:
+            while True:
+                snap = published.get(timeout=max(0.0, deadline - time.monotonic()))
+                if snap is not None:
+                    seen = snap.to_json()
+                    if predicate(seen):
+                        return seen
+                if time.monotonic() >= deadline or published.closed:
+                    raise AssertionError(f"timed out after {timeout} s: {seen}")
 
     def place(self, cell: str, on: bool = True) -> None:
         self.board.set_channel(self.cmap.channel(cell), on)
@@ -90,24 +128,66 @@ class Rig:
         assert reply.ok, reply.message and english(reply.message)
 
 
+class _CompiledTemplates(jinja2.BytecodeCache):
+    """Jinja's compiled templates, kept in memory for the process (see the docstring)."""
+
+    def __init__(self) -> None:
+        self._code: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        code = self._code.get(bucket.key)
+        if code is not None:
+            bucket.bytecode_from_string(code)  # Jinja drops it if the source changed
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        self._code[bucket.key] = bucket.bytecode_to_string()
+
+
+TEMPLATES = _CompiledTemplates()
+_PIN_HASHES: dict[str, str] = {}
+
+
+def give_pin(store: Store, pin: str = PIN) -> None:
+    """As ``Settings(store).set_pin(pin)``, with the hash made once per process."""
+    if pin not in _PIN_HASHES:
+        Settings(store).set_pin(pin)
+        hashed = store.get_setting(PIN_HASH_KEY)
+        assert hashed is not None
+        _PIN_HASHES[pin] = hashed
+    store.set_setting(PIN_HASH_KEY, _PIN_HASHES[pin])
+
+
+def compiled_once(app: Flask) -> Flask:
+    """``app`` with the process's compiled templates (before it renders any)."""
+    app.jinja_env.bytecode_cache = TEMPLATES
+    return app
+
+
+RULES = RefereeConfig(together_s=0.0, settle_s=0.05)
+"""together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
+Real time: the pages and the browser run on it."""
+
+
 def build_rig(
     folder: Path,
     *,
     web: WebSettings | None = None,
     pieces: Iterable[str] = (),
+    rules: RefereeConfig = RULES,
+    hint_budget_s: float = 1.0,
     views: Mapping[str, GameView] = VIEWS,
 ) -> Rig:
     """The rig on the store in ``folder`` (a game stored there is resumed), its board
-    holding ``pieces`` when the Table starts (as wood holds them after a power cut)."""
+    holding ``pieces`` when the Table starts (as wood holds them after a power cut).
+    ``hint_budget_s``: the hint's thinking time, as ``pyramid run`` gives it (a cap: an
+    exact search that fits answers as soon as it is done)."""
     cmap = ChannelMap.default()
     board = SimBoard(cmap.channel_count, cmap.led_count)
     board.set_active(cmap.channel(name) for name in pieces)
     store = Store(folder / "games.sqlite3")
-    Settings(store).set_pin(PIN)
-    # together_s=0: tests place pearls faster than any hand; settle_s short for take-backs.
-    # Real time: the pages and the browser run on it.
-    rules = RefereeConfig(together_s=0.0, settle_s=0.05)
-    table = Table(board, cmap, store, TableSettings(rules=rules, clock=SystemClock()))
+    give_pin(store)
+    settings = TableSettings(rules=rules, clock=SystemClock(), hint_budget_s=hint_budget_s)
+    table = Table(board, cmap, store, settings)
     table.start()
     app = create_app(
         table=table,
@@ -115,7 +195,7 @@ def build_rig(
         web=web or WebSettings(heartbeat=0.3, throttle_free=3, throttle_base=1.0),
         views=views,
     )
-    return Rig(app, table, board, store, cmap)
+    return Rig(compiled_once(app), table, board, store, cmap)
 
 
 def close_rig(rig: Rig) -> None:
@@ -161,3 +241,44 @@ def admin(rig: Rig) -> tuple[FlaskClient, dict[str, str]]:
     c = rig.app.test_client()
     token = unlocked(c)
     return c, {"X-CSRFToken": token}
+
+
+# -- headless Chromium --------------------------------------------------------------------------
+
+
+def _unavailable(reason: str) -> NoReturn:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests need Chromium under CI: {reason}")
+    pytest.skip(reason)
+
+
+def launched(extra: tuple[str, ...] = ()) -> Iterator[Browser]:
+    """Debian's Chromium, headless, with ``extra`` switches (a fixture's body)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # pragma: no cover - the test extra installs it
+        _unavailable(f"playwright is not installed ({exc})")
+    if not CHROMIUM.exists() and shutil.which("chromium") is None:
+        _unavailable("Debian's chromium is not installed (apt install chromium)")
+    executable = str(CHROMIUM) if CHROMIUM.exists() else shutil.which("chromium")
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=executable, args=[*ARGS, *extra])
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Browser]:
+    """One Chromium per test process (each pytest-xdist worker has its own), for every
+    browser test it runs: a launch costs about a second of CPU."""
+    yield from launched()
+
+
+@pytest.fixture
+def browser(chromium: Browser) -> Iterator[Browser]:
+    """The process's Chromium; every context a test opened is closed after it, so that no
+    page it left keeps running (a live page reconnecting to a stopped server, blinking
+    LEDs drawn) while the next tests run."""
+    yield chromium
+    for context in chromium.contexts:
+        context.close()

@@ -187,7 +187,7 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
         ],
     }
     assert client.post("/api/game", json=setup, headers=headers).status_code == 200
-    snap = rig.wait(lambda s: s["computer_move"] is not None, timeout=10)
+    snap = rig.wait(lambda s: s["computer_move"] is not None)
     cell = snap["computer_move"]
     page = client.get("/").get_data(as_text=True)
     assert "computer, gentle" in page
@@ -198,7 +198,7 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     assert after["pearls"] == [{"pos": f"1:{cell}", "colour": 0}]
     hint = client.post("/api/command/hint", json={}, headers=headers)
     assert hint.status_code == 200
-    hinted = rig.wait(lambda s: s["hint"] is not None, timeout=10)["hint"]
+    hinted = rig.wait(lambda s: s["hint"] is not None)["hint"]
     assert f"Hint: {hinted}." in client.get("/").get_data(as_text=True)
 
 

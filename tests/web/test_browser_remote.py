@@ -19,14 +19,13 @@ import pytest
 from controller.config import RemoteConfig
 from controller.remote.seats import RemoteSeats
 from tests.remote.mosquitto import Mosquitto
-from tests.web.conftest import PIN, build_rig, close_rig
-from tests.web.test_browser import PHONE, WAIT_MS, Served, browser, shot, tap
+from tests.web.conftest import PIN, WAIT_MS, build_rig, close_rig
+from tests.web.test_browser import PHONE, Served, shot, tap
 
 if TYPE_CHECKING:
     from playwright.sync_api import Browser, Page
 
 pytestmark = pytest.mark.browser
-__all__ = ["browser"]  # the module's Chromium, shared with tests/web/test_browser.py
 
 WORDS: dict[str, dict[str, str]] = {
     "en": {
@@ -130,5 +129,5 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     tap(other, "#cell-c3")  # placed by hand on Tim's board: his turn
     tim.rig.wait(lambda s: s["status"] == "playing")
     tap(other, "#cell-b2")
-    oma.rig.wait(lambda s: s["moves"] == 2, timeout=10)
+    oma.rig.wait(lambda s: s["moves"] == 2)
     assert oma.rig.snapshot()["remote"]["unsent"] == 0

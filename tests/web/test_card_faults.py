@@ -63,7 +63,7 @@ def test_a_read_only_card_is_shown_on_the_page_and_the_leds(
     assert "schreibgeschützt" in german
 
     rig.store._conn.execute("PRAGMA query_only = OFF")  # the card works again
-    snap = rig.wait(lambda s: s["moves"] == 2, timeout=6)  # the referee retries every 2 s
+    snap = rig.wait(lambda s: s["moves"] == 2)  # the referee retries every 2 s
     assert snap["fault"] is False and snap["status"] == "playing"
     assert "warn" not in client.get("/").get_data(as_text=True).split('id="live-status"')[1][:200]
     assert client.post("/api/settings", json={"language": "de"}, headers=headers).status_code == 200

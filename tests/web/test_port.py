@@ -16,10 +16,9 @@ from controller.clock import SystemClock
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.state import RefereeConfig
-from controller.settings import Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.web.conftest import PIN, csrf
+from tests.web.conftest import PIN, compiled_once, csrf, give_pin
 from web_ui.app import close_app, create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -77,11 +76,11 @@ def wood(tmp_path: Path) -> Iterator[tuple[FlaskClient, Wood, Table]]:
     cmap = ChannelMap.default()
     board = Wood(cmap.channel_count, cmap.led_count)
     store = Store(tmp_path / "games.sqlite3")
-    Settings(store).set_pin(PIN)
+    give_pin(store)
     settings = TableSettings(rules=RefereeConfig(together_s=0.0), clock=SystemClock())
     table = Table(board, cmap, store, settings)
     table.start()
-    app = create_app(table=table, testing=True)
+    app = compiled_once(create_app(table=table, testing=True))
     try:
         yield app.test_client(), board, table
     finally:

@@ -59,7 +59,11 @@ def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: floa
             )
         )
     watch = state.comparison
-    if (watch.armed or watch.resumed) and not missing and len(extra) == 1:
+    # A take-back or shift settling keeps ``armed`` (so it can still act), but the board
+    # did not match just before: a pearl put back with a new one in the same frame is no
+    # move until the board matches again (docs/architecture.md, reconciliation).
+    matched_before = watch.armed and watch.settling is None
+    if (matched_before or watch.resumed) and not missing and len(extra) == 1:
         (cell,) = extra
         refusal = refusal_for(state, session, game, cell, now)
         if refusal is None:
