@@ -296,6 +296,7 @@ TERMS: Final[dict[str, dict[str, str]]] = {
         "strongest": N_("strongest"),
     },
     "game": {},
+    "place": {},  # the games' words for places that are not written like c3 or t1
     "thing": {
         "pearl": N_("pearl"),
         "pearls": N_("pearls"),
@@ -359,6 +360,21 @@ def colour_term(name: str) -> Term | Message:
     if match:
         return Message.of("seat_colour", seat=int(match.group(1)))
     return Term("colour", "unknown")
+
+
+def place(name: str) -> Param:
+    """A place on the board as a sentence names it: as it is written (``c3``, ``t1``), or
+    by a game's word for it (:data:`TERMS` ``place``, e.g. Pyramidos' ``the top``).
+
+    >>> place("c3")
+    'c3'
+    """
+    return Term("place", name) if name in TERMS["place"] else name
+
+
+def places(names: Iterable[str]) -> Items:
+    """Several places as one list (:func:`place`)."""
+    return Items(tuple(place(name) for name in names))
 
 
 def unit_term(unit: str, count: int) -> Term:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 from controller.guidance import MismatchKind
 from controller.referee import computer
-from controller.referee.messages import Items, Message, Param, Term, colour_term
+from controller.referee.messages import Items, Message, Param, Term, colour_term, place, places
 from controller.referee.progress import piece_word
 from controller.referee.session import unnamed
 from controller.referee.state import RefereeState
@@ -27,7 +27,7 @@ def take_off(extra: Sequence[str], word: str, everything: bool) -> Message:
     what = Term("thing", word if len(extra) == 1 else word + "s")
     if everything and len(extra) > 1:
         return Message.of("fix_clear", thing=what, num=len(extra))
-    return Message.of("fix_extra", thing=what, cells=Items(tuple(extra)))
+    return Message.of("fix_extra", thing=what, cells=places(extra))
 
 
 def fixes(state: RefereeState) -> Items:
@@ -55,11 +55,11 @@ def fixes(state: RefereeState) -> Items:
                     player=session.name(m.colour),
                     thing=piece_word(session),
                     colour=colour_term(owner.colour.name),
-                    cell=m.cell,
+                    cell=place(m.cell),
                 )
             )
         else:
-            parts.append(Message.of("fix_missing", thing=piece_word(session), cell=m.cell))
+            parts.append(Message.of("fix_missing", thing=piece_word(session), cell=place(m.cell)))
     return Items(tuple(parts))
 
 

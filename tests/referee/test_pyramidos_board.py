@@ -132,13 +132,13 @@ def test_a_ball_on_the_closed_top_is_a_mismatch_said_once() -> None:
     snap = p.play("top")
     assert snap.status == "mismatch" and pyramidos_parts(snap).targets["top"] is None
     assert p.said() == (
-        "The top opens only when all four base targets hold a ball. Take the ball off top."
+        "The top opens only when all four base targets hold a ball. Take the ball off the top."
     )
     assert p.lit["top"] == Led(WHITE, LedMode.BLINK)
     assert p.sounds[-1] is Sound.WRONG
     reply = p.do(EndTurn())
     assert not reply.ok and reply.message is not None
-    assert english(reply.message) == "Fix the board first: take the ball off top."
+    assert english(reply.message) == "Fix the board first: take the ball off the top."
     snap = p.lift("top")
     assert snap.status == "playing" and snap.to_move == 1
 
@@ -153,7 +153,7 @@ def test_the_top_opens_pulses_and_a_ball_on_it_ends_the_game() -> None:
     assert snap.status == "over" and snap.winners == (0,)
     assert snap.points == (4, 2)
     assert p.ledger.games[1]["status"] == "over"
-    assert p.said() == "Anna landed on top. Game over: Anna wins with 4 points!"
+    assert p.said() == "Anna landed on the top. Game over: Anna wins with 4 points!"
     assert not p.do(Undo()).ok
 
 

@@ -17,7 +17,7 @@ from controller.games.pyramidos.words import knocked_off, ordered, said
 from controller.guidance import MismatchKind
 from controller.referee import progress
 from controller.referee.events import By, Event, TakeBack
-from controller.referee.messages import Items, Message
+from controller.referee.messages import Items, Message, place, places
 from controller.referee.session import Session
 from controller.referee.state import (
     BoardCheck,
@@ -66,7 +66,7 @@ def _landing_refusal(
     state: RefereeState, game: PyramidosGame, extra: frozenset[str], now: float
 ) -> Refusal | None:
     if len(extra) > 1:
-        return Refusal(Message.of("several_balls", targets=Items(ordered(extra))), extra)
+        return Refusal(Message.of("several_balls", targets=places(ordered(extra))), extra)
     (target,) = extra
     if target == "top" and not game.state.top_open:
         return Refusal(Message.of("top_closed"))
@@ -147,9 +147,11 @@ def undo(state: RefereeState, session: Session, game: PyramidosGame, by: By, now
     last = game.steps[-1]
     words = last.text.split()
     if words[0] == "land":
-        note = Message.of("took_back_landing", player=session.name(last.seat), target=words[1])
+        note = Message.of(
+            "took_back_landing", player=session.name(last.seat), target=place(words[1])
+        )
     elif words[0] == "leave":
-        note = Message.of("took_back_knock_off", target=words[1])
+        note = Message.of("took_back_knock_off", target=place(words[1]))
     else:
         note = Message.of("took_back_end", player=session.name(last.seat))
     step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
@@ -164,6 +166,4 @@ def undo(state: RefereeState, session: Session, game: PyramidosGame, by: By, now
 
 def missing(state: RefereeState) -> Items:
     """The targets whose balls are gone, as the board reads now."""
-    return Items(
-        tuple(m.cell for m in state.comparison.mismatches if m.kind is MismatchKind.MISSING)
-    )
+    return places(m.cell for m in state.comparison.mismatches if m.kind is MismatchKind.MISSING)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from controller.games.pyramidos import rules as pyramidos
-from controller.referee.messages import N_, NP_, Items, Message, Param, register
+from controller.referee.messages import N_, NP_, Items, Message, Param, place, register
 from controller.vocabulary import TARGETS
 
 register(
@@ -46,7 +46,7 @@ register(
         "pyramidos_no_remote": N_("Pyramidos is not played across two boards."),
         "pyramidos_no_help": N_("Pyramidos has no help for children."),
     },
-    {"game": {pyramidos.NAME: "Pyramidos"}},
+    {"game": {pyramidos.NAME: "Pyramidos"}, "place": {"top": N_("the top")}},
     capitalised=("knocked_off",),
 )
 
@@ -64,7 +64,7 @@ def knocked_off(
     for target in ordered(frozenset(gone)):
         owner = owners.get(target)
         who = name(owner) if owner is not None else "?"
-        balls.append(Message.of("ball_of", player=who, target=target))
+        balls.append(Message.of("ball_of", player=who, target=place(target)))
     return Message.of("knocked_off", balls=Items(tuple(balls)), num=len(balls))
 
 
@@ -73,7 +73,7 @@ def said(before: pyramidos.PyramidosState, text: str, name: Callable[[int], Para
     on t1.``, ``Oma's ball on t1 was knocked off.``, ``Jonas ended the turn.``"""
     kind, *rest = text.split()
     if kind == "land":
-        return Message.of("landed", player=name(before.to_move), target=rest[0])
+        return Message.of("landed", player=name(before.to_move), target=place(rest[0]))
     if kind == "leave":
         return knocked_off(before.targets(), rest, name)
     return Message.of("turn_ended", player=name(before.to_move))

@@ -37,7 +37,7 @@ PYRAMIDOS_VIEW: Final = GameView(
     drawings=_drawings,
     score_bars=drawing.score_bars,
     bare=lambda snapshot: all(owner is None for owner in parts_of(snapshot).targets.values()),
-    helpers={"target_label": words.target_label},
+    helpers={"target_label": words.target_label, "target_name": words.target_name},
     pictures=_pictures,
 )
 """Pyramidos, as the page shows it."""

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from flask_babel import gettext
+from flask_babel import gettext, pgettext
 
 from web_ui.games.pyramidos import drawing
 from web_ui.render import swatch_text
 
 
+def target_name(name: str) -> str:
+    """A target's name on the drawing: ``t1`` … ``t4`` as written, the top in words."""
+    return str(pgettext("the name of the target on top", "top")) if name == "top" else name
+
+
 def target_label(target: drawing.TargetMark) -> str:
     parts = []
-    if target.owner is not None:
+    if target.owner is not None and target.missing:
+        parts.append(gettext("its %(colour)s ball is missing", colour=swatch_text(target.owner)))
+    elif target.owner is not None:
         parts.append(gettext("ball of %(colour)s", colour=swatch_text(target.owner)))
+    elif target.extra:
+        parts.append(gettext("a ball is here that the game does not have"))
+    elif target.sensed:
+        parts.append(gettext("a ball"))
     else:
         parts.append(gettext("empty"))
     if target.name == "top":
         parts.append(gettext("open") if target.open else gettext("closed until t1–t4 hold balls"))
-    return f"{target.name}: " + ", ".join(parts)
+    return f"{target_name(target.name)}: " + ", ".join(parts)
