@@ -203,9 +203,8 @@ def _marks(snapshot: Snapshot) -> _Marks:
         if (pos := _position(item.pos)) is not None:
             pearls[pos.short] = swatch_of(palette, item.colour)
     pending = parts.pending
-    shown = None
-    if pending:
-        shown = _position(pending[min(parts.shown_bonus, len(pending) - 1)].pos)
+    # The first bonus pearl to place, as the words say it (the LEDs go round them all).
+    shown = _position(pending[0].pos) if pending else None
     removals = shorts(parts.removals)
     if parts.removals:
         pearls.update(removals)  # still on the board until taken off

@@ -35,10 +35,19 @@ def _context(snapshot: Snapshot, palette: Sequence[Swatch]) -> dict[str, Any]:
         "removals": [(b, swatch_of(palette, b.colour)) for b in removals],
         # "The highest first" only when one rests on another: they lie on two layers.
         "removals_top_down": len({b.pos.split(":")[0] for b in removals}) > 1,
-        # While bonus pearls of a move taken back come off, that list says what to do.
-        "mismatch_shown": bool(snapshot.mismatches) and not removals,
-        "shown_bonus": parts.shown_bonus,
+        # While bonus pearls of a move taken back come off, that list says what to do;
+        # while the last pearl is held off (a take-back, or a move to another cell being
+        # decided), the prompt says it: the board is not wrong, so no red list says so.
+        "mismatch_shown": bool(snapshot.mismatches) and not removals and not _held(snapshot),
     }
+
+
+HELD: Final = frozenset({"keep_off", "moving"})
+"""The prompts of a pearl held off its cell (``PerlenPyramide.urgent``)."""
+
+
+def _held(snapshot: Snapshot) -> bool:
+    return any(message.key in HELD for message in snapshot.prompt)
 
 
 def _review(record: Record, budget_per_move: float, cancel: Any) -> Sequence[MoveLoss]:

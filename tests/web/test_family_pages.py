@@ -1,0 +1,76 @@
+"""The family at the table, third pass (issue 32): what the live page says and draws,
+rendered from the pure referee's snapshots as the page renders them."""
+
+from __future__ import annotations
+
+import html as html_module
+import re
+
+import pytest
+
+from controller.referee.snapshot import Snapshot
+from tests.support.referee import Play
+from tests.web.conftest import Rig
+from web_ui.render import live_fragments
+
+CASCADE = ("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3")
+"""Anna's b3 (the ninth pearl) owes three bonus pearls: 2:b2, 2:b3 and 3:b2."""
+
+
+def regions(rig: Rig, snap: Snapshot, lang: str = "en") -> dict[str, str]:
+    with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+        return live_fragments(snap)
+
+
+def text(markup: str) -> str:
+    return " ".join(html_module.unescape(re.sub(r"<[^>]+>", " ", markup)).split())
+
+
+def three_bonus_pearls() -> Play:
+    p = Play().new()
+    p.play(*CASCADE)
+    assert [b.pos for b in p.snap.parts.pending] == ["2:b2", "2:b3", "3:b2"]  # type: ignore[attr-defined]
+    return p
+
+
+def test_the_big_drawing_stays_on_the_first_bonus_pearl_the_words_name(rig: Rig) -> None:
+    """Item 5: while the LEDs go round the three places, the large drawing and the list
+    stay on the first one, the one the sentence starts with."""
+    p = three_bonus_pearls()
+    seen = set()
+    for _ in range(4):
+        snap = p.wait(1.6)  # the LEDs show the next place every 1.5 s
+        seen.add(snap.parts.shown_bonus)  # type: ignore[attr-defined]
+        status, board = (regions(rig, snap)[r] for r in ("live-status", "live-board"))
+        assert "starting with Anna's red on 2:b2" in text(status)
+        focus = board.split('class="pyramid-focus"', 1)[1].split("</svg>", 1)[0]
+        assert "Layer 2: the bonus pearl goes here" in focus
+        assert 'id="cell-' not in focus and "2:b2: empty" in text(focus)
+        assert "bonus pearl due here" in focus.split("2:b2: empty", 1)[1].split("</title>")[0]
+        first = status.split('class="next"', 1)[1].split("</li>", 1)[0]
+        assert "2:b2" in first
+        assert status.count('class="next"') == 1
+    assert len(seen) > 1  # the LEDs did go round meanwhile
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_pearl_lifted_to_take_it_back_is_not_also_called_missing(rig: Rig, lang: str) -> None:
+    """Item 7: "Keep the pearl off a2 to take back …" and nothing in red that asks for
+    the pearl back at the same time; the same while a pearl moves to another cell."""
+    p = Play().new()
+    p.play("a1", "a2")
+    snap = p.lift("a2")
+    assert "Keep the pearl off a2" in p.said()
+    status = regions(rig, snap, lang)["live-status"]
+    assert 'class="todo mismatch"' not in status
+    assert "a2:" not in text(status)
+    snap = p.put("b2")
+    assert "Moving Ben's pearl from a2 to b2" in p.said()
+    assert 'class="todo mismatch"' not in regions(rig, snap, lang)["live-status"]
+    # A pearl really missing (not the last one, which is held) is still shown in red.
+    p.put("a2")
+    p.wait(1.0)
+    snap = p.lift("b2")
+    snap = p.wait(1.0)
+    snap = p.lift("a1")
+    assert 'class="todo mismatch"' in regions(rig, snap, lang)["live-status"]
