@@ -24,15 +24,19 @@ Monte Carlo means, to one decimal.
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
 from dataclasses import dataclass
 
+from controller.games.perlen.bot.compare import compare, means, position_seed
 from controller.games.perlen.bot.exact import ExactSearch, OutOfBudget, empty_cells
 from controller.games.perlen.bot.player import (
     LEVEL_SETTINGS,
     STOP_SHARE,
+    Speed,
+    affordable_playouts,
     check_budget,
     check_state,
     exact_fits,
@@ -42,7 +46,15 @@ from controller.games.perlen.bot.player import (
     sample,
     speed_for,
 )
-from controller.games.perlen.pyramid import Pyramid, cells_of, place
+from controller.games.perlen.pyramid import (
+    Canonical,
+    Pyramid,
+    canonical,
+    cells_of,
+    distinct_cells,
+    place,
+    turned,
+)
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.rules import Bonus, PerlenState, new_game, play
 from controller.rules.notation import BASE, Position, parse_cell
@@ -50,6 +62,9 @@ from controller.rules.records import ReplayError
 
 EXACT_SHARE = 0.7
 """Share of a hint's budget the exact search may take before sampling takes over."""
+TREE_SHARE = 0.75
+"""Share of a sampled hint's budget that finds the best cell; the rest tells how sure it
+is that the best is better than the next best."""
 ADVISER = LEVEL_SETTINGS["strongest"]
 """Hints and reviews sample games as the strongest level does."""
 
@@ -85,9 +100,13 @@ class Advice:
     """The best of the cells that are worse, None when there is none."""
     worth: float
     """How many pearls of the mover's final score ``cell`` is worth more than
-    ``next_best`` (0 when there is none; never below 0)."""
+    ``next_best`` (0 when there is none, or when that is not sure; never below 0)."""
     exact: bool
     """Whether ``value`` and ``worth`` are exact."""
+    sure: bool = True
+    """Whether ``cell`` is surely better than ``next_best``: exactly, or sampled with a
+    99 % interval of the difference above zero. When it is not, ``next_best`` is about
+    as good, and ``worth`` is 0."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,18 +167,28 @@ def advise(
     budget: float = 1.0,
     seed: int = 0,
     cancel: threading.Event | None = None,
+    speed: Speed | None = None,
+    timed: bool = True,
 ) -> Advice:
     """The best cell for the player to move as far as ``budget`` seconds can tell, and
-    why (the same answer each time for the same position and seed on one machine)."""
+    why (the same answer each time for the same position and seed on one machine, and
+    the turned or mirrored answer for a turned or mirrored position: it searches the
+    position's :func:`~controller.games.perlen.pyramid.canonical` image).
+
+    Sampled, its worth against the next best cell is said only when sure: the same
+    games after both (:mod:`.compare`) put the 99 % interval of the difference above
+    zero. ``speed`` and ``timed=False`` plan the work at a given speed and let it run
+    to the end (as :func:`~controller.games.perlen.bot.player.decide`'s do)."""
     started = time.perf_counter()
     state = check_state(state)
     seconds = check_budget(budget)
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed must be an int, not {seed!r}")
-    pyramid: Pyramid = state
     mover = state.to_move
     assert mover is not None
     cells = cells_of(state.legal)
+    seen = canonical(state)
+    pyramid = seen.pyramid
 
     def advice(
         cell: int,
@@ -168,32 +197,36 @@ def advise(
         next_best: int | None,
         worth: float,
         exact: bool,
+        sure: bool = True,
     ) -> Advice:
-        told = _facts(pyramid, cell)
+        """The advice for ``cell`` and the others, all cells of the image."""
+        told = _facts(state, seen.back(cell))
         return Advice(
             mover,
-            BASE[cell],
+            BASE[seen.back(cell)],
             told.wins,
             told.gives,
             told.denies,
             value,
-            tuple(BASE[c] for c in equal if c != cell),
-            None if next_best is None else BASE[next_best],
+            tuple(sorted((BASE[seen.back(c)] for c in equal if c != cell), key=_reading)),
+            None if next_best is None else BASE[seen.back(next_best)],
             max(0.0, worth),
             exact,
+            sure,
         )
 
     if len(cells) == 1:
-        return advice(cells[0], None, (), None, 0.0, True)
-    speed = speed_for(seconds)
+        return advice(seen.cell(cells[0]), None, (), None, 0.0, True)
+    if speed is None:
+        speed = speed_for(seconds)
     planned = seconds * STOP_SHARE
-    rng = random.Random(seed)
+    rng = random.Random(position_seed(pyramid, seed, 0))
     empty = empty_cells(pyramid)
     if exact_fits(empty, planned * EXACT_SHARE, speed):
         search = ExactSearch(
             pyramid[0],
             viewpoint=mover,
-            deadline=started + seconds * EXACT_SHARE,
+            deadline=started + seconds * EXACT_SHARE if timed else None,
             cancel=cancel,
             max_nodes=exact_limit(planned * EXACT_SHARE, speed),
         )
@@ -211,7 +244,7 @@ def advise(
                     seconds=planned * (1 - EXACT_SHARE),
                     speed=speed,
                     rng=rng,
-                    deadline=started + planned,
+                    deadline=started + planned if timed else None,
                     cancel=cancel,
                     only=perfect,
                 )
@@ -222,10 +255,10 @@ def advise(
     result = sample(
         ADVISER,
         pyramid,
-        seconds=planned,
+        seconds=planned * TREE_SHARE,
         speed=speed,
         rng=rng,
-        deadline=started + planned,
+        deadline=started + planned * TREE_SHARE if timed else None,
         cancel=cancel,
     )
     best = result.best
@@ -233,8 +266,35 @@ def advise(
     if not others:
         return advice(best.cell, round(best.score, 1) if best.visits else None, (), None, 0, False)
     runner_up = max(others, key=lambda m: (m.visits, m.value))
-    worth = round(best.score - runner_up.score, 1)
-    return advice(best.cell, round(best.score, 1), (), runner_up.cell, worth, False)
+    games = affordable_playouts(planned * (1 - TREE_SHARE), speed, ADVISER.greedy, empty)
+    told = compare(
+        pyramid,
+        best.cell,
+        runner_up.cell,
+        pairs=max(2, games // 2),
+        seed=position_seed(pyramid, seed, 2),
+        rollout=ADVISER.rollout(),
+        deadline=started + planned if timed else None,
+        cancel=cancel,
+    )
+    worth = round(told.mean, 1) if told.sure else 0.0
+    return advice(best.cell, round(best.score, 1), (), runner_up.cell, worth, False, told.sure)
+
+
+def _reading(position: Position) -> int:
+    return position.index
+
+
+BEST = "best"
+"""A move as good as the best found: the best itself, one alike to it by a turn or mirror
+image of the position, or (exactly solved) one worth just as much."""
+CLOSE = "close"
+"""A move about as good as the best found: the sampled games cannot tell it is worse."""
+COSTLY = "costly"
+"""A move surely worse than the best found: exactly, or by a 99 % interval above zero."""
+SCREEN_SHARE = 0.5
+"""Share of a sampled move's games that find the best move; the rest compare it with
+the move played."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,17 +306,25 @@ class MoveReview:
     colour: int
     played: Position
     best: Position
-    """The best cell found (``played`` itself when it was as good)."""
+    """The best cell found (``played`` itself when it is as good: :data:`BEST`)."""
     loss: float
-    """Pearls of the mover's own final score the move gave away against ``best`` (≥ 0):
-    ``best_value - played_value``."""
+    """Pearls of the mover's own final score the move gave away against ``best``: above
+    0 only when the move is :data:`COSTLY` (then exact, or the sampled mean)."""
     exact: bool
     """Whether the values are exact (what the mover could make sure of whatever the
-    rivals did) or Monte Carlo means to one decimal."""
+    rivals did) or means of sampled games."""
     best_value: float | None = None
-    """The mover's final score after ``best`` (None for a forced move: not searched)."""
+    """The mover's final score after ``best`` (None when not searched: a forced move, or
+    every cell alike)."""
     played_value: float | None = None
     """The mover's final score after ``played``."""
+    verdict: str = BEST
+    """:data:`BEST`, :data:`CLOSE` or :data:`COSTLY`."""
+    low: float | None = None
+    """Sampled and compared: the low end of the 99 % interval of ``best``'s worth more
+    than ``played``'s (above 0 for a costly move), in pearls."""
+    high: float | None = None
+    """… and its high end."""
 
     def to_dict(self) -> dict[str, object]:
         """JSON-ready: ``{"number": 3, "colour": 2, "played": "c3", "best": "d4", ...}``."""
@@ -269,6 +337,9 @@ class MoveReview:
             "exact": self.exact,
             "best_value": self.best_value,
             "played_value": self.played_value,
+            "verdict": self.verdict,
+            "low": self.low,
+            "high": self.high,
         }
 
 
@@ -278,20 +349,37 @@ def review(
     budget_per_move: float = 0.3,
     seed: int = 0,
     cancel: threading.Event | None = None,
+    speed: Speed | None = None,
+    timed: bool = True,
 ) -> list[MoveReview]:
     """Each move of ``record`` against the best move in its position.
 
-    Takes about ``budget_per_move`` seconds for each move before the endgame; the endgame
-    is solved exactly, once per colour (one transposition table serves all of its moves).
-    The result depends only on the record, the seed and this machine's speed, so callers
-    may cache it. Raises :class:`ReplayError` for a record with an illegal move.
+    Positions are compared up to their eight turns and mirror images: cells alike in a
+    position are one move (a move that is the mirror image of the best is the best),
+    and every position is searched as its :func:`~controller.games.perlen.pyramid.canonical`
+    image, its games seeded from that image, so a game turned or mirrored gets the same
+    review. A move is :data:`COSTLY` only when that is sure: exactly, where the endgame
+    is solved (once per colour: one transposition table serves all of its moves), and
+    before it when the 99 % interval of the best move's worth more than the played
+    one's lies above zero (:mod:`.compare`: the same games after both); otherwise it is
+    :data:`CLOSE`.
+
+    Takes about ``budget_per_move`` seconds for each move before the endgame. The work
+    is planned from ``speed`` (this machine's by default), so the result depends only
+    on the record, the seed and the speed, and callers may cache it; ``timed=False``
+    lets every search do its planned work however long it takes. Stops early, with the
+    moves reviewed so far, once ``cancel`` is set. Raises :class:`ReplayError` for a
+    record with an illegal move.
     """
     if not isinstance(record, PerlenRecord):
         raise TypeError(f"expected a Perlen-Pyramide record, not {type(record).__name__}")
     seconds = check_budget(budget_per_move, "budget_per_move")
+    if speed is None:
+        speed = machine_speed()  # a review takes seconds: measuring first is worth it
     state = new_game(record.options)
     # One table per colour: each mover is the viewpoint of its own moves' values.
-    exact = [ExactSearch(state.rules, viewpoint=colour, cancel=cancel) for colour in range(3)]
+    searches = [ExactSearch(state.rules, viewpoint=colour, cancel=cancel) for colour in range(3)]
+    work = _Work(searches, seconds, seed, cancel, speed, timed)
     reviews: list[MoveReview] = []
     for number, text in enumerate(record.moves, start=1):
         try:
@@ -299,79 +387,136 @@ def review(
             after, _ = play(state, played)
         except ValueError as exc:
             raise ReplayError("move", number, text, str(exc)) from None
-        mover = state.to_move
-        assert mover is not None
         moves_left = len(record.moves) - number + 1
-        reviews.append(
-            _review_move(state, number, played, exact[mover], seconds, seed, cancel, moves_left)
-        )
+        reviewed = _review_move(state, number, played, work, moves_left)
+        if cancel is not None and cancel.is_set():
+            break
+        reviews.append(reviewed)
         state = after
     return reviews
 
 
+class _Work:
+    """What a review's moves share: the exact searches, the budget and the frame."""
+
+    def __init__(
+        self,
+        exact: list[ExactSearch],
+        seconds: float,
+        seed: int,
+        cancel: threading.Event | None,
+        speed: Speed,
+        timed: bool,
+    ) -> None:
+        self.exact = exact
+        self.seconds = seconds
+        self.seed = seed
+        self.cancel = cancel
+        self.speed = speed
+        self.timed = timed
+        self.frame: tuple[int, ...] | None = None
+        """The symmetry the exact searches see the game in: the canonical one of the
+        first position solved, kept for the later ones so that the tables serve them."""
+
+
 def _review_move(
-    state: PerlenState,
-    number: int,
-    played: Position,
-    exact: ExactSearch,
-    seconds: float,
-    seed: int,
-    cancel: threading.Event | None,
-    moves_left: int,
+    state: PerlenState, number: int, played: Position, work: _Work, moves_left: int
 ) -> MoveReview:
     started = time.perf_counter()
     mover = state.to_move
     assert mover is not None
-    pyramid: Pyramid = state
-    cells = cells_of(state.legal)
-    if len(cells) == 1:
+    if len(cells_of(state.legal)) == 1:
         return MoveReview(number, mover, played, played, 0.0, True)
-    speed = machine_speed()  # a review takes seconds: measuring first is worth it
+    seen = canonical(state)
+    choices = distinct_cells(seen.pyramid[2], cells_of(seen.pyramid[4]))
+    if len(choices) == 1:  # every cell alike (the first pearl with ``start = centre``)
+        return MoveReview(number, mover, played, played, 0.0, True)
     # Solving the endgame once answers every later move too, so it may take the time
     # of all the moves still to review.
-    allowed = seconds * moves_left / 2
-    if exact_fits(empty_cells(pyramid), allowed, speed):
-        exact.deadline = started + allowed
-        exact.max_nodes = exact.nodes + exact_limit(allowed, speed)
+    allowed = work.seconds * moves_left / 2
+    if exact_fits(empty_cells(state), allowed, work.speed):
+        exact = work.exact[mover]
+        if work.frame is None:
+            work.frame = seen.symmetries[0]
+        frame = work.frame
+        pyramid = turned(state, frame)
+        exact.deadline = started + allowed if work.timed else None
+        exact.max_nodes = exact.nodes + exact_limit(allowed, work.speed)
         try:
             best = exact.solve(pyramid)
-            mine = exact.value(place(pyramid, played.index))
+            mine = exact.value(place(pyramid, frame[played.index]))
         except OutOfBudget:
             pass
         else:
             assert best.cell is not None
-            cell = played.index if mine == best.value else best.cell
-            loss = float(best.value - mine)
+            if mine == best.value:
+                value = float(mine)
+                return MoveReview(number, mover, played, played, 0.0, True, value, value)
             return MoveReview(
-                number, mover, played, BASE[cell], loss, True, float(best.value), float(mine)
+                number,
+                mover,
+                played,
+                BASE[frame.index(best.cell)],
+                float(best.value - mine),
+                True,
+                float(best.value),
+                float(mine),
+                COSTLY,
             )
-    result = sample(
-        ADVISER,
+    return _sampled(seen, choices, number, played, work, started)
+
+
+def _sampled(
+    seen: Canonical,
+    choices: tuple[int, ...],
+    number: int,
+    played: Position,
+    work: _Work,
+    started: float,
+) -> MoveReview:
+    """The played move against the best of the sampled games: the best found by the same
+    games after every cell, then compared with the played one by games of their own (so
+    that picking the best of many does not make it look better than it is)."""
+    pyramid = seen.pyramid
+    mover = pyramid[3]
+    assert mover is not None
+    mine = seen.cell(played.index)
+    rollout = ADVISER.rollout()
+    planned = work.seconds * STOP_SHARE
+    games = affordable_playouts(planned, work.speed, ADVISER.greedy, empty_cells(pyramid))
+    found, _ = means(
         pyramid,
-        seconds=seconds * STOP_SHARE,
-        speed=speed,
-        rng=random.Random(seed * 1000 + number),
-        deadline=started + seconds * STOP_SHARE,
-        cancel=cancel,
-        focus=played.index,
+        choices,
+        playouts=max(2, int(games * SCREEN_SHARE) // len(choices)),
+        seed=position_seed(pyramid, work.seed, 1),
+        rollout=rollout,
+        deadline=started + planned * SCREEN_SHARE if work.timed else None,
+        cancel=work.cancel,
     )
-    # The played cell got its guaranteed quarter of the playouts, so the search's own
-    # choice is the most visited of the others; the played move lost nothing unless that
-    # one did better on average.
-    mine_stats = next(m for m in result.moves if m.cell == played.index)
-    rival = max(
-        (m for m in result.moves if m.cell != played.index), key=lambda m: (m.visits, m.value)
+    best = max(choices, key=lambda cell: found[cell])  # the first of equals
+    if best == mine:
+        value = round(found[mine], 1)
+        return MoveReview(number, mover, played, played, 0.0, False, value, value)
+    told = compare(
+        pyramid,
+        best,
+        mine,
+        pairs=max(2, int(games * (1 - SCREEN_SHARE)) // 2),
+        seed=position_seed(pyramid, work.seed, 2),
+        rollout=rollout,
+        deadline=started + planned if work.timed else None,
+        cancel=work.cancel,
     )
-    loss = round(max(0.0, rival.score - mine_stats.score), 1)
-    best_cell = played.index if loss == 0.0 else rival.cell
-    best_value = mine_stats.score if loss == 0.0 else rival.score
     return MoveReview(
         number,
         mover,
         played,
-        BASE[best_cell],
-        loss,
+        BASE[seen.back(best)],
+        max(0.1, round(told.mean, 1)) if told.sure else 0.0,
         False,
-        round(best_value, 1),
-        round(mine_stats.score, 1),
+        round(told.first, 1),
+        round(told.second, 1),
+        COSTLY if told.sure else CLOSE,
+        round(told.low, 2) if math.isfinite(told.low) else None,
+        round(told.high, 2) if math.isfinite(told.high) else None,
     )
