@@ -26,7 +26,8 @@ from werkzeug.wrappers import Response as BaseResponse
 from controller import palette
 from controller import settings as household
 from controller.hardware.port import TUNES
-from controller.referee.messages import Message, Term
+from controller.referee.messages import Message
+from controller.referee.session import computer_term
 from controller.referee.setup import MAX_NAME
 from controller.store import StoredGame
 from web_ui import auth, control, drawing, forms, i18n, render, reviews
@@ -103,7 +104,7 @@ def _setup_context() -> dict[str, Any]:
     ]
     web = web_state()
     levels = web.levels
-    example = Message.of("computer_name", level=Term("level", levels[-1])) if levels else None
+    example = Message.of("computer_name", computer=computer_term(levels[-1])) if levels else None
     views = web.views.values()
     counted = [v for v in views if v.fixed_seats is None]
     counts = sorted({n for v in counted for n in v.kind.seats})

@@ -23,8 +23,8 @@ from flask_babel import (
 
 from controller.hardware.channels import CELLS
 from controller.referee import words
-from controller.referee.messages import TERMS, Items, Message, Term, colour_term, sentences
-from controller.referee.session import Seated, called
+from controller.referee.messages import TERMS, Items, Message, colour_term, sentences
+from controller.referee.session import Seated, called, computer_term
 from controller.referee.snapshot import PlayerView, Snapshot
 from controller.store.values import LeaderRow
 from web_ui import drawing
@@ -104,11 +104,11 @@ def player_name(player: Seated, players: Iterable[Seated]) -> str:
 
 
 def leader_name(row: LeaderRow) -> str:
-    """A leaderboard row's name: the unnamed computer seats of a level as ``Computer
-    (strong)`` in the reader's language."""
+    """A leaderboard row's name: the unnamed computer seats of a level as ``Strong
+    computer`` in the reader's language."""
     if row.level is None:
         return row.name
-    return say(Message.of("computer_name", level=Term("level", row.level)))
+    return say(Message.of("computer_name", computer=computer_term(row.level)))
 
 
 def swatch_text(swatch: drawing.Swatch) -> str:
@@ -218,9 +218,18 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     players = snapshot.players
     level = players[to_move].computer if to_move is not None and to_move < len(players) else None
     context["mover_level"] = level
+    # A named computer seat says its level beside its name; an unnamed one's name says it.
+    named = level is not None and to_move is not None and players[to_move].default_name is None
+    context["mover_badge"] = term("computer", level) if named else ""
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     context["take_off"] = _take_off(snapshot, view)
+    # What to do, without the turn again: the headline and the bar say whose turn it is.
+    context["prompt_now"] = say(tuple(m for m in snapshot.prompt if m.key not in TURN_SAID))
     return context
+
+
+TURN_SAID = frozenset({"to_move"})
+"""Prompts that only say whose turn it is: the turn bar and the status say it already."""
 
 
 def view_of(game: object) -> GameView | None:
@@ -235,7 +244,9 @@ def _take_off(snapshot: Snapshot, view: GameView | None) -> str:
     extra = [m.cell for m in snapshot.mismatches if m.kind == "extra"]
     if not extra or view is None:
         return ""
-    take_off = words.take_off(extra, view.piece, view.bare(snapshot))
+    everything = view.bare(snapshot)
+    count = view.kind.stacked(frozenset(extra)) if everything else 0
+    take_off = words.take_off(extra, view.piece, everything, count)
     return say(Message.of("fix_board", fixes=Items((take_off,))))
 
 

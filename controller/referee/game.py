@@ -138,6 +138,11 @@ class GameKind(Protocol):
         """What its players put on the board, as the referee's words say it (a ``thing``
         term: ``pearl``, ``ball``)."""
 
+    def stacked(self, sensed: frozenset[str]) -> int:
+        """How many of its pieces lie on the board when ``sensed`` are the places the
+        sensors report: one each, unless the game stacks pieces that no sensor sees
+        (a pyramid's pearls above the base). It counts what to clear between games."""
+
     @property
     def option_names(self) -> tuple[str, ...]:
         """Its options a person chooses (``first_seat`` apart), as the setup page names

@@ -265,8 +265,8 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "one_person": N_("At least one player must be a person to place the pearls."),
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
-        "computer_name": N_("Computer (%(level)s)"),
-        "computer_name_seat": N_("Computer %(seat)d (%(level)s)"),
+        "computer_name": N_("%(computer)s"),
+        "computer_name_seat": N_("%(computer)s %(seat)d"),
         "player_name": N_("Player %(seat)d"),
         "and": N_("%(items)s and %(last)s"),
         "seat_colour": N_("seat %(seat)d colour"),
@@ -294,6 +294,13 @@ TERMS: Final[dict[str, dict[str, str]]] = {
         "medium": N_("medium"),
         "strong": N_("strong"),
         "strongest": N_("strongest"),
+    },
+    "computer": {  # an unnamed computer seat's name, by its level
+        "gentle": N_("Gentle computer"),
+        "easy": N_("Easy computer"),
+        "medium": N_("Medium computer"),
+        "strong": N_("Strong computer"),
+        "strongest": N_("Strongest computer"),
     },
     "game": {},
     "place": {},  # the games' words for places that are not written like c3 or t1

@@ -35,7 +35,7 @@ def unnamed(player: Seated) -> bool:
 
 
 def default_name(player: Seated, players: Iterable[Seated]) -> Message | None:
-    """``Computer (strong)`` or ``Player 3`` for an unnamed seat, as a message (the reader's
+    """``Strong computer`` or ``Player 3`` for an unnamed seat, as a message (the reader's
     language renders it); None for a named one. Two unnamed computers of one level are
     told apart by their seats."""
     if not unnamed(player):
@@ -45,8 +45,14 @@ def default_name(player: Seated, players: Iterable[Seated]) -> Message | None:
         return Message.of("player_name", seat=player.seat + 1)
     twins = sum(1 for p in players if p.computer == level and unnamed(p))
     if twins > 1:
-        return Message.of("computer_name_seat", seat=player.seat + 1, level=Term("level", level))
-    return Message.of("computer_name", level=Term("level", level))
+        return Message.of("computer_name_seat", seat=player.seat + 1, computer=computer_term(level))
+    return Message.of("computer_name", computer=computer_term(level))
+
+
+def computer_term(level: str) -> Term:
+    """``Strong computer``: an unnamed computer seat's name (a level the vocabulary does
+    not know keeps its own word)."""
+    return Term("computer", level)
 
 
 def called(player: Seated, players: Iterable[Seated]) -> Param:

@@ -19,14 +19,15 @@ from controller.referee.session import unnamed
 from controller.referee.state import RefereeState
 
 
-def take_off(extra: Sequence[str], word: str, everything: bool) -> Message:
-    """``take the pearls off b3 and c4``; ``take all 25 pearls off the board`` when the
+def take_off(extra: Sequence[str], word: str, everything: bool, count: int = 0) -> Message:
+    """``take the pearls off b3 and c4``; ``take all 55 pearls off the board`` when the
     game has none on it (between games), so a full board is one short sentence.
 
-    ``word``: ``pearl`` or ``ball``."""
+    ``word``: ``pearl`` or ``ball``; ``count``: how many pieces lie on the board (the
+    game's :meth:`~controller.referee.game.GameKind.stacked`; else one per place)."""
     what = Term("thing", word if len(extra) == 1 else word + "s")
     if everything and len(extra) > 1:
-        return Message.of("fix_clear", thing=what, num=len(extra))
+        return Message.of("fix_clear", thing=what, num=max(count, len(extra)))
     return Message.of("fix_extra", thing=what, cells=places(extra))
 
 
@@ -42,7 +43,9 @@ def fixes(state: RefereeState) -> Items:
     parts: list[Param] = []
     if extra:
         word = session.kind.piece
-        parts.append(take_off(extra, word, everything=not session.game.expected))
+        everything = not session.game.expected
+        count = session.kind.stacked(frozenset(extra)) if everything else 0
+        parts.append(take_off(extra, word, everything, count))
     for m in watch.mismatches:
         if m.kind is not MismatchKind.MISSING:
             continue

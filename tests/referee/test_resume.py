@@ -101,7 +101,7 @@ def test_a_computer_seat_to_move_is_not_guessed(tmp_path: Path) -> None:
     p = restarted(first, tmp_path, {"c3", "d4", "d3"})
     # Its choice was lost with the power: the pearl must come off until it chooses again.
     assert p.snap.status == "mismatch" and p.snap.moves == 2
-    assert "(easy) is still choosing" in p.said()
+    assert "Easy computer is still choosing" in p.said()
     p.lift("d3")
     p.answer("d3")
     p.play("d3")

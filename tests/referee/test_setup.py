@@ -80,19 +80,19 @@ def test_unnamed_seats_are_stored_unnamed_and_called_by_number_or_level() -> Non
     # Nothing English is stored: an empty name, the seat and its level.
     stored = p.ledger.games[1]["players"]
     assert [(r.name, r.computer) for r in stored] == [("A", None), ("", "easy"), ("", None)]
-    assert _called(p) == ["A", "Computer (easy)", "Player 3"]
+    assert _called(p) == ["A", "Easy computer", "Player 3"]
     assert p.snap.players[1].default_name == Message.of(
-        "computer_name", level=Term("level", "easy")
+        "computer_name", computer=Term("computer", "easy")
     )
-    assert "Computer (easy)" in p.said() and "Player 3" in p.said()  # "Game 1 has started: …"
+    assert "Easy computer" in p.said() and "Player 3" in p.said()  # "Game 1 has started: …"
     # Two unnamed computers of one level are told apart by their seats.
     twins = Play().new(players=("A", "", ""), computer={"1": "easy", "2": "easy"})
-    assert _called(twins) == ["A", "Computer 2 (easy)", "Computer 3 (easy)"]
+    assert _called(twins) == ["A", "Easy computer 2", "Easy computer 3"]
     # The computer to move is called so in what the page says.
     first = Play().new(players=("", "B", "C"), computer={"0": "strong"})
-    assert first.said().endswith("Computer (strong) is thinking…")
+    assert first.said().endswith("Strong computer is thinking…")
     first.answer("c3")
-    assert first.said().endswith("Computer (strong) chose c3: put its pearl there.")
+    assert first.said().endswith("Strong computer chose c3: put its pearl there.")
 
 
 def test_old_games_that_stored_english_computer_names_read_as_unnamed() -> None:
@@ -102,7 +102,7 @@ def test_old_games_that_stored_english_computer_names_read_as_unnamed() -> None:
     red, blue = by_name("red"), by_name("blue")
     old = (Player(0, 0, "Computer (strong)", red, "strong"), Player(1, 1, "Ben", blue))
     default = default_name(old[0], old)
-    assert default is not None and english(default) == "Computer (strong)"
+    assert default is not None and english(default) == "Strong computer"
     assert called(old[1], old) == "Ben"
     # A person who chose such a name keeps it; so does a computer named otherwise.
     person = Player(0, 0, "Computer (strong)", red)

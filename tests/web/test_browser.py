@@ -364,7 +364,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     assert [p["name"] for p in sorted(again["players"], key=lambda p: p["seat"])] == [
         "Anna",
         "Ben",
-        "",  # unnamed: the page calls it "Computer (gentle)" in its reader's language
+        "",  # unnamed: the page calls it "Gentle computer" in its reader's language
     ]
     assert again["players"][0]["seat"] == 1  # the next seat starts
     page.wait_for_selector("#live-status >> text=Game 2 has started", timeout=WAIT_MS)
@@ -461,9 +461,9 @@ LAPTOP: ViewportSize = {"width": 1280, "height": 900}
 WORDS: dict[str, dict[str, str]] = {
     "en": {
         "player 2": "Player 2",
-        "computer": "Computer (gentle)",
+        "computer": "Gentle computer",
         "finishing": "bonus pearls finish the pyramid",
-        "clear all": "Take all 25 pearls off the board.",
+        "clear all": "Take all 55 pearls off the board.",
         "take off": (
             "Take off the bonus pearls 2:c2 and 2:b2 (the next one's place blinks), pressing "
             "“This bonus pearl is off” (or Confirm on the board) after each"
@@ -475,9 +475,9 @@ WORDS: dict[str, dict[str, str]] = {
     },
     "de": {
         "player 2": "Spieler 2",
-        "computer": "Computer (sanft)",
+        "computer": "Sanfter Computer",
         "finishing": "Bonusperlen vollenden die Pyramide",
-        "clear all": "Nimm alle 25 Perlen vom Brett.",
+        "clear all": "Nimm alle 55 Perlen vom Brett.",
         "take off": (
             "Nimm die Bonusperlen 2:c2 und 2:b2 herunter (der Platz der nächsten blinkt) und "
             "drücke nach jeder „Diese Bonusperle ist herunter“ (oder Bestätigen am Brett)"

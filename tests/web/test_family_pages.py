@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import html as html_module
 import re
+from typing import Any
 
 import pytest
+from flask.testing import FlaskClient
 
 from controller.referee.snapshot import Snapshot
 from tests.support.referee import Play
@@ -74,3 +76,66 @@ def test_a_pearl_lifted_to_take_it_back_is_not_also_called_missing(rig: Rig, lan
     snap = p.wait(1.0)
     snap = p.lift("a1")
     assert 'class="todo mismatch"' in regions(rig, snap, lang)["live-status"]
+
+
+ENGLISH_WORDS = {
+    "de": {"top", "the", "ball", "balls", "pearl", "pearls", "landed", "move", "moves", "wins",
+           "of", "and", "on", "off", "step", "leave", "land", "end", "turn", "knocked"},
+    "da": {"the", "ball", "balls", "pearl", "pearls", "landed", "move", "moves", "wins", "of",
+           "and", "on", "off", "step", "leave", "land", "end", "turn", "knocked"},
+}  # fmt: skip
+"""Words of English sentences (and of the records' notation: ``land t1``, ``leave t1``,
+``end``) that a German or Danish page never shows: a sentence that has one kept an
+English word in a parameter (Pyramidos' ``top``, once) or a caption shows notation."""
+WORD = re.compile(r"[^\W\d_]+")
+
+
+def page_words(markup: str) -> set[str]:
+    """The words a reader sees on a page (no markup, scripts or styles), lower case."""
+    body = markup.split("<main", 1)[-1]
+    body = re.sub(r"<(script|style)\b.*?</\1>", " ", body, flags=re.S)
+    return {w.lower() for w in WORD.findall(text(body))}
+
+
+@pytest.mark.parametrize("lang", ["de", "da"])
+def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
+    rig: Rig, client: FlaskClient, lang: str
+) -> None:
+    """Item 4: in German "Nimm die Kugel von der Spitze", never "von top"; the replay's
+    captions are sentences, never the record's notation ("Schritt 9: land top")."""
+    headers = {"Accept-Language": lang}
+    found: dict[str, set[str]] = {}
+
+    def look(path: str) -> None:
+        response = client.get(path, headers=headers)
+        assert response.status_code == 200, path
+        strays = page_words(response.get_data(as_text=True)) & ENGLISH_WORDS[lang]
+        if strays:
+            found[path] = strays
+
+    rig.new_pyramidos(("Ida", "Jonas"))
+    rig.place("top")  # the closed top: "Take the ball off the top."
+    rig.wait(lambda s: s["status"] == "mismatch")
+    look("/")
+    rig.place("top", False)
+    rig.wait(lambda s: s["status"] == "playing")
+    for n, target in enumerate(("t1", "t2", "t3", "t4"), start=1):
+        rig.place(target)
+
+        def landed(s: dict[str, Any], n: int = n) -> bool:
+            return bool(s["moves"] == n)
+
+        rig.wait(landed)
+    rig.place("t2", False)  # knocked off, once it stays off
+    rig.wait(lambda s: s["targets"]["t2"] is None)
+    look("/")
+    rig.place("t2")
+    rig.wait(lambda s: s["targets"]["t2"] is not None)
+    rig.place("top")  # the top is open: the game ends
+    over = rig.wait(lambda s: s["status"] == "over")
+    look("/")
+    game = over["game_id"]
+    for step in range(over["moves"] + 1):
+        look(f"/history/{game}?step={step}")
+    look("/history")
+    assert found == {}

@@ -27,6 +27,7 @@ MACROS = (
     "buttons",
     "clear_label",
     "todo",
+    "bar_todo",
     "command_button",
     "setup_fields",
     "rules_nav",

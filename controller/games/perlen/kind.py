@@ -33,6 +33,7 @@ from controller.referee.messages import Items, Message, Param
 from controller.referee.session import Player, Session
 from controller.referee.snapshot import Snapshot, Status
 from controller.referee.state import RefereeConfig, RefereeState, Step
+from controller.rules.notation import POSITIONS
 from controller.rules.records import Record
 from controller.vocabulary import CELLS
 
@@ -55,6 +56,11 @@ class PerlenPyramide:
     actions = ACTIONS
     events = EVENTS
     shared = frozenset({BasePearl.kind})
+
+    def stacked(self, sensed: frozenset[str]) -> int:
+        """The base pearls sensed and every pearl the rules stack on them: a full base
+        holds the whole pyramid of 55."""
+        return sum(1 for p in POSITIONS if sensed.issuperset(p.footprint))
 
     def missing_sensors(self, config: RefereeConfig) -> Message | None:
         have = set(CELLS) <= config.sensors

@@ -50,6 +50,9 @@ class Pyramidos:
     events = EVENTS
     shared: frozenset[str] = frozenset()
 
+    def stacked(self, sensed: frozenset[str]) -> int:
+        return len(sensed)
+
     def missing_sensors(self, config: RefereeConfig) -> Message | None:
         have = set(TARGETS) <= config.sensors
         return None if have else Message.of("no_target_sensors")

@@ -254,6 +254,9 @@ class ThreeInARow:
     events: Mapping[str, type[Stored]] = {Marked.kind: Marked}
     shared: frozenset[str] = frozenset()
 
+    def stacked(self, sensed: frozenset[str]) -> int:
+        return len(sensed)
+
     def missing_sensors(self, config: RefereeConfig) -> Message | None:
         return None
 

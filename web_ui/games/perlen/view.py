@@ -32,6 +32,10 @@ def _context(snapshot: Snapshot, palette: Sequence[Swatch]) -> dict[str, Any]:
     removals = parts.removals
     return {
         "pending": [(b, swatch_of(palette, b.colour)) for b in parts.pending],
+        # The colours under each bonus pearl owed, which say why it has its colour.
+        "split": words.splits(
+            [(p.pos, p.colour) for p in parts.pearls] + [(b.pos, b.colour) for b in parts.pending]
+        ),
         "removals": [(b, swatch_of(palette, b.colour)) for b in removals],
         # "The highest first" only when one rests on another: they lie on two layers.
         "removals_top_down": len({b.pos.split(":")[0] for b in removals}) > 1,

@@ -5,7 +5,8 @@ reader's language (Flask-Babel).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from flask_babel import gettext, lazy_gettext, pgettext
@@ -21,11 +22,15 @@ SIDE_NAMES: Mapping[str, Any] = {
 }
 
 BONUS_REASONS: Mapping[str, Any] = {
-    "majority": lazy_gettext("most of the four pearls below are this colour"),
+    "majority": lazy_gettext("this colour has more of the four pearls below than any other"),
+    "3:1": lazy_gettext("three of the four pearls below are this colour"),
+    "2:1:1": lazy_gettext("two of the four pearls below are this colour, the other two differ"),
     "two-two": lazy_gettext("two and two below: the third colour gets it"),
     "four-of-a-kind": lazy_gettext("four of one colour below: the next colour in turn gets it"),
     "passed-on": lazy_gettext("the rule's colour has no pearls left, so it passed on"),
 }
+"""Why a bonus pearl has its colour, by its rule (``majority`` by the split below:
+3:1 or 2:1:1, RULES.md)."""
 
 
 def side_name(side: str) -> str:
@@ -60,8 +65,37 @@ def place_label(place: drawing.Place) -> str:
     return f"{place.pos}: " + ", ".join(parts)
 
 
-def bonus_reason(reason: object) -> str:
-    return str(BONUS_REASONS.get(reason, "")) if isinstance(reason, str) else ""
+def bonus_reason(reason: object, split: object = None) -> str:
+    """Why a bonus pearl has its colour; ``split``: the colours of the four pearls below,
+    most first (``3:1``, ``2:1:1``, ``2:2``, ``4``), which words the majority rule."""
+    if not isinstance(reason, str):
+        return ""
+    if reason == "majority" and isinstance(split, str) and split in BONUS_REASONS:
+        reason = split
+    return str(BONUS_REASONS.get(reason, ""))
+
+
+def splits(pearls: Iterable[tuple[str, int]]) -> Callable[[str], str | None]:
+    """The split of the four pearls under a place (``2:b2`` -> ``2:1:1``), from the
+    pearls on the board and the bonus pearls owed (``(pos, colour)``, ``1:c3`` …); None
+    when they are not all there."""
+    colours = dict(pearls)
+
+    def split(pos: str) -> str | None:
+        layer, _, cell = pos.partition(":")
+        if not layer.isdigit() or int(layer) < 2 or len(cell) != 2:
+            return None
+        below = int(layer) - 1
+        file, rank = ord(cell[0]), int(cell[1])
+        under = [
+            colours.get(f"{below}:{chr(file + df)}{rank + dr}") for df in (0, 1) for dr in (0, 1)
+        ]
+        if any(c is None for c in under):
+            return None
+        counts = sorted(Counter(under).values(), reverse=True)
+        return ":".join(map(str, counts)) if len(counts) > 1 else "4"
+
+    return split
 
 
 HouseRule = tuple[str, str, str, list[tuple[str, str, str]]]
