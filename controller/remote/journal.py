@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
-from controller.remote.outcomes import Acknowledged, Delivered, Outcome
+from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Outcome, Voided
 from controller.remote.wire import JsonObject
 
 __all__ = ["Journal", "JournalError", "Logged", "MemoryJournal", "Origin"]
@@ -40,6 +40,14 @@ class Logged:
     seq: int
     """Its number on the board that made it, from 1."""
     event: JsonObject
+    base: int | None = None
+    """Made here: how many of the other board's events had been applied here when it was
+    made (None: as many as come before it in the log)."""
+    void: bool = False
+    """Not applied (made here: undone since; made there: never applied): the two boards
+    acted while apart and the inviting board's order stood
+    (:class:`~controller.remote.outcomes.Voided`, :class:`~controller.remote.outcomes.
+    Crossed`). Its number stays taken."""
 
 
 class JournalError(ValueError):
@@ -77,23 +85,38 @@ class MemoryJournal:
     def made(self, event: JsonObject) -> int:
         """Keep an event made here; its number."""
         seq = 1 + sum(1 for e in self.events if e.origin is Origin.HERE)
-        self.events.append(Logged(Origin.HERE, seq, event))
+        base = sum(1 for e in self.events if e.origin is Origin.THERE)
+        self.events.append(Logged(Origin.HERE, seq, event, base))
         return seq
 
     def apply(self, happened: Iterable[Outcome]) -> list[JsonObject]:
-        """Keep what a step delivered and acknowledged; the events delivered, in order."""
+        """Keep what a step delivered, voided, crossed and acknowledged; the events
+        delivered, in order."""
         delivered: list[JsonObject] = []
         for outcome in happened:
             if isinstance(outcome, Delivered):
                 self.events.append(Logged(Origin.THERE, outcome.seq, outcome.event))
                 delivered.append(outcome.event)
+            elif isinstance(outcome, Crossed):
+                self.events.append(Logged(Origin.THERE, outcome.seq, outcome.event, void=True))
+            elif isinstance(outcome, Voided):
+                self.events = [
+                    replace(e, void=True)
+                    if e.origin is Origin.HERE and e.seq in outcome.seqs
+                    else e
+                    for e in self.events
+                ]
             elif isinstance(outcome, Acknowledged):
                 self.ack = max(self.ack, outcome.upto)
         return delivered
 
     def of(self, origin: Origin) -> Sequence[JsonObject]:
-        """The events made at ``origin``, in their order."""
-        return [e.event for e in self.events if e.origin is origin]
+        """The events made at ``origin`` and applied, in their order."""
+        return [e.event for e in self.events if e.origin is origin and not e.void]
+
+    def order(self) -> list[tuple[Origin, JsonObject]]:
+        """The game as this board has it: the events applied, in the order applied."""
+        return [(e.origin, e.event) for e in self.events if not e.void]
 
     def logged(self) -> Iterable[Logged]:
         return tuple(self.events)

@@ -22,6 +22,38 @@ How nothing is lost and nothing is applied twice:
 - Each side publishes its state retained: a board that connects learns at once how far
   the other is and asks for what it lacks. A will says when a board drops off.
 
+One order for both boards (what the two do while apart):
+
+- Each event says what it was made on top of: ``base``, how many of the other board's
+  events its board had applied then. Two events crossed when neither board had seen the
+  other's: the inviting board's event was made on fewer of the joining board's than the
+  joining board's number, and the joining board's on fewer of the inviting board's.
+- The inviting board's order stands. It takes the joining board's event only when it
+  made nothing since that event's base; otherwise the event is :class:`~controller.
+  remote.outcomes.Crossed`: seen and acknowledged, never applied. The joining board, when
+  an event of the inviting board comes that was made on fewer of its events than it has,
+  undoes those (:class:`~controller.remote.outcomes.Voided`) before it applies it. Both
+  sides reach the same verdict from the same numbers, without a word more, and both keep
+  the same events in the same order. In a game every pair of crossed events is a
+  conflict (only the board of the seat to move can move, only the board of the last
+  move can take it back), so nothing is voided that could have stood.
+
+Nothing a stranger replays is believed:
+
+- Every message names its sender's run (``boot``, random per start), its connection in
+  that run (``conn``) and its number in the run (``n``; the will, sealed at connect, is
+  numbered 0 and ranks after every message of its connection), and the receiver's run it
+  last heard from (``seen``). A message from the other board's current run that is no
+  newer than the newest one taken, or one from a run that has ended, is stale: counted
+  (``counts.stale``), its events still taken each once (they are the same events), but
+  its presence and its requests are not believed. A new run of the other board is taken
+  only from a message that names this board's own run, so it was sealed after this run
+  began: nothing recorded before can pass for it. Until then the other board's presence
+  is unknown.
+- Replies to a duplicate or to a message not yet believed go out at most once per
+  ``resend_s``, and requests for events are answered at most once per ``resend_s``: a
+  thousand replayed messages cost a reply or two, not a thousand.
+
 >>> from controller.remote.journal import MemoryJournal
 >>> from controller.remote.wire import derive_keys
 >>> keys = derive_keys("5A4L-KPRX-AC7H")
@@ -47,13 +79,21 @@ How nothing is lost and nothing is applied twice:
 from __future__ import annotations
 
 import enum
+import math
 import os
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from controller.remote.journal import Journal, JournalError, Origin
-from controller.remote.outcomes import Acknowledged, Delivered, Ignored, Outcome
+from controller.remote.outcomes import (
+    Acknowledged,
+    Crossed,
+    Delivered,
+    Ignored,
+    Outcome,
+    Voided,
+)
 from controller.remote.wire import (
     MAX_EVENT_BYTES,
     NONCE_BYTES,
@@ -77,14 +117,20 @@ MAX_HELD: Final = 256
 """Events ahead of a gap kept until it is filled; later ones wait to be sent again."""
 MAX_BATCH: Final = 256
 """Events sent again at most in one go (a whole game is fewer)."""
+RETIRED: Final = 8
+"""Ended runs of the other board remembered (their messages are stale)."""
 
 
 @dataclass(frozen=True, slots=True)
 class LinkTiming:
     resend_s: float = 3.0
-    """Unacknowledged events, and a request for missing ones, go again after this long."""
+    """Unacknowledged events, and a request for missing ones, go again after this long;
+    replies to duplicates and to messages not yet believed go at most this often."""
     resend_max_s: float = 120.0
     """The wait doubles after each unanswered try, up to this."""
+    answer_s: float = 30.0
+    """A board that joined and heard nothing from the inviting board for this long since
+    it first connected says that nobody answers the code."""
 
 
 class Connection(enum.Enum):
@@ -99,14 +145,20 @@ class Connection(enum.Enum):
 
 @dataclass(frozen=True, slots=True)
 class Counts:
-    """Messages this link dropped, by reason, and events it sent more than once."""
+    """Messages this link dropped or did not believe, by reason, events it sent more than
+    once, and events the order of the two boards set aside."""
 
     duplicates: int = 0
     wrong_key: int = 0
     malformed: int = 0
     other_game: int = 0
     strangers: int = 0
+    stale: int = 0
     resent: int = 0
+    crossed: int = 0
+    """The other board's events not applied here: they crossed this board's (inviter)."""
+    voided: int = 0
+    """This board's events undone: they crossed the other board's (joiner)."""
 
     def of(self, reason: Reason) -> Counts:
         """One more message dropped for ``reason``."""
@@ -116,7 +168,21 @@ class Counts:
             return replace(self, malformed=self.malformed + 1)
         if reason is Reason.OTHER_GAME:
             return replace(self, other_game=self.other_game + 1)
+        if reason is Reason.STALE:
+            return replace(self, stale=self.stale + 1)
         return replace(self, strangers=self.strangers + 1)
+
+    @property
+    def dropped(self) -> int:
+        """Messages not used or not believed, whatever the reason."""
+        return (
+            self.duplicates
+            + self.wrong_key
+            + self.malformed
+            + self.other_game
+            + self.strangers
+            + self.stale
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,13 +204,16 @@ class Report:
     peer_name: str | None
     """The other board's name, once a message from it came."""
     peer_online: bool | None
-    """Whether the other board is on the broker, as far as its last word says."""
+    """Whether the other board is on the broker, as far as its last fresh word says (None:
+    no word from its current run believed yet)."""
     unsent: int
     """This board's events the other has not acknowledged."""
     missing: int
     """The other board's events known to exist and not yet applied here."""
     other_version: OtherVersion | None
     counts: Counts
+    unanswered: bool = False
+    """Joined, and the inviting board has not answered for :attr:`LinkTiming.answer_s`."""
 
     def data(self) -> dict[str, Any]:
         """The report as JSON."""
@@ -156,13 +225,17 @@ class Report:
             "unsent": self.unsent,
             "missing": self.missing,
             "other_version": None if self.other_version is None else self.other_version.theirs,
+            "unanswered": self.unanswered,
             "counts": {
                 "duplicates": self.counts.duplicates,
                 "wrong_key": self.counts.wrong_key,
                 "malformed": self.counts.malformed,
                 "other_game": self.counts.other_game,
                 "strangers": self.counts.strangers,
+                "stale": self.counts.stale,
                 "resent": self.counts.resent,
+                "crossed": self.counts.crossed,
+                "voided": self.counts.voided,
             },
         }
 
@@ -178,6 +251,18 @@ class Step:
 Nonces = Callable[[int], bytes]
 """A source of random bytes for the nonces (``os.urandom``; tests may seed one)."""
 
+_Draft = tuple[Kind, Envelope, bool]
+"""A message before it is numbered and sealed: its kind, envelope and ``retain``."""
+
+
+class _Trust(enum.Enum):
+    FRESH = "fresh"
+    """Newer than anything from the other board's current run, or a new run that names
+    this board's run."""
+    UNSURE = "unsure"
+    """From a run not yet believed: maybe the other board's new run, maybe a replay."""
+    STALE = "stale"
+
 
 @dataclass(frozen=True, slots=True)
 class Link:
@@ -191,20 +276,39 @@ class Link:
     """This board's name, shown at the other board."""
     since: float
     """When :attr:`connection` began."""
+    boot: str = ""
+    """This run's id: random, new at each :meth:`restore`."""
     nonces: Nonces = field(default=os.urandom, compare=False, repr=False)
     timing: LinkTiming = LinkTiming()
     mine: tuple[JsonObject, ...] = ()
     """This board's events; number ``i + 1`` is ``mine[i]``."""
+    bases: tuple[int, ...] = ()
+    """``bases[i]``: how many of the other board's events were applied when ``mine[i]``
+    was made."""
+    void: frozenset[int] = frozenset()
+    """This board's events undone because they crossed the inviting board's."""
     acked: int = 0
     """The other board has applied ``mine`` up to this number."""
     delivered: int = 0
-    """The other board's events applied here, up to this number."""
-    held: tuple[tuple[int, JsonObject], ...] = ()
-    """The other board's events received ahead of a gap, by number."""
+    """The other board's events taken here (applied or crossed), up to this number."""
+    held: tuple[tuple[int, JsonObject, int], ...] = ()
+    """The other board's events received ahead of a gap: number, event, base."""
     peer_last: int = 0
     peer_board: str | None = None
     peer_name: str | None = None
     peer_online: bool | None = None
+    peer_boot: str | None = None
+    """The other board's run whose messages are believed."""
+    peer_mark: tuple[int, float] = (0, 0.0)
+    """The newest (connection, number) taken from :attr:`peer_boot`."""
+    retired: tuple[str, ...] = ()
+    """The other board's runs that have ended."""
+    heard: str = ""
+    """The other board's run this board last heard from (sent as ``seen``)."""
+    conn: int = 0
+    """This run's connection to the broker, from 1."""
+    numbered: int = 0
+    """Messages sealed in this run (the will aside)."""
     connection: Connection = Connection.CONNECTING
     sent_at: float | None = None
     """When the unacknowledged events last went out (None: none wait, or not connected)."""
@@ -214,6 +318,11 @@ class Link:
     ask_wait: float = 0.0
     answered: tuple[int, float] | None = None
     """The last request for events answered: from which number, and when."""
+    replied_at: float | None = None
+    """When a duplicate or a message not yet believed was last answered."""
+    waiting_since: float | None = None
+    """A joining board: when it first connected, until the inviting board is heard."""
+    unanswered: bool = False
     other_version: OtherVersion | None = None
     counts: Counts = Counts()
 
@@ -241,6 +350,8 @@ class Link:
             if not text or len(text) > 64:
                 raise ValueError(f"the link's {what} must be 1 to 64 characters, not {text!r}")
         mine: list[JsonObject] = []
+        bases: list[int] = []
+        void: set[int] = set()
         theirs = 0
         for entry in journal.logged():
             count = len(mine) if entry.origin is Origin.HERE else theirs
@@ -251,6 +362,9 @@ class Link:
                 )
             if entry.origin is Origin.HERE:
                 mine.append(entry.event)
+                bases.append(theirs if entry.base is None else entry.base)
+                if entry.void:
+                    void.add(entry.seq)
             else:
                 theirs = entry.seq
         acked = journal.acked()
@@ -262,9 +376,12 @@ class Link:
             board=board,
             name=name,
             since=now,
+            boot=nonces(8).hex(),
             nonces=nonces,
             timing=timing,
             mine=tuple(mine),
+            bases=tuple(bases),
+            void=frozenset(void),
             acked=acked,
             delivered=theirs,
             peer_last=theirs,
@@ -276,7 +393,8 @@ class Link:
 
     @property
     def unsent(self) -> int:
-        return len(self.mine) - self.acked
+        """This board's events (not undone) the other board has not acknowledged."""
+        return sum(1 for n in range(self.acked + 1, len(self.mine) + 1) if n not in self.void)
 
     @property
     def missing(self) -> int:
@@ -298,6 +416,7 @@ class Link:
             missing=self.missing,
             other_version=self.other_version,
             counts=self.counts,
+            unanswered=self.unanswered,
         )
 
     def next_deadline(self) -> float | None:
@@ -305,15 +424,28 @@ class Link:
         if self.connection is not Connection.CONNECTED:
             return None
         times = []
-        if self.unsent and self.sent_at is not None:
+        if len(self.mine) > self.acked and self.sent_at is not None:
             times.append(self.sent_at + self.send_wait)
         if self.missing and self.asked_at is not None:
             times.append(self.asked_at + self.ask_wait)
+        if self.waiting_since is not None and not self.unanswered:
+            times.append(self.waiting_since + self.timing.answer_s)
+        if self._unsure:
+            times.append((self.replied_at or 0.0) + self.timing.resend_s)
         return min(times, default=None)
 
-    def will(self) -> Publish:
-        """The retained state the broker publishes should this board vanish."""
-        return self._state(online=False)
+    @property
+    def _unsure(self) -> bool:
+        """A run of the other board was heard that is not believed yet: this board tells
+        it again which run it speaks to, once per ``resend_s``, until it answers."""
+        return bool(self.heard) and self.heard != self.peer_boot
+
+    def will(self, conn: int | None = None) -> Publish:
+        """The retained state the broker publishes should this board vanish during
+        connection ``conn`` (the next one, by default; the shell sets it before each)."""
+        number = self.conn + 1 if conn is None else conn
+        envelope = replace(self._envelope(online=False), conn=number, n=0)
+        return self._seal(Kind.STATE, envelope, retain=True)
 
     # -- inputs ------------------------------------------------------------------------------
 
@@ -326,20 +458,28 @@ class Link:
         size = event_bytes(event)
         if size > MAX_EVENT_BYTES:
             raise ValueError(f"an event of {size} bytes is more than {MAX_EVENT_BYTES}")
-        link = replace(self, mine=(*self.mine, event))
+        link = replace(self, mine=(*self.mine, event), bases=(*self.bases, self.delivered))
         if link.connection is not Connection.CONNECTED:
             return Step(link)
         if link.sent_at is None:
             link = replace(link, sent_at=now, send_wait=self.timing.resend_s)
-        return Step(link, (link._event(len(link.mine)),))
+        return link._out([link._event(len(link.mine))])
 
-    def connected(self, now: float) -> Step:
-        """The broker took the connection (the shell has subscribed)."""
-        link = replace(self, connection=Connection.CONNECTED, since=now)
+    def connected(self, now: float, conn: int | None = None) -> Step:
+        """The broker took connection ``conn`` (the next, by default; the shell has
+        subscribed)."""
+        link = replace(
+            self,
+            connection=Connection.CONNECTED,
+            since=now,
+            conn=self.conn + 1 if conn is None else conn,
+        )
+        if link.side is Side.JOINER and link.peer_board is None and link.waiting_since is None:
+            link = replace(link, waiting_since=now)
         out = [link._state(ask=link.missing > 0)]
         link, resent = link._resend(link.acked + 1, now)
         link = replace(link, asked_at=now if link.missing else None, ask_wait=self.timing.resend_s)
-        return Step(link, (*out, *resent))
+        return link._out([*out, *resent])
 
     def disconnected(self, now: float) -> Step:
         """The connection was lost, or an attempt failed (the shell tries again)."""
@@ -351,14 +491,16 @@ class Link:
         """Leaving on purpose: the retained state says this board is offline."""
         if self.connection is not Connection.CONNECTED:
             return Step(self)
-        return Step(self, (self._state(online=False),))
+        return self._out([self._state(online=False)])
 
     def tick(self, now: float) -> Step:
-        """Resend what waits too long for an acknowledgement; ask again for what is missing."""
-        link, out = self, list[Publish]()
+        """Resend what waits too long for an acknowledgement; ask again for what is
+        missing; say when a code is not answered."""
+        link, out = self, list[_Draft]()
         if self.connection is not Connection.CONNECTED:
             return Step(self)
-        if link.unsent and link.sent_at is not None and now >= link.sent_at + link.send_wait:
+        waiting = len(link.mine) > link.acked
+        if waiting and link.sent_at is not None and now >= link.sent_at + link.send_wait:
             wait = min(link.send_wait * 2, self.timing.resend_max_s)
             link, resent = link._resend(link.acked + 1, now)
             link = replace(link, send_wait=wait)
@@ -367,7 +509,16 @@ class Link:
             wait = min(link.ask_wait * 2, self.timing.resend_max_s)
             link = replace(link, asked_at=now, ask_wait=wait)
             out.append(link._state(ask=True))
-        return Step(link, tuple(out))
+        if (
+            link.waiting_since is not None
+            and not link.unanswered
+            and now >= link.waiting_since + self.timing.answer_s
+        ):
+            link = replace(link, unanswered=True)
+        if link._unsure and now >= (link.replied_at or 0.0) + self.timing.resend_s:
+            link = replace(link, replied_at=now)
+            out.append(link._state())
+        return link._out(out)
 
     def received(self, topic: str, payload: bytes, now: float) -> Step:
         """A message from the broker on one of the other side's topics."""
@@ -389,6 +540,26 @@ class Link:
         link = replace(self, counts=self.counts.of(refused.reason))
         return Step(link, happened=(Ignored(refused.reason, refused.detail),))
 
+    def _trust(self, envelope: Envelope) -> _Trust:
+        if envelope.boot in self.retired:
+            return _Trust.STALE
+        if envelope.boot == self.peer_boot:
+            rank = (envelope.conn, envelope.n or math.inf)
+            return _Trust.FRESH if rank > self.peer_mark else _Trust.STALE
+        return _Trust.FRESH if envelope.seen == self.boot else _Trust.UNSURE
+
+    def _believe(self, envelope: Envelope) -> Link:
+        """Take ``envelope`` (fresh) as the other board's newest word."""
+        link = self
+        if envelope.boot != self.peer_boot and self.peer_boot is not None:
+            link = replace(link, retired=(*self.retired, self.peer_boot)[-RETIRED:])
+        return replace(
+            link,
+            peer_boot=envelope.boot,
+            peer_mark=(envelope.conn, envelope.n or math.inf),
+            peer_online=envelope.online,
+        )
+
     def _take(self, envelope: Envelope, kind: Kind, now: float) -> Step:
         if envelope.board == self.board or self.peer_board not in (None, envelope.board):
             return self._ignore(
@@ -405,17 +576,28 @@ class Link:
             return self._ignore(
                 Refused(Reason.MALFORMED, f"acknowledges {envelope.ack} of {len(self.mine)}")
             )
-        came_back = envelope.online and self.peer_online is not True
+        trust = self._trust(envelope)
+        new_run = trust is _Trust.FRESH and envelope.boot != self.peer_boot
+        came_back = (
+            trust is _Trust.FRESH and envelope.online and (self.peer_online is not True or new_run)
+        )
         link = replace(
             self,
             peer_board=envelope.board,
             peer_name=envelope.name,
-            peer_online=envelope.online,
             peer_last=max(self.peer_last, envelope.last, envelope.seq or 0),
             other_version=None,
+            waiting_since=None,
+            unanswered=False,
         )
+        if trust is _Trust.FRESH:
+            link = link._believe(envelope)
+        elif trust is _Trust.STALE:
+            link = replace(link, counts=link.counts.of(Reason.STALE))
+        if trust is not _Trust.STALE:
+            link = replace(link, heard=envelope.boot)
         happened: list[Outcome] = []
-        out: list[Publish] = []
+        out: list[_Draft] = []
         if envelope.ack > link.acked:
             happened.append(Acknowledged(envelope.ack))
             waiting = envelope.ack < len(link.mine)
@@ -423,13 +605,15 @@ class Link:
             link = replace(
                 link, acked=envelope.ack, sent_at=sent_at, send_wait=self.timing.resend_s
             )
-        answer = False
+        answer = polite = False
         if envelope.seq is not None and envelope.event is not None:
-            link, delivered, answer = link._arrived(envelope.seq, envelope.event)
-            happened += delivered
-            if delivered and link.missing:
+            base = envelope.base or 0
+            link, took, answer = link._arrived(envelope.seq, envelope.event, base)
+            happened += took
+            if any(isinstance(o, Delivered | Crossed) for o in took) and link.missing:
                 # Progress: ask again only if nothing more comes for a while.
                 link = replace(link, asked_at=now, ask_wait=self.timing.resend_s)
+            polite = answer and not took  # a duplicate: acknowledged again, not too often
         ask = False
         if link.missing == 0:
             link = replace(link, asked_at=None, ask_wait=self.timing.resend_s)
@@ -438,9 +622,19 @@ class Link:
             # answered with a whole batch, so asking on each would multiply them).
             link = replace(link, asked_at=now)
             answer = ask = True
+            polite = False
+        if trust is _Trust.UNSURE and not answer:
+            answer = polite = True  # tell that run which run of this board it speaks to
+        if new_run:
+            answer, polite = True, False  # so that the other board believes this one
+        if answer and polite:
+            if link.replied_at is not None and now < link.replied_at + self.timing.resend_s:
+                answer = False
+            else:
+                link = replace(link, replied_at=now)
         if answer and link.connection is Connection.CONNECTED:
             out.append(link._state(ask=ask))
-        if link.connection is Connection.CONNECTED:
+        if link.connection is Connection.CONNECTED and trust is _Trust.FRESH:
             if envelope.resend is not None and link._answers(envelope.resend, now):
                 link, resent = link._resend(envelope.resend, now)
                 link = replace(link, answered=(envelope.resend, now))
@@ -448,23 +642,50 @@ class Link:
             elif came_back and link.unsent:
                 link, resent = link._resend(link.acked + 1, now)
                 out += resent
-        return Step(link, tuple(out), tuple(happened))
+        step = link._out(out)
+        return Step(step.link, step.publish, tuple(happened))
 
-    def _arrived(self, seq: int, event: JsonObject) -> tuple[Link, list[Delivered], bool]:
-        """The other board's event ``seq``: the link, what is delivered, whether to answer
-        (an acknowledgement, also for a duplicate: the last one may have been lost)."""
-        if seq <= self.delivered or any(number == seq for number, _ in self.held):
+    def _arrived(self, seq: int, event: JsonObject, base: int) -> tuple[Link, list[Outcome], bool]:
+        """The other board's event ``seq`` made on ``base`` of this board's: the link, what
+        is taken (in order; a duplicate gives nothing), whether to answer (an
+        acknowledgement, also for a duplicate: the last one may have been lost)."""
+        if seq <= self.delivered or any(number == seq for number, _, _ in self.held):
             counts = replace(self.counts, duplicates=self.counts.duplicates + 1)
             return replace(self, counts=counts), [], True
         if seq > self.delivered + 1:
             if seq > self.delivered + MAX_HELD:
                 return self, [], False  # sent again once the gap is filled
-            return replace(self, held=tuple(sorted((*self.held, (seq, event))))), [], False
-        delivered = [Delivered(seq, event)]
+            ahead = tuple(sorted((*self.held, (seq, event, base)), key=lambda h: h[0]))
+            return replace(self, held=ahead), [], False
+        link, took = self, list[Outcome]()
+        pending = [(seq, event, base)]
         held = list(self.held)
-        while held and held[0][0] == delivered[-1].seq + 1:
-            delivered.append(Delivered(*held.pop(0)))
-        return replace(self, delivered=delivered[-1].seq, held=tuple(held)), delivered, True
+        while pending:
+            number, what, made_on = pending.pop()
+            link, outcomes = link._order(number, what, made_on)
+            took += outcomes
+            if held and held[0][0] == number + 1:
+                pending.append(held.pop(0))
+        return replace(link, held=tuple(held)), took, True
+
+    def _order(self, seq: int, event: JsonObject, base: int) -> tuple[Link, list[Outcome]]:
+        """The other board's next event, in the one order of both boards."""
+        link = replace(self, delivered=seq)
+        if base > len(self.mine):
+            # It claims to be made on events this board never made: no board with the code
+            # does that; take it as it stands (the game refuses what does not fit).
+            base = len(self.mine)
+        if self.side is Side.INVITER:
+            if base < len(self.mine):  # made while this board made events it had not seen
+                counts = replace(self.counts, crossed=self.counts.crossed + 1)
+                return replace(link, counts=counts), [Crossed(seq, event)]
+            return link, [Delivered(seq, event)]
+        undone = tuple(n for n in range(base + 1, len(self.mine) + 1) if n not in self.void)
+        if not undone:
+            return link, [Delivered(seq, event)]
+        counts = replace(self.counts, voided=self.counts.voided + len(undone))
+        link = replace(link, void=self.void | frozenset(undone), counts=counts)
+        return link, [Voided(undone), Delivered(seq, event)]
 
     def _answers(self, first: int, now: float) -> bool:
         """Whether a request for events from ``first`` gets an answer: not when the same or
@@ -475,13 +696,14 @@ class Link:
         since, at = self.answered
         return first < since or now >= at + self.timing.resend_s
 
-    def _resend(self, first: int, now: float) -> tuple[Link, list[Publish]]:
+    def _resend(self, first: int, now: float) -> tuple[Link, list[_Draft]]:
         """This board's events from number ``first`` again (at most ``MAX_BATCH``)."""
         numbers = range(max(first, 1), min(len(self.mine), first + MAX_BATCH - 1) + 1)
         if not numbers:
             return self, []
         counts = replace(self.counts, resent=self.counts.resent + len(numbers))
-        link = replace(self, sent_at=now if self.unsent else self.sent_at, counts=counts)
+        waiting = len(self.mine) > self.acked
+        link = replace(self, sent_at=now if waiting else self.sent_at, counts=counts)
         return link, [link._event(n) for n in numbers]
 
     def _envelope(
@@ -497,15 +719,27 @@ class Link:
             event=None if seq is None else self.mine[seq - 1],
             resend=resend,
             online=online,
+            base=None if seq is None else self.bases[seq - 1],
+            boot=self.boot,
+            conn=self.conn,
+            seen=self.heard,
         )
 
-    def _sealed(self, kind: Kind, envelope: Envelope, retain: bool) -> Publish:
+    def _seal(self, kind: Kind, envelope: Envelope, retain: bool) -> Publish:
         topic = self.keys.topic(self.side, kind)
         return Publish(topic, seal(self.keys, topic, envelope, self.nonces(NONCE_BYTES)), retain)
 
-    def _event(self, seq: int) -> Publish:
-        return self._sealed(Kind.EVENT, self._envelope(seq=seq), retain=False)
+    def _out(self, drafts: list[_Draft]) -> Step:
+        """The drafts numbered in this run and sealed, in order."""
+        link, out = self, []
+        for kind, envelope, retain in drafts:
+            link = replace(link, numbered=link.numbered + 1)
+            out.append(link._seal(kind, replace(envelope, n=link.numbered), retain))
+        return Step(link, tuple(out))
 
-    def _state(self, *, ask: bool = False, online: bool = True) -> Publish:
+    def _event(self, seq: int) -> _Draft:
+        return Kind.EVENT, self._envelope(seq=seq), False
+
+    def _state(self, *, ask: bool = False, online: bool = True) -> _Draft:
         envelope = self._envelope(resend=self.delivered + 1 if ask else None, online=online)
-        return self._sealed(Kind.STATE, envelope, retain=True)
+        return Kind.STATE, envelope, True

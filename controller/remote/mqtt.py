@@ -1,9 +1,12 @@
 """The thin shell: one thread that carries a :class:`~controller.remote.link.Link` over a
 paho-mqtt client, in the manner of pyserial's ``ReaderThread`` and of the Table.
 
-paho's own network thread (``loop_start``) connects outwards, keeps the connection alive
-and reconnects by itself with a growing delay (``reconnect``: 1 s doubling up to 30 s);
-its callbacks only put what happened on a queue. The link's thread (``pyramid-remote``)
+The network thread (``pyramid-mqtt``) connects outwards, runs paho's loop while the
+connection lasts and, when it is lost or refused, waits as :class:`~controller.remote.
+backoff.Backoff` says (0.1 s doubling to 1 s, with jitter) before the next try, so a board
+is back within about a second of the broker's return; before each try it sets the will
+for that connection (:meth:`Link.will`). paho's callbacks only put what happened on a
+queue. The link's thread (``pyramid-remote``)
 takes each input from that queue with the time from a monotonic clock, hands it to the
 link, and carries out the step in the order the store needs: first ``on_step`` (which
 keeps what happened: the Table stores delivered events and the acknowledgement mark and
@@ -11,9 +14,10 @@ returns only then), then it adopts the new link, then it publishes the step's me
 When ``on_step`` raises, the step is dropped whole: nothing is acknowledged that was not
 kept, and the other board sends it again.
 
-**Session.** MQTT 3.1.1 with ``clean_session=False`` and a client id fixed by the game,
-side and board (:func:`client_id`), QoS 1 both ways: while a board is away the broker
-queues the other's messages for it, and a short drop loses nothing. Each side's state
+**Session.** MQTT 3.1.1 with ``clean_session=False`` and a client id drawn at random at
+each start (:func:`client_id`: nothing public tells it, so nobody can take the board's
+place at the broker and push it off), QoS 1 both ways: while a board is away in one run,
+the broker queues the other's messages for it, and a short drop loses nothing. Each side's state
 is a retained message (and the will sets it offline), so a board that connects learns
 at once how far the other is.
 The events themselves are not retained: a retained log would make the broker the
@@ -25,9 +29,10 @@ retained state to be complete, only to be quick.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import queue
+import random
+import secrets
 import socket
 import ssl
 import threading
@@ -41,18 +46,22 @@ from paho.mqtt.enums import CallbackAPIVersion
 from paho.mqtt.reasoncodes import ReasonCode
 
 from controller.config import RemoteConfig
-from controller.remote.link import Link, Report, Step
-from controller.remote.outcomes import Acknowledged, Delivered, Outcome
+from controller.remote.backoff import Backoff
+from controller.remote.link import Connection, Link, Report, Step
+from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Outcome, Voided
 from controller.remote.wire import MAX_EVENT_BYTES, JsonObject, event_bytes
 
 __all__ = ["KEEPALIVE_S", "RECONNECT_S", "OnStep", "RemoteLink", "client_id"]
 
 log = logging.getLogger("controller.remote")
 
-KEEPALIVE_S: Final = 30
-"""MQTT keep-alive: a broker gone silent is noticed within 1.5 times this."""
-RECONNECT_S: Final = (1, 30)
-"""paho's reconnect delay: the first, doubling up to the second."""
+KEEPALIVE_S: Final = 10
+"""MQTT keep-alive: a broker (or a route to it) gone silent is noticed within 15 s; a
+broker that stops closes the connection, which is noticed at once."""
+RECONNECT_S: Final = Backoff()
+"""The waits between tries to reach the broker."""
+_LOOP_S: Final = 0.5
+"""paho's loop returns this often to see whether the link is closing."""
 
 OnStep = Callable[[tuple[Outcome, ...], Report], None]
 """Called on the link's thread with what happened and the link's report (``since`` in
@@ -73,6 +82,8 @@ class _Received:
 @dataclass(frozen=True, slots=True)
 class _Connected:
     up: bool
+    conn: int | None = None
+    """The connection the broker took (its will names it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,22 +94,18 @@ class _Stop:
 _Input = _Send | _Received | _Connected | _Stop
 
 
-def client_id(link: Link) -> str:
-    """The MQTT client id: fixed by game, side and board, so the broker keeps the session
-    across restarts, and two boards that joined with one code do not throw each other off
-    (the link refuses the second as a stranger instead). 23 characters: the most every
-    MQTT 3.1.1 broker must accept.
+def client_id() -> str:
+    """An MQTT client id for one start of a link: 72 random bits, nothing derived from the
+    room, the side or the board (a stranger who could tell it could connect under it and
+    push the board off the broker). 22 characters: fewer than the 23 every MQTT 3.1.1
+    broker must accept. Two boards that joined with one code do not throw each other off
+    either (the link refuses the second as a stranger).
 
-    >>> from controller.remote.journal import MemoryJournal
-    >>> from controller.remote.wire import Side, derive_keys
-    >>> link = Link.restore(MemoryJournal(), keys=derive_keys("5A4L-KPRX-AC7H"),
-    ...                     side=Side.JOINER, board="b1", name="Tim", now=0.0)
-    >>> name = client_id(link)
-    >>> name.startswith(f"pyr-{link.keys.room[:10]}-b-"), len(name)
-    (True, 23)
+    >>> a, b = client_id(), client_id()
+    >>> a.startswith("pyr-"), len(a), a != b
+    (True, 22, True)
     """
-    board = hashlib.blake2b(link.board.encode(), digest_size=3).hexdigest()
-    return f"pyr-{link.keys.room[:10]}-{link.side.value}-{board}"
+    return f"pyr-{secrets.token_hex(9)}"
 
 
 class RemoteLink:
@@ -113,27 +120,40 @@ class RemoteLink:
         on_step: OnStep,
         *,
         clock: Callable[[], float] = time.monotonic,
-        reconnect: tuple[int, int] = RECONNECT_S,
+        reconnect: Backoff = RECONNECT_S,
         keepalive: int = KEEPALIVE_S,
+        draw: Callable[[], float] = random.random,
     ) -> None:
         self._config = config
         self._link = link
         self._on_step = on_step
         self._clock = clock
+        self._draw = draw
         self._inputs: queue.SimpleQueue[_Input] = queue.SimpleQueue()
         self._thread = threading.Thread(target=self._run, name="pyramid-remote", daemon=True)
+        self._network = threading.Thread(target=self._connect, name="pyramid-mqtt", daemon=True)
+        self._closing = threading.Event()
         self._keepalive = keepalive
-        self._client = self._make_client(reconnect)
+        self.backoff = reconnect
+        """The waits before the next try (only the network thread writes it)."""
+        self._attempt = 0
+        self._client = self._make_client()
         self._started = False
         self.failed_attempts = 0
         """Connection attempts that failed or were refused since :meth:`start`."""
+        self.connections = 0
+        """Connections the broker took since :meth:`start`."""
+        self.changed = threading.Condition()
+        """Notified whenever :attr:`failed_attempts`, :attr:`connections` or the link's
+        report changes (tests and the benchmark wait on it instead of polling)."""
+        self._lost_at: float | None = None
 
     # -- the client --------------------------------------------------------------------------
 
-    def _make_client(self, reconnect: tuple[int, int]) -> mqtt.Client:
+    def _make_client(self) -> mqtt.Client:
         client = mqtt.Client(
             CallbackAPIVersion.VERSION2,
-            client_id=client_id(self._link),
+            client_id=client_id(),
             clean_session=False,
             protocol=mqtt.MQTTv311,
         )
@@ -144,9 +164,6 @@ class RemoteLink:
                 cafile=str(self._config.ca_file) if self._config.ca_file else None
             )
             client.tls_set_context(context)
-        will = self._link.will()
-        client.will_set(will.topic, will.payload, qos=1, retain=will.retain)
-        client.reconnect_delay_set(min_delay=reconnect[0], max_delay=reconnect[1])
         client.on_socket_open = self._on_socket_open
         client.on_connect = self._on_connect
         client.on_connect_fail = self._on_connect_fail
@@ -159,11 +176,15 @@ class RemoteLink:
     ) -> None:
         if reason.is_failure:
             log.warning("remote: the broker %s refused us: %s", self._config.broker, reason)
-            self.failed_attempts += 1
+            self._count_failure()
             self._inputs.put(_Connected(up=False))
             return
         client.subscribe(self._link.subscription, qos=1)
-        self._inputs.put(_Connected(up=True))
+        self.backoff = self.backoff.connected()
+        with self.changed:
+            self.connections += 1
+            self.changed.notify_all()
+        self._inputs.put(_Connected(up=True, conn=self._attempt))
 
     def _on_socket_open(self, _client: mqtt.Client, _userdata: Any, sock: Any) -> None:
         # paho leaves Nagle's algorithm on: a small PUBACK or PUBLISH written while the last
@@ -171,8 +192,13 @@ class RemoteLink:
         if isinstance(sock, socket.socket):
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
 
+    def _count_failure(self) -> None:
+        with self.changed:
+            self.failed_attempts += 1  # only the network thread writes it
+            self.changed.notify_all()
+
     def _on_connect_fail(self, _client: mqtt.Client, _userdata: Any) -> None:
-        self.failed_attempts += 1  # only paho's thread writes it
+        self._count_failure()
         self._inputs.put(_Connected(up=False))
 
     def _on_disconnect(
@@ -191,8 +217,35 @@ class RemoteLink:
             raise RuntimeError("the link is already started")
         self._started = True
         self._thread.start()
-        self._client.connect_async(self._config.host, self._config.port, self._keepalive)
-        self._client.loop_start()
+        self._network.start()
+
+    def _connect(self) -> None:
+        """The network thread: try, run the connection while it lasts, wait, try again."""
+        client, first = self._client, True
+        while not self._closing.is_set():
+            self._attempt += 1
+            will = self._link.will(self._attempt)
+            client.will_set(will.topic, will.payload, qos=1, retain=will.retain)
+            try:
+                if first:
+                    client.connect(self._config.host, self._config.port, self._keepalive)
+                else:
+                    client.reconnect()
+            except (OSError, ValueError) as exc:  # refused, unreachable, no such host
+                if self.failed_attempts == 0 or log.isEnabledFor(logging.DEBUG):
+                    log.info("remote: cannot reach the broker %s: %s", self._config.broker, exc)
+                self._count_failure()
+                self._inputs.put(_Connected(up=False))
+            else:
+                first = False
+                rc = mqtt.MQTT_ERR_SUCCESS
+                while rc == mqtt.MQTT_ERR_SUCCESS and not self._closing.is_set():
+                    rc = client.loop(_LOOP_S)
+                if self._closing.is_set():
+                    return
+            wait = self.backoff.wait(self._draw())
+            self.backoff = self.backoff.failed()
+            self._closing.wait(wait)
 
     def send(self, event: JsonObject) -> None:
         """An event made here, already stored as this board's next one (ValueError, here
@@ -218,7 +271,8 @@ class RemoteLink:
         self._inputs.put(_Stop())
         self._thread.join(timeout)
         self._client.disconnect()
-        self._client.loop_stop()
+        self._closing.set()
+        self._network.join(timeout)
 
     def _wall(self, report: Report) -> Report:
         return replace(report, since=time.time() - (self._clock() - report.since))
@@ -252,12 +306,13 @@ class RemoteLink:
         if isinstance(item, _Received):
             return link.received(item.topic, item.payload, now)
         if isinstance(item, _Connected):
-            return link.connected(now) if item.up else link.disconnected(now)
+            return link.connected(now, item.conn) if item.up else link.disconnected(now)
         raise TypeError(f"not an input: {item!r}")
 
     def _carry(self, step: Step, *, wait_for_publish: bool = False) -> None:
         before = self._link.report()
         report = step.link.report()
+        self._say(before, report, step.happened)
         if step.happened or report != before:
             try:
                 self._on_step(step.happened, self._wall(report))
@@ -269,9 +324,61 @@ class RemoteLink:
                     return
                 log.exception("remote: on_step failed on a report")
         self._link = step.link
+        if report != before:
+            with self.changed:
+                self.changed.notify_all()
         for message in step.publish:
             info = self._client.publish(
                 message.topic, message.payload, qos=1, retain=message.retain
             )
             if wait_for_publish and info.rc == mqtt.MQTT_ERR_SUCCESS:
                 info.wait_for_publish(timeout=2.0)
+
+    def _say(self, before: Report, after: Report, happened: tuple[Outcome, ...]) -> None:
+        """A log line for every change of the link a person may ask about later."""
+        broker = self._config.broker
+        if after.connection is not before.connection:
+            if after.connection is Connection.CONNECTED:
+                if self._lost_at is None:
+                    log.info("remote: connected to the broker %s", broker)
+                else:
+                    log.info(
+                        "remote: connected to the broker %s again after %.1f s",
+                        broker,
+                        self._clock() - self._lost_at,
+                    )
+                self._lost_at = None
+            elif after.connection is Connection.UNREACHABLE:
+                self._lost_at = self._clock()
+                log.warning(
+                    "remote: lost the broker %s; moves are kept and sent when it is back",
+                    broker,
+                )
+        if after.peer_online is not before.peer_online and after.peer_online is not None:
+            state = "online" if after.peer_online else "offline"
+            log.info("remote: the other board (%s) is %s", after.peer_name, state)
+        if after.unanswered and not before.unanswered:
+            log.warning("remote: nobody has answered this code yet")
+        if after.counts.strangers > before.counts.strangers:
+            log.warning("remote: another board with this game's code tried to join it")
+        for outcome in happened:
+            if isinstance(outcome, Voided):
+                log.warning(
+                    "remote: events %s of this board crossed the other board's and are undone",
+                    list(outcome.seqs),
+                )
+            elif isinstance(outcome, Crossed):
+                log.warning(
+                    "remote: event %d of the other board crossed this board's; not applied",
+                    outcome.seq,
+                )
+        counts, was = after.counts, before.counts
+        for reason, now_, then in (
+            ("stale or replayed", counts.stale, was.stale),
+            ("duplicate", counts.duplicates, was.duplicates),
+            ("wrong key", counts.wrong_key, was.wrong_key),
+            ("malformed", counts.malformed, was.malformed),
+            ("other game", counts.other_game, was.other_game),
+        ):
+            if now_ > then and (then == 0 or now_ // 100 > then // 100):
+                log.warning("remote: dropped messages (%s): %d so far", reason, now_)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from controller.remote.wire import JsonObject, OtherVersion, Reason
 
-__all__ = ["Acknowledged", "Delivered", "Ignored", "OtherVersion", "Outcome"]
+__all__ = ["Acknowledged", "Crossed", "Delivered", "Ignored", "OtherVersion", "Outcome", "Voided"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +15,26 @@ class Delivered:
 
     seq: int
     event: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class Crossed:
+    """The joining board's event ``seq`` was made while this (inviting) board made events
+    it had not yet seen: the two crossed, this board's order stands, and the event is not
+    applied here (the joining board takes it back itself: :class:`Voided`). Keep it as
+    seen, not applied."""
+
+    seq: int
+    event: JsonObject
+
+
+@dataclass(frozen=True, slots=True)
+class Voided:
+    """This (joining) board's events ``seqs`` crossed events of the inviting board, whose
+    order stands: undo them here (in the store and on the wood), then apply what the
+    :class:`Delivered` after this brings."""
+
+    seqs: tuple[int, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,5 +52,5 @@ class Ignored:
     detail: str
 
 
-Outcome = Delivered | Acknowledged | Ignored | OtherVersion
+Outcome = Delivered | Crossed | Voided | Acknowledged | Ignored | OtherVersion
 """``OtherVersion``: the other board speaks another protocol version (said once per change)."""

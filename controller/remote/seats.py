@@ -50,6 +50,7 @@ from controller.referee import (
 )
 from controller.referee.events import EventError, from_stored
 from controller.referee.session import Session
+from controller.remote.backoff import Backoff
 from controller.remote.invitation import new_code, parse_code
 from controller.remote.journal import Journal, Logged, Origin
 from controller.remote.link import Link, Report
@@ -220,7 +221,7 @@ class RemoteSeats:
         store: Store,
         config: RemoteConfig,
         *,
-        reconnect: tuple[int, int] = RECONNECT_S,
+        reconnect: Backoff = RECONNECT_S,
         games: Mapping[str, GameKind] = GAMES,
     ) -> None:
         self._table, self._store, self._config = table, store, config

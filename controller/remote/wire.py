@@ -62,6 +62,7 @@ __all__ = [
     "MAX_PAYLOAD",
     "NONCE_BYTES",
     "PROTOCOL",
+    "SIZES",
     "Envelope",
     "JsonObject",
     "Kind",
@@ -76,8 +77,10 @@ __all__ = [
     "seal",
 ]
 
-PROTOCOL: Final = 1
-"""The version of the envelope and of the link's rules (:mod:`controller.remote.link`)."""
+PROTOCOL: Final = 2
+"""The version of the envelope and of the link's rules (:mod:`controller.remote.link`):
+2 added each event's ``base`` (one order for both boards) and each message's ``boot``,
+``conn``, ``n`` and ``seen`` (fresh or stale)."""
 FRAME: Final = b"\xb0\x01"
 """The frame layout: these two bytes, the nonce, the ciphertext with its tag."""
 NONCE_BYTES: Final = 12
@@ -85,6 +88,10 @@ MAX_PAYLOAD: Final = 64 * 1024
 """A larger MQTT payload is refused before it is opened."""
 MAX_EVENT_BYTES: Final = 16 * 1024
 """The largest event, as compact JSON."""
+SIZES: Final = (512, 2048, 8192, 32768)
+"""The sealed JSON is padded with spaces to the first of these that holds it, so a
+message's size tells a stranger only which of four it is (a state or a move: 512; the
+inviter's setup: 512 or 2048), not the length of a name or which kind of event."""
 
 _SALT: Final = b"pyramid-board invitation"
 _SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen": 32}
@@ -177,6 +184,19 @@ class Envelope:
     """Please send your events again from this sequence number."""
     online: bool = True
     """False in the last will and the goodbye: the sender has left the broker."""
+    base: int | None = None
+    """With an event: how many of the receiver's events its sender had applied when it
+    made the event (what it was made on top of; :mod:`controller.remote.link`)."""
+    boot: str = ""
+    """The sender's run: random, new each time its link starts."""
+    conn: int = 0
+    """The sender's connection to the broker in that run, from 1."""
+    n: int = 0
+    """The sender's message number in that run, from 1; 0 is the will, which the broker
+    sends for the sender after every other message of connection :attr:`conn`."""
+    seen: str = ""
+    """The receiver's run the sender last heard from ("" for none): a message that names
+    the receiver's own run was sealed after that run began, so it is no old replay."""
     version: int = PROTOCOL
 
     def data(self) -> dict[str, Any]:
@@ -189,10 +209,16 @@ class Envelope:
             "ack": self.ack,
             "last": self.last,
             "online": self.online,
+            "boot": self.boot,
+            "conn": self.conn,
+            "n": self.n,
+            "seen": self.seen,
         }
         if self.seq is not None:
             data["seq"] = self.seq
             data["event"] = self.event
+            if self.base is not None:
+                data["base"] = self.base
         if self.resend is not None:
             data["resend"] = self.resend
         return data
@@ -209,6 +235,10 @@ class Reason(enum.Enum):
     """Sealed with this key but naming another game."""
     STRANGER = "stranger"
     """From a board other than the one this link plays with."""
+    STALE = "stale"
+    """Authentic, but no newer than what came already from that run of the other board,
+    or from a run of it that has ended (a replay, or a copy the broker sent again): its
+    events are still taken (each once), its word on presence and requests are not."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,12 +281,25 @@ def event_bytes(event: JsonObject) -> int:
         raise ValueError(f"the event is not JSON: {exc}") from None
 
 
+def padded(plain: bytes) -> bytes:
+    """``plain`` with spaces after it up to the first of :data:`SIZES` that holds it (JSON
+    ignores them).
+
+    >>> [len(padded(b"{}")), len(padded(b"{" + b" " * 600 + b"}"))]
+    [512, 2048]
+    """
+    size = next((s for s in SIZES if s >= len(plain)), len(plain))
+    return plain + b" " * (size - len(plain))
+
+
 def seal(keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes) -> bytes:
     """The MQTT payload that carries ``envelope`` on ``topic``; ``nonce`` must be 12 fresh
-    random bytes (the two boards share the key, so counters could collide)."""
+    random bytes (the two boards share the key, so counters could collide). The sealed
+    JSON is :func:`padded`."""
     if len(nonce) != NONCE_BYTES:
         raise ValueError(f"the nonce must be {NONCE_BYTES} bytes, not {len(nonce)}")
-    sealed = ChaCha20Poly1305(keys.key).encrypt(nonce, _compact(envelope.data()), topic.encode())
+    plain = padded(_compact(envelope.data()))
+    sealed = ChaCha20Poly1305(keys.key).encrypt(nonce, plain, topic.encode())
     return FRAME + nonce + sealed
 
 
@@ -286,7 +329,14 @@ def _text(data: Mapping[str, Any], key: str, most: int) -> str:
 
 
 _KEYS: Final = frozenset({"v", "game", "board", "name", "ack", "last", "online", "seq", "event",
-                          "resend"})  # fmt: skip
+                          "resend", "base", "boot", "conn", "n", "seen"})  # fmt: skip
+
+
+def _run(data: Mapping[str, Any], key: str) -> str:
+    value = data.get(key, "")
+    if not isinstance(value, str) or len(value) > 32:
+        raise ValueError(f"{key} must be text of at most 32 characters, not {value!r}")
+    return value
 
 
 def _envelope(data: Mapping[str, Any]) -> Envelope:
@@ -296,12 +346,13 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
     online = data.get("online")
     if not isinstance(online, bool):
         raise ValueError(f"online must be true or false, not {online!r}")
-    seq = event = resend = None
+    seq = event = resend = base = None
     if "seq" in data or "event" in data:
         seq = _count(data, "seq", low=1)
         event = data.get("event")
         if not isinstance(event, dict):
             raise ValueError("event must be a JSON object")
+        base = _count(data, "base", low=0) if "base" in data else None
     if "resend" in data:
         resend = _count(data, "resend", low=1)
     return Envelope(
@@ -314,6 +365,11 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
         event=event,
         resend=resend,
         online=online,
+        base=base,
+        boot=_run(data, "boot"),
+        conn=_count(data, "conn", low=0) if "conn" in data else 0,
+        n=_count(data, "n", low=0) if "n" in data else 0,
+        seen=_run(data, "seen"),
     )
 
 

@@ -96,7 +96,7 @@ def main() -> None:
                         board=f"{args.name}-board", name=args.name, now=time.monotonic(),
                         timing=LinkTiming(resend_s=0.5, resend_max_s=2.0))  # fmt: skip
     config = RemoteConfig(host="127.0.0.1", port=args.port, tls=False, name=args.name)
-    remote = RemoteLink(config, link, journal.keep, reconnect=(1, 2))
+    remote = RemoteLink(config, link, journal.keep)
     remote.start()
     try:
         wait_until(lambda: remote.report().connection is Connection.CONNECTED, 20, interval=0.01)

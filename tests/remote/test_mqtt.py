@@ -14,6 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import paho.mqtt.client as mqtt
@@ -56,7 +57,7 @@ class Home:
             link = Link.restore(self.journal, keys=keys(self.code),
                                 side=self.side, board=f"{self.config.name}-board",
                                 name=self.config.name, now=0.0, timing=TIMING)  # fmt: skip
-        remote = RemoteLink(self.config, link, self._kept, reconnect=(1, 2))
+        remote = RemoteLink(self.config, link, self._kept)
         remote.start()
         return remote
 
@@ -123,10 +124,12 @@ def both_have(oma: Home, tim: Home, from_oma: int, from_tim: int) -> bool:
 
 def test_events_cross_in_order_exactly_once(homes: tuple[Home, Home]) -> None:
     oma, tim = homes
-    for n in range(1, 41):
-        (oma if n % 3 else tim).make(n)
     from_oma = [n for n in range(1, 41) if n % 3]
     from_tim = [n for n in range(1, 41) if not n % 3]
+    for n in range(1, 41):  # in turns, as a game is played: each board has seen the other's
+        seen = partial(both_have, oma, tim, sum(m < n for m in from_oma))
+        wait_until(partial(seen, sum(m < n for m in from_tim)), WAIT)
+        (oma if n % 3 else tim).make(n)
     wait_until(lambda: both_have(oma, tim, len(from_oma), len(from_tim)), WAIT,
                what=lambda: (oma.report(), tim.report()))  # fmt: skip
     assert tim.events(Origin.THERE) == [move(n, "Oma") for n in from_oma]
@@ -150,17 +153,22 @@ def test_a_broker_restart_mid_game_loses_nothing(
     wait_until(lambda: not oma.connected() and not tim.connected(), WAIT)
     for n in range(6, 11):
         oma.make(n)
-    tim.make(1)
+    tim.make(1)  # made apart from Oma's 6-10: the two cross, and Oma's board invited
     # Kept, and said to be not yet delivered:
     wait_until(lambda: oma.report().unsent == 5, WAIT, what=oma.report)
     wait_until(lambda: tim.report().unsent == 1, WAIT, what=tim.report)
     assert oma.report().connection is Connection.UNREACHABLE
-    # Down for a few seconds: until both boards' clients have tried twice (1 s, then 2 s).
+    # Down until both boards' clients have tried twice.
     wait_until(lambda: min(h.remote.failed_attempts for h in homes) >= 2, WAIT)
     broker.start()  # same port, no sessions or retained messages kept
-    wait_until(lambda: both_have(oma, tim, 10, 1), WAIT, what=lambda: (oma.report(), tim.report()))
+    wait_until(lambda: both_have(oma, tim, 10, 0), WAIT, what=lambda: (oma.report(), tim.report()))
     assert tim.events(Origin.THERE) == [move(n, "Oma") for n in range(1, 11)]
-    assert tim.delivered == list(range(1, 11)) and oma.delivered == [1]
+    assert tim.delivered == list(range(1, 11)) and oma.delivered == []
+    # One order on both boards: Tim's crossed event is undone there and never applied here.
+    wait_until(lambda: oma.report().counts.crossed == 1, WAIT, what=oma.report)
+    assert tim.report().counts.voided == 1
+    with oma.lock, tim.lock:
+        assert [e for _, e in oma.journal.order()] == [e for _, e in tim.journal.order()]
     states = [r.connection for r in oma.reports]
     assert Connection.UNREACHABLE in states and states[-1] is Connection.CONNECTED
 
@@ -230,6 +238,7 @@ def test_tls_with_the_test_ca_and_a_password(tmp_path: Path) -> None:
         try:
             wait_until(lambda: oma.connected() and tim.connected(), WAIT)
             oma.make(1)
+            wait_until(lambda: both_have(oma, tim, 1, 0), WAIT)
             tim.make(1)
             wait_until(lambda: both_have(oma, tim, 1, 1), WAIT)
             wait_until(lambda: all(s.reports for s in strangers), WAIT)
@@ -264,6 +273,9 @@ def test_another_version_through_the_broker_is_said_and_passes(
     broker: Mosquitto, homes: tuple[Home, Home]
 ) -> None:
     oma, tim = homes
+    # Each board believes the other (each heard the other's run): no word of Oma's board
+    # is on its way that would clear what the newer version's message says.
+    wait_until(lambda: oma.report().peer_online and tim.report().peer_online, WAIT)
     topic = keys().topic(Side.INVITER, Kind.EVENT)
     future = dataclasses.replace(Envelope(keys().game, "Oma-board", "Oma", 0, 1, seq=1,
                                           event=move(1)), version=PROTOCOL + 1)  # fmt: skip
@@ -314,6 +326,7 @@ def test_a_board_killed_and_started_again_catches_up(broker: Mosquitto, tmp_path
         wait_until(oma.connected, WAIT)
         for n in range(1, 4):
             oma.make(n)
+        wait_until(lambda: received() == [1, 2, 3], WAIT)
         tell(tim, "make 1")
         wait_until(lambda: received() == [1, 2, 3] and oma.delivered == [1], WAIT)
         tim.kill()
@@ -322,6 +335,7 @@ def test_a_board_killed_and_started_again_catches_up(broker: Mosquitto, tmp_path
         for n in range(4, 7):
             oma.make(n)
         tim = start_tim()
+        wait_until(lambda: received() == [1, 2, 3, 4, 5, 6], WAIT, what=received)
         tell(tim, "make 2")
         wait_until(lambda: received() == [1, 2, 3, 4, 5, 6] and oma.delivered == [1, 2], WAIT,
                    what=lambda: (received(), oma.report()))  # fmt: skip

@@ -150,13 +150,13 @@ def test_another_game_under_the_same_key_is_refused() -> None:
 
 
 def test_another_version_is_read_no_further_than_its_number_and_name() -> None:
-    future = {"v": 2, "name": "Tim", "whatever": {"new": "layout"}}
-    assert open_message(keys(), TOPIC, sealed_json(future)) == OtherVersion(2, "Tim")
+    future = {"v": PROTOCOL + 1, "name": "Tim", "whatever": {"new": "layout"}}
+    assert open_message(keys(), TOPIC, sealed_json(future)) == OtherVersion(PROTOCOL + 1, "Tim")
     older = open_message(keys(), TOPIC, sealed_json({"v": 0, "name": 5}))
     assert older == OtherVersion(0, None)
     assert isinstance(older, OtherVersion)
     assert older.message == (
-        "the other board speaks link protocol 0 and this board 1: this board is newer, "
+        "the other board speaks link protocol 0 and this board 2: this board is newer, "
         "update the other board"
     )
 

@@ -54,7 +54,7 @@ class Home:
         folder.mkdir()
         self.rig = build_rig(folder)
         config = RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
-        self.seats = RemoteSeats(self.rig.table, self.rig.store, config, reconnect=(1, 2))
+        self.seats = RemoteSeats(self.rig.table, self.rig.store, config)
         self.rig.table.linker = self.seats
         self.server = Served(self.rig)
 

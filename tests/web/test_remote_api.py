@@ -28,7 +28,7 @@ PLAYERS: list[dict[str, object]] = [
 @pytest.fixture
 def linked(rig: Rig) -> Iterator[Rig]:
     config = RemoteConfig(host="127.0.0.1", port=free_port(), tls=False, name="Oma")
-    seats = RemoteSeats(rig.table, rig.store, config, reconnect=(1, 1))
+    seats = RemoteSeats(rig.table, rig.store, config)
     rig.table.linker = seats
     yield rig
     seats.close()
