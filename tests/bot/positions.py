@@ -26,6 +26,11 @@ def endgame(seed: int, empty: int, options: PerlenOptions | None = None) -> Perl
     return state
 
 
+_GAME = "d1 c2 c1 d2 c3 e2 e3 e4 b1 d5 e5 b2 e1 d4 a3 a1 d3 a2 c5 a4 a5 c4 b5 b3 b4"
+REVIEWED_GAME = tuple(_GAME.split())
+"""A whole game of a strong, a medium and an easy computer seat (in that order), for the
+review's tests and ``bench/review.py``."""
+
 OPTIONS = [
     PerlenOptions(),
     PerlenOptions(score=Score.ALL),

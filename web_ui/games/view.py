@@ -35,8 +35,11 @@ class MoveLoss:
     colour: int
     played: str
     best: str
+    """The best move found: ``played`` itself when it is as good."""
     loss: float
-    """What the mover gave away with it, in the game's points (0: as good as the best)."""
+    """What the mover gave away with it, in the game's points: above 0 only when the
+    computer is sure of it. 0 with ``best`` another move: about as good as the best (the
+    computer cannot tell it is worse)."""
 
 
 class Review(Protocol):

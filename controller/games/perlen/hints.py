@@ -8,6 +8,10 @@ referee asks the game to word it (:meth:`~controller.referee.game.GameKind.expla
 ...     print(english(said))
 Hint: b3, which wins the bonus pearl 2:b2.
 It is worth about 1.5 visible pearls more than the next best cell.
+>>> for said in explained("c2", Why(close="d4")):
+...     print(english(said))
+Hint: c2. It wins no bonus pearl yet, but leaves you the best chances for the ones to come.
+d4 is about as good.
 """
 
 from __future__ import annotations
@@ -28,7 +32,10 @@ class Why:
     denies: tuple[str, ...] = ()
     """Bonus pearls a rival's pearl on the cell would earn: the move keeps them from it."""
     worth: float = 0.0
-    """Visible pearls of the mover's final score the cell is worth more than the next."""
+    """Visible pearls of the mover's final score the cell is surely worth more than the
+    next best (0 when that is not sure)."""
+    close: str | None = None
+    """The next best cell when the computer cannot tell that it is worse: about as good."""
 
 
 WORTH_SAYING: Final = 0.5
@@ -46,6 +53,8 @@ def explained(cell: str, why: object) -> tuple[Message, ...]:
         said = Message.of("hint_denies", cell=cell, positions=Items(denied), num=len(denied))
     else:  # early in a game: no cell wins one yet, the reason is the chances it leaves
         said = Message.of("hint_chances", cell=cell)
+    if why.close is not None:
+        return (said, Message.of("hint_close", cell=why.close))
     if why.worth < WORTH_SAYING:
         return (said,)
     return (said, Message.of("hint_worth", worth=Amount(why.worth)))

@@ -46,9 +46,12 @@ class BotPlayer:
 
 def reasons(advice: bot.Advice) -> Why:
     """What the family is told about a hinted cell: the bonus pearls it wins or keeps
-    from a rival, and how many visible pearls it is worth against the next best cell."""
+    from a rival, and how many visible pearls it is worth against the next best cell,
+    or, when the computer is not sure it is better, that the next best is about as good."""
+    close = advice.next_best if not advice.sure else None
     return Why(
         wins=tuple(bonus.position.short for bonus in advice.wins),
         denies=tuple(bonus.position.short for bonus in advice.denies),
-        worth=advice.worth,
+        worth=advice.worth if advice.sure else 0.0,
+        close=None if close is None else close.short,
     )

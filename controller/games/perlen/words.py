@@ -87,6 +87,7 @@ register(
         "hint_worth": N_(
             "It is worth about %(worth)s visible pearls more than the next best cell."
         ),
+        "hint_close": N_("%(cell)s is about as good."),
     },
     {
         "game": {perlen.NAME: "Perlen-Pyramide"},

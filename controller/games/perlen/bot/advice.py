@@ -350,7 +350,7 @@ def review(
     seed: int = 0,
     cancel: threading.Event | None = None,
     speed: Speed | None = None,
-    timed: bool = True,
+    timed: bool = False,
 ) -> list[MoveReview]:
     """Each move of ``record`` against the best move in its position.
 
@@ -364,12 +364,13 @@ def review(
     one's lies above zero (:mod:`.compare`: the same games after both); otherwise it is
     :data:`CLOSE`.
 
-    Takes about ``budget_per_move`` seconds for each move before the endgame. The work
-    is planned from ``speed`` (this machine's by default), so the result depends only
-    on the record, the seed and the speed, and callers may cache it; ``timed=False``
-    lets every search do its planned work however long it takes. Stops early, with the
-    moves reviewed so far, once ``cancel`` is set. Raises :class:`ReplayError` for a
-    record with an illegal move.
+    Takes about ``budget_per_move`` seconds for each move before the endgame: the work
+    is planned from ``speed`` (this machine's by default) and then done, however long a
+    busy machine takes for it, so the result depends only on the record, the seed and
+    the speed, and callers may cache it (``timed=True`` stops each search at its
+    budget instead, at the price of that). Stops early, with the moves reviewed so far,
+    once ``cancel`` is set. Raises :class:`ReplayError` for a record with an illegal
+    move.
     """
     if not isinstance(record, PerlenRecord):
         raise TypeError(f"expected a Perlen-Pyramide record, not {type(record).__name__}")
