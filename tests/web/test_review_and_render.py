@@ -5,12 +5,16 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
+import pytest
+
 from controller.referee.snapshot import LinkView
 from tests.support.poll import wait_until
 from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui import render
 from web_ui.app import WebSettings
 from web_ui.games.perlen.view import PERLEN_VIEW
+from web_ui.games.view import MoveLoss
+from web_ui.reviews import Review
 
 
 def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
@@ -32,6 +36,29 @@ def test_a_finished_game_is_reviewed_move_by_move(tmp_path: Path) -> None:
         assert page.count('class="loss') == 25  # costly, about as good, or the best
     finally:
         close_rig(rig)
+
+
+def test_the_review_says_best_about_as_good_or_cost_and_what_cost_means(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig.new_perlen(("Anna", "Ben", "Cleo"))
+    game_id = rig.play_perlen_to_end()["game_id"]
+    moves = (
+        MoveLoss(1, 0, "a1", "a1", 0.0),  # the best (or a move alike to it)
+        MoveLoss(2, 1, "b1", "c3", 0.0),  # about as good: not surely worse
+        MoveLoss(3, 2, "c1", "b2", 1.3),  # surely worse
+    )
+    reviewer = rig.app.extensions["pyramid"].reviewer
+    monkeypatch.setattr(reviewer, "get", lambda *args: Review("ready", moves))
+    client = rig.app.test_client()
+    page = client.get(f"/history/{game_id}").get_data(as_text=True)
+    assert "✓ best move" in page
+    assert "≈ about as good as the best move, c3" in page
+    assert "cost about 1.3 visible pearls; best was b2" in page
+    assert "names a cost only when it is sure of it (99 times in 100)" in page
+    german = client.get(f"/history/{game_id}", headers={"Accept-Language": "de"})
+    text = german.get_data(as_text=True)
+    assert "≈ etwa so gut wie der beste Zug, c3" in text and "in 99 von 100 Fällen" in text
 
 
 def test_a_game_is_reviewed_as_soon_as_it_ends_and_its_moves_show_it(tmp_path: Path) -> None:
