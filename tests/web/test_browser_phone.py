@@ -8,14 +8,23 @@ closing note show them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from controller.games.perlen.commands import ConfirmBonus
+from controller.games.perlen.events import BasePearl
+from controller.games.pyramidos.events import Landed
+from controller.referee.events import Aborted, Result
+from controller.referee.snapshot import Status
+from controller.store import PlayerRecord
+from tests.support.referee import Play
 from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
 from tests.web.test_browser import PHONE, Served, serving, tap
+from web_ui.render import live_fragments
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
     from playwright.sync_api import Browser, Page
@@ -127,3 +136,178 @@ def test_pyramidos_play_again_draws_every_ball_left_on_the_targets(
     page.wait_for_selector("#live-status >> text=Take the ball off the top.", timeout=WAIT_MS)
     page.wait_for_selector("#target-top.extra", timeout=WAIT_MS)
     assert marked(page, "top")
+
+
+CASCADE = ("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3")
+"""The ninth pearl (Lena's b3) owes three bonus pearls at once: 2:b2, 2:b3 and 3:b2."""
+FAMILY = ("Oma", "Papa", "Lena")
+SAID: dict[str, dict[str, str]] = {
+    "en": {"to move": "to move", "bonus": "3 bonus pearls, first ", "won": "wins!"},
+    "de": {"to move": "ist am Zug", "bonus": "3 Bonusperlen, zuerst ", "won": "gewinnt!"},
+}
+
+
+def confirmed(rig: Rig) -> None:
+    """The bonus pearls owed are placed (as a family confirms them)."""
+    if rig.snapshot()["pending"]:
+        assert rig.table.submit(ConfirmBonus()).ok
+        rig.wait(lambda s: not s["pending"])
+
+
+def play(rig: Rig, cells: tuple[str, ...]) -> None:
+    for cell in cells:
+        confirmed(rig)
+        moves = rig.snapshot()["moves"]
+        rig.place(cell)
+
+        def moved(s: dict[str, Any], m: int = moves) -> bool:
+            return bool(s["moves"] > m)
+
+        rig.wait(moved)
+
+
+def lines(page: Page, selector: str) -> float:
+    """How many lines of text the element takes (its height over its line height)."""
+    return float(
+        page.evaluate(
+            """(selector) => {
+                const el = document.querySelector(selector);
+                const style = getComputedStyle(el);
+                const inner = el.clientHeight - parseFloat(style.paddingTop)
+                    - parseFloat(style.paddingBottom);
+                return inner / parseFloat(style.lineHeight);
+            }""",
+            selector,
+        )
+    )
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_turn_bar_stays_two_lines_with_three_bonus_pearls_owed(
+    browser: Browser, served: tuple[Rig, Served], lang: str
+) -> None:
+    """Item 3: scrolled down to the board with three bonus pearls owed, the bar says the
+    turn once and the first bonus pearl in one more line, nothing cut off, and leaves the
+    big drawing of the layer in view; the status above says it all."""
+    rig, server = served
+    words = SAID[lang]
+    page = phone(browser, lang)
+    unlock(page, server.url)
+    rig.new_perlen(FAMILY, colours=("red", "blue", "yellow"))
+    play(rig, CASCADE)
+    assert [b["pos"] for b in rig.snapshot()["pending"]] == ["2:b2", "2:b3", "3:b2"]
+    page.wait_for_selector("#live-board svg.pyramid-focus", timeout=WAIT_MS)
+    status = " ".join(page.inner_text("#live-status").split())
+    assert status.count(words["to move"]) == 1  # the headline; the message does not repeat it
+    # Scrolled so that the big drawing is just under where the bar will be.
+    page.evaluate(
+        """() => {
+            const focus = document.querySelector('#live-board svg.pyramid-focus');
+            window.scrollTo(0, window.scrollY + focus.getBoundingClientRect().top - 80);
+        }"""
+    )
+    page.wait_for_selector("#live-bar:not([hidden])", timeout=WAIT_MS)
+    bar = page.locator("#live-bar")
+    said = " ".join(bar.inner_text().split())
+    assert said.count(words["to move"]) == 1 and "Oma" in said
+    assert words["bonus"] in said and "2:b2" in said and "3:b2" not in said
+    assert page.locator("#live-bar p").count() == 2
+    for p in ("#live-bar .who", "#live-bar .do"):
+        assert lines(page, p) < 1.5, p  # one line each (a chip makes it a little taller)
+        cut = page.evaluate("(s) => { const e = document.querySelector(s); "
+                            "return e.scrollWidth > e.clientWidth; }", p)  # fmt: skip
+        assert not cut, p
+    box = bar.bounding_box()
+    assert box and box["height"] <= 0.09 * PHONE["height"]
+    focus = page.locator("#live-board svg.pyramid-focus").bounding_box()
+    assert focus and focus["y"] >= box["y"] + box["height"]  # the drawing is not under it
+    DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(DOCS_SHOTS / f"turn-bar-three-bonus-{lang}-phone.png"))
+
+
+def stored_games(rig: Rig) -> None:
+    """Finished games in the store, as History lists them: a computer seat that won, a
+    shared win, one aborted, one of Pyramidos with four players of long names."""
+    red, blue, yellow, green = (
+        ("red", "#d62728"), ("blue", "#1f77b4"), ("yellow", "#f2c500"), ("green", "#2ca02c"),
+    )  # fmt: skip
+
+    def seat(n: int, name: str, colour: tuple[str, str], computer: str | None = None) -> Any:
+        return PlayerRecord(n, n, name, *colour, computer=computer)
+
+    perlen = [seat(0, "Oma", red), seat(1, "Papa", blue), seat(2, "", yellow, "medium")]
+    g = rig.store.create_game("perlen-pyramide", perlen, {}, children_help=False)
+    rig.store.append(g, [BasePearl("c3", 0)], result=Result((12, 13, 16), (2,), {}))
+    g = rig.store.create_game("perlen-pyramide", perlen, {}, children_help=False)
+    rig.store.append(g, [BasePearl("c3", 0)], result=Result((14, 14, 13), (0, 1), {}))
+    long = [seat(0, "Annabelle", red), seat(1, "Maximilian", blue),
+            seat(2, "Josephine", yellow), seat(3, "Friederike", green)]  # fmt: skip
+    g = rig.store.create_game("pyramidos", long, {}, children_help=False)
+    rig.store.append(g, [Landed("t1", 0)], result=Result((1, 0, 0, 5), (3,), {}))
+    g = rig.store.create_game("pyramidos", long[:2], {}, children_help=False)
+    rig.store.append(g, [Landed("t1", 0), Aborted("new game")])
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_history_on_a_phone_shows_each_games_result_first(
+    browser: Browser, served: tuple[Rig, Served], lang: str
+) -> None:
+    """Item 6: at 390 px every game is a card with its result on top; nothing is wider
+    than the screen, nothing is cut off."""
+    rig, server = served
+    stored_games(rig)
+    page = phone(browser, lang)
+    page.goto(f"{server.url}/history")
+    rows = page.locator("table.history tbody tr")
+    assert rows.count() == 4
+    width = PHONE["width"]
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= width
+    for i in range(rows.count()):
+        row = rows.nth(i)
+        card, result = row.bounding_box(), row.locator("td.result").bounding_box()
+        players = row.locator("td.players").bounding_box()
+        assert card and result and players
+        assert card["x"] >= 0 and card["x"] + card["width"] <= width
+        assert result["y"] < players["y"]  # the result first
+        assert result["x"] + result["width"] <= card["x"] + card["width"]
+        for cell in row.locator("td").all():  # no cell cut off or scrolled
+            assert cell.evaluate("(e) => e.scrollWidth <= e.clientWidth + 1"), cell.inner_text()
+    computer = {"en": "Medium computer", "de": "Mittlerer Computer"}[lang]
+    assert computer in rows.nth(3).locator("td.result").inner_text()  # newest last stored
+    phone_shot(page, f"history-{lang}-phone")
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_the_end_of_a_game_on_a_phone_and_the_winner_on_one_line(
+    browser: Browser, served: tuple[Rig, Served], lang: str
+) -> None:
+    """Item 10: the winner line stays on one line on a phone, its trophy and robot beside
+    the words (a computer seat's win, as the page renders it); the end of a whole game."""
+    rig, server = served
+    page = phone(browser, lang)
+    unlock(page, server.url)
+    rig.new_perlen(FAMILY, colours=("red", "blue", "yellow"))
+    final = rig.play_perlen_to_end()
+    page.wait_for_selector("#live-status .headline.winner", timeout=WAIT_MS)
+    assert SAID[lang]["won"] in page.inner_text("#live-status .headline.winner") or (
+        len(final["winners"]) > 1
+    )
+    assert lines(page, "#live-status .headline.winner") < 1.5
+    phone_shot(page, f"game-over-{lang}-phone")
+
+    # A computer seat's win, rendered as the page renders it, in the page's own layout.
+    p = Play().new(players=("Oma", "Papa", ""), computer={"2": "medium"})
+    won = dataclasses.replace(p.snap, over=True, status=Status.OVER, winners=(2,))
+    with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
+        status = live_fragments(won)["live-status"]
+    page.evaluate("(html) => { document.querySelector('#live-status').innerHTML = html; }", status)
+    line = page.locator("#live-status .headline.winner")
+    name = {"en": "Medium computer wins!", "de": "Mittlerer Computer gewinnt!"}[lang]
+    assert name in line.inner_text() and line.locator("svg.icon").count() == 2
+    assert line.locator("svg.chip").count() == 1  # the winner's pearl, not words in brackets
+    assert lines(page, "#live-status .headline.winner") < 1.5
+    icons = [b for b in (i.bounding_box() for i in line.locator("svg.icon").all()) if b]
+    text_box = line.bounding_box()
+    assert len(icons) == 2 and text_box
+    for icon in icons:  # both icons on the one line, within the screen
+        assert abs(icon["y"] - icons[0]["y"]) < 2 and icon["x"] + icon["width"] <= PHONE["width"]

@@ -238,8 +238,8 @@ def test_unnamed_seats_are_called_in_the_readers_language(
     assert f"{computer} is thinking" in p.said() or lang != "en"
     assert computer in regions["live-status"] and computer in regions["live-scores"]
     assert person in regions["live-scores"] and "Cleo" in regions["live-scores"]
-    # The winner line: the trophy, and the robot when the computer won.
-    for winner, name, marks in ((0, computer, 2), (2, "Cleo", 1)):
+    # The winner line: the trophy, the winner's pearl, and the robot when the computer won.
+    for winner, name, marks in ((0, computer, 3), (2, "Cleo", 2)):
         won = dataclasses.replace(p.snap, over=True, status=Status.OVER, winners=(winner,))
         with rig.app.test_request_context("/", headers={"Accept-Language": lang}):
             status = live_fragments(won)["live-status"]
