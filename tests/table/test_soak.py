@@ -27,8 +27,13 @@ def test_the_referee_plays_game_after_game_in_constant_memory() -> None:
 def test_the_product_keeps_its_threads_files_wal_and_memory_bounded(tmp_path: Path) -> None:
     samples = table(8, samples=4, folder=tmp_path)
     values = [s.values for s in samples]
-    assert len({v["threads"] for v in values}) == 1, values  # no thread left behind per game
-    assert len({v["fds"] for v in values}) == 1, values  # no connection or file left open
+    # No thread, connection or file left behind per game: two games lie between two
+    # samples, so a leak of one per game adds two at every sample (six in all). One more or
+    # fewer at a single sample is a thread at work at that moment (a finished game's review,
+    # a page's stream): a run under load once caught one in the first sample (5, 4, 4, 4).
+    for key in ("threads", "fds"):
+        counts = [v[key] for v in values]
+        assert max(counts) - min(counts) <= 1, (key, values)
     # The WAL is copied into the file at each new game: it holds one game, whatever the
     # number played (a game is about 300 KiB of WAL).
     assert max(v["wal_kib"] for v in values) < 1024, values
