@@ -477,7 +477,8 @@ def _sampled(
 ) -> MoveReview:
     """The played move against the best of the sampled games: the best found by the same
     games after every cell, then compared with the played one by games of their own (so
-    that picking the best of many does not make it look better than it is)."""
+    that picking the best of many does not make it look better than it is). The played
+    move is the best when it does as well as that one in those games."""
     pyramid = seen.pyramid
     mover = pyramid[3]
     assert mover is not None
@@ -508,6 +509,9 @@ def _sampled(
         deadline=started + planned if work.timed else None,
         cancel=work.cancel,
     )
+    if told.mean <= 0:  # the played move did as well in games of their own: the best
+        value = round(told.second, 1)
+        return MoveReview(number, mover, played, played, 0.0, False, value, value)
     return MoveReview(
         number,
         mover,

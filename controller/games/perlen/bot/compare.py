@@ -38,9 +38,10 @@ from typing import Final
 from controller.games.perlen.pyramid import Pyramid, place
 
 SURE: Final = 2.576
-"""Standard errors either side of the mean: a two-sided 99 % interval. A game reviews
-about fifteen sampled moves; at 95 % one move of a game in two or three that is as good
-as the best would be called costly by chance alone, at 99 % one in about fifteen games."""
+"""Standard errors either side of the mean: a two-sided 99 % interval, so a move as good
+as another is called worse with a chance of 0.5 %. A game reviews about fifteen sampled
+moves: at 95 % a move as good as the best would be called costly by chance in one game of
+two or three, at 99 % in one of about thirteen."""
 CHECK_EVERY: Final = 32
 """Rounds of games between looks at the clock."""
 
