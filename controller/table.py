@@ -77,6 +77,7 @@ from controller.referee import (
     snapshot_of,
 )
 from controller.referee.events import kept_record
+from controller.referee.state import BoardCheck
 from controller.rules.records import OptionError
 from controller.settings import Settings
 from controller.store import PlayerRecord, Store, StoreError, StoreWriteError, write_fault
@@ -132,6 +133,15 @@ class _Arrival:
 
 
 @dataclass(frozen=True, slots=True)
+class _Rewind:
+    game_id: int
+    first: int
+    settings: Mapping[str, str | None]
+    note: Message
+    future: concurrent.futures.Future[Reply]
+
+
+@dataclass(frozen=True, slots=True)
 class _Republish:
     """The link's state changed: publish the snapshot again."""
 
@@ -162,6 +172,10 @@ class Linker(Protocol):
 
     def join(self, text: str) -> str:
         """Join the game of the invitation code in ``text`` (ValueError for a bad one)."""
+        ...
+
+    def cancel_join(self) -> None:
+        """Stop joining (nobody answered the code); nothing when no join is under way."""
         ...
 
     def resumed(self, game_id: int | None) -> None:
@@ -221,6 +235,8 @@ class Table:
         self._shown: LedFrame | None = None
         self._thinker = Thinker(computers, self._on_answer)
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
+        self._rewound: Message | None = None
+        """What a rewind said, kept for the other board's event that follows it."""
         self.linker: Linker | None = None
         """The games with a seat on another board (set before :meth:`start`)."""
 
@@ -324,6 +340,31 @@ class Table:
         """The other board's ``event`` of a linked game: played here and stored when this
         returns (refused: the reply says why; :class:`TableBusy` after ``timeout``)."""
         return self._asked(event, timeout, event.kind)
+
+    def rewind(
+        self,
+        game_id: int,
+        first: int,
+        settings: Mapping[str, str | None],
+        note: Message,
+        timeout: float = 5.0,
+    ) -> Reply:
+        """Game ``game_id`` of a linked game without its events from number ``first`` on
+        (stored with ``settings`` in one transaction): the other board's order stood
+        over what was done here meanwhile. The game is read back from the store as after
+        a restart, ``note`` says why, and the board must match it again (what to put back
+        or take off is the board's usual mismatch, in words and lights). Returns once it
+        is stored and shown."""
+        if threading.current_thread() is self._thread:
+            raise RuntimeError("the Table's own thread would wait for itself")
+        if not self._running:
+            return Reply(False, Message.of("not_running"))
+        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
+        self._queue.put(_Rewind(game_id, first, dict(settings), note, future))
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise TableBusy(f"no reply to a rewind in {timeout} s") from None
 
     def _asked(self, what: Command | Event, timeout: float, name: str) -> Reply:
         if threading.current_thread() is self._thread:
@@ -441,6 +482,13 @@ class Table:
         elif isinstance(item, _Arrival) and item.future.set_running_or_notify_cancel():
             reply = self._carry(referee.arrived(state, item.event, now), arrived=True)
             self._replies.append((item.future, reply or Reply(True)))
+            said, self._rewound = self._rewound, None
+            if said is not None and reply is not None and reply.ok:
+                # The rewind's word first: why this board's move or take-back is gone.
+                messages = (said, *self._state.note.messages)
+                self._state = dataclasses.replace(self._state, note=Announcement(messages))
+        elif isinstance(item, _Rewind) and item.future.set_running_or_notify_cancel():
+            self._replies.append((item.future, self._rewind(item, now)))
         elif isinstance(item, _Request) and item.future.set_running_or_notify_cancel():
             try:
                 reply = self._carry(referee.command(state, item.command, now))
@@ -448,6 +496,27 @@ class Table:
                 log.exception("table: command %r failed", item.command)
                 reply = Reply(False, Message.of("internal_error"))
             self._replies.append((item.future, reply or Reply(True)))
+
+    def _rewind(self, item: _Rewind, now: float) -> Reply:
+        try:
+            self.store.rewind(item.game_id, item.first, item.settings)
+        except (StoreError, ValueError) as exc:
+            log.error("could not rewind game %d: %s", item.game_id, exc)
+            return Reply(False, Message.of("internal_error"))
+        kept = self.store.game(item.game_id)
+        remote = self.linker.remote_of(item.game_id) if self.linker else frozenset()
+        fresh = RefereeState(config=self._state.config, reading=self._state.reading)
+        self._carry(resume(fresh, kept, now, remote), arrived=True)
+        # Not a restart: the wood is as it was a moment ago, and whatever differs from the
+        # game now is to be put back or taken off, never a move made while away.
+        self._state = dataclasses.replace(
+            self._state, comparison=BoardCheck(armed=False), note=Announcement((item.note,))
+        )
+        self._queue.put(_Frame(self.board.read()))
+        self._rewound = item.note
+        log.info("game %d rewound to before its event %d: %s", item.game_id, item.first,
+                 english(item.note))  # fmt: skip
+        return Reply(True, item.note)
 
     def _carry(self, step: Step, *, arrived: bool = False) -> Reply | None:
         """Carry out ``step``: store first; only what was stored is adopted."""

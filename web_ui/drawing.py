@@ -50,6 +50,8 @@ class Swatch:
     seat: int | None = None
     computer: bool = False
     """A computer seat plays it: the page marks it with the robot."""
+    remote: bool = False
+    """A person on the other board of a linked game plays it: the scores say so."""
 
 
 PICTURE_PLAYERS: Final = tuple(
@@ -88,6 +90,7 @@ def swatch(player: PlayerView) -> Swatch:
         player=player.name or player.default_name or "",
         seat=player.seat,
         computer=player.computer is not None,
+        remote=player.remote,
     )
 
 

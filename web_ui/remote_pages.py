@@ -45,7 +45,7 @@ def _again(error: str, status: int) -> BaseResponse:
 
 @bp.get("/join")
 def join() -> str:
-    return render_template("join.html", error=None, code="")
+    return render_template("join.html", error=None, code=request.args.get("code", "")[:40])
 
 
 @bp.post("/join", endpoint="join_submit")
@@ -62,4 +62,15 @@ def join_post() -> BaseResponse:
         linker.join(request.form.get("code", ""))
     except ValueError:
         return _again(gettext("That is not the code: read it again (12 letters and digits)."), 400)
+    return redirect(url_for("pages.live"))
+
+
+@bp.post("/join/cancel", endpoint="join_cancel")
+def join_cancel() -> BaseResponse:
+    """Stop waiting for a code nobody answers (the person who joined, or the admin)."""
+    linker = web_state().table.linker
+    if linker is not None:
+        if not auth.is_admin():
+            return _again(gettext("This needs the admin PIN."), 403)
+        linker.cancel_join()
     return redirect(url_for("pages.live"))

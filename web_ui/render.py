@@ -25,7 +25,7 @@ from controller.hardware.channels import CELLS
 from controller.referee import words
 from controller.referee.messages import TERMS, Items, Message, colour_term, sentences
 from controller.referee.session import Seated, called, computer_term
-from controller.referee.snapshot import PlayerView, Snapshot
+from controller.referee.snapshot import MismatchView, PlayerView, Snapshot
 from controller.store.values import LeaderRow
 from web_ui import drawing
 from web_ui.games.view import GameView
@@ -208,8 +208,9 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
         "palette": palette,
         "bars": view.score_bars(snapshot) if view else (),
         "mover": drawing.mover(snapshot),
-        # The shared mismatch list, unless the game says what to do first.
-        "mismatch_shown": bool(snapshot.mismatches),
+        # The shared mismatch list, unless the game says what to do first; the other
+        # board's move still to be placed here is the next step, said once by its note.
+        "mismatch_shown": any(not _played_there(m, snapshot) for m in snapshot.mismatches),
     }
     if view is not None:
         context.update(view.drawings(snapshot))
@@ -236,6 +237,19 @@ def view_of(game: object) -> GameView | None:
     """The view of ``game`` (a game's name) on this page, or None for no game or one the
     board does not play."""
     return web_state().view_of(game)
+
+
+def _played_there(mismatch: MismatchView, snapshot: Snapshot) -> bool:
+    """``mismatch`` is the last move, made on the other board of a linked game, whose
+    piece is still to be placed here: the normal next step, not a fault of the board."""
+    players, colour = snapshot.players, mismatch.colour
+    return (
+        mismatch.kind == "missing"
+        and mismatch.cell == snapshot.last_move
+        and colour is not None
+        and 0 <= colour < len(players)
+        and players[colour].remote
+    )
 
 
 def _take_off(snapshot: Snapshot, view: GameView | None) -> str:

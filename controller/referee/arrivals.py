@@ -17,15 +17,27 @@ placed it and the board matches.
 
 Who may do what follows from the seats: only the board of the seat to move can move, and
 only the board that made the last move can take it back
-(:meth:`~controller.referee.session.Session.made_there` and the guard).
+(:meth:`~controller.referee.session.Session.made_there` and the guard). What the two
+boards do while apart is put in one order by the link (the inviting board's stands:
+:mod:`controller.remote.link`); the joining board's events that crossed are undone there
+(``remote_crossed`` says so) and the board shows what to put back or take off.
 """
 
 from __future__ import annotations
 
 from controller.referee.events import Aborted, Event, TakeBack
 from controller.referee.game import GameKind
-from controller.referee.messages import Message
+from controller.referee.messages import N_, Message, register
 from controller.referee.state import Commit, RefereeState, Reply, Step
+
+register(
+    {
+        "remote_crossed": N_(
+            "%(name)s's board played first while the two boards were apart, so what was "
+            "done here meanwhile is undone: set this board as shown."
+        ),
+    }
+)
 
 
 def shared_kinds(kind: GameKind) -> frozenset[str]:

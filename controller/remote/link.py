@@ -678,14 +678,16 @@ class Link:
         if self.side is Side.INVITER:
             if base < len(self.mine):  # made while this board made events it had not seen
                 counts = replace(self.counts, crossed=self.counts.crossed + 1)
-                return replace(link, counts=counts), [Crossed(seq, event)]
+                return replace(link, counts=counts), [Crossed(seq, event, len(self.mine))]
             return link, [Delivered(seq, event)]
         undone = tuple(n for n in range(base + 1, len(self.mine) + 1) if n not in self.void)
         if not undone:
             return link, [Delivered(seq, event)]
         counts = replace(self.counts, voided=self.counts.voided + len(undone))
         link = replace(link, void=self.void | frozenset(undone), counts=counts)
-        return link, [Voided(undone), Delivered(seq, event)]
+        bases = tuple(self.bases[n - 1] for n in undone)
+        events = tuple(self.mine[n - 1] for n in undone)
+        return link, [Voided(undone, bases, events), Delivered(seq, event)]
 
     def _answers(self, first: int, now: float) -> bool:
         """Whether a request for events from ``first`` gets an answer: not when the same or

@@ -26,6 +26,8 @@ class Crossed:
 
     seq: int
     event: JsonObject
+    made: int = 0
+    """This board's own events made by then (where the crossed event stands in the log)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +37,9 @@ class Voided:
     :class:`Delivered` after this brings."""
 
     seqs: tuple[int, ...]
+    bases: tuple[int, ...] = ()
+    """What each was made on (the other board's events applied then), for the journal."""
+    events: tuple[JsonObject, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

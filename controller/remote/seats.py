@@ -39,6 +39,7 @@ from controller.referee import (
     Aborted,
     Event,
     GameKind,
+    Message,
     NewGame,
     RefereeState,
     Reply,
@@ -53,9 +54,16 @@ from controller.referee.session import Session
 from controller.remote.backoff import Backoff
 from controller.remote.invitation import new_code, parse_code
 from controller.remote.journal import Journal, Logged, Origin
-from controller.remote.link import Link, Report
+from controller.remote.link import Link, LinkTiming, Report
 from controller.remote.mqtt import RECONNECT_S, RemoteLink
-from controller.remote.outcomes import Acknowledged, Delivered, OtherVersion, Outcome
+from controller.remote.outcomes import (
+    Acknowledged,
+    Crossed,
+    Delivered,
+    OtherVersion,
+    Outcome,
+    Voided,
+)
 from controller.remote.wire import JsonObject, Side, derive_keys
 from controller.store import Store
 
@@ -65,6 +73,7 @@ log = logging.getLogger("controller.remote")
 
 SETUP: Final = "setup"
 """The kind of the inviting board's first event: the game to create."""
+_TIMING: Final = LinkTiming()
 _BOARD_KEY: Final = "remote.board"
 _JOINING_KEY: Final = "remote.joining"
 
@@ -84,6 +93,12 @@ class LinkRecord:
     """The player numbers who play on the other board."""
     acked: int = 0
     aborted_there: bool = False
+    void_here: tuple[tuple[int, int, JsonObject], ...] = ()
+    """This board's events undone (they crossed the inviting board's): number, base,
+    event. Not in the store's game any more, but their numbers stay taken."""
+    void_there: tuple[tuple[int, int, JsonObject], ...] = ()
+    """The other board's events never applied here (they crossed this board's): number,
+    this board's events made by then, event."""
 
     def json(self) -> str:
         return json.dumps(
@@ -94,6 +109,8 @@ class LinkRecord:
                 "remote": list(self.remote),
                 "acked": self.acked,
                 "aborted_there": self.aborted_there,
+                "void_here": [list(v) for v in self.void_here],
+                "void_there": [list(v) for v in self.void_there],
             }
         )
 
@@ -107,6 +124,8 @@ class LinkRecord:
             tuple(data["remote"]),
             data["acked"],
             data["aborted_there"],
+            tuple((int(n), int(b), e) for n, b, e in data.get("void_here", ())),
+            tuple((int(n), int(m), e) for n, m, e in data.get("void_there", ())),
         )
 
 
@@ -173,15 +192,44 @@ class StoreJournal:
         self._moves = game.shared if game is not None else frozenset()
 
     def logged(self) -> Iterable[Logged]:
+        return [logged for logged, _ in self.entries()]
+
+    def entries(self) -> list[tuple[Logged, int | None]]:
+        """The log with each entry's number in the store's game (None: the setup, or an
+        event not in the store: undone here, or never applied)."""
         record = self._record
         counts = {Origin.HERE: 0, Origin.THERE: 0}
+        out: list[tuple[Logged, int | None]] = []
+        void_here = sorted(record.void_here, key=lambda v: v[0])
+        void_there = sorted(record.void_there, key=lambda v: v[0])
 
-        def entry(origin: Origin, event: JsonObject) -> Logged:
+        def voids() -> None:
+            """The entries not in the store whose turn has come: an undone event of this
+            board right before the next of its numbers, a crossed event of the other
+            board once this board had made as many as it had then."""
+            while True:
+                if void_here and void_here[0][0] == counts[Origin.HERE] + 1:
+                    seq, base, event = void_here.pop(0)
+                    counts[Origin.HERE] = seq
+                    out.append((Logged(Origin.HERE, seq, event, base, void=True), None))
+                elif (
+                    void_there
+                    and void_there[0][0] == counts[Origin.THERE] + 1
+                    and counts[Origin.HERE] >= void_there[0][1]
+                ):
+                    seq, _made, event = void_there.pop(0)
+                    counts[Origin.THERE] = seq
+                    out.append((Logged(Origin.THERE, seq, event, void=True), None))
+                else:
+                    return
+
+        def entry(origin: Origin, event: JsonObject, at: int | None) -> None:
+            voids()
             counts[origin] += 1
-            return Logged(origin, counts[origin], event)
+            out.append((Logged(origin, counts[origin], event), at))
 
         setup_origin = Origin.HERE if record.side is Side.INVITER else Origin.THERE
-        out = [entry(setup_origin, record.setup)]
+        entry(setup_origin, record.setup, None)
         stored = self._store.game(self._game_id)
         moves: list[Origin] = []
         for e in stored.events if stored is not None else ():
@@ -191,10 +239,11 @@ class StoreJournal:
                 origin = Origin.THERE if player_of(e.data) in record.remote else Origin.HERE
                 moves.append(origin)
             elif e.kind == TakeBack.kind:
-                origin = moves.pop()
+                origin = moves.pop() if moves else Origin.HERE
             else:
                 origin = Origin.THERE if record.aborted_there else Origin.HERE
-            out.append(entry(origin, {"kind": e.kind, **e.data}))
+            entry(origin, {"kind": e.kind, **e.data}, e.seq)
+        voids()
         return out
 
     def acked(self) -> int:
@@ -207,6 +256,15 @@ class _Owner(Protocol):
     def submit(self, command: NewGame, timeout: float = 5.0) -> Reply: ...
 
     def arrive(self, event: Event, timeout: float = 5.0) -> Reply: ...
+
+    def rewind(
+        self,
+        game_id: int,
+        first: int,
+        settings: Mapping[str, str | None],
+        note: Message,
+        timeout: float = 5.0,
+    ) -> Reply: ...
 
     def republish(self) -> None: ...
 
@@ -223,10 +281,12 @@ class RemoteSeats:
         *,
         reconnect: Backoff = RECONNECT_S,
         games: Mapping[str, GameKind] = GAMES,
+        timing: LinkTiming = _TIMING,
     ) -> None:
         self._table, self._store, self._config = table, store, config
         self._games = games
         self._reconnect = reconnect
+        self._timing = timing
         self._lock = threading.Lock()
         self._remote: RemoteLink | None = None
         self._game_id: int | None = None
@@ -282,6 +342,7 @@ class RemoteSeats:
         data["game_id"] = self._game_id
         data["side"] = record.side.value if record is not None else Side.JOINER.value
         data["code"] = record.code if record is not None else joining
+        data["joining"] = record is None and joining is not None
         data["broker"] = self._config.broker
         data["stopped"] = stopped
         return data
@@ -303,11 +364,24 @@ class RemoteSeats:
         code = parse_code(text)
         self._close()
         self._store.set_setting(_JOINING_KEY, code)
+        log.info("remote: joining the game of an invitation code")
         link = self._link(code, Side.JOINER, _NoJournal())
         with self._lock:
             self._joining, self._game_id, self._record, self._stopped = code, None, None, None
         self._open(link)
         return code
+
+    def cancel_join(self) -> None:
+        """Stop joining: the code is forgotten and the link closed (a game already made
+        from it is not touched)."""
+        with self._lock:
+            joining = self._joining is not None and self._record is None
+        if not joining:
+            return
+        log.info("remote: joining cancelled")
+        self._close()
+        self._store.set_setting(_JOINING_KEY, None)
+        self._table.republish()
 
     def close(self) -> None:
         """Close the link (at shutdown, before the store closes)."""
@@ -323,6 +397,7 @@ class RemoteSeats:
             tuple(p.number for p in session.players if p.remote),
         )
         self._store.set_setting(_game_key(session.game_id), record.json())
+        log.info("remote: game %d invites another board (a code was made)", session.game_id)
         self._start(session.game_id, record)
 
     def _bound(self, session: Session) -> None:
@@ -336,6 +411,7 @@ class RemoteSeats:
         )
         self._store.set_setting(_game_key(session.game_id), record.json())
         self._store.set_setting(_JOINING_KEY, None)
+        log.info("remote: joined: game %d is played with the other board", session.game_id)
         with self._lock:
             self._game_id, self._record, self._joining = session.game_id, record, None
 
@@ -354,6 +430,7 @@ class RemoteSeats:
             board=self.board,
             name=self._config.name,
             now=time.monotonic(),
+            timing=self._timing,
         )
 
     def _open(self, link: Link) -> None:
@@ -383,9 +460,13 @@ class RemoteSeats:
         return LinkRecord.read(text) if text is not None else None
 
     # -- the link's thread ----------------------------------------------------------------------
-    def _on_step(self, happened: tuple[Outcome, ...], _report: Report) -> None:
+    def _on_step(self, happened: tuple[Outcome, ...], report: Report) -> None:
         for outcome in happened:
-            if isinstance(outcome, Delivered):
+            if isinstance(outcome, Voided):
+                self._voided(outcome, report)
+            elif isinstance(outcome, Crossed):
+                self._crossed(outcome)
+            elif isinstance(outcome, Delivered):
                 self._delivered(outcome)
             elif isinstance(outcome, Acknowledged):
                 record = self._record
@@ -397,6 +478,55 @@ class RemoteSeats:
             elif isinstance(outcome, OtherVersion):
                 log.warning("remote: %s", outcome.message)
         self._table.republish()
+
+    def _crossed(self, outcome: Crossed) -> None:
+        """The other board's event crossed this (inviting) board's: kept as seen, never
+        applied (its board undoes it)."""
+        record, game_id = self._record, self._game_id
+        if record is None or game_id is None:
+            raise RuntimeError("an event crossed before the game was linked")
+        if any(seq == outcome.seq for seq, _, _ in record.void_there):
+            return
+        void = (*record.void_there, (outcome.seq, outcome.made, outcome.event))
+        record = _with(record, void_there=void)
+        self._store.set_setting(_game_key(game_id), record.json())
+        with self._lock:
+            self._record = record
+
+    def _voided(self, outcome: Voided, report: Report) -> None:
+        """This (joining) board's events crossed the inviting board's: undone in the store
+        and on the table (the family puts back or takes off what the board shows), with
+        the record of their numbers in the same transaction."""
+        record, game_id = self._record, self._game_id
+        if record is None or game_id is None:
+            raise RuntimeError("events were undone before the game was linked")
+        known = {seq for seq, _, _ in record.void_here}
+        new = [
+            (seq, base, event)
+            for seq, base, event in zip(outcome.seqs, outcome.bases, outcome.events, strict=True)
+            if seq not in known
+        ]
+        if not new:
+            return
+        entries = StoreJournal(self._store, game_id, record, self._kind_of(record)).entries()
+        first = min(seq for seq, _, _ in new)
+        at = [
+            store_seq
+            for logged, store_seq in entries
+            if logged.origin is Origin.HERE and logged.seq >= first and store_seq is not None
+        ]
+        record = _with(record, void_here=(*record.void_here, *new))
+        settings = {_game_key(game_id): record.json()}
+        note = Message.of("remote_crossed", name=report.peer_name or "")
+        if at:
+            reply = self._table.rewind(game_id, min(at), settings, note)
+            if not reply.ok:
+                raise RuntimeError(f"game {game_id} could not be rewound")
+        else:
+            self._store.set_setting(_game_key(game_id), record.json())
+        log.warning("remote: game %d: events %s made here are undone", game_id, outcome.seqs)
+        with self._lock:
+            self._record = record
 
     def _delivered(self, outcome: Delivered) -> None:
         if self._stopped is not None:

@@ -239,6 +239,38 @@ class Store:
                     )
         return tuple(stored)
 
+    def rewind(
+        self, game_id: int, first: int, settings: Mapping[str, str | None] | None = None
+    ) -> None:
+        """Drop game ``game_id``'s events from number ``first`` on, in one transaction
+        with ``settings`` (None deletes one); a game finished or ended by them is being
+        played again. Only a game played with another board is rewound: the two boards
+        acted while apart and the other board's order stood
+        (:mod:`controller.remote.link`)."""
+        if first < 1:
+            raise ValueError(f"events are numbered from 1, not {first}")
+        for key in settings or {}:
+            _check_key(key)
+        with self._write() as conn:
+            row = conn.execute("SELECT status FROM games WHERE id=?", (game_id,)).fetchone()
+            if row is None:
+                raise StoreError(self.path, f"game {game_id} is not kept")
+            conn.execute("DELETE FROM events WHERE game_id=? AND seq>=?", (game_id, first))
+            conn.execute(
+                "UPDATE games SET status='playing', finished=NULL, result=NULL WHERE id=?",
+                (game_id,),
+            )
+            conn.execute("UPDATE players SET points=NULL, won=NULL WHERE game_id=?", (game_id,))
+            for key, value in (settings or {}).items():
+                if value is None:
+                    conn.execute("DELETE FROM settings WHERE key=?", (key,))
+                else:
+                    conn.execute(
+                        "INSERT INTO settings (key, value) VALUES (?, ?) "
+                        "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+                        (key, value),
+                    )
+
     def unfinished(self) -> StoredGame | None:
         """The game being played when the program stopped, if any (the newest)."""
         row = (

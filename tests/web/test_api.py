@@ -190,7 +190,7 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     snap = rig.wait(lambda s: s["computer_move"] is not None)
     cell = snap["computer_move"]
     page = client.get("/").get_data(as_text=True)
-    assert "computer, gentle" in page
+    assert "Gentle computer" in page  # a named computer seat says its level beside its name
     assert f"Robo (computer) chose {cell}: put its pearl there." in page
     # A person places the computer's pearl on the virtual board: it becomes Robo's move.
     client.post("/api/virtual", json={"name": cell, "action": "on"}, headers=headers)

@@ -14,10 +14,17 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import paho.mqtt.client as mqtt
 import pytest
+from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.config import RemoteConfig
+from controller.referee import NewGame
+from controller.remote.invitation import new_code
+from controller.remote.journal import MemoryJournal
+from controller.remote.link import Link, LinkTiming
 from controller.remote.seats import RemoteSeats
+from controller.remote.wire import Side, derive_keys
 from tests.remote.mosquitto import Mosquitto
 from tests.web.conftest import PIN, WAIT_MS, build_rig, close_rig
 from tests.web.test_browser import PHONE, Served, shot, tap
@@ -34,7 +41,13 @@ WORDS: dict[str, dict[str, str]] = {
         "linked": "Linked with {name}'s board.",
         "played": "Oma played c3 on the other board: place the pearl on c3.",
         "their turn": "Tim plays on the other board: wait for the move.",
-        "place": "c3: place the red (R) pearl played on the other board.",
+        "other home": "other home",
+        "broker": "Broker: mqtt://127.0.0.1:",
+        "connected": "Connected to the broker.",
+        "unanswered": "No board has answered the code",
+        "cancel": "Cancel joining",
+        "idle": "No game is being played",
+        "tried": "Another board tried to join this game.",
     },
     "de": {
         "played by": "ein Mensch an einem anderen Brett",
@@ -42,7 +55,13 @@ WORDS: dict[str, dict[str, str]] = {
         "linked": "Verbunden mit dem Brett von {name}.",
         "played": "Oma hat auf dem anderen Brett c3 gesetzt: Setze die Perle auf c3.",
         "their turn": "Tim spielt auf dem anderen Brett: Warte auf den Zug.",
-        "place": "c3: Setze die Perle (rot (R)), die auf dem anderen Brett gespielt wurde.",
+        "other home": "anderes Zuhause",
+        "broker": "Broker: mqtt://127.0.0.1:",
+        "connected": "Mit dem Broker verbunden.",
+        "unanswered": "Kein Brett hat bisher auf den Code",
+        "cancel": "Beitritt abbrechen",
+        "idle": "Es läuft kein Spiel",
+        "tried": "Ein weiteres Brett hat versucht, diesem Spiel beizutreten.",
     },
 }
 
@@ -54,6 +73,7 @@ class Home:
         folder.mkdir()
         self.rig = build_rig(folder)
         config = RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+        self.port = broker.port
         self.seats = RemoteSeats(self.rig.table, self.rig.store, config)
         self.rig.table.linker = self.seats
         self.server = Served(self.rig)
@@ -118,12 +138,26 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     joined: dict[str, Any] = tim.rig.snapshot()
     assert [p["remote"] for p in joined["players"]] == [True, False, True]
 
+    # The code is read out on the phone: large, on one line.
+    assert page.locator("[data-code]").evaluate("e => e.getClientRects().length") == 1
     tap(page, "#cell-c3")  # Oma's pearl, at home
     tim.rig.wait(lambda s: s["moves"] == 1)
     says(other, there["played"])
     ring = other.locator('.marks[data-pos="c3"]')
     ring.wait_for(timeout=WAIT_MS)
-    assert there["place"] in other.locator("#live-status .mismatch").inner_text()
+    # Placing the other home's pearl is the next step, not a fault: said once, in the
+    # normal colour, with no "the board does not match" box.
+    status = other.locator("#live-status")
+    assert status.locator(".mismatch").count() == 0
+    assert status.locator(".message.warn, .banner.warn").count() == 0
+    assert status.inner_text().count(there["played"]) == 1
+    # The link in the phone's bar, and the seats of the other home in the scores.
+    bar = other.locator("#live-bar .link-state").inner_text()
+    assert bar == there["linked"].format(name="Oma")
+    assert (
+        other.locator("#live-scores .badge.remote").all_inner_texts() == [there["other home"]] * 2
+    )
+    assert page.locator("#live-scores .badge.remote").all_inner_texts() == [here["other home"]]
     shot(other, f"remote-move-{joining}-phone")
     says(page, here["their turn"])
     tap(other, "#cell-c3")  # placed by hand on Tim's board: his turn
@@ -131,3 +165,74 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     tap(other, "#cell-b2")
     oma.rig.wait(lambda s: s["moves"] == 2)
     assert oma.rig.snapshot()["remote"]["unsent"] == 0
+    # Settings names the broker, each sentence on its own.
+    page.goto(f"{oma.server.url}/settings")
+    facts = page.locator("#remote-settings li").all_inner_texts()
+    assert facts[0].startswith(here["broker"]) and facts[0].endswith(".")
+    assert facts[1:] == [here["connected"], here["linked"].format(name="Tim")]
+
+
+@pytest.mark.parametrize("lang", ["en", "de"])
+def test_a_code_nobody_answers_says_so_and_can_be_cancelled(
+    browser: Browser, tmp_path: Path, lang: str
+) -> None:
+    """A board joins a code no board invited (a slip that passed the check): within the
+    link's answer time (shortened here to a second; a minute at most in a home) its page
+    says that nobody answers and offers to enter the code again or to cancel, and the
+    cancel leaves the board idle. The inviting board of another game, when a stranger
+    board with its code knocks, says that another board tried."""
+    words = WORDS[lang]
+    with Mosquitto(tmp_path) as broker:
+        folder = tmp_path / "tim"
+        folder.mkdir()
+        rig = build_rig(folder)
+        config = RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name="Tim")
+        seats = RemoteSeats(rig.table, rig.store, config, timing=LinkTiming(answer_s=1.0))
+        rig.table.linker = seats
+        server = Served(rig)
+        try:
+            page = phone(browser, lang)
+            page.goto(f"{server.url}/join")
+            page.fill("#code", new_code())
+            page.fill("#join-pin", PIN)
+            page.click('form[action="/join"] button[type=submit]')
+            page.wait_for_url(f"{server.url}/")
+            says(page, words["unanswered"])
+            again = page.locator(".join-actions a")
+            assert (again.get_attribute("href", timeout=WAIT_MS) or "").startswith("/join?code=")
+            page.click(f".join-actions button >> text={words['cancel']}")
+            says(page, words["idle"])
+            assert rig.snapshot()["remote"] is None
+        finally:
+            server.stop()
+            seats.close()
+            close_rig(rig)
+
+
+def test_the_inviting_board_says_another_board_tried(
+    browser: Browser, homes: tuple[Home, Home]
+) -> None:
+    oma, _tim = homes
+    page = phone(browser, "en")
+    reply = oma.rig.table.submit(NewGame("perlen-pyramide", ("Oma", "Tim", "Opa"), remote=(1,)))
+    assert reply.ok
+    code = oma.rig.wait(lambda s: bool(s["remote"] and s["remote"]["code"]))["remote"]["code"]
+    page.goto(oma.server.url)
+    page.locator("[data-code]").wait_for(timeout=WAIT_MS)
+    # A third board with the code: its first word is authentic, from a board that is
+    # not the one playing (here the first to speak, so Tim's board joins as the stranger).
+    first = Link.restore(MemoryJournal(), keys=derive_keys(code), side=Side.JOINER,
+                         board="first-board", name="Ann", now=0.0).connected(0.0)  # fmt: skip
+    second = Link.restore(MemoryJournal(), keys=derive_keys(code), side=Side.JOINER,
+                          board="second-board", name="Bea", now=0.0).connected(0.0)  # fmt: skip
+    client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="third")
+    client.connect("127.0.0.1", oma.port)
+    client.loop_start()
+    try:
+        for step in (first, second):
+            for message in step.publish:
+                client.publish(message.topic, message.payload, qos=1).wait_for_publish(10)
+        says(page, WORDS["en"]["tried"])
+    finally:
+        client.disconnect()
+        client.loop_stop()
