@@ -283,7 +283,7 @@ def random_record(seed: int) -> PerlenRecord:
 def test_a_review_values_every_move_and_solves_the_endgame_exactly() -> None:
     record = random_record(3)
     started = time.perf_counter()
-    reviews = review(record, budget_per_move=0.04)
+    reviews = review(record, budget_per_move=0.04, timed=True)  # each search stops in time
     assert time.perf_counter() - started < 0.04 * 25 + 0.5
     assert [r.number for r in reviews] == list(range(1, 26))
     assert [r.played.short for r in reviews] == list(record.moves)
@@ -317,6 +317,9 @@ def test_a_review_values_every_move_and_solves_the_endgame_exactly() -> None:
         "exact": reviews[0].exact,
         "best_value": reviews[0].best_value,
         "played_value": reviews[0].played_value,
+        "verdict": reviews[0].verdict,
+        "low": reviews[0].low,
+        "high": reviews[0].high,
     }
 
 
