@@ -2,9 +2,11 @@
 
 :func:`advise` names the best cell for the player to move and why: the bonus pearls it
 wins at once, the ones it takes away from the rivals, and how many pearls it is worth
-against the next best cell. :func:`review` goes through a game and says what each move
-cost. Neither holds any words: the Table and the web page say them in the family's
-language.
+against the next best cell. :func:`review` goes through a game and says of each move
+whether it was the best, about as good, or what it surely cost. Both compare positions
+up to the board's eight turns and mirror images, and say that a cell is worse than
+another only when they are sure of it. Neither holds any words: the Table and the web
+page say them in the family's language.
 
 >>> from controller.games.perlen.rules import new_game, play
 >>> state = new_game()
@@ -66,7 +68,8 @@ TREE_SHARE = 0.75
 """Share of a sampled hint's budget that finds the best cell; the rest tells how sure it
 is that the best is better than the next best."""
 ADVISER = LEVEL_SETTINGS["strongest"]
-"""Hints and reviews sample games as the strongest level does."""
+"""A hint searches as the strongest level does; hints and reviews play their compared
+games as its playouts do (half the moves greedy)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -151,7 +151,7 @@ def search(
     """Grow a tree from ``pyramid`` with ``playouts`` random games (fewer if stopped).
 
     ``focus``, a legal cell, gets at least a quarter of the playouts, so that its mean is
-    as well founded as the best move's (a review compares the two). ``only`` limits the
+    as well founded as the best move's. ``only`` limits the
     moves at the root to some of the legal cells. ``bias`` favours, while a move has
     few visits, the moves that gain pearls at once ("progressive bias": ``bias`` times
     the net gain, divided by the visits). ``depth`` limits the tree to that many moves
