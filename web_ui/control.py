@@ -99,7 +99,15 @@ def virtual(press: VirtualPress) -> Touched:
             gone = {c for c, name in names.items() if name not in BUTTONS}
         else:
             extra = {m.cell for m in shown.mismatches if m.kind == "extra"}
-            gone = {c for c, name in names.items() if name in extra}
+            # and the pieces where the game's drawing has no place (web_ui.render)
+            view = web.view_of(shown.game)
+            drawn = view.places if view is not None and view.places else None
+            gone = {
+                c
+                for c, name in names.items()
+                if name in extra
+                or (drawn is not None and name not in drawn and name not in BUTTONS)
+            }
         frame = board.set_active(c for c in names if c not in gone)
         on = False
     elif press.name in BUTTONS:

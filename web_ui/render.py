@@ -125,6 +125,17 @@ def swatch_text(swatch: drawing.Swatch) -> str:
     return str(gettext("%(colour)s (%(letter)s)", colour=colour, letter=swatch.letter))
 
 
+PLACE_NAMES: Mapping[str, Any] = {
+    "top": lazy_pgettext("the name of the target on top", "top"),
+}
+"""Places of the board that are not written like ``c3`` or ``t1``, as a label names them."""
+
+
+def place_name(name: str) -> str:
+    """A place's name as a label shows it: ``c3``, ``t1``; the top in words."""
+    return str(PLACE_NAMES[name]) if name in PLACE_NAMES else name
+
+
 def link_state(state: object) -> str:
     return str(LINK_STATES.get(state, state)) if isinstance(state, str) else ""
 
@@ -179,6 +190,7 @@ def register(app: Flask, views: Mapping[str, GameView]) -> None:
         link_state=link_state,
         status_name=status_name,
         game_name=game_name,
+        place_name=place_name,
         game_views=views,
         view_of=view_of,
         level_name=level_name,
@@ -224,6 +236,7 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["mover_badge"] = term("computer", level) if named else ""
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     context["take_off"] = _take_off(snapshot, view)
+    context["elsewhere"] = _elsewhere(snapshot, view)
     # What to do, without the turn again: the headline and the bar say whose turn it is.
     context["prompt_now"] = say(tuple(m for m in snapshot.prompt if m.key not in TURN_SAID))
     return context
@@ -250,6 +263,16 @@ def _played_there(mismatch: MismatchView, snapshot: Snapshot) -> bool:
         and 0 <= colour < len(players)
         and players[colour].remote
     )
+
+
+def _elsewhere(snapshot: Snapshot, view: GameView | None) -> list[str]:
+    """The places the sensors report a piece on that the game's drawing does not show (a
+    ball on a target during a game of pearls): listed beside it, so that every piece on
+    the board is seen."""
+    if view is None or not view.places:
+        return []
+    found = (s for s in snapshot.sensors if s not in view.places and not s.startswith("button:"))
+    return sorted(found, key=_channel_order)
 
 
 def _take_off(snapshot: Snapshot, view: GameView | None) -> str:

@@ -311,3 +311,35 @@ def test_the_end_of_a_game_on_a_phone_and_the_winner_on_one_line(
     assert len(icons) == 2 and text_box
     for icon in icons:  # both icons on the one line, within the screen
         assert abs(icon["y"] - icons[0]["y"]) < 2 and icon["x"] + icon["width"] <= PHONE["width"]
+
+
+def test_a_ball_left_on_a_target_is_seen_in_a_game_of_pearls_and_marked_in_the_next_pyramidos(
+    browser: Browser, served: tuple[Rig, Served]
+) -> None:
+    """Item 1, across games: a game of pearls draws no targets, so a ball on one is listed
+    beside the drawing, marked, and a tap lifts it; balls still there when Pyramidos
+    follows are drawn on their targets and marked."""
+    rig, server = served
+    page = phone(browser)
+    unlock(page, server.url)
+    rig.new_perlen(FAMILY)
+    rig.place("t1")
+    rig.place("top")
+    page.wait_for_selector("#live-board .elsewhere", timeout=WAIT_MS)
+    listed = page.locator('#live-board .elsewhere button[data-virtual="t1"]')
+    assert "the game does not have" in (listed.get_attribute("aria-label") or "")
+    assert page.locator('#live-board .elsewhere button[data-virtual="top"]').count() == 1
+    tap(page, '#live-board .elsewhere button[data-virtual="t1"]')
+    rig.wait(lambda s: "t1" not in s["sensors"])
+    page.wait_for_selector('#live-board .elsewhere button[data-virtual="t1"]', state="detached")
+    assert rig.snapshot()["status"] == "playing"  # a ball is no pearl: play goes on
+
+    rig.place("t3")
+    rig.new_pyramidos(("Ida", "Jonas"))
+    rig.wait(lambda s: s["game"] == "pyramidos" and s["status"] == "mismatch")
+    page.wait_for_function(
+        "() => document.querySelectorAll('svg.targets .target.extra').length === 2",
+        timeout=WAIT_MS,
+    )
+    assert marked(page, "t3") and marked(page, "top") and not marked(page, "t1")
+    assert page.locator("#live-board .elsewhere").count() == 0

@@ -83,6 +83,9 @@ class GameView:
     )
     bare: Callable[[Snapshot], bool] = _bare
     """No piece of the game is on the board (so a clear-up takes everything off)."""
+    places: frozenset[str] = frozenset()
+    """The places its board drawing shows (cells, targets): a piece the sensors report
+    anywhere else is listed beside the drawing (none for a game it does not draw)."""
     context: Callable[[Snapshot, Sequence[Swatch]], dict[str, Any]] = _no_more
     """What its live templates need beyond the shared context (the bonus pearls to place
     and to take off …), worked out once per snapshot."""

@@ -18,6 +18,7 @@ from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.views import parts_of
 from controller.referee.snapshot import Snapshot
 from controller.rules.records import Record
+from controller.vocabulary import CELLS
 from web_ui.drawing import Swatch, swatch_of
 from web_ui.games.perlen import drawing, pictures, words
 from web_ui.games.view import GameView, MoveLoss
@@ -75,6 +76,7 @@ PERLEN_VIEW: Final = GameView(
     drawings=_drawings,
     score_bars=drawing.score_bars,
     bare=lambda snapshot: not parts_of(snapshot).pearls,
+    places=frozenset(CELLS),
     context=_context,
     helpers={
         "place_label": words.place_label,

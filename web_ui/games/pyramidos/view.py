@@ -13,6 +13,7 @@ from controller.games.pyramidos import rules as pyramidos
 from controller.games.pyramidos.kind import PYRAMIDOS
 from controller.games.pyramidos.views import parts_of
 from controller.referee.snapshot import PlayerView, Snapshot, position
+from controller.vocabulary import TARGETS
 from web_ui.games.pyramidos import drawing, words
 from web_ui.games.view import GameView
 
@@ -37,6 +38,7 @@ PYRAMIDOS_VIEW: Final = GameView(
     drawings=_drawings,
     score_bars=drawing.score_bars,
     bare=lambda snapshot: all(owner is None for owner in parts_of(snapshot).targets.values()),
+    places=frozenset(TARGETS),
     helpers={"target_label": words.target_label, "target_name": words.target_name},
     pictures=_pictures,
 )

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from flask_babel import gettext, pgettext
+from flask_babel import gettext
 
 from web_ui.games.pyramidos import drawing
-from web_ui.render import swatch_text
+from web_ui.render import place_name, swatch_text
 
 
 def target_name(name: str) -> str:
     """A target's name on the drawing: ``t1`` … ``t4`` as written, the top in words."""
-    return str(pgettext("the name of the target on top", "top")) if name == "top" else name
+    return place_name(name)
 
 
 def target_label(target: drawing.TargetMark) -> str:
