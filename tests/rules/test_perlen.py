@@ -442,7 +442,8 @@ def test_engine_agrees_with_a_plain_implementation(
 
 
 def test_a_turned_or_mirrored_game_is_the_same_game_turned_or_mirrored() -> None:
-    from controller.games.perlen.pyramid import SYMMETRIES, image
+    from controller.games.perlen.pyramid import SYMMETRIES, canonical, image
+    from controller.games.perlen.pyramid import turned as turned_pyramid
     from controller.rules.notation import BASE
 
     for number, symmetry in enumerate(SYMMETRIES):
@@ -459,3 +460,7 @@ def test_a_turned_or_mirrored_game_is_the_same_game_turned_or_mirrored() -> None
             )
             assert image(state.board, symmetry) == turned.board
             assert state.to_move == turned.to_move
+            # The whole position turns with it (its legal cells too), and both have one
+            # canonical image.
+            assert turned_pyramid(state, symmetry)[1:] == tuple(turned)[1:]
+            assert canonical(state).pyramid[1:] == canonical(turned).pyramid[1:]
