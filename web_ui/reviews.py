@@ -2,7 +2,9 @@
 
 A game's view says whether and how its games are reviewed
 (:attr:`~web_ui.games.view.GameView.review`: Perlen-Pyramide's gives, for every move, the
-best cell and the loss, how many points of their own final score the mover gave away).
+best cell and the loss, how many points of their own final score the mover gave away, when
+the computer is sure of it). The review plans its work from the machine's speed and does
+all of it, so the same game, mirrored or turned, gets the same review on a busy Pi too.
 It takes seconds, so it runs on one background thread, one game at a time, and the result
 is kept in memory. A game is queued the moment it ends (:func:`on_game_over`, called with
 each snapshot the live page's hub passes on), or when its replay is first opened; the
