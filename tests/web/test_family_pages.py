@@ -138,4 +138,25 @@ def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
     for step in range(over["moves"] + 1):
         look(f"/history/{game}?step={step}")
     look("/history")
+
+    # A game of pearls: three bonus pearls owed, a pearl missing, the end.
+    rig.new_perlen(("Anna", "Ben", "Cleo"))
+    for n, cell in enumerate(CASCADE, start=1):
+        rig.place(cell)
+
+        def placed(s: dict[str, Any], n: int = n) -> bool:
+            return bool(s["moves"] == n)
+
+        rig.wait(placed)
+    look("/")
+    rig.place("c3", False)  # a pearl gone: put it back
+    rig.wait(lambda s: s["status"] == "mismatch")
+    look("/")
+    rig.place("c3")
+    rig.wait(lambda s: s["status"] != "mismatch")
+    end = rig.play_perlen_to_end()
+    look("/")
+    look(f"/history/{end['game_id']}?step=9")
+    for path in ("/rules", "/setup", "/leaderboard"):
+        look(path)
     assert found == {}
