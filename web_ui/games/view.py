@@ -71,7 +71,8 @@ class GameView:
     """The referee's definition of the game (its name, its seats, its pieces …)."""
     template: str
     """Its macros (a file name no other game uses): ``board``, ``score_heading``,
-    ``buttons``, ``clear_label``, ``put_back``, ``status_note``, ``todo``,
+    ``buttons``, ``clear_label``, ``put_back``, ``status_note``, ``todo``, ``bar_todo``
+    (what is owed, in one short line for the phone's bar; empty: the prompt),
     ``record_heading``, ``points_heading``, ``tagline``, ``rules``, ``rules_nav``,
     ``setup_fields``, ``command_button`` (its own game buttons on the page)."""
     folder: Path | None = None
