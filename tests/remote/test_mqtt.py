@@ -9,6 +9,7 @@ wait for what they expect with a deadline (:func:`wait_until`).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import subprocess
 import sys
 import threading
@@ -348,3 +349,28 @@ def test_a_board_killed_and_started_again_catches_up(broker: Mosquitto, tmp_path
         tim.kill()
         tim.wait(WAIT)
         oma.remote.close()
+
+
+def test_a_stranger_cannot_push_a_board_off_the_broker(
+    broker: Mosquitto, homes: tuple[Home, Home]
+) -> None:
+    """The client id is drawn at random at each start: a stranger who connects under the
+    id the last version derived from the room, the side and the board (public data: the
+    room is in every topic) takes nobody's place; MQTT would have thrown the board off."""
+    oma, tim = homes
+    board = hashlib.blake2b(b"Tim-board", digest_size=3).hexdigest()
+    guessed = f"pyr-{keys().room[:10]}-b-{board}"
+    connected = threading.Event()
+    eve = mqtt.Client(CallbackAPIVersion.VERSION2, client_id=guessed, clean_session=False)
+    eve.on_connect = lambda *_args: connected.set()
+    eve.connect("127.0.0.1", broker.port)
+    eve.loop_start()
+    try:
+        assert connected.wait(WAIT)  # the broker took it: a board under that id is gone now
+        oma.make(1)
+        wait_until(lambda: both_have(oma, tim, 1, 0), WAIT)
+    finally:
+        eve.disconnect()
+        eve.loop_stop()
+    for home in homes:
+        assert home.remote.connections == 1 and home.remote.failed_attempts == 0
