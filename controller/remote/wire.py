@@ -26,9 +26,10 @@ it is in the game. Another client of the same broker (a hosted broker's other cu
 or anyone with its password) cannot find the topics, and if it can subscribe to ``#`` it
 sees only the room's hex, message sizes and times: how many moves, and when. It cannot
 read a move, nor make a message either board accepts (Poly1305 rejects it, and the link
-counts it). Messages it replays are dropped as duplicates by their sequence numbers, a
-replayed request for events is answered at most once per resend time, and a replayed
-state can at most show the other board's presence wrong until its next message. It can
+counts it), nor tell a name's length or an undo from a move by sizes (:data:`SIZES`).
+Messages it replays are stale (each names its sender's run, connection and number) and
+their events duplicates: presence and requests are not believed from them, and replies
+go at most once per resend time (:mod:`controller.remote.link`). It can
 delay or drop messages only as the broker itself can (the link resends, but cannot beat
 a broker that drops everything). Guessing the code offline from one captured
 message costs one scrypt per guess: 2⁵⁴ guesses on average, at a generous 10⁵ guesses a
