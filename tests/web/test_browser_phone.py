@@ -1,14 +1,17 @@
 """The family at the table on a 390 px touch screen (issue 32): every piece the sensors
 report is drawn where it is, the turn bar stays small, History and the winner line fit.
 
-Real headless Chromium on the virtual board, as tests/web/test_browser.py; screenshots of
-the phone go to docs/screenshots/ (``phone_shot``), where the user guide and the issue's
-closing note show them.
+Real headless Chromium on the virtual board, as tests/web/test_browser.py. Screenshots of
+the phone go to test-artifacts/screenshots/; with ``PYRAMID_DOCS_SHOTS=1`` to
+docs/screenshots/, where the user guide shows them (``phone_shot``):
+
+    PYRAMID_DOCS_SHOTS=1 .venv/bin/pytest -n 0 tests/web/test_browser_phone.py
 """
 
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +34,13 @@ if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or 
 
 pytestmark = pytest.mark.browser
 
-DOCS_SHOTS = Path(__file__).resolve().parents[2] / "docs" / "screenshots"
+ROOT = Path(__file__).resolve().parents[2]
+DOCS_SHOTS = ROOT / (
+    "docs/screenshots"
+    if os.environ.get("PYRAMID_DOCS_SHOTS") == "1"
+    else "test-artifacts/screenshots"
+)
+"""Where the phone's screenshots go: the guide's pictures only when asked for."""
 TARGETS = ("t1", "t2", "t3", "t4", "top")
 
 
@@ -61,7 +70,7 @@ def unlock(page: Page, url: str) -> None:
 
 
 def phone_shot(page: Page, name: str) -> None:
-    """The whole page, from the top, into docs/screenshots/."""
+    """The whole page, from the top, into :data:`DOCS_SHOTS`."""
     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("() => window.scrollTo(0, 0)")
     page.wait_for_function("() => !document.querySelector('#live-bar:not([hidden])')")
