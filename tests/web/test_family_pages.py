@@ -102,14 +102,18 @@ def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
     rig: Rig, client: FlaskClient, lang: str
 ) -> None:
     """Item 4: in German "Nimm die Kugel von der Spitze", never "von top"; the replay's
-    captions are sentences, never the record's notation ("Schritt 9: land top")."""
+    captions are sentences, never the record's notation ("Schritt 9: land top"); and
+    item 8: the German says du, never a sentence beginning "Sie …"."""
     headers = {"Accept-Language": lang}
     found: dict[str, set[str]] = {}
 
     def look(path: str) -> None:
         response = client.get(path, headers=headers)
         assert response.status_code == 200, path
-        strays = page_words(response.get_data(as_text=True)) & ENGLISH_WORDS[lang]
+        markup = response.get_data(as_text=True)
+        strays = page_words(markup) & ENGLISH_WORDS[lang]
+        if lang == "de" and re.search(r"[:.!?] Sie ", text(markup.split("<main", 1)[-1])):
+            strays.add("Sie")  # a sentence that begins "Sie …" reads as the formal "you"
         if strays:
             found[path] = strays
 
@@ -160,3 +164,76 @@ def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
     for path in ("/rules", "/setup", "/leaderboard"):
         look(path)
     assert found == {}
+
+
+@pytest.mark.parametrize(
+    ("split", "words"),
+    [
+        ("3:1", "three of the four pearls below are this colour"),
+        ("2:1:1", "two of the four pearls below are this colour, the other two differ"),
+        ("2:2", "two and two below: the third colour gets it"),
+        ("4", "four of one colour below: the next colour in turn gets it"),
+    ],
+)
+def test_the_rules_page_gives_each_split_its_own_reason(
+    client: FlaskClient, split: str, words: str
+) -> None:
+    """Item 8: "most of the four pearls below" was said of 2:1:1 too, where the colour
+    has two of four; each split has its own words (RULES.md's bonus rule)."""
+    page = html_module.unescape(client.get("/rules").get_data(as_text=True))
+    caption = page.split(f"<strong>{split}</strong>", 1)[1].split("</figcaption>", 1)[0]
+    assert words in caption
+
+
+def test_the_bonus_pearls_owed_say_why_by_the_split_below(rig: Rig) -> None:
+    """Item 8, live: the reason of each bonus pearl owed is worked out from the four
+    pearls under it, bonus pearls owed below it included."""
+    from web_ui.games.perlen.words import splits
+
+    p = three_bonus_pearls()
+    parts = p.snap.parts
+    below = splits(
+        [(q.pos, q.colour) for q in parts.pearls]  # type: ignore[attr-defined]
+        + [(b.pos, b.colour) for b in parts.pending]  # type: ignore[attr-defined]
+    )
+    found = {b.pos: below(b.pos) for b in parts.pending}  # type: ignore[attr-defined]
+    assert all(found.values()), found
+    status = text(regions(rig, p.snap)["live-status"])
+    reasons = {
+        "3:1": "three of the four pearls below",
+        "2:1:1": "two of the four pearls below are this colour, the other two differ",
+        "2:2": "two and two below",
+        "4": "four of one colour below",
+    }
+    for split in found.values():
+        assert split is not None and reasons[split] in status
+    assert "most of the four" not in status
+
+
+def test_pyramidos_has_one_end_turn_and_draws_a_ball_being_knocked_off(rig: Rig) -> None:
+    """Item 8: the page's button and the board's are both "End turn"; item 1: a ball gone
+    from its target, not yet counted as knocked off, is drawn as missing, not as there."""
+    p = Play().new("pyramidos", ("Ida", "Jonas"))
+    p.wait(1.0)
+    p.put("t1")
+    p.wait(1.0)
+    snap = p.lift("t1")
+    assert snap.mismatches and snap.mismatches[0].kind == "missing"
+    live = regions(rig, snap)
+    assert "End the turn" not in live["live-controls"]
+    assert text(live["live-controls"]).count("End turn") == 2
+    board = live["live-board"]
+    target = board.split('id="target-t1"', 1)[1].split("</g>", 1)[0]
+    assert 'class="gone"' in target and "ball is missing" in target
+    assert 'class="pearl"' not in target
+
+
+def test_the_setup_says_the_computer_seats_names_only_for_games_with_computer_seats(
+    client: FlaskClient,
+) -> None:
+    """Item 8: Pyramidos' form shows only its own hints (the script hides the fields
+    marked for other games)."""
+    page = html_module.unescape(client.get("/setup").get_data(as_text=True))
+    note = page.split("A computer seat left without a name", 1)[0].rsplit("<p", 1)[1]
+    assert 'data-for-game="perlen-pyramide"' in note
+    assert "Strongest computer" in page and "computer, strongest" not in page
