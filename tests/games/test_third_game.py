@@ -134,7 +134,7 @@ def test_the_page_offers_it_starts_it_draws_it_and_replays_it(
         assert answer.status_code == 200, answer.get_json()
     live = client.get("/").get_data(as_text=True)
     assert "Three in a row" in live and re.search(r'data-cell="a3">a3: Ann<', live)
-    assert "Ann (red, R) wins!" in live
+    assert "Ann wins!" in live and "(red, R)" in live  # the winner line: her pearl and name
     game_id = table.snapshot.game_id
     replay = client.get(f"/history/{game_id}?step=2").get_data(as_text=True)
     assert re.search(r'data-cell="b1">b1: Bo<', replay) and 'data-cell="a2">a2: ·<' in replay
