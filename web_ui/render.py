@@ -220,13 +220,16 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
         "palette": palette,
         "bars": view.score_bars(snapshot) if view else (),
         "mover": drawing.mover(snapshot),
-        # The shared mismatch list, unless the game says what to do first; the other
-        # board's move still to be placed here is the next step, said once by its note.
-        "mismatch_shown": any(not _played_there(m, snapshot) for m in snapshot.mismatches),
+        # The shared mismatch list, unless the game says what to do first.
+        "mismatch_shown": bool(snapshot.mismatches),
     }
     if view is not None:
         context.update(view.drawings(snapshot))
         context.update(view.context(snapshot, palette))
+    if all(_played_there(m, snapshot) for m in snapshot.mismatches):
+        # The other board's move still to be placed here is the next step, said once by
+        # its note in the normal colour: no list of what is wrong with the board.
+        context["mismatch_shown"] = False
     to_move = snapshot.to_move
     players = snapshot.players
     level = players[to_move].computer if to_move is not None and to_move < len(players) else None
