@@ -587,11 +587,9 @@ class Link:
             peer_name=envelope.name,
             peer_last=max(self.peer_last, envelope.last, envelope.seq or 0),
             other_version=None,
-            waiting_since=None,
-            unanswered=False,
         )
         if trust is _Trust.FRESH:
-            link = link._believe(envelope)
+            link = replace(link._believe(envelope), waiting_since=None, unanswered=False)
         elif trust is _Trust.STALE:
             link = replace(link, counts=link.counts.of(Reason.STALE))
         if trust is not _Trust.STALE:
@@ -606,7 +604,11 @@ class Link:
                 link, acked=envelope.ack, sent_at=sent_at, send_wait=self.timing.resend_s
             )
         answer = polite = False
-        if envelope.seq is not None and envelope.event is not None:
+        # A board that has not joined yet takes nothing from a board that does not answer
+        # it: with a code another board already joined, it hears the inviting board's
+        # messages but is never answered, and says so instead of playing along.
+        unheard = trust is _Trust.UNSURE and self.side is Side.JOINER and self.peer_boot is None
+        if envelope.seq is not None and envelope.event is not None and not unheard:
             base = envelope.base or 0
             link, took, answer = link._arrived(envelope.seq, envelope.event, base)
             happened += took

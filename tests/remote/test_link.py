@@ -475,6 +475,31 @@ def test_a_code_nobody_answers_is_said_within_a_minute() -> None:
     assert not tim.link.report().unanswered and tim.link.report().peer_name == "Oma"
 
 
+def test_a_code_another_board_already_joined_is_said_unanswered() -> None:
+    """Tom's board joins Oma's code after Tim's did: it hears Oma's board (the topics and
+    the key are the code's) but is never answered, so it takes none of her events and
+    says, within the answer time, that nobody answers; Oma's board counts the stranger."""
+    broker, oma, _tim = pair()
+    broker.make(oma, move(1))
+    broker.deliver_all()
+    tom = Board(Side.JOINER, "Tom")
+    sent_by_oma = [m for name, m in broker.sent if name == "Oma"]
+    broker.carry(tom, tom.link.connected(broker.now))
+    for message in sent_by_oma:  # everything Oma's board said, as the broker hands it on
+        broker.carry(tom, tom.link.received(message.topic, message.payload, broker.now))
+    for message in [m for name, m in broker.sent if name == "Tom"]:
+        broker.carry(oma, oma.link.received(message.topic, message.payload, broker.now))
+    broker.flight.clear()
+    start = broker.now
+    while not tom.link.report().unanswered:  # nothing more comes: only Tom's timers run
+        deadline = tom.link.next_deadline()
+        assert deadline is not None and deadline <= start + 60
+        broker.now = deadline
+        broker.carry(tom, tom.link.tick(broker.now))
+    assert delivered(tom) == [] and tom.link.report().peer_online is None
+    assert oma.link.counts.strangers >= 1
+
+
 # -- everything at once --------------------------------------------------------------------
 
 ACTIONS = st.lists(
