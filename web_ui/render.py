@@ -226,7 +226,8 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     if view is not None:
         context.update(view.drawings(snapshot))
         context.update(view.context(snapshot, palette))
-    if all(_played_there(m, snapshot) for m in snapshot.mismatches):
+    placing = all(_played_there(m, snapshot) for m in snapshot.mismatches)
+    if placing:
         # The other board's move still to be placed here is the next step, said once by
         # its note in the normal colour: no list of what is wrong with the board.
         context["mismatch_shown"] = False
@@ -241,12 +242,22 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["take_off"] = _take_off(snapshot, view)
     context["elsewhere"] = _elsewhere(snapshot, view)
     # What to do, without the turn again: the headline and the bar say whose turn it is.
-    context["prompt_now"] = say(tuple(m for m in snapshot.prompt if m.key not in TURN_SAID))
+    said = TURN_SAID
+    if placing and snapshot.mismatches and _speaks_of(snapshot.note, snapshot.last_move):
+        said = said | FIX_SAID  # the note says where to place the other board's move
+    context["prompt_now"] = say(tuple(m for m in snapshot.prompt if m.key not in said))
     return context
 
 
 TURN_SAID = frozenset({"to_move"})
 """Prompts that only say whose turn it is: the turn bar and the status say it already."""
+FIX_SAID = frozenset({"fix_board"})
+"""The prompt that says how to make the board match the game."""
+
+
+def _speaks_of(note: tuple[Message, ...], cell: str | None) -> bool:
+    """Whether a message of ``note`` is about ``cell`` (names it as its ``cell``)."""
+    return cell is not None and any(dict(m.params).get("cell") == cell for m in note)
 
 
 def view_of(game: object) -> GameView | None:

@@ -156,6 +156,7 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     assert status.locator(".mismatch").count() == 0
     assert status.locator(".message.warn, .banner.warn").count() == 0
     assert status.inner_text().count(there["played"]) == 1
+    assert status.locator(".todo-now").count() == 0  # not again as the bold "what to do"
     # The link in the phone's bar, and the seats of the other home in the scores.
     bar = other.locator("#live-bar .link-state").inner_text()
     assert bar == there["linked"].format(name="Oma")
