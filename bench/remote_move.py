@@ -100,7 +100,7 @@ class Home:
         """A Table and link on the store (as a start of ``pyramid run``); when it started."""
         rules = RefereeConfig(together_s=0.0)
         self.table = Table(self.board, CMAP, self.store, TableSettings(rules, clock=SystemClock()))
-        self.seats = RemoteSeats(self.table, self.store, self.config, reconnect=(1, 2))
+        self.seats = RemoteSeats(self.table, self.store, self.config)
         self.table.linker = self.seats
         started = time.perf_counter()
         self.table.start()
