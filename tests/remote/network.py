@@ -117,7 +117,7 @@ class Broker:
     def restart(self, board: Board) -> None:
         """Killed (the will says offline) and started again, not yet connected."""
         self.disconnect(board)
-        self.publish(board, [board.link.will()])
+        self.publish(board, [board.link.will(board.link.conn)])
         board.restart(self.now)
 
     def deliver(self, index: int = 0) -> None:
