@@ -147,6 +147,8 @@ class RemoteLink:
         """Notified whenever :attr:`failed_attempts`, :attr:`connections` or the link's
         report changes (tests and the benchmark wait on it instead of polling)."""
         self._lost_at: float | None = None
+        self._refused = ""
+        """Why the broker last refused us (said once until it changes or we are in)."""
 
     # -- the client --------------------------------------------------------------------------
 
@@ -175,11 +177,14 @@ class RemoteLink:
         self, client: mqtt.Client, _userdata: Any, _flags: Any, reason: ReasonCode, _props: Any
     ) -> None:
         if reason.is_failure:
-            log.warning("remote: the broker %s refused us: %s", self._config.broker, reason)
+            if str(reason) != self._refused:  # said once, not at every try a second
+                log.warning("remote: the broker %s refused us: %s", self._config.broker, reason)
+            self._refused = str(reason)
             self._count_failure()
             self._inputs.put(_Connected(up=False))
             return
         client.subscribe(self._link.subscription, qos=1)
+        self._refused = ""
         self.backoff = self.backoff.connected()
         with self.changed:
             self.connections += 1
