@@ -194,7 +194,10 @@ def _pico() -> LibraryFootprint:
         )
     body += _rect("F.Fab", -10.5, -25.5, 10.5, 25.5, 0.1)
     body += _rect("F.Fab", -4.0, -26.8, 4.0, -24.0, 0.1)  # the micro-USB socket
-    body += _rect("F.SilkS", -10.62, -25.62, 10.62, 25.62, 0.12)
+    # the outline's two ends only (its long sides run over the edge pads), and pin 1's mark
+    for y in (-25.62, 25.62):
+        body += f'  (fp_line (start -7.2 {y:g}) (end 7.2 {y:g}) (layer "F.SilkS") (width 0.12))\n'
+    body += '  (fp_circle (center -6.4 -24.13) (end -6.0 -24.13) (layer "F.SilkS") (width 0.12))\n'
     body += _rect("F.CrtYd", -11.0, -27.1, 11.0, 25.9, 0.05)
     descr = "Raspberry Pi Pico, castellated edge soldered flat, seen from its top"
     return LibraryFootprint(name, _module(name, descr, body, 27.5, attr="smd"))
