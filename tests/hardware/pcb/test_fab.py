@@ -367,3 +367,28 @@ def test_on_the_pico_board_only_sensors_leds_and_buttons_face_the_wood(
         elif part.kind.key == "button":
             assert reach <= g.button_hole_diameter / 2, part.ref
     assert next(p for p in board.parts if p.kind.key == "pico").side == "B"
+
+
+TCRT1000_BODY = (7.0, 4.0)
+"""The TCRT1000's body in mm, length × width (Vishay, TCRT1000 data sheet, document 83752,
+Rev. 1.8, p. 1: 7 × 4 × 2.5 mm)."""
+
+
+def test_each_pocket_of_the_pico_board_takes_its_sensor_and_the_board_its_builds_leds(
+    designed: dict[str, Board],
+) -> None:
+    """The drilling template's pocket (the geometry's ``[sensors.cell-ir] hole_diameter``,
+    what tools/board_drawing.py draws) takes the TCRT1000's body across its corners, and
+    the sensor's pads; the board's LED is the one the build names (``[builds.pico]
+    led_part``: the Pico's firmware drives WS2812-type LEDs), each with its LCSC code."""
+    g = load_geometry()
+    pocket = g.sensor("pico").hole_diameter
+    assert g.sensor("pico", "target") == g.sensor("pico")  # the targets' pockets alike
+    assert math.hypot(*TCRT1000_BODY) < pocket, "a round pocket must clear the corners"
+    board = designed["pico"]
+    tcrt = next(p for p in board.parts if p.kind.key == "tcrt")
+    pads = load_footprint(tcrt.kind.footprint).pads
+    reach = max(math.hypot(abs(p.x) + p.width / 2, abs(p.y) + p.height / 2) for p in pads)
+    assert reach < pocket / 2
+    leds = {p.kind.mpn for p in board.parts if p.kind.key == "ws2812"}
+    assert leds == {g.build("pico").led_part}
