@@ -52,7 +52,8 @@ quick: $(STAMP)
 	$(BIN)/pytest $(XDIST) -q --quick $(PYTEST_ARGS)
 
 # The printed boards (hardware/pcb/): KiCad projects, fab files and pictures from
-# hardware/geometry.toml and configs/matrix.toml. Needs KiCad 6 (see hardware/README.md).
+# hardware/geometry.toml, firmware/config.py (the pico board) and configs/matrix.toml (the
+# matrix build's two). Needs KiCad 6 (see hardware/README.md).
 board: $(STAMP)
 	$(BIN)/python -m hardware.pcb.generate
 

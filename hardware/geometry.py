@@ -338,6 +338,8 @@ class Build:
     top_sensor: Sensor | None
     pearl_insert: Insert | None = None
     """What each pearl carries for the cell sensor (``None``: the ``[pearl]`` magnet)."""
+    led_part: str | None = None
+    """The build's LED where it is not ``[leds] part`` (the Pico drives WS2812-type LEDs)."""
 
     def sensor(self, place: Place) -> Sensor | None:
         return {"cell": self.cell_sensor, "target": self.target_sensor, "top": self.top_sensor}[
@@ -898,8 +900,16 @@ def _builds(
         _known(
             build,
             key,
-            ("wood_thickness", "cell_sensor", "target_sensor", "top_sensor", "pearl_insert"),
+            (
+                "wood_thickness",
+                "cell_sensor",
+                "target_sensor",
+                "top_sensor",
+                "pearl_insert",
+                "led_part",
+            ),
         )
+        led_part = _string(build["led_part"], f"{key}.led_part") if "led_part" in build else None
         insert: Insert | None = None
         if "pearl_insert" in build:
             insert_name = _string(build["pearl_insert"], f"{key}.pearl_insert")
@@ -928,7 +938,9 @@ def _builds(
             chosen[place] = sensor
         if all(sensor is None for sensor in chosen.values()):
             raise GeometryError(key, "names no sensor (cell_sensor, target_sensor, top_sensor)")
-        out[name] = Build(name, wood, chosen["cell"], chosen["target"], chosen["top"], insert)
+        out[name] = Build(
+            name, wood, chosen["cell"], chosen["target"], chosen["top"], insert, led_part
+        )
     for name, other in aliases.items():
         if other in aliases:
             raise GeometryError(f"builds.{name}.same_as", f"{other!r} is itself an alias")

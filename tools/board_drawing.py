@@ -48,9 +48,14 @@ from tools import rest as rest_model  # noqa: E402
 
 OUT = ROOT / "hardware"
 GUIDE = OUT / "README.md"
-BOARDS: dict[str, str] = {"matrix": "configs/matrix.toml", "mux": "configs/mux.toml"}
-"""The boards drawn, each with the config whose LED chain it numbers. The Pico build uses
-the matrix board; a direct (Pyramidos) board is the matrix board's target corner."""
+BOARDS: dict[str, str] = {
+    "pico": "configs/serial.toml",
+    "matrix": "configs/matrix.toml",
+    "mux": "configs/mux.toml",
+}
+"""The boards drawn, each with the config whose LED chain it numbers: the chosen build's
+(the pico board: a reflective sensor in a pocket under every cell and target) and the two
+magnet builds; a direct (Pyramidos) board is the matrix board's target corner."""
 PAGE = (297.0, 210.0)
 """A4 landscape, mm."""
 COLOURS = 3
@@ -199,6 +204,11 @@ def _sensor_marks(page: Page, sensor: Sensor, centre: Point) -> None:
     if sensor.kind == "ir":
         page.circle(centre, sensor.hole_diameter)
         return
+    if sensor.kind == "reflective":  # the pocket from below, and the window up to the hollow
+        page.circle(centre, sensor.hole_diameter)
+        if sensor.window_diameter is not None:
+            page.circle(centre, sensor.window_diameter)
+        return
     for element in sensor.elements:
         spot = centre + element.offset
         page.circle(spot, sensor.hole_diameter)
@@ -239,7 +249,15 @@ def _legend(page: Page, g: Geometry, board: str) -> None:
         "through,",
         f"frosted plug Ø{_f(g.leds.plug_diameter)} × {_f(g.plug_length(board))} mm.",
     ]
-    if sensor.kind != "ir" and sensor.elements:
+    if sensor.kind == "reflective":
+        left = build.wood_thickness - sensor.hole_depth - g.hollow.depth
+        window = f"Ø{_f(sensor.window_diameter)}" if sensor.window_diameter else "a"
+        lines += [
+            f"Sensor pockets Ø{_f(sensor.hole_diameter)} × {_f(sensor.hole_depth)} mm deep,",
+            f"then {window} window through the {_f(left)} mm of wood left",
+            f"to the hollow: a {sensor.part} in each, looking up.",
+        ]
+    elif sensor.kind != "ir" and sensor.elements:
         depth = sensor.elements[0].depth
         left = build.wood_thickness - sensor.hole_depth - g.hollow.depth
         lines += [
@@ -467,10 +485,11 @@ def parts_block(g: Geometry) -> str:
     matrix, mux, cell_ir = g.sensor("matrix"), g.sensor("mux"), g.sensor("pico")
     target, top = g.sensor("matrix", "target"), g.sensor("matrix", "top")
     magnet = g.pearl.magnet
-    led_counts = ", ".join(
-        f"{load_config(ROOT / path).board.channel_map.led_count} ({build})"
-        for build, path in (*BOARDS.items(), ("direct", "configs/direct.toml"))
-    )
+    led_counts: dict[str, list[str]] = {}  # each LED part: its count on each build using it
+    for build, path in (*BOARDS.items(), ("direct", "configs/direct.toml")):
+        part = g.build(build).led_part or g.leds.part
+        count = load_config(ROOT / path).board.channel_map.led_count
+        led_counts.setdefault(part, []).append(f"{count} ({build})")
     glass, (pull_low, pull_high) = matrix.glass_length or 0.0, matrix.pull_in or (0.0, 0.0)
     hole = _f(g.leds.light_hole_diameter)
     rows = [
@@ -492,8 +511,9 @@ def parts_block(g: Geometry) -> str:
         [f"neodymium disc magnet {_f(magnet.diameter)} × {_f(magnet.height)} mm, {magnet.grade}",
          str(pearls), "matrix, mux (rejected)", f"one per pearl ({COLOURS} colours × {POOL}), in a "
          f"Ø{_f(magnet.diameter + 0.1)} × {_f(magnet.height)} mm hole, flush"],
-        [f"{g.leds.part} LED", led_counts, "all",
-         f"one per cell, target, top, button and seat, under a Ø{hole} mm light hole"],
+        *([f"{part} LED", ", ".join(counts), ", ".join(c.split(" (")[1][:-1] for c in counts),
+           f"one per cell, target, top, button and seat, under a Ø{hole} mm light hole"]
+          for part, counts in led_counts.items()),
         [f"frosted plug: {g.leds.plug_material}", "one per LED", "all",
          f"Ø{_f(g.leds.plug_diameter)} mm, {_f(g.plug_length('matrix'))} mm long "
          f"({_f(g.plug_length('mux'))} mm on the mux board)"],

@@ -11,7 +11,11 @@ it, from ``kicad.py dump``) with the design's nets. :func:`trace` follows the co
 both boards, from each sensor found at its place on the base board through its diode,
 the ribbon cable and the HAT's resistors to the Pi's header, and along the LED chain
 from the Pi's SPI pins through the base board's buffer; :func:`against_config` compares
-that with the config.
+that with the config. :func:`trace_pico` follows the pico board's copper from every
+reflective sensor through its multiplexer and emitter switch to the Pico's pins, from
+each button and the top's IR module to its GPIO, and along the LED chain from the
+Pico's LED pin through the buffer; :func:`against_firmware` compares that with the
+firmware's config.
 """
 
 from __future__ import annotations
@@ -21,10 +25,21 @@ from dataclasses import dataclass
 from typing import Any
 
 from hardware.pcb.design import BaseSpec, Board, PinMap
-from hardware.pcb.library import PI_HEADER
-from hardware.pcb.parts import CATALOGUE
+from hardware.pcb.library import PI_HEADER, PICO_PINS
+from hardware.pcb.parts import CATALOGUE, MUX_INPUT_PAD
+from hardware.pcb.pico import PicoPins
 
-__all__ = ["Traced", "against_config", "erc", "erc_pins", "pads_against_netlist", "trace"]
+__all__ = [
+    "Traced",
+    "TracedPico",
+    "against_config",
+    "against_firmware",
+    "erc",
+    "erc_pins",
+    "pads_against_netlist",
+    "trace",
+    "trace_pico",
+]
 
 OPTO = CATALOGUE["opto"].value
 LED = CATALOGUE["led"].value
@@ -253,4 +268,150 @@ def against_config(traced: Traced, pins: PinMap) -> list[str]:
         problems.append(f"LED data chain {traced.leds} differs from the config's {want_leds}")
     if traced.clock != want_leds:
         problems.append(f"LED clock chain {traced.clock} differs from the config's {want_leds}")
+    return problems
+
+
+@dataclass(frozen=True)
+class TracedPico:
+    sensors: dict[str, tuple[int, int, int, tuple[int, ...]]]
+    """Place → (ADC GPIO its multiplexer's COM reaches, the multiplexer input its
+    sensor's emitter is on, the GPIO of its emitter group's MOSFET gate, the GPIOs on
+    that multiplexer's S0–S3), all found by following the copper."""
+    switches: dict[str, int]
+    """Place → the GPIO its button or IR module reaches."""
+    leds: list[str]
+    """The LEDs in chain order from the Pico's LED pin, each named by where it sits."""
+    problems: list[str]
+
+
+def trace_pico(dump: Dump, spec: BaseSpec, pins: PicoPins) -> TracedPico:
+    """Follow the pico board's copper from every sensor found at its place to the Pico's
+    pins (see :func:`against_firmware`)."""
+    problems: list[str] = []
+    by_net, pads = _index(dump)
+    values = {p["ref"]: p["value"] for p in dump["parts"]}
+    where = {p["ref"]: (p["x"], p["y"]) for p in dump["parts"]}
+    pico = next(ref for ref, v in values.items() if v == CATALOGUE["pico"].value)
+    ground, supply = pads[pico]["3"], pads[pico]["36"]
+    fuse = next(ref for ref, v in values.items() if v == CATALOGUE["fuse"].value)
+    rail = pads[fuse]["2"]
+    input_of = {pad: n for n, pad in MUX_INPUT_PAD.items()}
+
+    def at(point: tuple[float, float], value: str) -> str | None:
+        near = [r for r, (x, y) in where.items() if values[r] == value
+                and abs(x - point[0]) < 0.01 and abs(y - point[1]) < 0.01]  # fmt: skip
+        return near[0] if near else None
+
+    def gpio_of(net: str) -> int | None:
+        for ref, pad in by_net.get(net, []):
+            if ref == pico and PICO_PINS[pad].startswith("GP"):
+                return int(PICO_PINS[pad][2:])
+        return None
+
+    def on(net: str, value: str, pad: str | None = None) -> list[tuple[str, str]]:
+        return [(r, p) for r, p in by_net.get(net, []) if values[r] == value
+                and (pad is None or p == pad)]  # fmt: skip
+
+    def across(net: str, value: str, other: str) -> bool:
+        """A two-pin part of ``value`` between ``net`` and ``other``."""
+        return any(other in pads[r].values() for r, _ in on(net, value))
+
+    sensors: dict[str, tuple[int, int, int, tuple[int, ...]]] = {}
+    switches: dict[str, int] = {}
+    for site in spec.sites:
+        if site.sensor is None or site.kind == "none":
+            continue
+        if site.kind == "reflective":
+            ref = at(site.sensor, CATALOGUE["tcrt"].value)
+            if ref is None:
+                problems.append(f"{site.name}: no TCRT1000 at its place {site.sensor}")
+                continue
+            anode, cathode, emitter, collector = (pads[ref][p] for p in ("1", "2", "3", "4"))
+            if collector != supply:
+                problems.append(f"{site.name}: its collector is not on the Pico's 3V3")
+            if not across(anode, "150", rail):
+                problems.append(f"{site.name}: no 150 Ω from the LED rail to its emitter")
+            if not across(emitter, "10k", ground):
+                problems.append(f"{site.name}: no 10 kΩ load to ground")
+            muxes = on(emitter, CATALOGUE["mux"].value)
+            switch = on(cathode, CATALOGUE["nfet"].value, "3")
+            if len(muxes) != 1 or len(switch) != 1:
+                problems.append(f"{site.name}: on {len(muxes)} multiplexer inputs and "
+                                f"{len(switch)} emitter switches, not one each")  # fmt: skip
+                continue
+            (mux, pad), (q, _) = muxes[0], switch[0]
+            adc, gate = gpio_of(pads[mux]["1"]), gpio_of(pads[q]["1"])
+            select = tuple(gpio_of(pads[mux][p]) for p in ("10", "11", "14", "13"))
+            if pads[q]["2"] != ground or adc is None or gate is None or None in select:
+                problems.append(f"{site.name}: its multiplexer or switch reaches no GPIO")
+                continue
+            sensors[site.name] = (adc, input_of[pad], gate,
+                                  tuple(g for g in select if g is not None))  # fmt: skip
+        elif site.kind == "button":
+            sx, sy = site.sensor
+            ref = min((r for r in where if values[r] == "button"),
+                      key=lambda r: (where[r][0] - sx) ** 2 + (where[r][1] - sy) ** 2)  # fmt: skip
+            nets = set(pads[ref].values())
+            gpio = next((g for n in nets - {ground} if (g := gpio_of(n)) is not None), None)
+            if ground not in nets or gpio is None:
+                problems.append(f"{site.name}: its button is not between a GPIO and ground")
+                continue
+            switches[site.name] = gpio
+        elif site.kind == "ir":
+            ref = at(site.sensor, CATALOGUE["ir"].value)
+            if ref is None:
+                problems.append(f"{site.name}: no IR module header at {site.sensor}")
+                continue
+            out = pads[ref]["3"]
+            gpio = next((gpio_of(n) for r, _ in on(out, "1k") for n in pads[r].values()
+                         if n != out and gpio_of(n) is not None), None)  # fmt: skip
+            if gpio is None or pads[ref]["1"] != supply or pads[ref]["2"] != ground:
+                problems.append(f"{site.name}: its IR module reaches no GPIO")
+                continue
+            switches[site.name] = gpio
+
+    led_names = {s.led: s.name for s in spec.sites if s.led is not None}
+    order: list[str] = []
+    # GPIO → the 74AHCT125 (on the LED rail) → 330 Ω → LED 0's DIN → its DOUT → …
+    start = next((p for p, name in PICO_PINS.items() if name == f"GP{pins.led_gpio}"), "")
+    net = pads[pico].get(start, "")
+    buffers = on(net, CATALOGUE["buffer"].value)
+    if len(buffers) == 1:
+        buffer, a_pad = buffers[0]
+        if pads[buffer]["14"] != rail:
+            problems.append("the LED buffer is not on the LED rail")
+        out = pads[buffer].get({"2": "3", "5": "6", "9": "8", "12": "11"}.get(a_pad, ""), "")
+        series = on(out, "330")
+        net = next((n for n in pads[series[0][0]].values() if n != out), "") if series else ""
+        while len(order) <= 200:
+            led = on(net, CATALOGUE["ws2812"].value, "3")
+            if len(led) != 1:
+                break
+            ref = led[0][0]
+            order.append(led_names.get(where[ref], f"? {ref} at {where[ref]}"))
+            net = pads[ref]["1"]
+    return TracedPico(sensors, switches, order, problems)
+
+
+def against_firmware(traced: TracedPico, pins: PicoPins) -> list[str]:
+    """Where the pico board's copper and the firmware's config disagree (empty: agree)."""
+    problems = list(traced.problems)
+    for name, (mux, channel_in, group) in sorted(pins.sensors.items()):
+        want = (pins.adc[mux], channel_in, pins.emitters[group], pins.select)
+        got = traced.sensors.get(name)
+        if got is None:
+            problems.append(f"{name}: no sensor found on the board")
+        elif got != want:
+            problems.append(
+                f"{name}: the firmware reads it on ADC GPIO {want[0]}, multiplexer input "
+                f"{want[1]}, lit by GPIO {want[2]}, selected by {want[3]}; the board wires "
+                f"ADC GPIO {got[0]}, input {got[1]}, GPIO {got[2]}, select {got[3]}"
+            )
+    for name, gpio in sorted(pins.switches.items()):
+        if traced.switches.get(name) != gpio:
+            problems.append(f"{name}: the firmware reads GPIO {gpio}; the board wires "
+                            f"{traced.switches.get(name)}")  # fmt: skip
+    want_leds = [n for n, _ in sorted(pins.leds.items(), key=lambda kv: kv[1])]
+    if traced.leds != want_leds:
+        problems.append(f"LED data chain {traced.leds} differs from the config's {want_leds}")
     return problems

@@ -359,16 +359,19 @@ def solve(
     entry: Mapping[str, tuple[str, str]],
     cell: float = 0.5,
     celsius: float = 20.0,
+    vdd_pad: str = "1",
+    gnd_pad: str = "6",
 ) -> list[Drop]:
-    """Every LED's supply drop. ``leds``: reference → amps (VDD is pad 1, GND pad 6);
+    """Every LED's supply drop. ``leds``: reference → amps (VDD is ``vdd_pad``, GND
+    ``gnd_pad``: 1 and 6 on the APA102-2020, 4 and 2 on the WS2812B-2020);
     ``others``: (ref, +5V pad, ref, GND pad, amps) of the other loads; ``entry``: net →
     the (ref, pad) where the supply enters it (the fuse's output, the socket's GND)."""
     copper = read_copper(path, ("+5V", "GND"))
     volts: dict[str, np.ndarray] = {}
     networks: dict[str, Network] = {}
-    for net, (vdd_pad, gnd_pad) in (("+5V", ("1", "")), ("GND", ("", "6"))):
+    for net, led_pad in (("+5V", vdd_pad), ("GND", gnd_pad)):
         network = Network(copper[net], width, height, cell, celsius)
-        loads = [Load(ref, vdd_pad or gnd_pad, amps) for ref, amps in leds.items()]
+        loads = [Load(ref, led_pad, amps) for ref, amps in leds.items()]
         loads += [
             Load(r5, p5, amps) if net == "+5V" else Load(rg, pg, amps)
             for r5, p5, rg, pg, amps in others
@@ -379,7 +382,7 @@ def solve(
         volts[net] = network.potentials(entry[net], loads)
     out = []
     for ref in leds:
-        down = -volts["+5V"][networks["+5V"].pad_node(ref, "1")]
-        up = volts["GND"][networks["GND"].pad_node(ref, "6")]
+        down = -volts["+5V"][networks["+5V"].pad_node(ref, vdd_pad)]
+        up = volts["GND"][networks["GND"].pad_node(ref, gnd_pad)]
         out.append(Drop(ref, down + up, down, up))
     return sorted(out, key=lambda d: -d.supply_volts)

@@ -84,7 +84,7 @@ class Site:
 
     name: str
     """``a1``…``e5``, ``t1``…``t4``, ``top``, ``button:…``, ``seat:0``…``seat:3``."""
-    kind: Literal["reed", "ir", "button", "none"]
+    kind: Literal["reed", "reflective", "ir", "button", "none"]
     sensor: Point | None
     """Where the reed stands, the IR module's socket goes, or the button's centre is."""
     led: Point | None
@@ -191,6 +191,12 @@ class Board:
     """The outline's corners, rounded (0: square)."""
     pours: tuple[tuple[Literal["F.Cu", "B.Cu"], str], ...] = (("F.Cu", "GND"), ("B.Cu", "GND"))
     """The copper pour of each layer and its net."""
+    keepouts: tuple[tuple[Literal["F.Cu", "B.Cu"], tuple[float, float, float, float]], ...] = ()
+    """Boxes (x0, y0, x1, y1) the router lays no track through on that layer (under a
+    chip, between its rows of pins)."""
+    route_first: tuple[str, ...] = ()
+    """Nets the router takes, in this order, before all but the LEDs' (the pins of a
+    crowded chip, which the nets routed before them would otherwise wall in)."""
 
     def nets(self) -> dict[str, list[tuple[str, str]]]:
         """Net name → its (ref, pad) pairs, sorted."""

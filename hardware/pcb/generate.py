@@ -23,7 +23,7 @@ import time
 import zipfile
 from pathlib import Path
 
-from hardware.pcb import copper, design, library, outputs, power, schematic
+from hardware.pcb import copper, design, library, outputs, pico, power, schematic
 from hardware.pcb.design import Board
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.inputs import Inputs, load_inputs
@@ -58,6 +58,8 @@ def write_library(inputs: Inputs) -> None:
     wanted = {
         f"{library.PI_SOCKET.name}.kicad_mod": library.PI_SOCKET.text,
         f"{library.TACTILE.name}.kicad_mod": library.TACTILE.text,
+        f"{library.TCRT1000.name}.kicad_mod": library.TCRT1000.text,
+        f"{library.PICO.name}.kicad_mod": library.PICO.text,
         f"{inputs.spec.sensor.footprint.partition(':')[2]}.kicad_mod": (
             inputs.spec.sensor.footprint_text
         ),
@@ -70,8 +72,12 @@ def write_library(inputs: Inputs) -> None:
 
 
 def boards(inputs: Inputs) -> list[Board]:
-    """Both boards, placed and netted (not routed)."""
-    return [design.base_board(inputs.spec, inputs.pins), design.controller_board(inputs.pins)]
+    """Every board, placed and netted (not routed): the matrix build's base board and
+    HAT, and the pico build's one board."""
+    out = [design.base_board(inputs.spec, inputs.pins), design.controller_board(inputs.pins)]
+    if inputs.pico_spec is not None and inputs.pico_pins is not None:
+        out.append(pico.pico_board(inputs.pico_spec, inputs.pico_pins))
+    return out
 
 
 def picture(layers: dict[str, str], width: float, height: float, side: str) -> str:
@@ -133,7 +139,8 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
     project = out / name
     project.mkdir(parents=True, exist_ok=True)
     (project / f"{name}.kicad_pro").write_text(PROJECT % name, encoding="utf-8")
-    source = f"hardware/geometry.toml, {inputs.pins.source}"
+    pins = inputs.pico_pins.source if name == "pico" and inputs.pico_pins else inputs.pins.source
+    source = f"hardware/geometry.toml, {pins}"
     (project / f"{name}.net").write_text(outputs.netlist(board, source), encoding="utf-8")
     schematic.write(board, project / f"{name}.kicad_sch", source)
     spec = work / f"{name}.json"
@@ -173,10 +180,11 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
         "drc": drc["counts"],
         "drc_kinds": dict(sorted(kinds.items())),
     }
-    if any(p.kind.key == "led" for p in board.parts):
+    if any(p.kind.key in power.LED_KINDS for p in board.parts):
         leds, others, entry = power.loads(board)
+        vdd, gnd = power.led_pads(board)
         drops = copper.solve(pcb, board.width, board.height, leds, others, entry,
-                             celsius=power.WARM_COPPER)  # fmt: skip
+                             celsius=power.WARM_COPPER, vdd_pad=vdd, gnd_pad=gnd)  # fmt: skip
         worst = drops[0]
         summary["led_supply"] = {
             "full_white_amps": power.budget(board).full_white,
@@ -206,11 +214,14 @@ def write_zip(path: Path, directory: Path) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    del argv
+    """Every board, or only those named (``python -m hardware.pcb.generate pico``)."""
+    names = set(argv or [])
     inputs = load_inputs()
     write_library(inputs)
     with tempfile.TemporaryDirectory() as tmp:
         for board in boards(inputs):
+            if names and board.name not in names:
+                continue
             build_board(board, inputs, HERE, Path(tmp))
     return 0
 

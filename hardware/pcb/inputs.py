@@ -14,7 +14,8 @@ turned downwards, origin at the outline's far-left corner.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import runpy
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config import load_config
@@ -22,9 +23,23 @@ from controller.hardware.wiring import DEFAULT_BUZZER_PIN
 from hardware.geometry import Geometry, GeometryError, Point, load_geometry
 from hardware.pcb.design import BaseSpec, Hole, PinMap, SensorPart, Site
 from hardware.pcb.footprints import PROJECT_LIBRARY
-from hardware.pcb.library import reed_upright
+from hardware.pcb.library import TCRT1000, reed_upright
+from hardware.pcb.pico import PicoPins
 
-__all__ = ["BUILD", "CONFIG", "IR_SOCKET_OFFSET", "Inputs", "base_spec", "load_inputs", "pin_map"]
+__all__ = [
+    "BUILD",
+    "CONFIG",
+    "FIRMWARE_CONFIG",
+    "IR_SOCKET_OFFSET",
+    "PICO_BUILD",
+    "PICO_HOST_CONFIG",
+    "Inputs",
+    "base_spec",
+    "load_inputs",
+    "pico_pins",
+    "pico_spec",
+    "pin_map",
+]
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = ROOT / "configs" / "matrix.toml"
@@ -36,15 +51,119 @@ IR_SOCKET_OFFSET = Point(0.0, -9.0)
 beside the hole the module looks through."""
 
 
+PICO_BUILD = "pico"
+"""The geometry file's build the pico board is for (the chosen one)."""
+FIRMWARE_CONFIG = ROOT / "firmware" / "config.py"
+"""The Pico's pin map: which GPIO each emitter group, select line, ADC, switch, the LED
+data and the buzzer are on, and each sensor's multiplexer and input."""
+PICO_HOST_CONFIG = ROOT / "configs" / "serial.toml"
+"""The computer's config for the Pico: which channel is which place, the LEDs' order."""
+PICO_BUZZER_PIN = 15
+"""The speaker's GPIO when the firmware's ``BUZZER_PIN`` is None (not fitted): GP15, as
+hardware/README.md's Pico wiring says; the board fits the driver either way."""
+
+
 @dataclass(frozen=True)
 class Inputs:
     spec: BaseSpec
     pins: PinMap
+    pico_spec: BaseSpec | None = field(default=None)
+    pico_pins: PicoPins | None = field(default=None)
 
 
 def load_inputs(geometry: Path | None = None, config: Path = CONFIG) -> Inputs:
     geo = load_geometry(geometry)
-    return Inputs(base_spec(geo), pin_map(config))
+    return Inputs(base_spec(geo), pin_map(config), pico_spec(geo), pico_pins())
+
+
+def pico_pins(firmware: Path = FIRMWARE_CONFIG, host: Path = PICO_HOST_CONFIG) -> PicoPins:
+    """The firmware's pin map (``firmware/config.py``, run as the plain module it is) with
+    the host config's channel names and LED order."""
+    fw = runpy.run_path(str(firmware))
+    cmap = load_config(host).board.channel_map
+    name_of = {channel: name for name, channel in cmap.channel_by_name.items()}
+    sensors = {}
+    for channel, mux, channel_in, group in fw["SENSORS"]:
+        if channel not in name_of:
+            raise ValueError(f"{_relative(firmware)}: sensor channel {channel} has no name")
+        sensors[name_of[channel]] = (int(mux), int(channel_in), int(group))
+    buzzer = fw.get("BUZZER_PIN")
+    return PicoPins(
+        emitters=tuple(int(p) for p in fw["EMITTER_PINS"]),
+        select=tuple(int(p) for p in fw["MUX_SELECT_PINS"]),
+        adc=tuple(int(p) for p in fw["MUX_ADC_PINS"]),
+        sensors=sensors,
+        switches={name_of[int(ch)]: int(gpio) for ch, gpio in fw["SWITCHES"]},
+        led_gpio=int(fw["LED_PIN"]),
+        buzzer_gpio=PICO_BUZZER_PIN if buzzer is None else int(buzzer),
+        leds=dict(cmap.led_by_name),
+        source=f"{_relative(firmware)}, {_relative(host)}",
+    )
+
+
+def pico_spec(geo: Geometry) -> BaseSpec:
+    """The pico board's places: a reflective sensor at every cell and target (the pico
+    build's), the top's IR module's socket, the buttons, the LEDs; the base board's
+    outline and mounting holes."""
+    xs = [p.x for p in geo.outline]
+    ys = [p.y for p in geo.outline]
+    x0, y1 = min(xs), max(ys)
+
+    def board(p: Point) -> tuple[float, float]:
+        return (round(p.x - x0, 3), round(y1 - p.y, 3))
+
+    build = geo.build(PICO_BUILD)
+    cell = geo.sensor(PICO_BUILD, "cell")
+    if cell.kind != "reflective" or cell.part != "TCRT1000":
+        raise GeometryError(
+            f"builds.{PICO_BUILD}.cell_sensor",
+            f"the pico board carries Vishay TCRT1000s, not {cell.name!r}",
+        )
+    offset = cell.offset or Point(0.0, 0.0)
+    sites = [
+        Site(name, "reflective", board(centre + offset), board(geo.led_position(name)))
+        for name, centre in geo.cells.items()
+    ]
+    for name in (*geo.targets, "top"):
+        sensor = build.sensor("top" if name == "top" else "target")
+        if sensor is None:
+            continue
+        if sensor.kind == "reflective":
+            if sensor.part != cell.part:
+                raise GeometryError(f"builds.{PICO_BUILD}", f"{name}: one sensor part only")
+            sites.append(
+                Site(name, "reflective", board(geo.place(name) + offset),
+                     board(geo.led_position(name)))
+            )  # fmt: skip
+            continue
+        if sensor.kind != "ir":
+            raise GeometryError(
+                f"builds.{PICO_BUILD}", f"the pico board senses {name} by reflective IR or an "
+                f"IR module, not {sensor.name!r}",
+            )  # fmt: skip
+        below = sensor.height is not None and sensor.height < 0 and sensor.hole_diameter > 0
+        hole = Hole(*board(geo.place(name)), sensor.hole_diameter) if below else None
+        at = board(geo.place(name) + IR_SOCKET_OFFSET)
+        sites.append(Site(name, "ir", at, board(geo.led_position(name)), hole))
+    for name, centre in geo.buttons.items():
+        sites.append(
+            Site(_named("button", name), "button", board(centre), board(geo.led_position(name)))
+        )
+    for name in geo.seats:
+        sites.append(Site(_named("seat", name), "none", None, board(geo.led_position(name))))
+    return BaseSpec(
+        width=round(max(xs) - x0, 3),
+        height=round(y1 - min(ys), 3),
+        sites=tuple(sites),
+        holes=tuple(Hole(*board(h), geo.mounting_hole_diameter) for h in geo.mounting_holes),
+        sensor=SensorPart(
+            f"{PROJECT_LIBRARY}:{TCRT1000.name}",
+            f"reflective sensor {cell.part}",
+            cell.manufacturer,
+            cell.part,
+            TCRT1000.text,
+        ),
+    )
 
 
 def pin_map(path: Path = CONFIG) -> PinMap:

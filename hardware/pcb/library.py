@@ -14,13 +14,33 @@ below and written by ``make board`` (the test of the committed outputs sees them
   dowel (KiCad 6's library has none; its land pattern as KiCad 7's library and XKB's
   TS-1187A drawing give it: four 1.0 × 0.75 mm pads at x ±3.0, y ±1.875, pads 1 and 2
   each a pair joined inside the switch).
+- ``Vishay_TCRT1000``: the reflective sensor standing on the side facing the wood, its
+  7 × 4 mm body (Vishay, TCRT1000 data sheet, doc. 83752, p. 1: 7 × 4 × 2.5 mm) over four
+  through-hole pads on a 2.54 mm square, emitter (A, K) on −x, phototransistor (E, C) on
+  +x, in the data sheet's "A C E C" order (p. 1, pinning) going round. The lead
+  positions are this project's reading of the data sheet's dimension drawing: compare
+  them with a part in hand before ordering (hardware/README.md says so).
+- ``RaspberryPi_Pico_SMD``: a Raspberry Pi Pico soldered flat by its castellated edge
+  (Raspberry Pi Ltd, Raspberry Pi Pico Datasheet, "Mechanical specification": 21 × 51
+  mm, the 2 × 20 edge pads 2.54 mm apart and 17.78 mm across), seen from the Pico's top,
+  pin 1 at the micro-USB end; on a board's back KiCad mirrors it as the module hangs
+  there, its top outwards.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["PI_HEADER", "PI_SOCKET", "TACTILE", "LibraryFootprint", "reed_upright"]
+__all__ = [
+    "PICO",
+    "PICO_PINS",
+    "PI_HEADER",
+    "PI_SOCKET",
+    "TACTILE",
+    "TCRT1000",
+    "LibraryFootprint",
+    "reed_upright",
+]
 
 PI_HEADER: dict[str, str] = {
     "1": "3V3", "2": "5V", "3": "GPIO2", "4": "5V", "5": "GPIO3", "6": "GND", "7": "GPIO4",
@@ -126,3 +146,61 @@ def _tactile() -> LibraryFootprint:
 
 
 TACTILE = _tactile()
+
+
+def _tcrt1000() -> LibraryFootprint:
+    name = "Vishay_TCRT1000"
+    half = 2.54 / 2
+    body = ""
+    # A, K (the emitter) on −x, E, C (the phototransistor) on +x, numbered round
+    for pad, x, y in (("1", -half, -half), ("2", -half, half), ("3", half, half),
+                      ("4", half, -half)):  # fmt: skip
+        body += _pad(pad, x, y, 1.4, 0.8, pad == "1")
+    body += _rect("F.Fab", -3.5, -2.0, 3.5, 2.0, 0.1)
+    body += _rect("F.SilkS", -3.62, -2.12, 3.62, 2.12, 0.12)
+    body += _rect("F.CrtYd", -3.75, -2.25, 3.75, 2.25, 0.05)
+    descr = "Vishay TCRT1000 reflective sensor, 7 x 4 mm, 4 leads on 2.54 mm (A K E C)"
+    return LibraryFootprint(name, _module(name, descr, body, -3.2))
+
+
+TCRT1000 = _tcrt1000()
+
+PICO_PINS: dict[str, str] = {
+    "1": "GP0", "2": "GP1", "3": "GND", "4": "GP2", "5": "GP3", "6": "GP4", "7": "GP5",
+    "8": "GND", "9": "GP6", "10": "GP7", "11": "GP8", "12": "GP9", "13": "GND", "14": "GP10",
+    "15": "GP11", "16": "GP12", "17": "GP13", "18": "GND", "19": "GP14", "20": "GP15",
+    "21": "GP16", "22": "GP17", "23": "GND", "24": "GP18", "25": "GP19", "26": "GP20",
+    "27": "GP21", "28": "GND", "29": "GP22", "30": "RUN", "31": "GP26", "32": "GP27",
+    "33": "AGND", "34": "GP28", "35": "ADC_VREF", "36": "3V3", "37": "3V3_EN", "38": "GND",
+    "39": "VSYS", "40": "VBUS",
+}  # fmt: skip
+"""The Pico's 40 pins by physical pin (Raspberry Pi Pico Datasheet, "Pinout": GP26–GP28
+are ADC0–ADC2, 3V3 is the on-board regulator's output)."""
+
+PICO_ROW = 17.78
+"""From one row of the Pico's edge pads to the other (the datasheet's drawing)."""
+
+
+def _pico() -> LibraryFootprint:
+    name = "RaspberryPi_Pico_SMD"
+    body = ""
+    for n in range(1, 41):
+        left = n <= 20
+        x = -PICO_ROW / 2 - 0.3 if left else PICO_ROW / 2 + 0.3
+        y = -24.13 + 2.54 * ((n - 1) if left else (40 - n))
+        body += (
+            f'  (pad "{n}" smd rect (at {x:g} {round(y, 3):g}) (size 3.2 1.6) '
+            '(layers "F.Cu" "F.Mask"))\n'
+        )
+    body += _rect("F.Fab", -10.5, -25.5, 10.5, 25.5, 0.1)
+    body += _rect("F.Fab", -4.0, -26.8, 4.0, -24.0, 0.1)  # the micro-USB socket
+    # the outline's two ends only (its long sides run over the edge pads), and pin 1's mark
+    for y in (-25.62, 25.62):
+        body += f'  (fp_line (start -7.2 {y:g}) (end 7.2 {y:g}) (layer "F.SilkS") (width 0.12))\n'
+    body += '  (fp_circle (center -6.4 -24.13) (end -6.0 -24.13) (layer "F.SilkS") (width 0.12))\n'
+    body += _rect("F.CrtYd", -11.0, -27.1, 11.0, 25.9, 0.05)
+    descr = "Raspberry Pi Pico, castellated edge soldered flat, seen from its top"
+    return LibraryFootprint(name, _module(name, descr, body, 27.5, attr="smd"))
+
+
+PICO = _pico()

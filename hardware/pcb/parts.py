@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CATALOGUE", "PartKind", "Pin"]
+__all__ = ["CATALOGUE", "MUX_INPUT_PAD", "PartKind", "Pin"]
 
 PinType = Literal[
     "input", "output", "bidirectional", "passive", "power_in", "power_out", "open_collector"
@@ -60,6 +60,34 @@ def _resistor(ohms: str, mpn: str, lcsc: str) -> PartKind:
         f"resistor {ohms}, 1 %, 0603", "UNI-ROYAL", mpn, lcsc, "smt", 0.002,
         "LCSC basic part, about $0.002 at 100",
     )  # fmt: skip
+
+
+def _pico_pins() -> dict[str, Pin]:
+    from hardware.pcb.library import PICO_PINS
+
+    types: dict[str, PinType] = {"GND": "power_in", "AGND": "power_in", "3V3": "power_out"}
+    return {
+        pad: Pin(name, types.get(name, "bidirectional" if name.startswith("GP") else "passive"))
+        for pad, name in PICO_PINS.items()
+    }
+
+
+def _mux_pins() -> dict[str, Pin]:
+    """CD74HC4067 (TI, CD74HC4067 data sheet SCHS209, pin functions): 1 COM, 2–9 I7–I0,
+    10 S0, 11 S1, 12 GND, 13 S3, 14 S2, 15 ~E, 16–23 I15–I8, 24 VCC."""
+    pins: dict[str, Pin] = {"1": Pin("COM", "passive")}
+    pins |= {str(2 + k): Pin(f"I{7 - k}", "passive") for k in range(8)}
+    pins |= {"10": Pin("S0", "input"), "11": Pin("S1", "input"),
+             "12": Pin("GND", "power_in"), "13": Pin("S3", "input"),
+             "14": Pin("S2", "input"), "15": Pin("~E", "input")}  # fmt: skip
+    pins |= {str(16 + k): Pin(f"I{15 - k}", "passive") for k in range(8)}
+    pins["24"] = Pin("VCC", "power_in")
+    return pins
+
+
+MUX_INPUT_PAD = {int(pin.name[1:]): pad for pad, pin in _mux_pins().items()
+                 if pin.name[0] == "I"}  # fmt: skip
+"""A CD74HC4067's input number → its pad."""
 
 
 def _pi_pins() -> dict[str, Pin]:
@@ -214,7 +242,47 @@ CATALOGUE: dict[str, PartKind] = {
             "2 × 20 socket, 2.54 mm, 8.5 mm high: onto the Pi's 40-pin header", "Samtec",
             "SSW-120-01-T-D", "", "hand", 3.50,
         ),
+        PartKind(
+            # the pico board's LEDs: WS2812-type, 2 × 2 mm, one data line (the Pico's
+            # neopixel); pins as KiCad's LED_WS2812B-2020 footprint and Worldsemi's data
+            # sheet number them
+            "ws2812", "D", "WS2812B-2020", "LED_SMD:LED_WS2812B-2020_PLCC4_2.0x2.0mm",
+            {"1": Pin("DOUT", "output"), "2": Pin("GND", "power_in"), "3": Pin("DIN", "input"),
+             "4": Pin("VDD", "power_in")},
+            "addressable RGB LED, one-wire (WS2812), 2 × 2 mm, 5 V", "Worldsemi",
+            "WS2812B-2020", "C965555", "smt", 0.12,
+        ),
+        PartKind(
+            "tcrt", "S", "TCRT1000", "pyramid:Vishay_TCRT1000",
+            {"1": Pin("A", "passive"), "2": Pin("K", "passive"), "3": Pin("E", "passive"),
+             "4": Pin("C", "passive")},
+            "reflective optical sensor, phototransistor output, 7 × 4 × 2.5 mm, leaded: stands "
+            "in its cell's or target's pocket, looking up through the window",
+            "Vishay", "TCRT1000", "", "hand", 0.90,
+            "estimate (hardware/README.md: about EUR 0.9)",
+        ),
+        PartKind(
+            # the SOIC-24W (1.27 mm pitch) rather than the SSOP-24 (0.65 mm, C98457): the
+            # router's 0.5 mm grid gets out of 1.27 mm pins, not of 0.65 mm ones
+            "mux", "U", "CD74HC4067", "Package_SO:SOIC-24W_7.5x15.4mm_P1.27mm", _mux_pins(),
+            "16-channel analogue multiplexer, SOIC-24W: 16 sensors into one ADC input",
+            "Texas Instruments", "CD74HC4067M96", "C496123", "smt", 0.45,
+        ),
+        PartKind(
+            "nfet", "Q", "AO3400A", "Package_TO_SOT_SMD:SOT-23",
+            {"1": Pin("G", "input"), "2": Pin("S", "passive"), "3": Pin("D", "passive")},
+            "N-MOSFET 30 V 5.7 A, SOT-23, logic level: switches one emitter group",
+            "Alpha & Omega Semiconductor", "AO3400A", "C20917", "smt", 0.03,
+            "LCSC basic part",
+        ),
+        PartKind(
+            "pico", "U", "Raspberry Pi Pico", "pyramid:RaspberryPi_Pico_SMD", _pico_pins(),
+            "Raspberry Pi Pico (RP2040), soldered flat by its castellated edge: scans the "
+            "sensors, drives the LEDs, talks to the computer over its own USB",
+            "Raspberry Pi Ltd", "SC0915", "", "hand", 4.0, "Raspberry Pi's list price",
+        ),
         _resistor("47", "0603WAF470JT5E", "C23182"),
+        _resistor("150", "0603WAF1500T5E", "C22808"),
         _resistor("100", "0603WAF1000T5E", "C22775"),
         _resistor("330", "0603WAF3300T5E", "C23138"),
         _resistor("1k", "0603WAF1001T5E", "C21190"),

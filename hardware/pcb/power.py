@@ -10,21 +10,34 @@ figures, 20 mA each) comes through the regulator from the same rail.
 
 The fuse (:data:`FUSE_HOLD`) holds the whole full-white budget; the supply asked for is a
 5 V USB-C source of 3 A (its sink resistors ask for 5 V only, never more).
+
+The pico board's LEDs are WS2812B-2020s: :data:`WS2812_COLOUR_AMPS` per colour (Worldsemi,
+WS2812B-2020 data sheet, "LED characteristic" table: each colour's luminous intensity and
+wavelength are given at 12 mA, its constant-current drive) and :data:`DARK_AMPS` for the
+controller, taken as on the base board (the data sheet's quiescent figure is lower). Its
++5V also lights one emitter group at a time (six TCRT1000s at most, each
+:data:`EMITTER_AMPS` at most through its 150 Ω) and the speaker (:data:`SPEAKER_AMPS`,
+5 V across its 8 Ω and 47 Ω). The top's IR module runs from the Pico's 3V3, not +5V.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hardware.pcb.design import Board
+from hardware.pcb.design import Board, Placed
 
 __all__ = [
     "COLOUR_AMPS",
     "DARK_AMPS",
     "DROP_LIMIT",
+    "EMITTER_AMPS",
     "FUSE_HOLD",
+    "LED_KINDS",
+    "SPEAKER_AMPS",
+    "WS2812_COLOUR_AMPS",
     "Budget",
     "budget",
+    "led_pads",
     "loads",
 ]
 
@@ -40,6 +53,42 @@ DROP_LIMIT = 0.25
 """The most an LED's supply may lose to the copper at full white, V."""
 WARM_COPPER = 60.0
 """°C: the copper's temperature the drop is solved at (warm: more resistance)."""
+WS2812_COLOUR_AMPS = 0.012
+"""Per colour at full brightness, WS2812B-2020 (Worldsemi's data sheet, see above)."""
+EMITTER_AMPS = round((5.0 - 1.0) / 150.0, 4)
+"""A TCRT1000 emitter through its 150 Ω at most: (5 V − 1.0 V) / 150 Ω (the forward
+voltage taken low: :data:`hardware.pcb.pico.EMITTER_VF_LOW`)."""
+SPEAKER_AMPS = round(5.0 / (8.0 + 47.0), 4)
+"""The speaker switched on: 5 V across its 8 Ω coil and 47 Ω series resistor."""
+LED_KINDS: dict[str, tuple[float, str, str]] = {
+    "led": (COLOUR_AMPS, "1", "6"),
+    "ws2812": (WS2812_COLOUR_AMPS, "4", "2"),
+}
+"""LED part key → (amps per colour at full brightness, its VDD pad, its GND pad)."""
+
+
+def _led_amps(board: Board) -> dict[str, float]:
+    return {
+        p.ref: 3 * LED_KINDS[p.kind.key][0] + DARK_AMPS
+        for p in board.parts
+        if p.kind.key in LED_KINDS
+    }
+
+
+def led_pads(board: Board) -> tuple[str, str]:
+    """The board's LEDs' VDD and GND pads."""
+    (kind,) = {p.kind.key for p in board.parts if p.kind.key in LED_KINDS}
+    return LED_KINDS[kind][1], LED_KINDS[kind][2]
+
+
+def _groups(board: Board) -> dict[str, list[Placed]]:
+    """Emitter group net → its emitter resistors (the pico board; empty elsewhere)."""
+    anode = {p.nets["1"]: p.nets["2"] for p in board.parts if p.kind.key == "tcrt"}
+    out: dict[str, list[Placed]] = {}
+    for p in board.parts:
+        if p.kind.key == "R150" and p.nets["2"] in anode:
+            out.setdefault(anode[p.nets["2"]], []).append(p)
+    return out
 
 
 @dataclass(frozen=True)
@@ -52,13 +101,23 @@ class Budget:
 
 
 def budget(board: Board) -> Budget:
-    leds = sum(1 for p in board.parts if p.kind.key == "led")
+    """The +5V rail's current: every LED at brightness b, and the rest as it draws at most
+    (the base board: the IR modules through its regulator; the pico board: the largest
+    emitter group lit, and the speaker)."""
+    amps = [(LED_KINDS[p.kind.key][0], p) for p in board.parts if p.kind.key in LED_KINDS]
     ir = sum(1 for p in board.parts if p.kind.key == "ir")
+    pico = any(p.kind.key == "pico" for p in board.parts)
+    groups = _groups(board)
+    rest = (
+        max((len(g) for g in groups.values()), default=0) * EMITTER_AMPS + SPEAKER_AMPS
+        if pico
+        else ir * IR_MODULE_AMPS
+    )
 
     def at(b: float) -> float:
-        return round(leds * (3 * COLOUR_AMPS * b + DARK_AMPS) + ir * IR_MODULE_AMPS, 3)
+        return round(sum(3 * a * b + DARK_AMPS for a, _ in amps) + rest, 3)
 
-    return Budget(leds, ir, at(1.0), {b: at(b) for b in (0.25, 0.5, 1.0)})
+    return Budget(len(amps), ir, at(1.0), {b: at(b) for b in (0.25, 0.5, 1.0)})
 
 
 def loads(
@@ -66,10 +125,24 @@ def loads(
 ) -> tuple[dict[str, float], list[tuple[str, str, str, str, float]], dict[str, tuple[str, str]]]:
     """(LED reference → amps at full white, the other loads, where the supply enters each
     net) for :func:`hardware.pcb.copper.solve`."""
-    leds = {p.ref: 3 * COLOUR_AMPS + DARK_AMPS for p in board.parts if p.kind.key == "led"}
-    ir = sum(1 for p in board.parts if p.kind.key == "ir")
-    ldo = next(p for p in board.parts if p.kind.key == "ldo")
+    leds = _led_amps(board)
     fuse = next(p for p in board.parts if p.kind.key == "fuse")
     usb = next(p for p in board.parts if p.kind.key == "usbc")
-    others = [(ldo.ref, "1", ldo.ref, "2", ir * IR_MODULE_AMPS)]
-    return leds, others, {"+5V": (fuse.ref, "2"), "GND": (usb.ref, "A1")}
+    entry = {"+5V": (fuse.ref, "2"), "GND": (usb.ref, "A1")}
+    ldo = next((p for p in board.parts if p.kind.key == "ldo"), None)
+    if ldo is not None:
+        ir = sum(1 for p in board.parts if p.kind.key == "ir")
+        return leds, [(ldo.ref, "1", ldo.ref, "2", ir * IR_MODULE_AMPS)], entry
+    # the pico board: every emitter lit at once (more than the firmware ever lights: one
+    # group at a time), each from its resistor's +5V pad back through its group's MOSFET,
+    # and the speaker through its 47 Ω and transistor
+    switch = {p.nets["3"]: p for p in board.parts if p.kind.key == "nfet"}
+    others = [
+        (r.ref, "1", switch[group].ref, "2", EMITTER_AMPS)
+        for group, resistors in sorted(_groups(board).items())
+        for r in resistors
+    ]
+    speaker = next(p for p in board.parts if p.role == "sounder series resistor")
+    npn = next(p for p in board.parts if p.kind.key == "npn")
+    others.append((speaker.ref, "1", npn.ref, "2", SPEAKER_AMPS))
+    return leds, others, entry

@@ -107,6 +107,9 @@ class _Grid:
                         self.owner[layer][j * self.nx + i] = BLOCKED
         for hole in board.holes:
             self._disc(hole.x, hole.y, hole.diameter / 2 + rules.clearance + rules.power / 2)
+        for layer_name, (x0, y0, x1, y1) in board.keepouts:
+            for idx in self._nodes_in(x0, y0, x1, y1):
+                self.owner[0 if layer_name == "F.Cu" else 1][idx] = BLOCKED
         self.pads: list[_PadShape] = []
         self.pad_nodes: set[tuple[int, int]] = set()
         """Nodes inside pads (the stub check leaves them to the pads' own test)."""
@@ -285,11 +288,13 @@ def route(board: Board, rules: Rules = Rules()) -> Board:
     # sideways) and data first, then power, then the rest by size; the poured nets last
     # (the pours carry their current: their tracks only make sure every pad is joined)
     poured = {net for _, net in board.pours}
+    first = {n: i for i, n in enumerate(board.route_first)}
     order = sorted(
         routable,
         key=lambda n: (
             not n.startswith("LED_"),
             n in poured,
+            first.get(n, len(first)),
             n not in POWER_NETS,
             -len(nets[n]),
             n,
@@ -317,7 +322,8 @@ def _prune(
     board: Board, tracks: list[Track], vias: list[Via]
 ) -> tuple[tuple[Track, ...], tuple[Via, ...]]:
     """Drop the fan-out vias no route took to the bottom layer (those of a poured net
-    stay: the pours take them), and their stubs when no route reached them at all."""
+    stay: the pours take them), and those with copper on one layer only (a back stub no
+    route took on); and their stubs when no route reached them at all."""
     fixed = set(board.tracks)
 
     def ends_at(at: tuple[float, float], layer: str, routed_only: bool) -> bool:
@@ -329,9 +335,19 @@ def _prune(
         )
 
     poured = {net for _, net in board.pours}
+    pour_of = {layer: net for layer, net in board.pours}
     drop_vias, drop_tracks = set(), set()
     for via in board.vias:
+        if pour_of.get("F.Cu") == via.net:
+            continue
         if via.net in poured or ends_at(via.at, "B.Cu", False):
+            # …unless nothing meets it on the front (a back stub's via no route took on)
+            if ends_at(via.at, "F.Cu", False):
+                continue
+            drop_vias.add(via)
+            if not ends_at(via.at, "B.Cu", True):
+                drop_tracks |= {t for t in board.tracks
+                                if t.layer == "B.Cu" and _near(t.end, via.at)}  # fmt: skip
             continue
         drop_vias.add(via)
         if not ends_at(via.at, "F.Cu", True):

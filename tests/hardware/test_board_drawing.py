@@ -74,7 +74,12 @@ def test_the_pdf_is_one_a4_page_in_millimetres() -> None:
 
 def test_the_guide_shows_the_drawings_and_drops_the_old_claims() -> None:
     guide = GUIDE.read_text()
-    for name in ("drilling-matrix.svg", "drilling-matrix.pdf", "drilling-mux.pdf"):
+    for name in (
+        "drilling-pico.svg",
+        "drilling-pico.pdf",
+        "drilling-matrix.pdf",
+        "drilling-mux.pdf",
+    ):
         assert name in guide
         assert (ROOT / "hardware" / name).is_file()
     assert not re.search(r"see well under a tenth\.", guide)

@@ -6,7 +6,10 @@ every pad on the net the design's netlist gives it; every cell, target and butto
 through its diode, the ribbon cable and the HAT to exactly the row and column GPIOs the
 shipped config names, and the LED chain in the config's order; the netlist's ERC; the
 committed fabrication files against a fresh plot of the committed boards; and a broken
-copy of the base board that DRC and the netlist check must both catch.
+copy of the base board that DRC and the netlist check must both catch. On the pico
+board, every reflective sensor, button and the top's IR module traced through the
+copper to the Pico pin, multiplexer input and emitter group ``firmware/config.py``
+says, and the LED chain from its LED pin in the host config's order.
 
 Without KiCad these skip with the line to install it; under ``CI=true`` they fail.
 """
@@ -28,7 +31,7 @@ from hardware.pcb.inputs import Inputs, load_inputs
 from hardware.pcb.kicad_run import INSTALL, KICAD_PYTHON_ENV, KiCadError, kicad_python, run
 
 HERE = generate.HERE
-BOARDS = ("base", "controller")
+BOARDS = ("base", "controller", "pico")
 SILK = {"silk_over_copper", "silk_overlap"}
 """DRC warnings about silkscreen clipped at pads or overlapping: the fab clips silkscreen
 at every mask opening anyway; they are counted, not failed."""
@@ -149,6 +152,47 @@ def test_a_board_wired_to_other_pins_fails_the_config_check(
         traced, replace(inputs.pins, leds=reordered)))  # fmt: skip
 
 
+def test_the_pico_boards_sensors_are_wired_as_the_firmware_says(
+    dumps: dict[str, dict[str, Any]], inputs: Inputs
+) -> None:
+    assert inputs.pico_spec is not None and inputs.pico_pins is not None
+    traced = checks.trace_pico(dumps["pico"], inputs.pico_spec, inputs.pico_pins)
+    assert checks.against_firmware(traced, inputs.pico_pins) == []
+    # every sensor and switch the firmware names was found by following the copper
+    assert set(traced.sensors) == set(inputs.pico_pins.sensors)
+    assert len(traced.sensors) == 29
+    assert set(traced.switches) == set(inputs.pico_pins.switches)
+    assert len(traced.leds) == len(inputs.pico_pins.leds)
+
+
+def test_a_pico_board_wired_to_other_pins_fails_the_firmware_check(
+    dumps: dict[str, dict[str, Any]], inputs: Inputs
+) -> None:
+    from dataclasses import replace
+
+    pins = inputs.pico_pins
+    assert inputs.pico_spec is not None and pins is not None
+    traced = checks.trace_pico(dumps["pico"], inputs.pico_spec, pins)
+    # two sensors' multiplexer inputs swapped in the config
+    sensors = dict(pins.sensors)
+    sensors["a1"], sensors["b1"] = sensors["b1"], sensors["a1"]
+    problems = checks.against_firmware(traced, replace(pins, sensors=sensors))
+    assert any(p.startswith("a1:") for p in problems)
+    assert any(p.startswith("b1:") for p in problems)
+    # the emitter groups' GPIOs and the ADC pins in another order
+    emitters = (pins.emitters[1], pins.emitters[0], *pins.emitters[2:])
+    assert any("lit by GPIO" in p for p in checks.against_firmware(
+        traced, replace(pins, emitters=emitters)))  # fmt: skip
+    assert checks.against_firmware(traced, replace(pins, adc=pins.adc[::-1]))
+    switches = {**pins.switches, "button:undo": pins.switches["button:confirm"]}
+    assert any("button:undo" in p for p in checks.against_firmware(
+        traced, replace(pins, switches=switches)))  # fmt: skip
+    reordered = dict(pins.leds)
+    reordered["a1"], reordered["b1"] = reordered["b1"], reordered["a1"]
+    assert any("LED data chain" in p for p in checks.against_firmware(
+        traced, replace(pins, leds=reordered)))  # fmt: skip
+
+
 def test_a_broken_copy_fails_drc_and_the_netlist_check(
     kicad: str, tmp_path: Path, designed: dict[str, Board]
 ) -> None:
@@ -200,6 +244,8 @@ def test_the_project_library_is_current(inputs: Inputs) -> None:
     lib = HERE / "pyramid.pretty"
     assert (lib / f"{library.PI_SOCKET.name}.kicad_mod").read_text() == library.PI_SOCKET.text
     assert (lib / f"{library.TACTILE.name}.kicad_mod").read_text() == library.TACTILE.text
+    assert (lib / f"{library.TCRT1000.name}.kicad_mod").read_text() == library.TCRT1000.text
+    assert (lib / f"{library.PICO.name}.kicad_mod").read_text() == library.PICO.text
     reed = inputs.spec.sensor.footprint.partition(":")[2]
     assert (lib / f"{reed}.kicad_mod").read_text() == inputs.spec.sensor.footprint_text
 

@@ -95,3 +95,36 @@ def test_sexpr_reads_what_it_writes() -> None:
     assert sexpr.parse(sexpr.dump(expr, indent=2)) == expr
     with pytest.raises(sexpr.SexprError):
         sexpr.parse("(net (code 1)")
+
+
+def test_the_pico_board_follows_the_firmwares_pins(tmp_path: Path) -> None:
+    """The pico board reads firmware/config.py: other emitter pins move the MOSFETs'
+    gates to those Pico pins, and a sensor moves to the multiplexer input SENSORS gives."""
+    from hardware.pcb import pico
+    from hardware.pcb.inputs import FIRMWARE_CONFIG, pico_pins
+    from hardware.pcb.library import PICO_PINS
+    from hardware.pcb.parts import MUX_INPUT_PAD
+
+    text = FIRMWARE_CONFIG.read_text().replace(
+        "EMITTER_PINS = (2, 3, 4, 5, 6)", "EMITTER_PINS = (6, 5, 4, 3, 2)"
+    )
+    assert "EMITTER_PINS = (6, 5, 4, 3, 2)" in text
+    firmware = tmp_path / "config.py"
+    firmware.write_text(text)
+    pins = pico_pins(firmware)
+    spec = load_inputs().pico_spec
+    assert spec is not None
+    board = pico.pico_board(spec, pins)
+    by_gpio = {int(name[2:]): pad for pad, name in PICO_PINS.items() if name.startswith("GP")}
+    the_pico = next(p for p in board.parts if p.kind.key == "pico")
+    gate = next(p for p in board.parts if p.role.startswith("emitter group 0 switch"))
+    assert gate.nets["1"] == the_pico.nets[by_gpio[6]]
+    # a1 on e5's multiplexer input and e5 on a1's
+    sensors = dict(pins.sensors)
+    sensors["a1"], sensors["e5"] = sensors["e5"], sensors["a1"]
+    board = pico.pico_board(spec, replace(pins, sensors=sensors))
+    mux, channel_in, _ = sensors["a1"]
+    chip = next(p for p in board.parts if p.role == f"multiplexer {mux}")
+    assert chip.nets[MUX_INPUT_PAD[channel_in]] == "SNS_a1"
+    tcrt = next(p for p in board.parts if p.role == "TCRT1000 a1")
+    assert tcrt.nets["3"] == "SNS_a1"

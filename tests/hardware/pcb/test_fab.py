@@ -50,39 +50,51 @@ def designed(inputs: Inputs) -> dict[str, Board]:
 # -- the LED supply -----------------------------------------------------------------------
 
 
+LIT = ("base", "pico")
+"""The boards with LEDs on them."""
+
+
+@pytest.fixture(scope="module", params=LIT)
+def lit(request: pytest.FixtureRequest, designed: dict[str, Board]) -> Board:
+    board: Board = designed[request.param]
+    return board
+
+
 @pytest.fixture(scope="module")
-def drops(designed: dict[str, Board]) -> list[copper.Drop]:
-    base = designed["base"]
-    leds, others, entry = power.loads(base)
+def drops(lit: Board) -> list[copper.Drop]:
+    leds, others, entry = power.loads(lit)
+    vdd, gnd = power.led_pads(lit)
     return copper.solve(
-        HERE / "base" / "base.kicad_pcb", base.width, base.height, leds, others, entry,
-        celsius=power.WARM_COPPER,
+        HERE / lit.name / f"{lit.name}.kicad_pcb", lit.width, lit.height, leds, others, entry,
+        celsius=power.WARM_COPPER, vdd_pad=vdd, gnd_pad=gnd,
     )  # fmt: skip
 
 
 def test_every_led_keeps_its_supply_within_a_quarter_volt_at_full_white(
-    drops: list[copper.Drop], designed: dict[str, Board]
+    drops: list[copper.Drop], lit: Board
 ) -> None:
-    """Every LED white at full brightness (the budget's worst case) with the IR modules
-    on, solved on the committed board's pours, tracks and vias at 60 °C copper."""
-    assert len(drops) == sum(1 for p in designed["base"].parts if p.kind.key == "led")
+    """Every LED white at full brightness (the budget's worst case) with the other loads
+    on (the base board's IR modules; every emitter of the pico board and its speaker),
+    solved on the committed board's pours, tracks and vias at 60 °C copper."""
+    assert len(drops) == sum(1 for p in lit.parts if p.kind.key in power.LED_KINDS)
     worst = drops[0]
     assert 0 < worst.supply_volts <= power.DROP_LIMIT
     assert worst.positive > 0 and worst.ground > 0
-    summary = json.loads((FAB / "base-summary.json").read_text())["led_supply"]
+    summary = json.loads((FAB / f"{lit.name}-summary.json").read_text())["led_supply"]
     assert summary["worst_led"] == worst.ref
     assert summary["worst_drop_volts"] == pytest.approx(worst.supply_volts, abs=1e-4)
+    assert summary["full_white_amps"] == pytest.approx(power.budget(lit).full_white)
 
 
 def test_the_chains_end_is_fed_by_the_pour(
-    drops: list[copper.Drop], designed: dict[str, Board], inputs: Inputs
+    drops: list[copper.Drop], lit: Board, inputs: Inputs
 ) -> None:
     """The second feed: the last LED of the chain gets its supply from the +5V pour as
     directly as the first (no LED downstream of another on one track)."""
-    base = designed["base"]
-    last = max(inputs.pins.leds.values())
-    name = next(n for n, i in inputs.pins.leds.items() if i == last)
-    ref = next(p.ref for p in base.parts if p.role == f"LED {name}")
+    order = inputs.pins.leds if lit.name == "base" else (inputs.pico_pins or inputs.pins).leds
+    last = max(order.values())
+    name = next(n for n, i in order.items() if i == last)
+    ref = next(p.ref for p in lit.parts if p.role == f"LED {name}")
     end = next(d for d in drops if d.ref == ref)
     assert end.supply_volts <= power.DROP_LIMIT / 2
 
@@ -155,6 +167,40 @@ def test_the_fuse_holds_the_whole_budget_and_the_supply_is_asked_for_5_v(
     assert beside == {"VBUS", "GND", "+5V"}
 
 
+def test_the_pico_boards_fuse_holds_its_budget_and_its_supplies_stay_apart(
+    designed: dict[str, Board],
+) -> None:
+    """37 WS2812B-2020 at 3 × 12 mA + 1 mA, the largest emitter group (six TCRT1000s,
+    each at most (5 − 1.0) V / 150 Ω) and the speaker (5 V / 55 Ω) under the fuse's hold
+    current; USB-C asks for 5 V only; the Pico's VBUS and VSYS are on no net (it runs from
+    the computer's USB), the LEDs' buffer on the LED rail, nothing between +5V and 3V3."""
+    board = designed["pico"]
+    budget = power.budget(board)
+    assert budget.leds == 37
+    assert budget.full_white == pytest.approx(
+        37 * (3 * 0.012 + 0.001) + 6 * (5.0 - 1.0) / 150.0 + 5.0 / 55.0, abs=2e-3
+    )
+    fuse = next(p for p in board.parts if p.kind.key == "fuse")
+    assert budget.full_white <= power.FUSE_HOLD and fuse.kind.value == f"{power.FUSE_HOLD:g}A"
+    usb = next(p for p in board.parts if p.kind.key == "usbc")
+    for cc in ("A5", "B5"):
+        r = next(p for p in board.parts if usb.nets[cc] in p.nets.values() and p is not usb)
+        assert r.kind.value == "5k1" and "GND" in r.nets.values()
+    pico = next(p for p in board.parts if p.kind.key == "pico")
+    names = {pin.name: pad for pad, pin in pico.kind.pins.items()}
+    assert pico.nets[names["VBUS"]].startswith("unconnected-")
+    assert pico.nets[names["VSYS"]].startswith("unconnected-")
+    assert pico.nets[names["3V3"]] == "3V3"
+    (buffer,) = [p for p in board.parts if p.kind.key == "buffer"]
+    assert buffer.nets["14"] == "+5V"
+    assert not any({"+5V", "3V3"} <= set(p.nets.values()) for p in board.parts)
+    # the emitters from the LED rail through 150 Ω; the phototransistors from the 3V3
+    for tcrt in (p for p in board.parts if p.kind.key == "tcrt"):
+        assert tcrt.nets["4"] == "3V3"
+        (r,) = [p for p in board.parts if tcrt.nets["1"] in p.nets.values() and p is not tcrt]
+        assert r.kind.value == "150" and "+5V" in r.nets.values()
+
+
 def test_the_led_buffer_runs_on_the_led_rail_so_nothing_back_feeds_it(
     designed: dict[str, Board],
 ) -> None:
@@ -175,7 +221,7 @@ def _rows(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((FAB / name).read_text())))
 
 
-@pytest.mark.parametrize("name", ["base", "controller"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico"])
 def test_every_machine_placed_part_has_an_lcsc_code(name: str) -> None:
     rows = _rows(f"{name}-bom.csv")
     placed = [r for r in rows if r["Assembly"] == "smt"]
@@ -197,7 +243,7 @@ def _gerber_points(text: str) -> list[tuple[float, float]]:
     return out
 
 
-@pytest.mark.parametrize("name", ["base", "controller"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico"])
 def test_the_placement_file_is_in_the_gerbers_frame(name: str, designed: dict[str, Board]) -> None:
     """Each part the fab places lies inside the outline the Gerbers draw, and on its side's
     paste: the nearest solder-paste opening of its side is under its own courtyard."""
@@ -225,7 +271,7 @@ def test_the_placement_file_is_in_the_gerbers_frame(name: str, designed: dict[st
 # -- the schematics -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["base", "controller"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico"])
 def test_the_schematic_is_current_and_passes_erc(name: str, designed: dict[str, Board]) -> None:
     path = HERE / name / f"{name}.kicad_sch"
     board = designed[name]
@@ -262,7 +308,7 @@ def test_the_schematics_erc_finds_a_pin_left_alone(
     assert any("EEPROM_WQ has one pin only" in p for p in problems)
 
 
-@pytest.mark.parametrize("name", ["base", "controller"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico"])
 def test_kicad_6s_own_format_reads_the_schematic(name: str) -> None:
     """kiutils (an independent parser of KiCad 6's files) reads each schematic."""
     kiutils = pytest.importorskip("kiutils.schematic", reason="pip install kiutils")
@@ -293,3 +339,56 @@ def test_only_what_sits_in_a_hole_of_the_wood_faces_it(designed: dict[str, Board
             assert reach <= g.leds.light_hole_diameter / 2, part.ref
         elif part.kind.key == "button":
             assert reach <= g.button_hole_diameter / 2, part.ref
+
+
+def test_on_the_pico_board_only_sensors_leds_and_buttons_face_the_wood(
+    designed: dict[str, Board],
+) -> None:
+    """The same for the pico board: the WS2812B-2020s in their light holes, a TCRT1000 in
+    every cell's and target's pocket, right under its centre, and the buttons' switches;
+    the Pico and everything else on the other side."""
+    g = load_geometry()
+    board = designed["pico"]
+    front = [p for p in board.parts if p.side == "F"]
+    assert {p.kind.key for p in front} == {"ws2812", "tcrt", "button"}
+    sensors = [p for p in front if p.kind.key == "tcrt"]
+    assert len(sensors) == len(g.cells) + len(g.targets)
+    width, height = board.width, board.height
+    x0, y1 = min(p.x for p in g.outline), max(p.y for p in g.outline)
+    places = {(round(c.x - x0, 3), round(y1 - c.y, 3))
+              for c in (*g.cells.values(), *(g.place(t) for t in g.targets))}  # fmt: skip
+    assert {(p.x, p.y) for p in sensors} == places
+    assert width > 0 and height > 0
+    for part in front:
+        pads = load_footprint(part.kind.footprint).pads
+        reach = max(math.hypot(abs(p.x) + p.width / 2, abs(p.y) + p.height / 2) for p in pads)
+        if part.kind.key == "ws2812":
+            assert reach <= g.leds.light_hole_diameter / 2, part.ref
+        elif part.kind.key == "button":
+            assert reach <= g.button_hole_diameter / 2, part.ref
+    assert next(p for p in board.parts if p.kind.key == "pico").side == "B"
+
+
+TCRT1000_BODY = (7.0, 4.0)
+"""The TCRT1000's body in mm, length × width (Vishay, TCRT1000 data sheet, document 83752,
+Rev. 1.8, p. 1: 7 × 4 × 2.5 mm)."""
+
+
+def test_each_pocket_of_the_pico_board_takes_its_sensor_and_the_board_its_builds_leds(
+    designed: dict[str, Board],
+) -> None:
+    """The drilling template's pocket (the geometry's ``[sensors.cell-ir] hole_diameter``,
+    what tools/board_drawing.py draws) takes the TCRT1000's body across its corners, and
+    the sensor's pads; the board's LED is the one the build names (``[builds.pico]
+    led_part``: the Pico's firmware drives WS2812-type LEDs), each with its LCSC code."""
+    g = load_geometry()
+    pocket = g.sensor("pico").hole_diameter
+    assert g.sensor("pico", "target") == g.sensor("pico")  # the targets' pockets alike
+    assert math.hypot(*TCRT1000_BODY) < pocket, "a round pocket must clear the corners"
+    board = designed["pico"]
+    tcrt = next(p for p in board.parts if p.kind.key == "tcrt")
+    pads = load_footprint(tcrt.kind.footprint).pads
+    reach = max(math.hypot(abs(p.x) + p.width / 2, abs(p.y) + p.height / 2) for p in pads)
+    assert reach < pocket / 2
+    leds = {p.kind.mpn for p in board.parts if p.kind.key == "ws2812"}
+    assert leds == {g.build("pico").led_part}
