@@ -2,7 +2,7 @@
 # Install pyramid-board as a service on a Raspberry Pi (Raspberry Pi OS, any Pi with the
 # 40-pin header, Pi 5 included). Run from a checkout of the project:
 #
-#   sudo deploy/install-pi.sh [--config configs/matrix.toml] [--dry-run]
+#   sudo deploy/install-pi.sh [--config configs/serial.toml] [--dry-run]
 #
 # What it does (each step is safe to repeat):
 #   1. installs python3-venv and Debian's python3-lgpio (Raspberry Pi OS has it); where
@@ -31,7 +31,7 @@ UNIT_PATH=/etc/systemd/system/pyramid-board.service
 usage() {
   sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
   echo "Options: --prefix DIR (default $PREFIX), --user NAME (default $SERVICE_USER),"
-  echo "         --config FILE (default configs/matrix.toml), --dry-run"
+  echo "         --config FILE (default configs/serial.toml: the pico board), --dry-run"
   echo "         (--enable-spi is accepted and does nothing: SPI0 is enabled when needed)"
 }
 
@@ -46,7 +46,7 @@ while [ $# -gt 0 ]; do
     *) echo "install-pi.sh: unknown option $1" >&2; usage >&2; exit 2 ;;
   esac
 done
-CONFIG_SOURCE="${CONFIG_SOURCE:-$SOURCE_DIR/configs/matrix.toml}"
+CONFIG_SOURCE="${CONFIG_SOURCE:-$SOURCE_DIR/configs/serial.toml}"
 VENV="$PREFIX/venv"
 
 run() {

@@ -101,7 +101,8 @@ def test_without_debians_lgpio_the_c_library_comes_for_pip(tmp_path: Path) -> No
 
 
 def test_spi_is_enabled_before_the_service_starts() -> None:
-    steps = steps_of(dry_run())
+    """A board wired to the header (the matrix build) has its LEDs on SPI0."""
+    steps = steps_of(dry_run("--config", str(ROOT / "configs" / "matrix.toml")))
     if os.path.exists("/dev/spidev0.0"):
         pytest.skip("this machine has SPI0 on already")
     enable = steps.index("raspi-config nonint do_spi 0")
@@ -109,8 +110,11 @@ def test_spi_is_enabled_before_the_service_starts() -> None:
 
 
 def test_a_config_without_spi_leds_leaves_spi_alone() -> None:
-    steps = steps_of(dry_run("--config", str(ROOT / "configs" / "serial.toml")))
-    assert "raspi-config nonint do_spi 0" not in steps
+    """The default config is the printed pico board's (configs/serial.toml): its Pico drives
+    the LEDs, so SPI0 stays as it is."""
+    out = dry_run()
+    assert "configs/serial.toml" in out
+    assert "raspi-config nonint do_spi 0" not in steps_of(out)
 
 
 def test_the_installed_config_names_the_services_store() -> None:
