@@ -1,20 +1,28 @@
-"""Hints carry the facts a family's sentence needs: the cell, its bonus pearls, its worth."""
+"""Hints carry the facts a family's sentence needs: the cell, its bonus pearls, its worth.
+
+Every hint here is planned at one fixed speed and kept on a virtual clock
+(tests/bot/clocks.py), so that what it says does not depend on this machine's speed or
+load.
+"""
 
 from __future__ import annotations
 
 import random
-import time
 
 import pytest
 
-from controller.games.perlen.bot import Advice, Speed, advise, facts, machine_speed
+from controller.games.perlen.bot import Advice, Speed, advise, facts
 from controller.games.perlen.bot.exact import ExactSearch
+from controller.games.perlen.bot.player import STOP_SHARE
 from controller.games.perlen.rules import PerlenState, legal_moves, new_game, play
+from tests.bot.clocks import StepClock
 
-
-@pytest.fixture(scope="module", autouse=True)
-def measured_speed() -> Speed:
-    return machine_speed()
+PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
+"""The speed the hints plan their work at: about this machine's."""
+QUICK = 1e-4
+"""A virtual machine fast enough for any plan here: no search is cut short."""
+FAST_PLAN = Speed(playouts_per_second=200_000, nodes_per_second=1_000_000)
+"""A plan for a machine ten times this one: more than fits the budget on a slow clock."""
 
 
 def position(seed: int, placed: int) -> PerlenState:
@@ -32,7 +40,7 @@ def test_in_a_solved_endgame_the_advice_is_exact_and_worth_the_gap_to_the_next_c
         assert state.to_move is not None
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
         best = max(values.values())
-        advice = advise(state, budget=1.0)
+        advice = advise(state, budget=1.0, speed=PLANNED, clock=StepClock(QUICK))
         assert isinstance(advice, Advice)
         assert advice.exact and advice.colour == state.to_move
         assert advice.value == best == values[advice.cell.index]
@@ -53,7 +61,7 @@ def test_in_a_solved_endgame_the_advice_is_exact_and_worth_the_gap_to_the_next_c
 def test_the_bonus_pearls_of_the_advice_are_the_cascade_of_its_cell() -> None:
     for seed in range(6):
         state = position(500 + seed, 10)
-        advice = advise(state, budget=0.3)
+        advice = advise(state, budget=0.3, speed=PLANNED, clock=StepClock(QUICK))
         _, placed = play(state, advice.cell)
         assert advice.wins + advice.gives == tuple(
             sorted(placed, key=lambda b: (b.colour != state.to_move, b.position.index))
@@ -82,14 +90,18 @@ def test_denied_pearls_are_what_a_rival_would_earn_on_the_same_cell() -> None:
 
 
 def test_in_the_opening_the_advice_is_a_legal_cell_in_time_and_repeatable() -> None:
+    """On a machine that does the work between two looks at the clock in a twentieth of
+    the budget, with a plan that does not fit it: the tree search stops at 60 % of the
+    budget, the comparison with the next best cell at 80 %, and the same machine gives
+    the same advice."""
     state = position(9, 3)
-    started = time.perf_counter()
-    advice = advise(state, budget=0.4)
-    assert time.perf_counter() - started < 0.4
+    clock = StepClock(0.4 / 20)
+    advice = advise(state, budget=0.4, speed=FAST_PLAN, clock=clock)
+    assert STOP_SHARE * 0.4 < clock.elapsed <= STOP_SHARE * 0.4 + 2 * clock.step
     assert advice.cell in legal_moves(state)
     assert not advice.exact and advice.worth >= 0
     assert advice.value is not None and advice.next_best in legal_moves(state)
-    assert advise(state, budget=0.4) == advice
+    assert advise(state, budget=0.4, speed=FAST_PLAN, clock=StepClock(0.4 / 20)) == advice
 
 
 def test_a_single_legal_cell_needs_no_search() -> None:

@@ -13,6 +13,7 @@ from controller.games.perlen.rules import (
     outcome,
     play,
 )
+from tests.bot.clocks import StepClock
 from tests.bot.positions import OPTIONS, endgame
 
 
@@ -126,6 +127,19 @@ def test_a_deadline_or_a_work_limit_stops_a_search_too_big_for_it() -> None:
         ExactSearch(state.rules, viewpoint=0, deadline=0.0).value(state)
     with pytest.raises(OutOfBudget, match="work"):
         ExactSearch(state.rules, viewpoint=0, max_nodes=300).value(state)
+
+
+def test_a_deadline_stops_it_at_its_first_look_at_the_clock_past_it() -> None:
+    """On a virtual machine that expands 256 positions (the positions between two looks
+    at the clock) a second: the looks read 0, 1, … 10 s, none past the deadline of
+    10 s; the twelfth reads 11 and stops the search, 12 × 256 positions in."""
+    state = endgame(3, 14)
+    clock = StepClock(1.0)
+    search = ExactSearch(state.rules, viewpoint=0, deadline=10.0, clock=clock)
+    with pytest.raises(OutOfBudget, match="time"):
+        search.value(state)
+    assert clock.looks == 12
+    assert search.nodes == 12 * ExactSearch.CHECK_EVERY
 
 
 def test_a_complete_pyramid_has_its_score_and_no_moves() -> None:

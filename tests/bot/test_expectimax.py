@@ -19,6 +19,7 @@ from controller.games.perlen.rules import (
     outcome,
     play,
 )
+from tests.bot.clocks import StepClock
 from tests.bot.positions import OPTIONS, endgame
 
 
@@ -140,6 +141,21 @@ def test_a_deadline_a_work_limit_or_a_cancel_stops_it() -> None:
     cancel.set()
     with pytest.raises(OutOfBudget):
         ModelSearch(state.rules, viewpoint=state.to_move, greedy=0.5, cancel=cancel).solve(state)
+
+
+def test_a_deadline_stops_it_at_its_first_look_at_the_clock_past_it() -> None:
+    """On a virtual machine that expands 256 positions (the positions between two looks
+    at the clock) a second, a deadline of 10 s stops it at the look that reads 11."""
+    state = endgame(3, 12)
+    assert state.to_move is not None
+    clock = StepClock(1.0)
+    search = ModelSearch(
+        state.rules, viewpoint=state.to_move, greedy=0.5, deadline=10.0, clock=clock
+    )
+    with pytest.raises(OutOfBudget, match="time"):
+        search.solve(state)
+    assert clock.looks == 12
+    assert search.positions == 12 * ModelSearch.CHECK_EVERY
 
 
 def test_bad_arguments_are_refused_with_their_name() -> None:

@@ -7,7 +7,6 @@ import random
 import subprocess
 import sys
 import threading
-import time
 from dataclasses import replace
 
 import pytest
@@ -17,18 +16,20 @@ from hypothesis import strategies as st
 from controller.games.perlen.bot import (
     LEVEL_SETTINGS,
     LEVELS,
+    Decision,
     Level,
     MoveReview,
     advise,
     choose_move,
     decide,
     machine_speed,
+    mcts,
     review,
 )
 from controller.games.perlen.bot import player as player_module
 from controller.games.perlen.bot.exact import ExactSearch
 from controller.games.perlen.bot.expectimax import Expected, ModelSearch
-from controller.games.perlen.bot.player import Speed
+from controller.games.perlen.bot.player import EXACT_SHARE, STOP_SHARE, Speed
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.rules import (
     PerlenOptions,
@@ -44,12 +45,21 @@ from controller.games.perlen.rules import (
 )
 from controller.rules.notation import BASE
 from controller.rules.records import ReplayError
+from tests.bot.clocks import StepClock, cancelled_at
 
 
 @pytest.fixture(scope="module", autouse=True)
 def measured_speed() -> Speed:
     # As the Table does at start: measure once, so that no test's budget pays for it.
     return machine_speed()
+
+
+PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
+"""A speed to plan with, so that what the levels do here does not depend on this
+machine's speed or load (strength itself is measured by bench/bot.py, not by tests)."""
+QUICK = 1e-4
+"""The step of a virtual machine fast enough for any plan below (32 playouts or 256
+positions in a tenth of a millisecond): a search on it is never cut short."""
 
 
 def position(seed: int, placed: int, options: PerlenOptions | None = None) -> PerlenState:
@@ -80,8 +90,8 @@ ANY_OPTIONS = st.builds(
 )
 def test_never_an_illegal_move(options: PerlenOptions, seed: int, placed: int, level: str) -> None:
     state = position(seed, placed, options)
-    # Timing has its own tests below, with budgets a loaded machine cannot upset; here a
-    # 50 ms budget only keeps the many examples quick.
+    # Timing has its own tests below, on a virtual clock; here a 50 ms budget on the wall
+    # clock only keeps the many examples quick (a move cut short is legal all the same).
     move = choose_move(state, level, seed=seed, budget=0.05)
     assert move in legal_moves(state)
 
@@ -100,24 +110,42 @@ def test_plays_whole_games_under_every_option_without_an_illegal_move() -> None:
 
 
 # -- time --------------------------------------------------------------------------------
+#
+# On a virtual clock (tests/bot/clocks.py): a StepClock moves a fixed step at every look
+# the searches take at it, a model of a machine that does the work between two looks (32
+# playouts, 256 positions) in that step. The work is planned at FAST_PLAN, far more than
+# those machines do in the budget, so only the clock can stop the search in time: a
+# machine much slower than the plan expected (as a busy one is). On the wall clock these
+# tests failed on a loaded machine; on this one they pass or fail the same anywhere.
+
+FAST_PLAN = Speed(playouts_per_second=200_000, nodes_per_second=1_000_000)
+"""A plan for a machine ten times this one: more work than fits any budget below."""
 
 
 @pytest.mark.parametrize(
     ("placed", "level", "budget"),
     [
         (1, "strongest", 0.3),  # Monte Carlo from the opening
-        (13, "strongest", 0.25),  # 12 empty cells: exact would not fit, sampling does
-        (15, "strongest", 0.4),  # 10 empty: the exact search may or may not fit
-        (16, "strong", 0.1),  # a short budget: fewer playouts, and in time
+        (13, "strongest", 0.25),  # 12 empty cells: the model search would not fit
+        (15, "strongest", 0.4),  # 10 empty: the model search is planned, the clock stops it
+        (17, "strong", 0.1),  # 8 empty: solved, then sampling among the perfect cells
     ],
 )
 def test_a_move_arrives_within_its_budget(placed: int, level: str, budget: float) -> None:
+    """On a machine that does the work between two looks at the clock in a twentieth of
+    the budget, every search stops at its first look past 80 % of the budget (the exact
+    one past 60 %, and sampling takes over): the move comes within the budget, after at
+    most one more step for the look that passed it and one for the decision's own."""
+    step = budget / 20
     for seed in range(3):
         state = position(seed, placed)
-        started = time.perf_counter()
-        decision = decide(state, level, seed=seed, budget=budget)
-        assert time.perf_counter() - started < budget
+        clock = StepClock(step)
+        decision = decide(state, level, seed=seed, budget=budget, speed=FAST_PLAN, clock=clock)
+        assert decision.seconds == pytest.approx(clock.elapsed - step)
+        assert STOP_SHARE * budget < decision.seconds <= STOP_SHARE * budget + 2 * step
         assert decision.seconds < budget
+        assert not decision.complete  # the plan did not fit: the clock stopped it
+        assert decision.playouts > 0
         assert decision.move in legal_moves(state)
 
 
@@ -125,21 +153,25 @@ def test_a_move_arrives_within_its_budget(placed: int, level: str, budget: float
 def test_an_exact_search_that_overruns_falls_back_to_sampling_in_time(
     monkeypatch: pytest.MonkeyPatch, against: str
 ) -> None:
-    # Pretend the exact search (against perfect or against modelled rivals) is cheap, so
-    # that it starts on 13 empty cells and meets its deadline; the move still comes from
-    # Monte Carlo within the budget.
+    """Pretend the exact search (against perfect or against modelled rivals) is cheap, so
+    that it starts on 13 empty cells; on a machine that expands 256 positions in a
+    fiftieth of the budget it meets its deadline at 60 % of the budget, long before it
+    could solve them, and the move comes from Monte Carlo within the budget."""
     monkeypatch.setattr(player_module, "EXACT_WORK", (0,) * 26)
     monkeypatch.setattr(player_module, "MODEL_WORK", (0,) * 26)
     level = replace(LEVEL_SETTINGS["strongest"], against=against)
     state = position(4, 12)
-    started = time.perf_counter()
-    decision = decide(state, level, seed=1, budget=0.3)
-    # The player's own clock keeps the budget; the wall clock around it also holds the
-    # machine's scheduling (a loaded CI core once added 75 ms), so it gets twice the budget.
-    assert decision.seconds < 0.3
-    assert time.perf_counter() - started < 0.6
+    budget = 0.3
+    step = budget / 50
+    clock = StepClock(step)
+    decision = decide(state, level, seed=1, budget=budget, speed=FAST_PLAN, clock=clock)
     assert decision.method == "search"
-    assert decision.nodes > 0  # the exact search did run first
+    # The exact search ran first and stopped at its first look past 60 % of the budget
+    # (its work limit at FAST_PLAN, 270,000 positions, is far beyond that).
+    looks = int(EXACT_SHARE * budget / step) + 2
+    assert 0 < decision.nodes <= looks * ExactSearch.CHECK_EVERY
+    assert decision.playouts > 0
+    assert STOP_SHARE * budget < decision.seconds <= STOP_SHARE * budget + 2 * step
     assert decision.move in legal_moves(state)
 
 
@@ -147,22 +179,44 @@ def test_a_cancel_ends_the_search_at_once_with_a_legal_move() -> None:
     cancel = threading.Event()
     cancel.set()
     state = position(2, 3)
-    started = time.perf_counter()
-    decision = decide(state, "strongest", seed=1, budget=5.0, cancel=cancel)
-    assert time.perf_counter() - started < 0.2
-    assert not decision.complete
+    clock = StepClock(0.001)
+    decision = decide(
+        state, "strongest", seed=1, budget=5.0, cancel=cancel, speed=FAST_PLAN, clock=clock
+    )
+    # The decision's start, the search's first look (which sees the cancel) and its end.
+    assert clock.looks == 3
+    assert (decision.playouts, decision.complete, decision.method) == (0, False, "quick")
     assert decision.move in legal_moves(state)
 
 
 def test_a_cancel_from_another_thread_stops_a_long_search() -> None:
+    """The search runs in a thread on a clock that stops at its tenth look until this
+    thread sets the cancel; the search sees it at that look and ends, having played the
+    playouts of the looks before it, instead of the 5 s its budget allows."""
     cancel = threading.Event()
     state = position(2, 3)
-    timer = threading.Timer(0.1, cancel.set)
-    timer.start()
-    started = time.perf_counter()
-    decision = decide(state, "strongest", seed=1, budget=10.0, cancel=cancel)
-    timer.join()
-    assert time.perf_counter() - started < 0.5
+    clock = StepClock(0.001)
+    reached = cancelled_at(clock, 10, cancel)
+    decisions: list[Decision] = []
+
+    def think() -> None:
+        decisions.append(
+            decide(
+                state, "strongest", seed=1, budget=5.0, cancel=cancel, speed=PLANNED, clock=clock
+            )
+        )
+
+    worker = threading.Thread(target=think)
+    worker.start()
+    assert reached.wait(timeout=60)  # a guard: it gets there in milliseconds
+    cancel.set()
+    worker.join(timeout=60)
+    assert not worker.is_alive()
+    (decision,) = decisions
+    # Looks 2 to 9 each let 32 playouts through; the tenth saw the cancel; one more ended it.
+    assert decision.playouts == 8 * mcts.CHECK_EVERY
+    assert clock.looks == 11
+    assert not decision.complete
     assert decision.move in legal_moves(state)
 
 
@@ -171,10 +225,12 @@ def test_a_cancel_from_another_thread_stops_a_long_search() -> None:
 
 @pytest.mark.parametrize("level", LEVELS)
 def test_the_same_seed_gives_the_same_move(level: str) -> None:
+    """Planned at one speed, on a clock that never cuts the plan short: the same work,
+    and so the same move (on the wall clock a busy machine cut it short by chance)."""
     for seed, placed in ((1, 2), (2, 9), (3, 16)):
         state = position(seed, placed)
-        first = decide(state, level, seed=seed, budget=0.5)
-        again = decide(state, level, seed=seed, budget=0.5)
+        first = decide(state, level, seed=seed, budget=0.5, speed=PLANNED, clock=StepClock(QUICK))
+        again = decide(state, level, seed=seed, budget=0.5, speed=PLANNED, clock=StepClock(QUICK))
         assert first.complete and again.complete
         assert first.move == again.move
         assert first.expected == again.expected
@@ -187,10 +243,6 @@ def test_different_seeds_vary_the_gentle_players_game() -> None:
 
 
 # -- perfect play ----------------------------------------------------------------------
-
-# A speed to plan with, so that what the levels do here does not depend on this
-# machine's load (strength itself is measured by bench/bot.py, not by tests).
-PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
 
 
 def strongest_endgame(state: PerlenState) -> Expected:
@@ -252,18 +304,21 @@ def test_a_hint_in_a_solved_endgame_is_a_best_cell() -> None:
         state = position(200 + seed, 18)
         assert state.to_move is not None
         values = ExactSearch(state.rules, viewpoint=state.to_move).move_values(state)
-        cell = advise(state, budget=1.0).cell
+        cell = advise(state, budget=1.0, speed=PLANNED, clock=StepClock(QUICK)).cell
         assert values[cell.index] == max(values.values())
-        assert advise(state, budget=1.0).cell == cell
+        assert advise(state, budget=1.0, speed=PLANNED, clock=StepClock(QUICK)).cell == cell
 
 
 def test_a_hint_in_the_opening_is_legal_in_time_and_repeatable() -> None:
+    """On a machine that does the work between two looks at the clock in a twentieth of
+    the budget, with a plan that does not fit it: the hint stops at 80 % of the budget,
+    and the same clock gives the same hint."""
     state = position(9, 2)
-    started = time.perf_counter()
-    cell = advise(state, budget=0.4).cell
-    assert time.perf_counter() - started < 0.4
+    clock = StepClock(0.4 / 20)
+    cell = advise(state, budget=0.4, speed=FAST_PLAN, clock=clock).cell
+    assert STOP_SHARE * 0.4 < clock.elapsed <= STOP_SHARE * 0.4 + 2 * clock.step
     assert cell in legal_moves(state)
-    assert advise(state, budget=0.4).cell == cell
+    assert advise(state, budget=0.4, speed=FAST_PLAN, clock=StepClock(0.4 / 20)).cell == cell
 
 
 # -- reviews -----------------------------------------------------------------------------
@@ -282,9 +337,7 @@ def random_record(seed: int) -> PerlenRecord:
 
 def test_a_review_values_every_move_and_solves_the_endgame_exactly() -> None:
     record = random_record(3)
-    started = time.perf_counter()
-    reviews = review(record, budget_per_move=0.04, timed=True)  # each search stops in time
-    assert time.perf_counter() - started < 0.04 * 25 + 0.5
+    reviews = review(record, budget_per_move=0.04)  # its fixed work, done to the end
     assert [r.number for r in reviews] == list(range(1, 26))
     assert [r.played.short for r in reviews] == list(record.moves)
     state = new_game()
@@ -323,6 +376,24 @@ def test_a_review_values_every_move_and_solves_the_endgame_exactly() -> None:
     }
 
 
+def test_a_timed_review_keeps_each_move_within_its_budget() -> None:
+    """``timed=True`` on a machine that does the work between two looks at the clock in
+    a twentieth of the budget, with a plan that does not fit it: a move before the
+    endgame stops at 80 % of its budget, and an endgame's exact search at its share of
+    the moves left to review, halved (then sampling, if it gave up, has no time left).
+    So each move takes at most the larger of the two, and a few steps for the looks
+    that passed them (the exact search's, the two sampling stages' and the next move's
+    first)."""
+    record = random_record(3)
+    budget = 0.04
+    step = budget / 20
+    clock = StepClock(step)
+    reviews = review(record, budget_per_move=budget, timed=True, speed=FAST_PLAN, clock=clock)
+    assert [r.played.short for r in reviews] == list(record.moves)
+    promised = sum(max(STOP_SHARE * budget, budget * left / 2) + 4 * step for left in range(1, 26))
+    assert clock.elapsed <= promised
+
+
 def test_a_perfect_endgame_loses_nothing() -> None:
     # Play the last 6 placements of a game as the exact search does (strong plays
     # perfectly from 9 empty cells): the review finds no loss.
@@ -336,7 +407,7 @@ def test_a_perfect_endgame_loses_nothing() -> None:
         replay, _ = play(replay, move)
     assert replay == state
     while state.to_move is not None:
-        move = choose_move(state, "strong", seed=0)
+        move = decide(state, "strong", seed=0, speed=PLANNED, clock=StepClock(QUICK)).move
         moves.append(move.short)
         state, _ = play(state, move)
     reviews = review(PerlenRecord(tuple(moves)), budget_per_move=0.03)

@@ -30,6 +30,7 @@ import math
 import random
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.games.perlen.bot.compare import compare, means, position_seed
@@ -172,6 +173,7 @@ def advise(
     cancel: threading.Event | None = None,
     speed: Speed | None = None,
     timed: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Advice:
     """The best cell for the player to move as far as ``budget`` seconds can tell, and
     why (the same answer each time for the same position and seed on one machine, and
@@ -181,8 +183,10 @@ def advise(
     Sampled, its worth against the next best cell is said only when sure: the same
     games after both (:mod:`.compare`) put the 99 % interval of the difference above
     zero. ``speed`` and ``timed=False`` plan the work at a given speed and let it run
-    to the end (as :func:`~controller.games.perlen.bot.player.decide`'s do)."""
-    started = time.perf_counter()
+    to the end (as :func:`~controller.games.perlen.bot.player.decide`'s do); ``clock``
+    is what the budget is kept on (:func:`time.perf_counter` unless a test passes a
+    virtual one)."""
+    started = clock()
     state = check_state(state)
     seconds = check_budget(budget)
     if isinstance(seed, bool) or not isinstance(seed, int):
@@ -232,6 +236,7 @@ def advise(
             deadline=started + seconds * EXACT_SHARE if timed else None,
             cancel=cancel,
             max_nodes=exact_limit(planned * EXACT_SHARE, speed),
+            clock=clock,
         )
         try:
             value, perfect = perfect_cells(search, pyramid)
@@ -250,6 +255,7 @@ def advise(
                     deadline=started + planned if timed else None,
                     cancel=cancel,
                     only=perfect,
+                    clock=clock,
                 )
                 if result.playouts:
                     cell = result.best.cell
@@ -263,6 +269,7 @@ def advise(
         rng=rng,
         deadline=started + planned * TREE_SHARE if timed else None,
         cancel=cancel,
+        clock=clock,
     )
     best = result.best
     others = [m for m in result.moves if m.cell != best.cell and m.visits]
@@ -279,6 +286,7 @@ def advise(
         rollout=ADVISER.rollout(),
         deadline=started + planned if timed else None,
         cancel=cancel,
+        clock=clock,
     )
     worth = round(told.mean, 1) if told.sure else 0.0
     return advice(best.cell, round(best.score, 1), (), runner_up.cell, worth, False, told.sure)
@@ -354,6 +362,7 @@ def review(
     cancel: threading.Event | None = None,
     speed: Speed | None = None,
     timed: bool = False,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> list[MoveReview]:
     """Each move of ``record`` against the best move in its position.
 
@@ -371,7 +380,8 @@ def review(
     is planned from ``speed`` (this machine's by default) and then done, however long a
     busy machine takes for it, so the result depends only on the record, the seed and
     the speed, and callers may cache it (``timed=True`` stops each search at its
-    budget instead, at the price of that). Stops early, with the moves reviewed so far,
+    budget on ``clock`` instead, :func:`time.perf_counter` unless a test passes a
+    virtual one, at the price of that). Stops early, with the moves reviewed so far,
     once ``cancel`` is set. Raises :class:`ReplayError` for a record with an illegal
     move.
     """
@@ -382,8 +392,11 @@ def review(
         speed = machine_speed()  # a review takes seconds: measuring first is worth it
     state = new_game(record.options)
     # One table per colour: each mover is the viewpoint of its own moves' values.
-    searches = [ExactSearch(state.rules, viewpoint=colour, cancel=cancel) for colour in range(3)]
-    work = _Work(searches, seconds, seed, cancel, speed, timed)
+    searches = [
+        ExactSearch(state.rules, viewpoint=colour, cancel=cancel, clock=clock)
+        for colour in range(3)
+    ]
+    work = _Work(searches, seconds, seed, cancel, speed, timed, clock)
     reviews: list[MoveReview] = []
     for number, text in enumerate(record.moves, start=1):
         try:
@@ -401,7 +414,8 @@ def review(
 
 
 class _Work:
-    """What a review's moves share: the exact searches, the budget and the frame."""
+    """What a review's moves share: the exact searches, the budget, the clock and the
+    frame."""
 
     def __init__(
         self,
@@ -411,6 +425,7 @@ class _Work:
         cancel: threading.Event | None,
         speed: Speed,
         timed: bool,
+        clock: Callable[[], float],
     ) -> None:
         self.exact = exact
         self.seconds = seconds
@@ -418,6 +433,7 @@ class _Work:
         self.cancel = cancel
         self.speed = speed
         self.timed = timed
+        self.clock = clock
         self.frame: tuple[int, ...] | None = None
         """The symmetry the exact searches see the game in: the canonical one of the
         first position solved, kept for the later ones so that the tables serve them."""
@@ -426,7 +442,7 @@ class _Work:
 def _review_move(
     state: PerlenState, number: int, played: Position, work: _Work, moves_left: int
 ) -> MoveReview:
-    started = time.perf_counter()
+    started = work.clock()
     mover = state.to_move
     assert mover is not None
     if len(cells_of(state.legal)) == 1:
@@ -497,6 +513,7 @@ def _sampled(
         rollout=rollout,
         deadline=started + planned * SCREEN_SHARE if work.timed else None,
         cancel=work.cancel,
+        clock=work.clock,
     )
     best = max(choices, key=lambda cell: found[cell])  # the first of equals
     if best == mine:
@@ -511,6 +528,7 @@ def _sampled(
         rollout=rollout,
         deadline=started + planned if work.timed else None,
         cancel=work.cancel,
+        clock=work.clock,
     )
     if told.mean <= 0:  # the played move did as well in games of their own: the best
         value = round(told.second, 1)

@@ -10,7 +10,8 @@ either side), is a :class:`Difference`; it is *sure* when the interval lies abov
 
 The seeds come from the position, not from the clock, so that the same position (and
 its turns and mirror images, passed in as their :func:`~controller.games.perlen.pyramid.canonical`
-image) gives the same answer every time.
+image) gives the same answer every time. A ``deadline`` is an instant of ``clock``
+(:func:`time.perf_counter` unless the caller passes another, as the tests do).
 
 >>> from controller.games.perlen.bot.policies import playout
 >>> from controller.games.perlen.pyramid import cell_number
@@ -86,10 +87,10 @@ def position_seed(pyramid: Pyramid, seed: int, stage: int) -> int:
     return int.from_bytes(hashlib.blake2b(key, digest_size=8).digest(), "big") << 24
 
 
-def _stopped(deadline: float | None, cancel: threading.Event | None) -> bool:
-    return (deadline is not None and time.perf_counter() > deadline) or (
-        cancel is not None and cancel.is_set()
-    )
+def _stopped(
+    deadline: float | None, cancel: threading.Event | None, clock: Callable[[], float]
+) -> bool:
+    return (deadline is not None and clock() > deadline) or (cancel is not None and cancel.is_set())
 
 
 def means(
@@ -101,10 +102,11 @@ def means(
     rollout: Rollout,
     deadline: float | None = None,
     cancel: threading.Event | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> tuple[dict[int, float], int]:
     """The mover's mean final score after each of ``cells`` over ``playouts`` games each
-    (fewer if stopped), game ``j`` seeded ``seed + j`` after every cell; and how many
-    games each got."""
+    (fewer if stopped: past ``deadline`` on ``clock``, or once ``cancel`` is set), game
+    ``j`` seeded ``seed + j`` after every cell; and how many games each got."""
     mover = pyramid[3]
     if mover is None:
         raise ValueError("the pyramid is complete: there is no move to compare")
@@ -113,7 +115,7 @@ def means(
     rng = random.Random()
     done = 0
     while done < playouts:
-        if done % CHECK_EVERY == 0 and _stopped(deadline, cancel):
+        if done % CHECK_EVERY == 0 and _stopped(deadline, cancel, clock):
             break
         for i, start in enumerate(after):
             rng.seed(seed + done)
@@ -132,9 +134,11 @@ def compare(
     rollout: Rollout,
     deadline: float | None = None,
     cancel: threading.Event | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Difference:
     """How much ``first`` is worth more than ``second`` to the mover of ``pyramid``, from
-    ``pairs`` pairs of games (fewer if stopped), pair ``j`` seeded ``seed + j``."""
+    ``pairs`` pairs of games (fewer if stopped, as :func:`means` is), pair ``j`` seeded
+    ``seed + j``."""
     mover = pyramid[3]
     if mover is None:
         raise ValueError("the pyramid is complete: there is no move to compare")
@@ -144,7 +148,7 @@ def compare(
     total = squares = 0.0
     done = 0
     while done < pairs:
-        if done % CHECK_EVERY == 0 and _stopped(deadline, cancel):
+        if done % CHECK_EVERY == 0 and _stopped(deadline, cancel, clock):
             break
         rng.seed(seed + done)
         a = rollout(one, rng.random)[mover]

@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.games.perlen.pyramid import (
@@ -96,7 +97,8 @@ class ExactSearch:
     """Alpha-beta for ``viewpoint`` with one transposition table, reusable for later
     positions of the same game (the table stays true for them).
 
-    ``deadline`` is a :func:`time.perf_counter` instant and ``max_nodes`` a number of
+    ``deadline`` is an instant of ``clock`` (:func:`time.perf_counter` unless a caller
+    passes another: the tests pass a virtual one) and ``max_nodes`` a number of
     positions expanded; past either (or once ``cancel`` is set) the search raises
     :class:`OutOfBudget`. What was solved stays in the table, so a second call after a
     timeout starts where the first stopped.
@@ -115,6 +117,7 @@ class ExactSearch:
         cancel: threading.Event | None = None,
         max_nodes: int | None = None,
         max_entries: int = 3_000_000,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if viewpoint not in (0, 1, 2):
             raise ValueError(f"viewpoint must be a colour 0, 1 or 2, not {viewpoint!r}")
@@ -124,6 +127,7 @@ class ExactSearch:
         self.viewpoint = viewpoint
         self.measure = measure
         self.deadline = deadline
+        self.clock = clock
         self.cancel = cancel
         self.max_nodes = max_nodes
         self.max_entries = max_entries
@@ -249,7 +253,7 @@ class ExactSearch:
         rival_a, rival_b = (viewpoint + 1) % 3, (viewpoint + 2) % 3
         own_only = self.measure == OWN
         check = self.CHECK_EVERY
-        clock = time.perf_counter
+        clock = self.clock
         deadline = self.deadline if self.deadline is not None else float("inf")
         max_nodes = self.max_nodes if self.max_nodes is not None else 1 << 62
         cancel = self.cancel

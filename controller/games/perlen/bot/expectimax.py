@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.games.perlen.bot.exact import OutOfBudget
@@ -59,8 +60,9 @@ class ModelSearch:
     """Expectimax for ``viewpoint`` against rivals modelled as :func:`model_move` plays.
 
     The table of solved positions stays true for later positions of the same game, so
-    one search may serve several moves. Past ``deadline`` (a :func:`time.perf_counter`
-    instant), ``max_positions`` positions expanded, or once ``cancel`` is set, it raises
+    one search may serve several moves. Past ``deadline`` (an instant of ``clock``,
+    :func:`time.perf_counter` unless a caller passes another), ``max_positions``
+    positions expanded, or once ``cancel`` is set, it raises
     :class:`controller.games.perlen.bot.exact.OutOfBudget`.
     """
 
@@ -77,6 +79,7 @@ class ModelSearch:
         deadline: float | None = None,
         cancel: threading.Event | None = None,
         max_positions: int | None = None,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if viewpoint not in (0, 1, 2):
             raise ValueError(f"viewpoint must be a colour 0, 1 or 2, not {viewpoint!r}")
@@ -89,6 +92,7 @@ class ModelSearch:
         self.greedy = greedy
         self.score_weight = score_weight
         self.deadline = deadline
+        self.clock = clock
         self.cancel = cancel
         self.max_positions = max_positions
         self.table: dict[int, float] = {}
@@ -118,7 +122,7 @@ class ModelSearch:
         get = table.get
         finals: dict[tuple[int, int, int], float] = {}
         check = self.CHECK_EVERY
-        clock = time.perf_counter
+        clock = self.clock
         deadline = self.deadline if self.deadline is not None else float("inf")
         limit = self.max_positions if self.max_positions is not None else 1 << 62
         cancel = self.cancel

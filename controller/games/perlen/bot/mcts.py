@@ -18,8 +18,9 @@ in pearls, for hints and reviews.
 400
 
 The same generator state gives the same tree: with a fixed seed and a fixed number of
-playouts the search is deterministic. A ``deadline`` or ``cancel`` may stop it early;
-:attr:`SearchResult.complete` then says so.
+playouts the search is deterministic. A ``deadline`` (an instant of ``clock``, by default
+:func:`time.perf_counter`) or ``cancel`` may stop it early; :attr:`SearchResult.complete`
+then says so.
 """
 
 from __future__ import annotations
@@ -147,6 +148,7 @@ def search(
     depth: int = 25,
     rollout: Rollout = playout,
     rivals: Callable[[Pyramid, Callable[[], float]], int] | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> SearchResult:
     """Grow a tree from ``pyramid`` with ``playouts`` random games (fewer if stopped).
 
@@ -182,7 +184,6 @@ def search(
         focus_node = _expand(root, focus, rng)
     random = rng.random
     me = pyramid[3]
-    clock = time.perf_counter
     stop_at = math.inf if deadline is None else deadline
     sqrt, log = math.sqrt, math.log
     # A playout's result by its scores: most games end in one of a few hundred ways.

@@ -49,7 +49,10 @@ reply expects rivals cleverer than they are, and plays worse.
 (playouts, whether to solve exactly) is the budget times this machine's measured speed.
 A move always arrives within its budget: every search looks at the clock as it goes and
 stops at 80 % of it (an exact search that overruns its share gives up at 60 % and the
-rest goes to sampling).
+rest goes to sampling). The clock is :func:`time.perf_counter` unless the caller passes
+another (``clock``): the tests pass a virtual one, a model of a machine of known speed,
+so that "within its budget" is a property of the code they check on any machine under
+any load.
 
 **Determinism.** Work is counted, not timed. A level's playouts (the budget times this
 machine's speed, rounded down to 50 × a power of two) and whether the exact search may
@@ -322,6 +325,7 @@ class Decision:
     nodes: int
     """Positions the exact search expanded."""
     seconds: float
+    """How long the decision took on the clock it was kept on."""
     complete: bool
     """False when the clock or a cancel cut the planned work short."""
 
@@ -430,6 +434,7 @@ def sample(
     cancel: threading.Event | None,
     only: tuple[int, ...] | None = None,
     focus: int | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> mcts.SearchResult:
     """The sampled games of ``spec`` from ``pyramid``: as many as its share of
     ``seconds`` holds at ``speed``."""
@@ -448,6 +453,7 @@ def sample(
         depth=spec.depth,
         rollout=spec.rollout(),
         rivals=spec.rivals_model() if spec.model else None,
+        clock=clock,
     )
 
 
@@ -460,14 +466,17 @@ def decide(
     cancel: threading.Event | None = None,
     speed: Speed | None = None,
     timed: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Decision:
     """:func:`choose_move`, telling how the move was found.
 
     ``speed`` plans with the given speed instead of this machine's, and ``timed=False``
     lets every search do its planned work however long it takes (``bench/bot.py`` uses
-    both, so that a match does not depend on the machine's load).
+    both, so that a match does not depend on the machine's load). ``clock`` is what the
+    budget is kept on (:attr:`Decision.seconds` is measured on it): every search's
+    deadline is an instant of it.
     """
-    started = time.perf_counter()
+    started = clock()
     state = check_state(state)
     spec = level_named(level)
     seconds = spec.budget if budget is None else check_budget(budget)
@@ -490,9 +499,7 @@ def decide(
         if move not in legal:  # the searches use the engine's own rules; belt and braces
             log.error("bot chose %s, which is not legal; playing %s", move, legal[0])
             move = legal[0]
-        return Decision(
-            move, method, expected, playouts, nodes, time.perf_counter() - started, complete
-        )
+        return Decision(move, method, expected, playouts, nodes, clock() - started, complete)
 
     if len(legal) == 1:
         return done(legal[0].index, "forced", None)
@@ -520,6 +527,7 @@ def decide(
                 deadline=started + seconds * EXACT_SHARE if timed else None,
                 cancel=cancel,
                 max_positions=exact_limit(seconds * EXACT_SHARE, speed),
+                clock=clock,
             )
             try:
                 expected = model.solve(pyramid)
@@ -535,6 +543,7 @@ def decide(
             deadline=started + seconds * EXACT_SHARE if timed else None,
             cancel=cancel,
             max_nodes=exact_limit(seconds * EXACT_SHARE, speed),
+            clock=clock,
         )
         try:
             value, perfect = perfect_cells(exact, pyramid)
@@ -555,11 +564,19 @@ def decide(
                 deadline=stop_at,
                 cancel=cancel,
                 only=perfect,
+                clock=clock,
             )
             cell = result.best.cell if result.playouts else perfect[0]
             return done(cell, "exact", float(value), result.playouts, exact.nodes, result.complete)
     result = sample(
-        spec, pyramid, seconds=planned, speed=speed, rng=rng, deadline=stop_at, cancel=cancel
+        spec,
+        pyramid,
+        seconds=planned,
+        speed=speed,
+        rng=rng,
+        deadline=stop_at,
+        cancel=cancel,
+        clock=clock,
     )
     if result.playouts == 0:
         # Cancelled or out of time before the first playout: the greedy cell is instant.
@@ -575,11 +592,13 @@ def choose_move(
     seed: int | None = None,
     budget: float | None = None,
     cancel: threading.Event | None = None,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Position:
     """The base cell the computer takes for the player to move, within ``budget`` seconds.
 
     ``level`` is one of :data:`LEVELS` (or a :class:`Level`); ``budget`` defaults to the
-    level's; setting ``cancel`` ends the search early with a legal move all the same.
+    level's, kept on ``clock`` (:func:`time.perf_counter`; a test may pass a virtual
+    one); setting ``cancel`` ends the search early with a legal move all the same.
     Raises ValueError when the game is over or an argument is out of range.
     """
-    return decide(state, level, seed=seed, budget=budget, cancel=cancel).move
+    return decide(state, level, seed=seed, budget=budget, cancel=cancel, clock=clock).move
