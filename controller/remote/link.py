@@ -61,7 +61,13 @@ Nothing a stranger replays is believed:
 ...                    now=0.0)
 >>> tim = Link.restore(MemoryJournal(), keys=keys, side=Side.JOINER, board="t1", name="Tim",
 ...                    now=0.0)
->>> oma, tim = oma.connected(1.0).link, tim.connected(1.0).link
+>>> a, b = oma.connected(1.0), tim.connected(1.0)
+>>> t = b.link.received(a.publish[0].topic, a.publish[0].payload, 1.1)  # not yet believed
+>>> o = a.link.received(t.publish[0].topic, t.publish[0].payload, 1.2)  # names Oma's run
+>>> t = t.link.received(o.publish[0].topic, o.publish[0].payload, 1.3)  # names Tim's run
+>>> oma, tim = o.link, t.link
+>>> oma.report().peer_online, tim.report().peer_online
+(True, True)
 >>> step = oma.send({"kind": "move", "cell": "c3"}, now=2.0)
 >>> [m.topic.rsplit("/", 2)[1:] for m in step.publish]
 [['a', 'event']]
