@@ -98,6 +98,9 @@ from controller.remote.outcomes import (
     Delivered,
     Ignored,
     Outcome,
+    RecordCame,
+    RecordWanted,
+    RefusedThere,
     Voided,
 )
 from controller.remote.wire import (
@@ -109,6 +112,7 @@ from controller.remote.wire import (
     LinkKeys,
     OtherVersion,
     Reason,
+    RecordEntry,
     Refused,
     Side,
     event_bytes,
@@ -329,6 +333,15 @@ class Link:
     waiting_since: float | None = None
     """A joining board: when it first connected, until the inviting board is heard."""
     unanswered: bool = False
+    refused: int = 0
+    """The inviting board: the last of the joining board's events its game could not
+    take (said in every message until the joining board takes this board's record)."""
+    refused_there: int = 0
+    """The joining board: the last of its events the inviting board's game refused."""
+    record_wanted_at: float | None = None
+    """The joining board asked for the inviting board's record then (None: not waiting)."""
+    record_sent_at: float | None = None
+    """The inviting board last sent its record then."""
     other_version: OtherVersion | None = None
     counts: Counts = Counts()
 
@@ -346,8 +359,11 @@ class Link:
         now: float,
         nonces: Nonces = os.urandom,
         timing: LinkTiming = LinkTiming(),
+        refused: int = 0,
     ) -> Link:
-        """The link of a game whose events so far are in ``journal`` (none for a new one).
+        """The link of a game whose events so far are in ``journal`` (none for a new one);
+        ``refused``: the last of the joining board's events the inviting board's game could
+        not take (the inviting board keeps it beside the journal).
 
         Raises :class:`JournalError` when the journal's numbers do not run 1, 2, 3 … for
         each origin or it acknowledges more events than were made here.
@@ -393,6 +409,7 @@ class Link:
             peer_last=theirs,
             send_wait=timing.resend_s,
             ask_wait=timing.resend_s,
+            refused=refused,
         )
 
     # -- what it says ------------------------------------------------------------------------
@@ -438,6 +455,8 @@ class Link:
             times.append(self.waiting_since + self.timing.answer_s)
         if self._unsure:
             times.append((self.replied_at or 0.0) + self.timing.resend_s)
+        if self.record_wanted_at is not None:
+            times.append(self.record_wanted_at + self.timing.resend_s)
         return min(times, default=None)
 
     @property
@@ -524,7 +543,41 @@ class Link:
         if link._unsure and now >= (link.replied_at or 0.0) + self.timing.resend_s:
             link = replace(link, replied_at=now)
             out.append(link._state())
+        wanted = link.record_wanted_at
+        if wanted is not None and now >= wanted + self.timing.resend_s:
+            link = replace(link, record_wanted_at=now)
+            out.append(link._state(want_record=True))
         return link._out(out)
+
+    def refuse(self, seq: int, now: float) -> Step:
+        """The inviting board: its game could not take the joining board's event ``seq``
+        (delivered and kept as set aside). Every message says so from now on."""
+        if self.side is not Side.INVITER:
+            raise ValueError("only the inviting board's order stands: it alone refuses")
+        link = replace(self, refused=max(self.refused, seq))
+        if link.connection is not Connection.CONNECTED:
+            return Step(link)
+        return link._out([link._state()])
+
+    def want_record(self, now: float) -> Step:
+        """The joining board asks for the inviting board's record (again every
+        ``resend_s`` until it comes)."""
+        if self.side is not Side.JOINER:
+            raise ValueError("the joining board takes the inviting board's record")
+        link = replace(self, record_wanted_at=now)
+        if link.connection is not Connection.CONNECTED:
+            return Step(link)
+        return link._out([link._state(want_record=True)])
+
+    def send_record(self, entries: tuple[RecordEntry, ...], now: float) -> Step:
+        """The inviting board's record, as asked (ValueError: too large to send)."""
+        size = event_bytes({"record": [list(e) for e in entries]})
+        if size > MAX_EVENT_BYTES:
+            raise ValueError(f"a record of {size} bytes is more than {MAX_EVENT_BYTES}")
+        link = replace(self, record_sent_at=now)
+        if link.connection is not Connection.CONNECTED:
+            return Step(link)
+        return link._out([link._state(record=entries)])
 
     def received(self, topic: str, payload: bytes, now: float) -> Step:
         """A message from the broker on one of the other side's topics."""
@@ -602,6 +655,9 @@ class Link:
             link = replace(link, heard=envelope.boot)
         happened: list[Outcome] = []
         out: list[_Draft] = []
+        if trust is _Trust.FRESH:
+            link, said = link._disagreement(envelope, now)
+            happened += said
         if envelope.ack > link.acked:
             happened.append(Acknowledged(envelope.ack))
             waiting = envelope.ack < len(link.mine)
@@ -653,6 +709,24 @@ class Link:
         step = link._out(out)
         return Step(step.link, step.publish, tuple(happened))
 
+    def _disagreement(self, envelope: Envelope, now: float) -> tuple[Link, list[Outcome]]:
+        """What a fresh message says of a disagreement: the inviting board refused events
+        of this board, wants its record, or sends it."""
+        link, said = self, list[Outcome]()
+        if self.side is Side.JOINER and envelope.refused > self.refused_there:
+            link = replace(link, refused_there=envelope.refused)
+            said.append(RefusedThere(envelope.refused))
+        wanted = link.record_wanted_at is not None
+        if self.side is Side.JOINER and envelope.record is not None and wanted:
+            link = replace(link, record_wanted_at=None)
+            said.append(RecordCame(envelope.record, envelope.ack))
+        if self.side is Side.INVITER and envelope.want_record:
+            sent = link.record_sent_at
+            if sent is None or now >= sent + self.timing.resend_s:
+                link = replace(link, record_sent_at=now)
+                said.append(RecordWanted())
+        return link, said
+
     def _arrived(self, seq: int, event: JsonObject, base: int) -> tuple[Link, list[Outcome], bool]:
         """The other board's event ``seq`` made on ``base`` of this board's: the link, what
         is taken (in order; a duplicate gives nothing), whether to answer (an
@@ -687,7 +761,7 @@ class Link:
             if base < len(self.mine):  # made while this board made events it had not seen
                 counts = replace(self.counts, crossed=self.counts.crossed + 1)
                 return replace(link, counts=counts), [Crossed(seq, event, len(self.mine))]
-            return link, [Delivered(seq, event)]
+            return link, [Delivered(seq, event, len(self.mine))]
         undone = tuple(n for n in range(base + 1, len(self.mine) + 1) if n not in self.void)
         if not undone:
             return link, [Delivered(seq, event)]
@@ -733,6 +807,7 @@ class Link:
             boot=self.boot,
             conn=self.conn,
             seen=self.heard,
+            refused=self.refused,
         )
 
     def _seal(self, kind: Kind, envelope: Envelope, retain: bool) -> Publish:
@@ -750,6 +825,15 @@ class Link:
     def _event(self, seq: int) -> _Draft:
         return Kind.EVENT, self._envelope(seq=seq), False
 
-    def _state(self, *, ask: bool = False, online: bool = True) -> _Draft:
+    def _state(
+        self,
+        *,
+        ask: bool = False,
+        online: bool = True,
+        want_record: bool = False,
+        record: tuple[RecordEntry, ...] | None = None,
+    ) -> _Draft:
         envelope = self._envelope(resend=self.delivered + 1 if ask else None, online=online)
-        return Kind.STATE, envelope, True
+        envelope = replace(envelope, want_record=want_record, record=record)
+        # A state with a record is not kept by the broker: only the one who asked needs it.
+        return Kind.STATE, envelope, record is None

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from controller.remote.wire import JsonObject, OtherVersion, Reason
+from controller.remote.wire import JsonObject, OtherVersion, Reason, RecordEntry
 
-__all__ = ["Acknowledged", "Crossed", "Delivered", "Ignored", "OtherVersion", "Outcome", "Voided"]
+__all__ = ["Acknowledged", "Crossed", "Delivered", "Ignored", "OtherVersion", "Outcome",
+           "RecordCame", "RecordWanted", "RefusedThere", "Voided"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -15,6 +16,8 @@ class Delivered:
 
     seq: int
     event: JsonObject
+    made: int = field(default=0, compare=False, repr=False)
+    """This board's own events made by then (where the event stands in the log)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,5 +60,39 @@ class Ignored:
     detail: str
 
 
-Outcome = Delivered | Crossed | Voided | Acknowledged | Ignored | OtherVersion
+@dataclass(frozen=True, slots=True)
+class RefusedThere:
+    """The inviting board's game could not take this (joining) board's events up to
+    ``upto``: the boards disagree, which no family causes; the way back is to take the
+    inviting board's record."""
+
+    upto: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordWanted:
+    """The joining board asks for this (inviting) board's record of the game."""
+
+
+@dataclass(frozen=True, slots=True)
+class RecordCame:
+    """The inviting board's record, as this (joining) board asked: its events in its
+    order; ``acked``: how many of this board's events it has taken (applied or set
+    aside)."""
+
+    entries: tuple[RecordEntry, ...]
+    acked: int
+
+
+Outcome = (
+    Delivered
+    | Crossed
+    | Voided
+    | Acknowledged
+    | Ignored
+    | OtherVersion
+    | RefusedThere
+    | RecordWanted
+    | RecordCame
+)
 """``OtherVersion``: the other board speaks another protocol version (said once per change)."""

@@ -70,6 +70,7 @@ __all__ = [
     "LinkKeys",
     "OtherVersion",
     "Reason",
+    "RecordEntry",
     "Refused",
     "Side",
     "derive_keys",
@@ -99,6 +100,11 @@ _SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen
 
 JsonObject = Mapping[str, Any]
 """An event as the store keeps it: a JSON object, opaque to the link."""
+RecordEntry = tuple[str, int, bool, JsonObject]
+"""One event of the inviting board's record: the side that made it (``a``, ``b``), its
+number there, whether it was set aside (crossed, or refused), the event."""
+MAX_RECORD: Final = 1024
+"""Events in a record at most (a game has some fifty)."""
 
 
 class Side(enum.Enum):
@@ -198,6 +204,14 @@ class Envelope:
     seen: str = ""
     """The receiver's run the sender last heard from ("" for none): a message that names
     the receiver's own run was sealed after that run began, so it is no old replay."""
+    refused: int = 0
+    """From the inviting board: the last of the receiver's events its game could not take
+    (0: none). The two boards disagree; the joining board can take the inviting board's
+    record (:attr:`record`)."""
+    want_record: bool = False
+    """From the joining board: please send your record of the game."""
+    record: tuple[RecordEntry, ...] | None = None
+    """From the inviting board, when asked: the game's events in its order."""
     version: int = PROTOCOL
 
     def data(self) -> dict[str, Any]:
@@ -222,6 +236,12 @@ class Envelope:
                 data["base"] = self.base
         if self.resend is not None:
             data["resend"] = self.resend
+        if self.refused:
+            data["refused"] = self.refused
+        if self.want_record:
+            data["want_record"] = True
+        if self.record is not None:
+            data["record"] = [list(entry) for entry in self.record]
         return data
 
 
@@ -330,7 +350,24 @@ def _text(data: Mapping[str, Any], key: str, most: int) -> str:
 
 
 _KEYS: Final = frozenset({"v", "game", "board", "name", "ack", "last", "online", "seq", "event",
-                          "resend", "base", "boot", "conn", "n", "seen"})  # fmt: skip
+                          "resend", "base", "boot", "conn", "n", "seen", "refused",
+                          "want_record", "record"})  # fmt: skip
+
+
+def _record(value: object) -> tuple[RecordEntry, ...]:
+    if not isinstance(value, list) or len(value) > MAX_RECORD:
+        raise ValueError(f"record must be a list of at most {MAX_RECORD} events")
+    entries: list[RecordEntry] = []
+    for item in value:
+        if not isinstance(item, list) or len(item) != 4:
+            raise ValueError("a record's entry is [side, number, set aside, event]")
+        side, seq, void, event = item
+        if side not in ("a", "b") or isinstance(seq, bool) or not isinstance(seq, int):
+            raise ValueError(f"a record's entry names a side and a number, not {item[:2]!r}")
+        if seq < 1 or not isinstance(void, bool) or not isinstance(event, dict):
+            raise ValueError("a record's entry has a number from 1, true or false, an event")
+        entries.append((side, seq, void, event))
+    return tuple(entries)
 
 
 def _run(data: Mapping[str, Any], key: str) -> str:
@@ -356,6 +393,9 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
         base = _count(data, "base", low=0) if "base" in data else None
     if "resend" in data:
         resend = _count(data, "resend", low=1)
+    want = data.get("want_record", False)
+    if not isinstance(want, bool):
+        raise ValueError(f"want_record must be true or false, not {want!r}")
     return Envelope(
         game=_text(data, "game", 64),
         board=_text(data, "board", 64),
@@ -371,6 +411,9 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
         conn=_count(data, "conn", low=0) if "conn" in data else 0,
         n=_count(data, "n", low=0) if "n" in data else 0,
         seen=_run(data, "seen"),
+        refused=_count(data, "refused", low=0) if "refused" in data else 0,
+        want_record=want,
+        record=_record(data["record"]) if "record" in data else None,
     )
 
 

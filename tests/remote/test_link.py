@@ -11,7 +11,15 @@ from hypothesis import strategies as st
 
 from controller.remote.journal import JournalError, Logged, MemoryJournal, Origin
 from controller.remote.link import MAX_BATCH, Connection, Link, Publish
-from controller.remote.outcomes import Crossed, Delivered, Ignored, Voided
+from controller.remote.outcomes import (
+    Crossed,
+    Delivered,
+    Ignored,
+    RecordCame,
+    RecordWanted,
+    RefusedThere,
+    Voided,
+)
 from controller.remote.wire import (
     PROTOCOL,
     Envelope,
@@ -406,6 +414,34 @@ def test_undone_events_survive_a_restart_of_the_joining_board() -> None:
     broker.settle()
     assert [e for _, e in oma.journal.order()] == [move(1), move(2, "tim")]
     assert [e for _, e in tim.journal.order()] == [move(1), move(2, "tim")]
+
+
+def test_a_refused_event_is_said_and_the_record_goes_to_the_joining_board() -> None:
+    """Oma's board (it invited) could not take Tim's event: every message of hers says
+    so; Tim's board asks for her record and gets it once, her events and his in her
+    order, his refused one set aside."""
+    broker, oma, tim = pair()
+    broker.make(oma, move(1))
+    broker.deliver_all()
+    broker.make(tim, move(2, "tim"))
+    broker.deliver_all()
+    broker.carry(oma, oma.link.refuse(1, broker.now))
+    broker.deliver_all()
+    said = [o for o in tim.happened if isinstance(o, RefusedThere)]
+    assert said == [RefusedThere(1)]
+    broker.carry(tim, tim.link.want_record(broker.now))
+    broker.deliver_all()
+    assert [o for o in oma.happened if isinstance(o, RecordWanted)] == [RecordWanted()]
+    record = (("a", 1, False, move(1)), ("b", 1, True, move(2, "tim")))
+    broker.carry(oma, oma.link.send_record(record, broker.now))
+    broker.deliver_all()
+    came = [o for o in tim.happened if isinstance(o, RecordCame)]
+    assert came == [RecordCame(record, 1)] and tim.link.record_wanted_at is None
+    broker.advance(TIMING.resend_s)  # nothing asked again, nothing sent again
+    broker.deliver_all()
+    assert len([o for o in tim.happened if isinstance(o, RecordCame)]) == 1
+    with pytest.raises(ValueError, match="only the inviting board"):
+        tim.link.refuse(1, broker.now)
 
 
 # -- what a stranger replays --------------------------------------------------------------
