@@ -138,6 +138,7 @@ class _Rewind:
     first: int
     settings: Mapping[str, str | None]
     note: Message
+    events: tuple[Event, ...]
     future: concurrent.futures.Future[Reply]
 
 
@@ -176,6 +177,10 @@ class Linker(Protocol):
 
     def cancel_join(self) -> None:
         """Stop joining (nobody answered the code); nothing when no join is under way."""
+        ...
+
+    def take_record(self) -> bool:
+        """Take the other board's record of a game whose link stopped (False: none)."""
         ...
 
     def resumed(self, game_id: int | None) -> None:
@@ -348,19 +353,21 @@ class Table:
         settings: Mapping[str, str | None],
         note: Message,
         timeout: float = 5.0,
+        events: Sequence[Event] = (),
     ) -> Reply:
-        """Game ``game_id`` of a linked game without its events from number ``first`` on
-        (stored with ``settings`` in one transaction): the other board's order stood
-        over what was done here meanwhile. The game is read back from the store as after
-        a restart, ``note`` says why, and the board must match it again (what to put back
-        or take off is the board's usual mismatch, in words and lights). Returns once it
-        is stored and shown."""
+        """Game ``game_id`` of a linked game without its events from number ``first`` on,
+        and with ``events`` after them (stored with ``settings`` in one transaction): the
+        other board's order stood over what was done here meanwhile, or this board takes
+        the other board's record. The game is read back from the store as after a restart,
+        ``note`` says why, and the board must match it again (what to put back or take
+        off is the board's usual mismatch, in words and lights). Returns once it is
+        stored and shown."""
         if threading.current_thread() is self._thread:
             raise RuntimeError("the Table's own thread would wait for itself")
         if not self._running:
             return Reply(False, Message.of("not_running"))
         future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
-        self._queue.put(_Rewind(game_id, first, dict(settings), note, future))
+        self._queue.put(_Rewind(game_id, first, dict(settings), note, tuple(events), future))
         try:
             return future.result(timeout)
         except concurrent.futures.TimeoutError:
@@ -499,7 +506,7 @@ class Table:
 
     def _rewind(self, item: _Rewind, now: float) -> Reply:
         try:
-            self.store.rewind(item.game_id, item.first, item.settings)
+            self.store.rewind(item.game_id, item.first, item.settings, item.events)
         except (StoreError, ValueError) as exc:
             log.error("could not rewind game %d: %s", item.game_id, exc)
             return Reply(False, Message.of("internal_error"))
@@ -513,7 +520,9 @@ class Table:
             self._state, comparison=BoardCheck(armed=False), note=Announcement((item.note,))
         )
         self._queue.put(_Frame(self.board.read()))
-        self._rewound = item.note
+        # A rewind for crossed events is followed by the other board's event that caused
+        # it, whose note comes after this one; a record taken is not.
+        self._rewound = None if item.events else item.note
         log.info("game %d rewound to before its event %d: %s", item.game_id, item.first,
                  english(item.note))  # fmt: skip
         return Reply(True, item.note)

@@ -219,6 +219,16 @@ def remote_join() -> Response:
     return ok(code=code)
 
 
+@bp.post("/remote/take-record")
+@admin_required
+def remote_take_record() -> Response:
+    require_json_object(bodies.EMPTY)
+    linker = web_state().table.linker
+    if linker is None or not linker.take_record():
+        raise bodies.InputError("remote", "no stopped link of a joined game to take a record for")
+    return ok()
+
+
 @bp.post("/command/<name>")
 @admin_required
 def command(name: str) -> Response:

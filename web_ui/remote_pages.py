@@ -65,6 +65,17 @@ def join_post() -> BaseResponse:
     return redirect(url_for("pages.live"))
 
 
+@bp.post("/take-record", endpoint="take_record")
+def take_record() -> BaseResponse:
+    """The way back from a disagreement: take the inviting board's record."""
+    linker = web_state().table.linker
+    if linker is not None:
+        if not auth.is_admin():
+            raise auth.PinRequired
+        linker.take_record()
+    return redirect(url_for("pages.live"))
+
+
 @bp.post("/join/cancel", endpoint="join_cancel")
 def join_cancel() -> BaseResponse:
     """Stop waiting for a code nobody answers (the person who joined, or the admin)."""

@@ -36,6 +36,9 @@ register(
             "%(name)s's board played first while the two boards were apart, so what was "
             "done here meanwhile is undone: set this board as shown."
         ),
+        "remote_took_record": N_(
+            "This board took %(name)s's record of the game: set this board as shown."
+        ),
     }
 )
 

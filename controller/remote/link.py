@@ -363,7 +363,7 @@ class Link:
     ) -> Link:
         """The link of a game whose events so far are in ``journal`` (none for a new one);
         ``refused``: the last of the joining board's events the inviting board's game could
-        not take (the inviting board keeps it beside the journal).
+        not take, as either board keeps it beside the journal.
 
         Raises :class:`JournalError` when the journal's numbers do not run 1, 2, 3 … for
         each origin or it acknowledges more events than were made here.
@@ -409,7 +409,8 @@ class Link:
             peer_last=theirs,
             send_wait=timing.resend_s,
             ask_wait=timing.resend_s,
-            refused=refused,
+            refused=refused if side is Side.INVITER else 0,
+            refused_there=refused if side is Side.JOINER else 0,
         )
 
     # -- what it says ------------------------------------------------------------------------

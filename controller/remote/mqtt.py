@@ -49,7 +49,7 @@ from controller.config import RemoteConfig
 from controller.remote.backoff import Backoff
 from controller.remote.link import Connection, Link, Report, Step
 from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Outcome, Voided
-from controller.remote.wire import MAX_EVENT_BYTES, JsonObject, event_bytes
+from controller.remote.wire import MAX_EVENT_BYTES, JsonObject, RecordEntry, event_bytes
 
 __all__ = ["KEEPALIVE_S", "RECONNECT_S", "OnStep", "RemoteLink", "client_id"]
 
@@ -91,7 +91,22 @@ class _Stop:
     pass
 
 
-_Input = _Send | _Received | _Connected | _Stop
+@dataclass(frozen=True, slots=True)
+class _Refuse:
+    seq: int
+
+
+@dataclass(frozen=True, slots=True)
+class _WantRecord:
+    pass
+
+
+@dataclass(frozen=True, slots=True)
+class _SendRecord:
+    entries: tuple[RecordEntry, ...]
+
+
+_Input = _Send | _Received | _Connected | _Stop | _Refuse | _WantRecord | _SendRecord
 
 
 def client_id() -> str:
@@ -260,6 +275,18 @@ class RemoteLink:
             raise ValueError(f"an event of {size} bytes is more than {MAX_EVENT_BYTES}")
         self._inputs.put(_Send(event))
 
+    def refuse(self, seq: int) -> None:
+        """The inviting board's game could not take the joining board's event ``seq``."""
+        self._inputs.put(_Refuse(seq))
+
+    def want_record(self) -> None:
+        """The joining board asks for the inviting board's record."""
+        self._inputs.put(_WantRecord())
+
+    def send_record(self, entries: tuple[RecordEntry, ...]) -> None:
+        """The inviting board's record, as the joining board asked."""
+        self._inputs.put(_SendRecord(entries))
+
     def report(self) -> Report:
         """The link's state now (``since`` in wall-clock seconds), from any thread."""
         return self._wall(self._link.report())
@@ -312,6 +339,12 @@ class RemoteLink:
             return link.received(item.topic, item.payload, now)
         if isinstance(item, _Connected):
             return link.connected(now, item.conn) if item.up else link.disconnected(now)
+        if isinstance(item, _Refuse):
+            return link.refuse(item.seq, now)
+        if isinstance(item, _WantRecord):
+            return link.want_record(now)
+        if isinstance(item, _SendRecord):
+            return link.send_record(item.entries, now)
         raise TypeError(f"not an input: {item!r}")
 
     def _carry(self, step: Step, *, wait_for_publish: bool = False) -> None:

@@ -62,9 +62,12 @@ from controller.remote.outcomes import (
     Delivered,
     OtherVersion,
     Outcome,
+    RecordCame,
+    RecordWanted,
+    RefusedThere,
     Voided,
 )
-from controller.remote.wire import JsonObject, Side, derive_keys
+from controller.remote.wire import JsonObject, RecordEntry, Side, derive_keys
 from controller.store import Store
 
 __all__ = ["SETUP", "LinkRecord", "RemoteSeats", "StoreJournal", "setup_of"]
@@ -97,8 +100,10 @@ class LinkRecord:
     """This board's events undone (they crossed the inviting board's): number, base,
     event. Not in the store's game any more, but their numbers stay taken."""
     void_there: tuple[tuple[int, int, JsonObject], ...] = ()
-    """The other board's events never applied here (they crossed this board's): number,
-    this board's events made by then, event."""
+    """The other board's events never applied here (they crossed this board's, or this
+    board's game refused them): number, this board's events made by then, event."""
+    refused: int = 0
+    """The inviting board: the last of the joining board's events its game refused."""
 
     def json(self) -> str:
         return json.dumps(
@@ -111,6 +116,7 @@ class LinkRecord:
                 "aborted_there": self.aborted_there,
                 "void_here": [list(v) for v in self.void_here],
                 "void_there": [list(v) for v in self.void_there],
+                "refused": self.refused,
             }
         )
 
@@ -126,6 +132,7 @@ class LinkRecord:
             data["aborted_there"],
             tuple((int(n), int(b), e) for n, b, e in data.get("void_here", ())),
             tuple((int(n), int(m), e) for n, m, e in data.get("void_there", ())),
+            int(data.get("refused", 0)),
         )
 
 
@@ -264,6 +271,7 @@ class _Owner(Protocol):
         settings: Mapping[str, str | None],
         note: Message,
         timeout: float = 5.0,
+        events: Sequence[Event] = (),
     ) -> Reply: ...
 
     def republish(self) -> None: ...
@@ -297,6 +305,8 @@ class RemoteSeats:
         """The setup being joined, once it arrived."""
         self._creating = False
         """The joined game is being created (a game started here meanwhile is not it)."""
+        self._rebuilding = False
+        """The link is being made again from the other board's record."""
         board = store.get_setting(_BOARD_KEY)
         if board is None:
             board = secrets.token_hex(8)
@@ -345,6 +355,11 @@ class RemoteSeats:
         data["joining"] = record is None and joining is not None
         data["broker"] = self._config.broker
         data["stopped"] = stopped
+        # The way back from a disagreement: the joining board takes the inviting board's
+        # record (its order stands).
+        data["can_take_record"] = (
+            stopped is not None and record is not None and record.side is Side.JOINER
+        )
         return data
 
     # -- any thread ---------------------------------------------------------------------------
@@ -370,6 +385,18 @@ class RemoteSeats:
             self._joining, self._game_id, self._record, self._stopped = code, None, None, None
         self._open(link)
         return code
+
+    def take_record(self) -> bool:
+        """The joining board of a stopped link asks for the inviting board's record, to
+        go on with its game (False: nothing to take: not stopped, or this board
+        invited)."""
+        with self._lock:
+            remote, record, stopped = self._remote, self._record, self._stopped
+        if remote is None or record is None or record.side is not Side.JOINER or not stopped:
+            return False
+        log.info("remote: asking the other board for its record of the game")
+        remote.want_record()
+        return True
 
     def cancel_join(self) -> None:
         """Stop joining: the code is forgotten and the link closed (a game already made
@@ -417,12 +444,12 @@ class RemoteSeats:
 
     def _start(self, game_id: int, record: LinkRecord) -> None:
         journal = StoreJournal(self._store, game_id, record, self._kind_of(record))
-        link = self._link(record.code, record.side, journal)
+        link = self._link(record.code, record.side, journal, refused=record.refused)
         with self._lock:
             self._game_id, self._record, self._joining, self._stopped = game_id, record, None, None
         self._open(link)
 
-    def _link(self, code: str, side: Side, journal: Journal) -> Link:
+    def _link(self, code: str, side: Side, journal: Journal, refused: int = 0) -> Link:
         return Link.restore(
             journal,
             keys=derive_keys(code),
@@ -431,6 +458,7 @@ class RemoteSeats:
             name=self._config.name,
             now=time.monotonic(),
             timing=self._timing,
+            refused=refused,
         )
 
     def _open(self, link: Link) -> None:
@@ -477,6 +505,112 @@ class RemoteSeats:
                         self._record = record
             elif isinstance(outcome, OtherVersion):
                 log.warning("remote: %s", outcome.message)
+            elif isinstance(outcome, RefusedThere):
+                self._refused_there(outcome)
+            elif isinstance(outcome, RecordWanted):
+                self._send_record()
+            elif isinstance(outcome, RecordCame):
+                self._take_record(outcome, report)
+        self._table.republish()
+
+    def _refused_there(self, outcome: RefusedThere) -> None:
+        record = self._record
+        if record is not None and self._game_id is not None:
+            record = _with(record, refused=outcome.upto)
+            self._store.set_setting(_game_key(self._game_id), record.json())
+            with self._lock:
+                self._record = record
+        self._stop(f"the other board's game could not take this board's event {outcome.upto}")
+
+    def _refuse(self, outcome: Delivered, why: str) -> None:
+        """The inviting board's game could not take the joining board's event: its order
+        stands, the event is kept as set aside, and the other board is told (it can take
+        this board's record)."""
+        record, game_id, remote = self._record, self._game_id, self._remote
+        if record is None or game_id is None or remote is None:
+            raise RuntimeError(why)
+        log.error("remote: game %d: the other board's event %d refused: %s",
+                  game_id, outcome.seq, why)  # fmt: skip
+        void = (*record.void_there, (outcome.seq, outcome.made, outcome.event))
+        record = _with(record, void_there=void, refused=outcome.seq)
+        self._store.set_setting(_game_key(game_id), record.json())
+        with self._lock:
+            self._record = record
+        remote.refuse(outcome.seq)
+
+    def _send_record(self) -> None:
+        """The joining board asked for this (inviting) board's record: the game's events
+        in the order applied here, each with its side, number and whether it was set
+        aside."""
+        record, game_id, remote = self._record, self._game_id, self._remote
+        if record is None or game_id is None or remote is None or record.side is not Side.INVITER:
+            return
+        journal = StoreJournal(self._store, game_id, record, self._kind_of(record))
+        entries: tuple[RecordEntry, ...] = tuple(
+            (
+                Side.INVITER.value if logged.origin is Origin.HERE else Side.JOINER.value,
+                logged.seq,
+                logged.void,
+                logged.event,
+            )
+            for logged in journal.logged()
+        )
+        log.info("remote: sending this board's record of game %d (%d events)",
+                 game_id, len(entries))  # fmt: skip
+        remote.send_record(entries)
+
+    def _take_record(self, outcome: RecordCame, report: Report) -> None:
+        """This (joining) board takes the inviting board's record: the game's events in
+        its order, this board's own that it set aside undone, those it has not seen yet
+        after them (undone too if made on fewer of its events than it has now). Stored in
+        one transaction with the record of the numbers, read back as after a restart (the
+        board shows what to put back or take off), and the link made again from it."""
+        record, game_id, remote = self._record, self._game_id, self._remote
+        if record is None or game_id is None or remote is None or record.side is not Side.JOINER:
+            return
+        kind = self._kind_of(record)
+        link = remote.link
+        entries = outcome.entries
+        if not entries or entries[0][:2] != (Side.INVITER.value, 1):
+            raise RuntimeError("the other board's record does not begin with its setup")
+        theirs = sum(1 for side, _, _, _ in entries if side == Side.INVITER.value)
+        seen = {seq: void for side, seq, void, _ in entries if side == Side.JOINER.value}
+        events: list[Event] = [
+            event_of(kind, event) for _, _, void, event in entries[1:] if not void
+        ]
+        void_here: list[tuple[int, int, JsonObject]] = []
+        for number, (event, base) in enumerate(zip(link.mine, link.bases, strict=True), 1):
+            if number in seen:
+                if seen[number]:
+                    void_here.append((number, base, event))
+            elif number in link.void or base < theirs:
+                void_here.append((number, base, event))
+            else:  # made on all of the record: it follows it, as it will there
+                events.append(event_of(kind, event))
+        taken = _with(record, void_here=tuple(void_here), void_there=(),
+                      acked=max(record.acked, outcome.acked))  # fmt: skip
+        note = Message.of("remote_took_record", name=report.peer_name or "")
+        with self._lock:
+            self._rebuilding = True
+        reply = self._table.rewind(
+            game_id, 1, {_game_key(game_id): taken.json()}, note, events=events
+        )
+        if not reply.ok:
+            with self._lock:
+                self._rebuilding = False
+            raise RuntimeError(f"game {game_id} could not take the other board's record")
+        log.warning("remote: game %d: this board took the other board's record", game_id)
+        # The link is made again from the store (its numbers changed); not on the link's
+        # own thread, which must end first.
+        threading.Thread(
+            target=self._again, args=(game_id, taken), name="pyramid-remote-again", daemon=True
+        ).start()
+
+    def _again(self, game_id: int, record: LinkRecord) -> None:
+        self._close()
+        with self._lock:
+            self._rebuilding = False
+        self._start(game_id, record)
         self._table.republish()
 
     def _crossed(self, outcome: Crossed) -> None:
@@ -531,6 +665,8 @@ class RemoteSeats:
     def _delivered(self, outcome: Delivered) -> None:
         if self._stopped is not None:
             raise RuntimeError(f"the link of this game is stopped: {self._stopped}")
+        if self._rebuilding:
+            raise RuntimeError("the link is made again from the other board's record")
         event = outcome.event
         if event.get("kind") == SETUP:
             if self._joining is None:
@@ -551,9 +687,13 @@ class RemoteSeats:
                 self._stop(f"the other board's game cannot be played here: {said}")
                 raise RuntimeError(said)
             return
+        inviting = self._record is not None and self._record.side is Side.INVITER
         try:
             played = event_of(self._kind_of(self._record), event)
         except EventError as exc:
+            if inviting:
+                self._refuse(outcome, str(exc))
+                return
             self._stop(str(exc))
             raise
         if isinstance(played, Aborted) and self._record is not None and self._game_id:
@@ -563,6 +703,9 @@ class RemoteSeats:
         reply = self._table.arrive(played)
         if not reply.ok:
             said = english(reply.message) if reply.message else "refused"
+            if inviting:
+                self._refuse(outcome, said)
+                return
             self._stop(said)
             raise RuntimeError(said)
 

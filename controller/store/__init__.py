@@ -240,13 +240,17 @@ class Store:
         return tuple(stored)
 
     def rewind(
-        self, game_id: int, first: int, settings: Mapping[str, str | None] | None = None
+        self,
+        game_id: int,
+        first: int,
+        settings: Mapping[str, str | None] | None = None,
+        events: Sequence[Event] = (),
     ) -> None:
-        """Drop game ``game_id``'s events from number ``first`` on, in one transaction
-        with ``settings`` (None deletes one); a game finished or ended by them is being
-        played again. Only a game played with another board is rewound: the two boards
-        acted while apart and the other board's order stood
-        (:mod:`controller.remote.link`)."""
+        """Drop game ``game_id``'s events from number ``first`` on and append ``events``,
+        in one transaction with ``settings`` (None deletes one); a game finished or ended
+        by them is being played again. Only a game played with another board is rewound:
+        the two boards acted while apart and the other board's order stood, or this board
+        takes the other board's record (:mod:`controller.remote.link`)."""
         if first < 1:
             raise ValueError(f"events are numbered from 1, not {first}")
         for key in settings or {}:
@@ -261,6 +265,12 @@ class Store:
                 (game_id,),
             )
             conn.execute("UPDATE players SET points=NULL, won=NULL WHERE game_id=?", (game_id,))
+            now = self._clock()
+            for seq, event in enumerate(events, start=first):
+                conn.execute(
+                    "INSERT INTO events (game_id, seq, at, kind, data) VALUES (?, ?, ?, ?, ?)",
+                    (game_id, seq, now, event.kind, _dumps(event.data())),
+                )
             for key, value in (settings or {}).items():
                 if value is None:
                     conn.execute("DELETE FROM settings WHERE key=?", (key,))

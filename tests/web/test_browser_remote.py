@@ -125,10 +125,17 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     shown.wait_for(state="visible", timeout=WAIT_MS)
     code = shown.inner_text()
     # The code is read out on the phone: large, on one line (one box, as tall as a line).
-    height, size = shown.evaluate(
-        "e => [e.getBoundingClientRect().height, parseFloat(getComputedStyle(e).fontSize)]"
-    )
-    assert 0 < height < 2 * size, (height, size)
+    # (Read in one go on the element in the page now: a live update may replace it.)
+    measured = page.wait_for_function(
+        """() => { const e = document.querySelector('[data-code]');
+                   if (!e || !e.isConnected) return null;
+                   const h = e.getBoundingClientRect().height;
+                   const f = parseFloat(getComputedStyle(e).fontSize);
+                   return h > 0 && f > 0 ? [h, f] : null; }""",
+        timeout=WAIT_MS,
+    ).json_value()
+    height, size = measured
+    assert height < 2 * size, (height, size)
     assert code == oma.rig.snapshot()["remote"]["code"]
     says(page, here["waiting"])
     shot(page, f"remote-invite-{inviting}-phone")
