@@ -22,7 +22,6 @@ from controller.games.perlen.bot import (
     advise,
     choose_move,
     decide,
-    machine_speed,
     mcts,
     review,
 )
@@ -46,13 +45,6 @@ from controller.games.perlen.rules import (
 from controller.rules.notation import BASE
 from controller.rules.records import ReplayError
 from tests.bot.clocks import StepClock, cancelled_at
-
-
-@pytest.fixture(scope="module", autouse=True)
-def measured_speed() -> Speed:
-    # As the Table does at start: measure once, so that no test's budget pays for it.
-    return machine_speed()
-
 
 PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
 """A speed to plan with, so that what the levels do here does not depend on this
@@ -120,6 +112,9 @@ def test_plays_whole_games_under_every_option_without_an_illegal_move() -> None:
 
 FAST_PLAN = Speed(playouts_per_second=200_000, nodes_per_second=1_000_000)
 """A plan for a machine ten times this one: more work than fits any budget below."""
+HUGE_PLAN = Speed(playouts_per_second=2_000_000, nodes_per_second=10_000_000)
+"""A plan for a machine a hundred times this one: a review compares many games between
+two looks at the clock (each look's 32 rounds play every cell compared)."""
 
 
 @pytest.mark.parametrize(
@@ -378,20 +373,18 @@ def test_a_review_values_every_move_and_solves_the_endgame_exactly() -> None:
 
 def test_a_timed_review_keeps_each_move_within_its_budget() -> None:
     """``timed=True`` on a machine that does the work between two looks at the clock in
-    a twentieth of the budget, with a plan that does not fit it: a move before the
-    endgame stops at 80 % of its budget, and an endgame's exact search at its share of
-    the moves left to review, halved (then sampling, if it gave up, has no time left).
-    So each move takes at most the larger of the two, and a few steps for the looks
-    that passed them (the exact search's, the two sampling stages' and the next move's
-    first)."""
-    record = random_record(3)
+    a tenth of the budget, with a plan for a machine a hundred times this one: each move
+    of an opening (too early for the exact search) stops at its first look past 80 % of
+    its budget, so the review of eight moves takes eight times that and a step or two a
+    move for the looks that passed it (the sampling's and the next move's first)."""
+    record = PerlenRecord(random_record(3).moves[:8])
     budget = 0.04
-    step = budget / 20
+    step = budget / 10
     clock = StepClock(step)
-    reviews = review(record, budget_per_move=budget, timed=True, speed=FAST_PLAN, clock=clock)
+    reviews = review(record, budget_per_move=budget, timed=True, speed=HUGE_PLAN, clock=clock)
     assert [r.played.short for r in reviews] == list(record.moves)
-    promised = sum(max(STOP_SHARE * budget, budget * left / 2) + 4 * step for left in range(1, 26))
-    assert clock.elapsed <= promised
+    assert not any(r.exact for r in reviews[1:])
+    assert clock.elapsed <= 8 * (STOP_SHARE * budget + 2 * step) + step
 
 
 def test_a_perfect_endgame_loses_nothing() -> None:

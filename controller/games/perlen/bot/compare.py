@@ -90,7 +90,10 @@ def position_seed(pyramid: Pyramid, seed: int, stage: int) -> int:
 def _stopped(
     deadline: float | None, cancel: threading.Event | None, clock: Callable[[], float]
 ) -> bool:
-    return (deadline is not None and clock() > deadline) or (cancel is not None and cancel.is_set())
+    # The clock is read with or without a deadline, as the other searches read theirs: a
+    # virtual clock that moves on at every look then counts all the work done.
+    now = clock()
+    return (deadline is not None and now > deadline) or (cancel is not None and cancel.is_set())
 
 
 def means(
