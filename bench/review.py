@@ -1,6 +1,6 @@
 """How long the computer's review of a whole game takes, and what it says.
 
-    .venv/bin/python bench/review.py [--budgets 0.25,0.5,1] [--speed 20000,60000]
+    .venv/bin/python bench/review.py [--budgets 0.25,0.5,1] [--speed 20000,60000 | measured]
 
 Reviews one 25-move game (``tests/bot/positions.py``'s ``REVIEWED_GAME``, the one the
 review's tests use), its mirror image (files a↔e) and a quarter turn of it, at each
@@ -9,10 +9,13 @@ for each: the seconds it took, how many moves it calls costly, about as good and
 how many it solved exactly, the mean half-width of the 99 % interval of the sampled
 moves it compared, and whether the three reviews agree move by move.
 
-By default the work is planned from this machine's measured speed, as on the page;
-``--speed P,N`` plans at P playouts and N exact positions a second instead (what the
-tests do). Either way the planned work runs to the end (a review is not cut by the
-clock), so the verdicts do not depend on the machine's load, only the seconds do.
+By default the work is planned as the page plans it, at the reference speed
+``controller.games.perlen.bot.advice.REVIEW_SPEED`` (a fixed amount of work, so the same
+verdicts on any machine); ``--speed P,N`` plans at P playouts and N exact positions a
+second instead, ``--speed measured`` at this machine's measured speed (as reviews did
+before they were a fixed amount of work). Either way the planned work runs to the end (a
+review is not cut by the clock), so the verdicts do not depend on the machine's load,
+only the seconds do: they are this script's figure.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.games.perlen.bot import MoveReview, Speed, machine_speed, review
-from controller.games.perlen.bot.advice import BEST, CLOSE, COSTLY
+from controller.games.perlen.bot.advice import BEST, CLOSE, COSTLY, REVIEW_SPEED
 from controller.games.perlen.pyramid import SYMMETRIES
 from controller.games.perlen.record import PerlenRecord
 from controller.rules.notation import BASE, parse_cell
@@ -47,17 +50,21 @@ def said(move: MoveReview) -> tuple[object, ...]:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--budgets", default="0.25,0.5,1", help="seconds per move, by commas")
-    parser.add_argument("--speed", default="", help="plan at P,N (playouts, positions a second)")
+    parser.add_argument(
+        "--speed", default="", help="plan at P,N (playouts, positions a second) or 'measured'"
+    )
     args = parser.parse_args(argv)
     budgets = [float(b) for b in args.budgets.split(",")]
-    if args.speed:
+    if args.speed == "measured":
+        speed, source = machine_speed(), "measured"
+    elif args.speed:
         playouts, nodes = (float(x) for x in args.speed.split(","))
-        speed, measured = Speed(playouts, nodes), False
+        speed, source = Speed(playouts, nodes), "given"
     else:
-        speed, measured = machine_speed(), True
+        speed, source = REVIEW_SPEED, "the reviews' reference"
     print(
         f"speed: {speed.playouts_per_second:,.0f} playouts/s, "
-        f"{speed.nodes_per_second:,.0f} exact positions/s ({'measured' if measured else 'given'})"
+        f"{speed.nodes_per_second:,.0f} exact positions/s ({source})"
     )
     for budget in budgets:
         first: list[MoveReview] | None = None

@@ -3,10 +3,12 @@
 A game's view says whether and how its games are reviewed
 (:attr:`~web_ui.games.view.GameView.review`: Perlen-Pyramide's gives, for every move, the
 best cell and the loss, how many points of their own final score the mover gave away, when
-the computer is sure of it). The review plans its work from the machine's speed and does
-all of it, so the same game, mirrored or turned, gets the same review on a busy Pi too.
-It takes seconds, so it runs on one background thread, one game at a time, and the result
-is kept in memory. A game is queued the moment it ends (:func:`on_game_over`, called with
+the computer is sure of it). The review is a fixed amount of work, planned at a reference
+speed rather than this machine's, and does all of it, so the same game, mirrored or
+turned, gets the same review on any machine, on a busy Pi too, and again after a
+restart: reviews are kept in memory only, and a restart reviews a game afresh. It takes
+seconds (more on a slower machine), so it runs on one background thread, one game at a
+time. A game is queued the moment it ends (:func:`on_game_over`, called with
 each snapshot the live page's hub passes on), or when its replay is first opened; the
 replay page asks for the moves again until the review is there (``GET
 /history/<id>/moves``). Reviews change nothing, so they need no PIN; the single worker
@@ -34,7 +36,9 @@ from web_ui.games.view import Review as Reviewing
 log = logging.getLogger("web_ui")
 
 BUDGET_PER_MOVE: Final = 0.25
-"""Seconds of thought per move: a 25-move game is reviewed in well under ten seconds."""
+"""Seconds of thought per move at the review's reference speed (a fixed amount of work):
+a 25-move game takes a few seconds on the development machine and about three to four
+times as long on a Pi 4 (docs/performance.md, "The review")."""
 QUEUE: Final = 4
 KEEP: Final = 64
 

@@ -2,8 +2,10 @@
 review, a move alike to the best is the best, and a move that hands a rival a bonus pearl
 is called costly.
 
-Every review here plans its work at one fixed speed and runs it to the end
-(``timed=False``), so that it is the same on any machine and under any load.
+Every review here plans its work at one fixed speed, the product's reference
+(:data:`~controller.games.perlen.bot.advice.REVIEW_SPEED`), and runs it to the end
+(``timed=False``), so that it is the same on any machine and under any load; every hint
+too.
 """
 
 from __future__ import annotations
@@ -11,7 +13,8 @@ from __future__ import annotations
 import pytest
 
 from controller.games.perlen.bot import Speed, advise, review
-from controller.games.perlen.bot.advice import BEST, CLOSE, COSTLY, MoveReview
+from controller.games.perlen.bot import player as player_module
+from controller.games.perlen.bot.advice import BEST, CLOSE, COSTLY, REVIEW_SPEED, MoveReview
 from controller.games.perlen.player import reasons
 from controller.games.perlen.pyramid import SYMMETRIES, canonical
 from controller.games.perlen.record import PerlenRecord
@@ -25,8 +28,9 @@ def cells(moves: str) -> tuple[str, ...]:
     return tuple(moves.split())
 
 
-SPEED = Speed(playouts_per_second=20_000, nodes_per_second=60_000)
-"""About this development machine's: the work the page's 0.25 s a move plans here."""
+SPEED: Speed = REVIEW_SPEED
+"""The speed every review plans at unless told otherwise (about this development
+machine's): the work the page's 0.25 s a move is, on any machine."""
 GAME = REVIEWED_GAME
 MIRROR = SYMMETRIES[1]
 """Files a↔e."""
@@ -156,6 +160,20 @@ def test_a_move_that_hands_the_next_player_a_bonus_pearl_is_costly() -> None:
     # Mirrored, the same.
     mirrored = reviewed(moved(BONUS_GIVEN_LATE, MIRROR), budget=0.05)[-1]
     assert (mirrored.verdict, mirrored.loss, mirrored.best.short) == (COSTLY, 3.0, "c4")
+
+
+def test_a_game_gets_the_same_review_whatever_speed_this_machine_measured(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A review is a fixed amount of work (planned at REVIEW_SPEED), not the work this
+    machine's measured speed allows: on a Pi, on a fast machine and after a restart that
+    measured another speed, the same game gets the same review."""
+    record = PerlenRecord(BONUS_GIVEN)
+    said = []
+    for measured in (Speed(2_000, 10_000), Speed(80_000, 400_000)):  # a slow Pi, a fast PC
+        monkeypatch.setattr(player_module, "_speed", measured)
+        said.append(review(record, budget_per_move=0.1))
+    assert said[0] == said[1] == reviewed(BONUS_GIVEN, budget=0.1)
 
 
 def test_a_hint_is_the_same_for_a_mirrored_position_and_says_its_worth_only_when_sure() -> None:

@@ -44,7 +44,6 @@ from controller.games.perlen.bot.player import (
     check_state,
     exact_fits,
     exact_limit,
-    machine_speed,
     perfect_cells,
     sample,
     speed_for,
@@ -306,6 +305,25 @@ COSTLY = "costly"
 SCREEN_SHARE = 0.5
 """Share of a sampled move's games that find the best move; the rest compare it with
 the move played."""
+REVIEW_SPEED = Speed(playouts_per_second=20_000, nodes_per_second=60_000)
+"""The speed a review plans its work at (unless the caller gives another): a reference,
+not this machine's, so that a review is a fixed amount of work. (About the development
+machine's speed with other work running: it measures 25,000–28,000 playouts and about
+100,000 exact positions a second when quiet; docs/performance.md.)
+
+Why a fixed amount and not, as a move or a hint, the measured speed: a review is read,
+not waited for, and it is read again. The history page shows it (``web_ui/reviews.py``),
+which keeps reviews in memory only, so a game is reviewed afresh after every restart.
+Planned from the speed measured at start (0.3 s, under whatever load the machine had),
+the same game could have a move called costly before a restart and about as good after
+it, and a Pi would tell a family less than the development machine does, from the same
+moves. Planned at a reference speed, the same game gets the same review on any machine,
+after any restart and under any load; a slower machine takes longer for it instead
+(docs/performance.md has the seconds: a 25-move game at the page's 0.25 s a move takes
+a few seconds here, about three to four times as long on a Pi 4). A review can afford
+that: it runs on a background thread from the moment the game ends, and the replay page
+waits for it. A move and a hint cannot: a family waits for them, so they plan from the
+measured speed and keep their budget."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,12 +394,13 @@ def review(
     one's lies above zero (:mod:`.compare`: the same games after both); otherwise it is
     :data:`CLOSE`.
 
-    Takes about ``budget_per_move`` seconds for each move before the endgame: the work
-    is planned from ``speed`` (this machine's by default) and then done, however long a
-    busy machine takes for it, so the result depends only on the record, the seed and
-    the speed, and callers may cache it (``timed=True`` stops each search at its
-    budget on ``clock`` instead, :func:`time.perf_counter` unless a test passes a
-    virtual one, at the price of that). Stops early, with the moves reviewed so far,
+    The work is what ``budget_per_move`` seconds for each move before the endgame hold
+    at ``speed`` (:data:`REVIEW_SPEED` by default: a fixed amount of work, whose reasons
+    it gives), and it is then done, however long this machine takes for it, so the
+    result depends only on the record, the seed and the speed, on any machine and after
+    any restart, and callers may cache it. ``timed=True`` stops each search at its
+    budget on ``clock`` instead (:func:`time.perf_counter` unless a test passes a
+    virtual one), at the price of that. Stops early, with the moves reviewed so far,
     once ``cancel`` is set. Raises :class:`ReplayError` for a record with an illegal
     move.
     """
@@ -389,7 +408,7 @@ def review(
         raise TypeError(f"expected a Perlen-Pyramide record, not {type(record).__name__}")
     seconds = check_budget(budget_per_move, "budget_per_move")
     if speed is None:
-        speed = machine_speed()  # a review takes seconds: measuring first is worth it
+        speed = REVIEW_SPEED
     state = new_game(record.options)
     # One table per colour: each mover is the viewpoint of its own moves' values.
     searches = [
