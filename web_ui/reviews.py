@@ -37,8 +37,8 @@ log = logging.getLogger("web_ui")
 
 BUDGET_PER_MOVE: Final = 0.25
 """Seconds of thought per move at the review's reference speed (a fixed amount of work):
-a 25-move game takes a few seconds on the development machine and about three to four
-times as long on a Pi 4 (docs/performance.md, "The review")."""
+a 25-move game takes about a second on the development machine and three or four times
+as long on a Pi 4 (docs/performance.md, "The review")."""
 QUEUE: Final = 4
 KEEP: Final = 64
 

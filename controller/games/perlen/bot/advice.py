@@ -320,7 +320,7 @@ it, and a Pi would tell a family less than the development machine does, from th
 moves. Planned at a reference speed, the same game gets the same review on any machine,
 after any restart and under any load; a slower machine takes longer for it instead
 (docs/performance.md has the seconds: a 25-move game at the page's 0.25 s a move takes
-a few seconds here, about three to four times as long on a Pi 4). A review can afford
+about a second here, three or four times as long on a Pi 4). A review can afford
 that: it runs on a background thread from the moment the game ends, and the replay page
 waits for it. A move and a hint cannot: a family waits for them, so they plan from the
 measured speed and keep their budget."""
