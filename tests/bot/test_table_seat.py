@@ -2,27 +2,37 @@
 
 A person at the table puts each computer pearl where the LEDs say (here: sets that
 cell's sensor), a pearl elsewhere is a mismatch, and the finished game in the store can
-be reviewed. The computer thinks on the Table's worker thread with real budgets; only
-the Table's own timers run on the harness's virtual clock.
+be reviewed. The computer seats think on the Table's worker thread with real budgets
+(only the moves' legality is asserted of them); the hint, whose words are asserted, is
+planned at a fixed speed and kept on a virtual clock, so that it says the same under any
+load; the Table's own timers run on the harness's virtual clock.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
-from controller.games.perlen.bot import machine_speed, review
+import pytest
+
+from controller.games.perlen import bot
+from controller.games.perlen.bot import Advice, Speed, machine_speed, review
 from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.record import PerlenRecord
-from controller.games.perlen.rules import legal_moves, new_game, play
+from controller.games.perlen.rules import PerlenState, legal_moves, new_game, play
 from controller.games.perlen.views import parts_of as perlen_parts
 from controller.games.registry import parse_record
 from controller.hardware.port import Led, LedMode
 from controller.referee.commands import NewGame
 from controller.referee.snapshot import Snapshot
 from controller.table import TableSettings
+from tests.bot.clocks import StepClock
 from tests.support.scripts import HINTED_ENDGAME
 from tests.support.table import Harness
+
+PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
+"""About this machine's speed: the hint's plan."""
 
 
 def moves_reach(count: int) -> Callable[[Snapshot], bool]:
@@ -80,8 +90,17 @@ def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> N
     assert all(r.loss >= 0 for r in reviews)
 
 
-def test_a_hint_through_the_table_says_why_the_cell_is_good(tmp_path: Path) -> None:
-    machine_speed()
+def test_a_hint_through_the_table_says_why_the_cell_is_good(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    advise = bot.advise
+
+    def on_a_known_machine(state: PerlenState, **given: Any) -> Advice:
+        """The Table's hint, planned at a fixed speed on a virtual machine fast enough for
+        the plan (256 positions in a tenth of a millisecond), whatever the load."""
+        return advise(state, speed=PLANNED, clock=StepClock(1e-4), **given)
+
+    monkeypatch.setattr(bot, "advise", on_a_known_machine)
     settings = TableSettings(hint_budget_s=1.0)
     with Harness(tmp_path / "games.sqlite3", settings) as h:
         assert h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
