@@ -591,24 +591,16 @@ FEED_VIAS = 9
 2.6 A in nine 0.3 mm vias."""
 
 
-def _base_supply(
+def led_supply_input(
     parts: _Parts, spec: BaseSpec, last_led: Placed | None
-) -> tuple[list[Track], list[Via]]:
-    """The LED supply, the LEDs' buffer, the 3.3 V regulator and the header, near the
-    front edge (rank 1's side, where the buttons are), all on the back.
-
-    USB-C (5 V only: the sink's 5.1 kΩ on CC1 and CC2 ask no more) → PTC fuse → +5V,
-    which a field of vias takes into the front's +5V pour; an ESD diode across the
-    input and a 1000 µF at the input and at the chain's end. The 74AHCT125 runs on +5V,
-    the LEDs' own rail: with the LED supply unplugged it has no supply, and its inputs
-    (no clamp to V_CC: SN74AHCT125 datasheet, absolute maximum V_I −0.5 to 7 V whatever
-    V_CC) feed nothing from the Pi's 3.3 V."""
+) -> tuple[Placed, list[Track], list[Via]]:
+    """The LEDs' supply input, the same on every base board, on the back near the front
+    edge: USB-C (5 V only: the sink's 5.1 kΩ on CC1 and CC2 ask no more) → PTC fuse →
+    +5V, which a field of nine vias takes into the front's +5V pour; an ESD diode across
+    the input, and a 1000 µF at the input and at the chain's end (``last_led``). The fuse
+    is returned for what is placed beside it."""
     tracks: list[Track] = []
     vias: list[Via] = []
-    header = parts.add_near(
-        CATALOGUE["idc20smd"], (8.0, spec.height - 75.0), dict(CABLE), "ribbon cable header",
-        0.0, "B",
-    )  # fmt: skip
     usb = parts.add(
         CATALOGUE["usbc"], (_snap(spec.width - 40.0) - 0.25, spec.height - 3.2),
         {**{p: "VBUS" for p in ("A4", "A9", "B4", "B9")},
@@ -655,6 +647,30 @@ def _base_supply(
             CATALOGUE["c1000u"], (last_led.x, last_led.y + 8.0), {"1": "+5V", "2": "GND"},
             "bulk capacitor at the chain's end", 0.0, "B",
         )  # fmt: skip
+    return fuse, tracks, vias
+
+
+def _base_supply(
+    parts: _Parts, spec: BaseSpec, last_led: Placed | None
+) -> tuple[list[Track], list[Via]]:
+    """The LED supply, the LEDs' buffer, the 3.3 V regulator and the header, near the
+    front edge (rank 1's side, where the buttons are), all on the back.
+
+    USB-C (5 V only: the sink's 5.1 kΩ on CC1 and CC2 ask no more) → PTC fuse → +5V,
+    which a field of vias takes into the front's +5V pour; an ESD diode across the
+    input and a 1000 µF at the input and at the chain's end. The 74AHCT125 runs on +5V,
+    the LEDs' own rail: with the LED supply unplugged it has no supply, and its inputs
+    (no clamp to V_CC: SN74AHCT125 datasheet, absolute maximum V_I −0.5 to 7 V whatever
+    V_CC) feed nothing from the Pi's 3.3 V."""
+    tracks: list[Track] = []
+    vias: list[Via] = []
+    header = parts.add_near(
+        CATALOGUE["idc20smd"], (8.0, spec.height - 75.0), dict(CABLE), "ribbon cable header",
+        0.0, "B",
+    )  # fmt: skip
+    fuse, feed_tracks, feed_vias = led_supply_input(parts, spec, last_led)
+    tracks += feed_tracks
+    vias += feed_vias
     ldo = parts.add_near(
         CATALOGUE["ldo"], (fuse.x - 22.0, fuse.y),
         {"1": "+5V", "2": "GND", "3": "+5V", "4": "unconnected-LDO-NC", "5": "3V3"},

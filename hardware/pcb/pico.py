@@ -30,7 +30,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hardware.pcb.design import (
-    FEED_WIDTH,
     POWER_NETS,
     POWER_WIDTH,
     BaseSpec,
@@ -45,6 +44,7 @@ from hardware.pcb.design import (
     _snap,
     _via_box,
     courtyard,
+    led_supply_input,
 )
 from hardware.pcb.footprints import load_footprint, rotate
 from hardware.pcb.library import PICO_PINS
@@ -384,56 +384,8 @@ FEED_VIAS = 9
 def _supply(
     parts: _Parts, spec: BaseSpec, last_led: Placed | None
 ) -> tuple[list[Track], list[Via]]:
-    """The LED supply as on the base board: USB-C (5 V only) → PTC fuse → +5V, nine vias
-    into the front's pour, an ESD diode across the input, 1000 µF at the input and at the
-    chain's end."""
-    tracks: list[Track] = []
-    vias: list[Via] = []
-    usb = parts.add(
-        CATALOGUE["usbc"], (_snap(spec.width - 40.0) - 0.25, spec.height - 3.2),
-        {**{p: "VBUS" for p in ("A4", "A9", "B4", "B9")},
-         **{p: "GND" for p in ("A1", "A12", "B1", "B12", "S1")},
-         "A5": "USB_CC1", "B5": "USB_CC2",
-         **{p: f"unconnected-USB-{p}" for p in ("A6", "B6", "A7", "B7", "A8", "B8")}},
-        "LED supply input (USB-C, 5 V)", 180.0, "B",
-    )  # fmt: skip
-    fuse = parts.add_near(
-        CATALOGUE["fuse"], (usb.x, usb.y - 10.0), {"1": "VBUS", "2": "+5V"}, "LED supply fuse",
-        0.0, "B",
-    )  # fmt: skip
-    parts.add_near(
-        CATALOGUE["tvs"], (usb.x - 8.0, usb.y - 6.0), {"1": "VBUS", "2": "GND"},
-        "ESD diode at the LED supply input", 90.0, "B",
-    )  # fmt: skip
-    out = next((x, y) for n, x, y in fuse.pad_positions() if n == "2")
-    fx, fy = _snap(out[0] + 4.0), _snap(out[1])
-    tracks.append(Track("+5V", "B.Cu", FEED_WIDTH, out, (fx, fy)))
-    for i in range(3):
-        for j in range(3):
-            at = (fx + i * 1.0, fy + (j - 1) * 1.0)
-            vias.append(Via("+5V", at))
-            parts.block(_via_box(Via("+5V", at)))
-    tracks += [
-        Track("+5V", "B.Cu", FEED_WIDTH, (fx, fy - 1.0), (fx + 2.0, fy - 1.0)),
-        Track("+5V", "B.Cu", FEED_WIDTH, (fx, fy + 1.0), (fx + 2.0, fy + 1.0)),
-        Track("+5V", "B.Cu", FEED_WIDTH, (fx, fy - 1.0), (fx, fy + 1.0)),
-        Track("+5V", "B.Cu", FEED_WIDTH, (fx + 2.0, fy - 1.0), (fx + 2.0, fy + 1.0)),
-    ]
-    parts.block((fx - 1.5, fy - 2.0, fx + 3.0, fy + 2.0), "B")
-    for cc, dx in (("USB_CC1", 5.0), ("USB_CC2", -5.0)):
-        parts.add_near(
-            CATALOGUE["R5k1"], (usb.x + dx, usb.y - 7.0), {"1": cc, "2": "GND"},
-            f"USB-C sink's {cc[-3:]} resistor (asks for 5 V only)", 90.0, "B",
-        )  # fmt: skip
-    parts.add_near(
-        CATALOGUE["c1000u"], (fx + 10.0, fy), {"1": "+5V", "2": "GND"},
-        "bulk capacitor at the supply", 0.0, "B",
-    )  # fmt: skip
-    if last_led is not None:
-        parts.add_near(
-            CATALOGUE["c1000u"], (last_led.x, last_led.y + 8.0), {"1": "+5V", "2": "GND"},
-            "bulk capacitor at the chain's end", 0.0, "B",
-        )  # fmt: skip
+    """The LED supply as on the base board (:func:`~hardware.pcb.design.led_supply_input`)."""
+    _, tracks, vias = led_supply_input(parts, spec, last_led)
     return tracks, vias
 
 
