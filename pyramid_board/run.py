@@ -251,7 +251,7 @@ def run(args: argparse.Namespace) -> int:
     log.info("config: %s", config.source or "built-in defaults (simulated board)")
 
     # The product, imported only now that `pyramid run` runs (see _open_store).
-    from controller.hardware import build_board
+    from controller.hardware.adapters import build_board
     from controller.palette import from_rgb
     from controller.referee.state import RefereeConfig
     from controller.store import StoreError

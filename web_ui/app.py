@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from babel.dates import format_datetime
-from flask import Flask, Response, g, request
+from flask import Flask, Response, g, request, url_for
 from flask_babel import Babel, get_locale
 from flask_wtf.csrf import CSRFProtect, generate_csrf
 from jinja2 import ChoiceLoader, FileSystemLoader
@@ -172,8 +172,6 @@ def _select_language() -> str:
 
 
 def _static_url(filename: str) -> str:
-    from flask import url_for
-
     version = web_state().static_versions.get(filename, "0")
     return url_for("static", filename=filename, v=version)
 

@@ -51,7 +51,7 @@ from typing import TextIO
 
 from controller.commands import acceptance
 from controller.config import HEADER_PIN, Config, ConfigError, load_config
-from controller.hardware import build_board
+from controller.hardware.adapters import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
 from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, LinkState, SensorFrame
 from firmware import config as pico_config

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TextIO
 
 from controller.config import STORE_FILE, Config, ConfigError, load_config
+from controller.settings import SettingError, Settings, generate_pin, valid_pin
 from controller.store import Store, StoreError
 
 
@@ -134,9 +135,6 @@ def _cannot_write(args: argparse.Namespace, config: Config, path: Path, err: Tex
 
 
 def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | None = None) -> int:
-    # Imported here, not at the top: `pyramid --help` stays light (no werkzeug).
-    from controller.settings import SettingError, Settings, generate_pin, valid_pin
-
     stdin = stdin or sys.stdin
     out = out or sys.stdout
     err = sys.stderr

@@ -46,7 +46,13 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Final
 
-from gpiozero.exc import PinPWMUnsupported, SPIFixedRate, SPISoftwareFallback
+from gpiozero import Device
+from gpiozero.exc import (
+    PinFactoryFallback,
+    PinPWMUnsupported,
+    SPIFixedRate,
+    SPISoftwareFallback,
+)
 from gpiozero.pins import Factory
 from gpiozero.pins.mock import MockFactory
 from gpiozero.pins.spi import SPISoftware
@@ -198,9 +204,6 @@ class AdaptiveScan:
 
 def default_pin_factory() -> Factory:
     """gpiozero's pin factory (lgpio on a Pi; ``GPIOZERO_PIN_FACTORY=mock`` for a dry run)."""
-    from gpiozero import Device
-    from gpiozero.exc import PinFactoryFallback
-
     try:
         with warnings.catch_warnings():
             # gpiozero warns once per factory it cannot load on its way down the list;

@@ -79,11 +79,10 @@ def lgpio_of(factory: Factory) -> tuple[LgpioApi, int] | None:
     The module is the one gpiozero's lgpio pins use, so a model installed in its place
     (tests, the bench) is used here too; nothing is imported for other factories.
     """
-    if sys.modules.get("gpiozero.pins.lgpio") is None:
-        return None  # never imported (it needs lgpio), so no factory can be an LGPIOFactory
-    from gpiozero.pins import lgpio as pins  # already imported: this only names it
-
-    if not isinstance(factory, pins.LGPIOFactory):
+    # gpiozero's lgpio pins are a module only a Pi (or a model of lgpio) can import: made
+    # by gpiozero when it makes an LGPIOFactory, so none was made while it is not loaded.
+    pins = sys.modules.get("gpiozero.pins.lgpio")
+    if pins is None or not isinstance(factory, pins.LGPIOFactory):
         return None
     if factory._handle is None:
         raise RuntimeError(f"{type(factory).__name__} is closed (it has no gpiochip handle)")

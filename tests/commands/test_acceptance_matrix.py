@@ -24,7 +24,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.commands.acceptance import Pass
 from controller.commands.diag import matrix_wires
 from controller.config import load_config
-from controller.hardware import build_board
+from controller.hardware.adapters import build_board
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import SensorFrame
 from tests.hardware.conftest import LgpioRig

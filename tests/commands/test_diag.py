@@ -29,7 +29,7 @@ from controller.commands.diag import (
     watch_board,
 )
 from controller.config import Config, load_config
-from controller.hardware import build_board
+from controller.hardware.adapters import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import BUTTONS, ChannelMap
 from controller.hardware.port import BoardStatus, LinkState, SensorFrame

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import sys
 import threading
-import types
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -29,7 +28,8 @@ from controller.config import (
     SerialConfig,
     config_from_toml,
 )
-from controller.hardware import build_board
+from controller.hardware import adapters
+from controller.hardware.adapters import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import BLINK_HALF_PERIOD_S, GpioBoard
@@ -384,14 +384,6 @@ def test_gpio_without_a_pin_factory_is_a_config_error(monkeypatch: pytest.Monkey
     assert "not a Raspberry Pi, or lgpio is missing" in caught.value.problem
 
 
-def test_serial_adapter_missing_is_a_config_error(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "controller.hardware.serial", None)  # as if not installed
-    with pytest.raises(ConfigError) as caught:
-        build_board(config_from_toml('[board]\nadapter = "serial"\n'))
-    assert caught.value.key == "board.adapter"
-    assert "'serial' is not available" in caught.value.problem
-
-
 def test_serial_adapter_gets_its_section_map_and_brightness(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
@@ -403,9 +395,7 @@ def test_serial_adapter_gets_its_section_map_and_brightness(
             calls.append((serial, cmap, brightness))
             return cls()
 
-    module = types.ModuleType("controller.hardware.serial")
-    monkeypatch.setattr(module, "SerialBoard", Recorder, raising=False)
-    monkeypatch.setitem(sys.modules, "controller.hardware.serial", module)
+    monkeypatch.setattr(adapters, "SerialBoard", Recorder)
     config = config_from_toml(
         '[board]\nadapter = "serial"\n[board.serial]\nport = "loop://"\n[leds]\nbrightness = 0.6'
     )

@@ -6,7 +6,7 @@ import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
 from controller.config import ConfigError, GpioConfig, LedConfig, config_from_toml
-from controller.hardware import build_board
+from controller.hardware.adapters import build_board
 from controller.hardware.buzzer import duty_for
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import TUNES, Sound

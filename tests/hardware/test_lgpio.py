@@ -15,7 +15,7 @@ import threading
 import pytest
 
 from controller.config import ConfigError, GpioConfig, LedConfig, ScanTiming, config_from_toml
-from controller.hardware import build_board
+from controller.hardware.adapters import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.gpio import GpioBoard, MatrixScanner, _PinClaim
 from controller.hardware.port import Led, LedFrame, SensorFrame

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.config import Config
-from controller.hardware import build_board
+from controller.hardware.adapters import build_board
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
 from controller.store import Store

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.games.perlen import arrivals, board, bonuses, hints, lights, takeback, text, views
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ACTIONS, PRESSES, ConfirmBonus, Hint
 from controller.games.perlen.events import EVENTS, BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
+from controller.games.perlen.player import BotPlayer
 from controller.games.perlen.record import read_record
 from controller.games.perlen.words import bonus_at
 from controller.guidance import GuidanceOptions, Light, Mismatch, MismatchKind, Picture
@@ -36,9 +37,6 @@ from controller.referee.state import RefereeConfig, RefereeState, Step
 from controller.rules.notation import POSITIONS
 from controller.rules.records import Record
 from controller.vocabulary import CELLS
-
-if TYPE_CHECKING:
-    from controller.games.perlen.player import BotPlayer
 
 
 def _game(game: Game) -> PerlenGame:
@@ -157,10 +155,6 @@ class PerlenPyramide:
         return arrivals.arrived(state, session, _game(session.game), event, now)
 
     def computer(self, move_budget_s: float | None, hint_budget_s: float) -> BotPlayer:
-        # The bot takes a good part of a second to import on a Pi: only a Table that asks
-        # for it loads it (the referee, the rules and the page never need it).
-        from controller.games.perlen.player import BotPlayer
-
         return BotPlayer(move_budget_s, hint_budget_s)
 
     def explained(self, cell: str, why: object) -> tuple[Message, ...]:

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
+from controller.games.perlen import bot
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.views import parts_of
@@ -56,10 +57,6 @@ def _held(snapshot: Snapshot) -> bool:
 
 
 def _review(record: Record, budget_per_move: float, cancel: Any) -> Sequence[MoveLoss]:
-    # The computer player takes a good part of a second to import on a Pi: a page loads
-    # it only when a finished game is reviewed.
-    from controller.games.perlen import bot
-
     if not isinstance(record, PerlenRecord):
         raise TypeError(f"not a Perlen-Pyramide record: {type(record).__name__}")
     stop = cancel if isinstance(cancel, threading.Event) else None
