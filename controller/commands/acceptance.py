@@ -1,10 +1,9 @@
 """The acceptance test behind ``pyramid diag --check``: a pure state machine over what the
-board reports, with time passed in, and the maker's mistakes it names.
+board reports, with time passed in, and what it found.
 
-(Longer than most modules: one state machine whose five passes share the step, the
-record of what was seen and the causes; the causes are named from all passes at once.
-The shell that prints and reads is apart in :mod:`controller.commands.diag`, the model
-of a diode matrix's wiring in :mod:`controller.commands.matrix`.)
+The causes named from what it found are in :mod:`controller.commands.causes`, the shell
+that prints and reads in :mod:`controller.commands.diag`, the model of a diode matrix's
+wiring in :mod:`controller.commands.matrix`.
 
 A person at the board is asked for one thing at a time (:class:`Step`); the machine
 watches the board's debounced frames (:func:`seen`), the person's "done" (:func:`done`,
@@ -61,8 +60,7 @@ the web page names them (:func:`spoken`). How a cause names the wiring comes fro
 from __future__ import annotations
 
 import enum
-from collections import Counter
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
 from controller.commands import matrix
@@ -71,7 +69,6 @@ from controller.hardware.channels import BUTTONS, CELLS, FILES, TARGETS
 
 __all__ = [
     "BUTTON_WORDS",
-    "Cause",
     "Check",
     "Finding",
     "Kind",
@@ -82,13 +79,16 @@ __all__ = [
     "Timing",
     "Wire",
     "Wires",
-    "causes",
     "done",
+    "missing_diodes_of",
+    "names_of_kind",
     "neighbours",
     "next_deadline",
     "seen",
     "spoken",
+    "spoken_all",
     "start",
+    "suspects",
     "timer",
 ]
 
@@ -112,7 +112,7 @@ def spoken(name: str) -> str:
     return name
 
 
-def _spoken_all(names: Iterable[str], sep: str = ", ") -> str:
+def spoken_all(names: Iterable[str], sep: str = ", ") -> str:
     return sep.join(spoken(n) for n in names)
 
 
@@ -162,7 +162,8 @@ def neighbours(cell: str) -> tuple[str, ...]:
 
 
 class Kind(enum.Enum):
-    """What a step found, as an observation (the causes come from them, see :func:`causes`)."""
+    """What a step found, as an observation (the causes come from them:
+    :func:`controller.commands.causes.causes`)."""
 
     OCCUPIED_EMPTY = "occupied with the board empty"
     NOTHING = "nothing changed"
@@ -188,7 +189,7 @@ class Finding:
 
     @property
     def text(self) -> str:
-        return _SAYS[self.kind].format(asked=spoken(self.asked), others=_spoken_all(self.names))
+        return _SAYS[self.kind].format(asked=spoken(self.asked), others=spoken_all(self.names))
 
 
 _SAYS: dict[Kind, str] = {
@@ -291,7 +292,7 @@ def _one(name: str) -> Step:
 
 def _pass_steps(check: Check, which: Pass) -> tuple[Step, ...]:
     layout = check.layout
-    stuck = set(_names_of_kind(check, Kind.OCCUPIED_EMPTY))
+    stuck = set(names_of_kind(check, Kind.OCCUPIED_EMPTY))
     dead = {f.asked for f in check.findings if f.kind in (Kind.NOTHING, Kind.WRONG)}
     if which is Pass.EMPTY:
         text = "take every pearl and ball off the board and keep your hands off the buttons"
@@ -310,7 +311,7 @@ def _pass_steps(check: Check, which: Pass) -> tuple[Step, ...]:
         )
     if which is Pass.NEIGHBOURS:
         steps = []
-        for cell in _suspects(check):
+        for cell in suspects(check):
             around = neighbours(cell)
             text = (
                 f"clear the board, then place pearls on the neighbours of {cell} "
@@ -321,14 +322,14 @@ def _pass_steps(check: Check, which: Pass) -> tuple[Step, ...]:
     return (FINISHED,)
 
 
-def _names_of_kind(check: Check, kind: Kind) -> tuple[str, ...]:
+def names_of_kind(check: Check, kind: Kind) -> tuple[str, ...]:
     return tuple(n for f in check.findings if f.kind is kind for n in f.names)
 
 
-def _suspects(check: Check) -> list[str]:
+def suspects(check: Check) -> list[str]:
     """Cells that stayed occupied when lifted and that no missing diode explains."""
     stayed = [f.asked for f in check.findings if f.kind is Kind.STAYED]
-    explained = {g for missing in _missing_diodes(check) for g in missing.ghosts}
+    explained = {g for missing in missing_diodes_of(check) for g in missing.ghosts}
     return [c for c in stayed if check.layout.channel_by_name[c] not in explained and neighbours(c)]
 
 
@@ -367,7 +368,7 @@ def _not_stuck(check: Check, named: frozenset[int]) -> Check:
     if check.step.pass_ is not Pass.ONE:
         return check
     layout = check.layout
-    cleared = layout.channels(_names_of_kind(check, Kind.OCCUPIED_EMPTY)) - named
+    cleared = layout.channels(names_of_kind(check, Kind.OCCUPIED_EMPTY)) - named
     if not cleared:
         return check
     gone = layout.names_of(cleared)
@@ -454,7 +455,7 @@ def _reached(check: Check) -> bool:
 def _wanted(check: Check) -> frozenset[int]:
     """What a set step's board should read: its pearls, less dead sensors, plus stuck ones."""
     dead = {f.asked for f in check.findings if f.pass_ is Pass.ONE and f.kind is Kind.NOTHING}
-    stuck = check.layout.channels(_names_of_kind(check, Kind.OCCUPIED_EMPTY))
+    stuck = check.layout.channels(names_of_kind(check, Kind.OCCUPIED_EMPTY))
     return check.layout.channels(n for n in check.step.pearls if n not in dead) | stuck
 
 
@@ -561,375 +562,5 @@ def _unhidden(check: Check, queue: tuple[Step, ...]) -> tuple[tuple[Step, ...], 
     return kept, tuple(s.target for s in queue if s not in kept)
 
 
-def _missing_diodes(check: Check) -> list[matrix.MissingDiode]:
+def missing_diodes_of(check: Check) -> list[matrix.MissingDiode]:
     return matrix.missing_diodes(check.layout, _possible_diodes(check), check.sightings)
-
-
-# -- causes -------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Cause:
-    """A likely mistake in the build, named for the maker, with the sensors concerned."""
-
-    kind: str
-    """One of: swapped columns, swapped rows, swapped, wrong crossing, stuck, dead
-    column, dead row, dead sensor, missing diode, ghost, ghost or cross-talk,
-    cross-talk, slow column, bridge, sticks."""
-    names: tuple[str, ...]
-    text: str
-
-
-Namer = Callable[[Check], list[Cause]]
-"""One family of causes, from the check's findings (see :data:`NAMERS`)."""
-
-
-def causes(check: Check) -> tuple[Cause, ...]:
-    """The likely causes of everything the check found (so far), most basic first."""
-    found = [cause for namer in NAMERS for cause in namer(check)]
-    once: dict[tuple[str, tuple[str, ...]], Cause] = {}
-    for cause in found:  # a neighbour's magnet shows in two passes: name it once
-        once.setdefault((cause.kind, cause.names), cause)
-    return tuple(once.values())
-
-
-def _stuck(check: Check) -> list[Cause]:
-    return [
-        Cause(
-            "stuck",
-            (name,),
-            f"{spoken(name)} is stuck closed: a welded reed, a solder bridge across its "
-            "switch, or a magnet left nearby",
-        )
-        for name in _names_of_kind(check, Kind.OCCUPIED_EMPTY)
-    ]
-
-
-def _dead(check: Check) -> list[str]:
-    return [f.asked for f in check.findings if f.pass_ is Pass.ONE and f.kind is Kind.NOTHING]
-
-
-def _lines(layout: Layout, axis: int) -> dict[int, list[str]]:
-    """The named sensors on each matrix row (axis 0) or column (axis 1)."""
-    lines: dict[int, list[str]] = {}
-    for name in layout.names:
-        spot = layout.crossing(name)
-        assert spot is not None
-        lines.setdefault(spot[axis], []).append(name)
-    return lines
-
-
-def _dead_lines(check: Check) -> list[tuple[str, int, list[str]]]:
-    layout, dead = check.layout, set(_dead(check))
-    if layout.columns is None or not dead:
-        return []
-    found = []
-    for axis, label in ((1, "column"), (0, "row")):
-        for index, members in sorted(_lines(layout, axis).items()):
-            if len(members) >= 2 and all(m in dead for m in members):
-                found.append((label, index, members))
-    return found
-
-
-def _dead_line_causes(check: Check) -> list[Cause]:
-    return [
-        Cause(
-            f"dead {label}",
-            tuple(members),
-            f"{check.layout.line(label, index)} is dead ({_spoken_all(members, ' ')} never "
-            f"closed): its wire or its pin (`pyramid diag --pins` shows which)",
-        )
-        for label, index, members in _dead_lines(check)
-    ]
-
-
-def _dead_sensors(check: Check) -> list[Cause]:
-    explained = {m for _, _, members in _dead_lines(check) for m in members}
-    explained |= {m for _, _, _, members in _swapped_lines(check) for m in members}
-    return [
-        Cause(
-            "dead sensor",
-            (name,),
-            f"{spoken(name)} never closed: a reversed diode (its band must face the row), a "
-            "broken or cracked reed, a cold joint, or the magnet too far from the reed",
-        )
-        for name in _dead(check)
-        if name not in explained
-    ]
-
-
-def _wrong(check: Check) -> dict[str, tuple[str, ...]]:
-    return {
-        f.asked: f.names for f in check.findings if f.pass_ is Pass.ONE and f.kind is Kind.WRONG
-    }
-
-
-def _swapped_lines(check: Check) -> list[tuple[str, int, int, tuple[str, ...]]]:
-    """Two matrix columns (rows) whose wires are exchanged: every sensor asked for on one
-    changed its neighbour on the other, in at least two rows (columns), and nothing on
-    either read right. (axis, first, second, the sensors on them.)"""
-    layout = check.layout
-    if layout.columns is None:
-        return []
-    wrong, dead = _wrong(check), set(_dead(check))
-    stuck = set(_names_of_kind(check, Kind.OCCUPIED_EMPTY))
-    found = []
-    for axis, label in ((1, "column"), (0, "row")):
-        support: dict[tuple[int, int], set[int]] = {}
-        for asked, got in wrong.items():
-            if len(got) != 1:
-                continue
-            a, g = layout.crossing(asked), layout.crossing(got[0])
-            if a is None or g is None:
-                continue
-            if a[1 - axis] == g[1 - axis] and a[axis] != g[axis]:
-                key = (min(a[axis], g[axis]), max(a[axis], g[axis]))
-                support.setdefault(key, set()).add(a[1 - axis])
-        for (first, second), across in sorted(support.items()):
-            if len(across) < 2:
-                continue
-            lines = _lines(layout, axis)
-            members = [m for m in layout.names if m in lines.get(first, []) + lines.get(second, [])]
-            across_ok = [
-                m in stuck or _reads_across(layout, m, axis, first, second, wrong, dead)
-                for m in members
-            ]
-            if all(across_ok):
-                found.append((label, first, second, tuple(members)))
-    return found
-
-
-def _reads_across(
-    layout: Layout,
-    name: str,
-    axis: int,
-    first: int,
-    second: int,
-    wrong: Mapping[str, tuple[str, ...]],
-    dead: set[str],
-) -> bool:
-    """``name`` read as the crossing on the other of two lines (nothing, if unnamed)."""
-    spot = layout.crossing(name)
-    assert spot is not None
-    other = second if spot[axis] == first else first
-    row, column = (other, spot[1]) if axis == 0 else (spot[0], other)
-    partner = layout.at(row, column)
-    if partner is None:
-        return name in dead
-    return wrong.get(name) == (partner,)
-
-
-def _swapped_line_causes(check: Check) -> list[Cause]:
-    found = []
-    wires = check.layout.wires
-    for label, first, second, members in _swapped_lines(check):
-        pairs: list[str] = []
-        for name, got in _wrong(check).items():
-            if name in members and len(pairs) < 3:
-                pairs.append(f"{spoken(name)} reads as {spoken(got[0])}")
-        lines = None if wires is None else getattr(wires, f"{label}s")
-        if wires is not None and lines is not None and max(first, second) < len(lines):
-            a, b = lines[first], lines[second]
-            where = getattr(wires, f"{label}s_list")
-            fix = (
-                f"the wires on {a.where} and {b.where} are exchanged: swap them, or swap "
-                f"{a.entry} and {b.entry} in {where}"
-            )
-        else:
-            fix = (
-                f"their wires are exchanged: swap them, or their order in the config's {label} list"
-            )
-        found.append(
-            Cause(
-                f"swapped {label}s",
-                members,
-                f"matrix {label}s {first} and {second} are swapped ({', '.join(pairs)}, …): {fix}",
-            )
-        )
-    return found
-
-
-def _swapped_pairs(check: Check) -> list[Cause]:
-    explained = {m for _, _, _, members in _swapped_lines(check) for m in members}
-    wrong = {k: v for k, v in _wrong(check).items() if k not in explained}
-    found = []
-    for asked, got in wrong.items():
-        if len(got) == 1 and wrong.get(got[0]) == (asked,):
-            if asked < got[0]:
-                found.append(
-                    Cause(
-                        "swapped",
-                        (asked, got[0]),
-                        f"{spoken(asked)} and {spoken(got[0])} are swapped: their reeds' "
-                        "wires are exchanged (or their [board.channels] numbers are)",
-                    )
-                )
-        else:
-            found.append(
-                Cause(
-                    "wrong crossing",
-                    (asked, *got),
-                    f"{spoken(asked)} reads as {_spoken_all(got)}: its reed is wired to the "
-                    "wrong crossing (or [board.channels] gives it the wrong number)",
-                )
-            )
-    return found
-
-
-def _diode_causes(check: Check) -> list[Cause]:
-    layout = check.layout
-    found = []
-    for missing in _missing_diodes(check):
-        diode = missing.name
-        seen_how = []
-        for s in missing.sightings:
-            came = matrix.explains(layout, layout.channel_by_name[diode], s)
-            if s.pearls:
-                pearl = check.names(s.came - came)
-                with_ = f" with {_spoken_all(pearl, ' ')}" if pearl else ""
-                seen_how.append(
-                    f"{_spoken_all(check.names(came), ' ')} came on{with_} while filling"
-                )
-        stayed = [n for s in missing.sightings if not s.pearls for n in check.names(s.came)]
-        if stayed:
-            seen_how.append(f"{' '.join(stayed)} stayed occupied when lifted")
-        hidden = matrix.ghosts(layout, layout.channel_by_name[diode], check.full)
-        skipped = [n for n in check.skipped if layout.channel_by_name[n] in hidden]
-        text = (
-            f"the diode at {diode} is missing or shorted: its switch conducts backwards, so "
-            f"three occupied corners of a rectangle with it make the fourth read occupied "
-            f"({'; '.join(seen_how)}). Fit it, band towards the row"
-        )
-        if skipped:
-            text += (
-                f". The lift pass skipped {' '.join(skipped)}, which it keeps occupied: "
-                "check again once it is fitted"
-            )
-        found.append(Cause("missing diode", (diode, *check.names(missing.ghosts)), text))
-    return found
-
-
-def _crosstalk(check: Check) -> list[Cause]:
-    return [
-        Cause(
-            "cross-talk",
-            (f.asked,),
-            f"{f.asked}'s reed is closed by its neighbours' magnets (cross-talk): turn it "
-            "so neither end lies under a neighbouring cell, or use a less sensitive "
-            "reed (hardware/README.md, 'Magnets, pearls and balls')",
-        )
-        for f in check.findings
-        if f.kind is Kind.SURROUNDED
-    ]
-
-
-def _ghost_causes(check: Check) -> list[Cause]:
-    surrounded = {f.asked for f in check.findings if f.kind is Kind.SURROUNDED}
-    found = []
-    for cell in _suspects(check):
-        if cell not in check.surrounded:
-            found.append(
-                Cause(
-                    "ghost or cross-talk",
-                    (cell,),
-                    f"{cell} stayed occupied when lifted from a full board: cross-talk or "
-                    "a ghost; the neighbours step (which tells them apart) did not run",
-                )
-            )
-        elif cell not in surrounded:
-            found.append(
-                Cause(
-                    "ghost",
-                    (cell,),
-                    f"{cell} stayed occupied when lifted from a full board, but not with "
-                    "only its neighbours full: a ghost through a missing or shorted diode "
-                    "at a corner of a rectangle with it, or the field of pearls further "
-                    "away",
-                )
-            )
-    return found
-
-
-def _sticks(check: Check) -> list[Cause]:
-    return [
-        Cause(
-            "sticks",
-            f.names,
-            f"{_spoken_all(f.names, ' ')} stayed occupied after the pearl was lifted: a "
-            "reed that sticks (a cracked glass, a magnetised reed) or a slow release",
-        )
-        for f in check.findings
-        if f.kind is Kind.NOT_BACK and f.pass_ is Pass.ONE
-    ]
-
-
-def _also_causes(check: Check) -> list[Cause]:
-    """One pearl on an empty board changed more than one channel: why."""
-    layout = check.layout
-    pairs = [
-        (f.asked, other)
-        for f in check.findings
-        if f.pass_ is Pass.ONE and f.kind is Kind.ALSO
-        for other in f.names
-    ]
-    # A column that rises too slowly after its row lets go reads low on the next row
-    # scanned: the pearl's crossing (r, c) drags (r + 1, c) with it, on every row.
-    slow: Counter[int] = Counter()
-    for asked, other in pairs:
-        a, o = layout.crossing(asked), layout.crossing(other)
-        if a is not None and o is not None and o == (a[0] + 1, a[1]):
-            slow[a[1]] += 1
-    found: list[Cause] = []
-    for column, count in sorted(slow.items()):
-        if count >= 2:
-            members = [(a, o) for a, o in pairs if (layout.crossing(a) or (0, -1))[1] == column]
-            found.append(
-                Cause(
-                    "slow column",
-                    tuple(o for _, o in members),
-                    f"{layout.line('column', column)} rises too slowly: each pearl also "
-                    "shows on the next row scanned. Fit the column's 10 kΩ pull-up and raise "
-                    "settle_us",
-                )
-            )
-    for asked, other in pairs:
-        spot = layout.crossing(asked)
-        if spot is not None and slow[spot[1]] >= 2:
-            continue
-        if other in neighbours(asked):
-            found.append(
-                Cause(
-                    "cross-talk",
-                    (other,),
-                    f"a pearl on {asked} also closes the reed of {other}, its neighbour "
-                    f"(cross-talk): turn {other}'s reed so neither end lies under {asked}, "
-                    "or use a less sensitive reed",
-                )
-            )
-        else:
-            found.append(
-                Cause(
-                    "bridge",
-                    (asked, other),
-                    f"a pearl on {spoken(asked)} also changes {spoken(other)}: a solder "
-                    "bridge or a shared wire between their switches",
-                )
-            )
-    return found
-
-
-NAMERS: tuple[Namer, ...] = (
-    _stuck,
-    _dead_line_causes,
-    _dead_sensors,
-    _swapped_line_causes,
-    _swapped_pairs,
-    _also_causes,
-    _diode_causes,
-    _crosstalk,
-    _ghost_causes,
-    _sticks,
-)
-"""The families of causes, most basic first. A board of another sensing principle
-(a hall sensor per cell, say) adds its own namer here and leaves the matrix ones to
-find nothing (its :class:`Layout` has no ``columns``)."""

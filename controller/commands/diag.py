@@ -50,6 +50,7 @@ from pathlib import Path
 from typing import TextIO
 
 from controller.commands import acceptance
+from controller.commands.causes import causes
 from controller.config import HEADER_PIN, Config, ConfigError, load_config
 from controller.hardware.adapters import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
@@ -444,7 +445,7 @@ def report(check: acceptance.Check, watch: Watch, max_rate: int, out: TextIO) ->
     out.write(f"\ncheck: {check.steps_done} steps\n")
     for text in findings + noise:
         out.write(f"  seen: {text}\n")
-    likely = acceptance.causes(check)
+    likely = causes(check)
     for cause in likely:
         out.write(f"  likely: {cause.text}\n")
     if findings or noise:

@@ -23,7 +23,6 @@ from controller.commands.acceptance import (
     Pass,
     Step,
     Timing,
-    causes,
     done,
     neighbours,
     next_deadline,
@@ -32,6 +31,7 @@ from controller.commands.acceptance import (
     start,
     timer,
 )
+from controller.commands.causes import causes
 from controller.commands.diag import check_layout
 from controller.config import load_config
 from controller.hardware.channels import ChannelMap
