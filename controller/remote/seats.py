@@ -14,24 +14,21 @@ Linker` this is) and the link (:mod:`controller.remote.mqtt`):
   :meth:`~controller.table.Table.arrive`, which returns once it is stored; only then is
   it acknowledged (an exception drops the link's step and the event comes again). An
   event the game refuses stops the game's link and says so.
-- **The journal** (:class:`StoreJournal`) is the store's own events of the game, read
-  again: a move's origin is its player's board, a take-back's that of the move it takes
-  back; beside it one setting per linked game keeps the code, the side, the setup, the
-  seats on the other board and the acknowledgement mark. Bonus pearls acknowledged stay
-  local and unnumbered.
+- **The journal** (:class:`~controller.remote.stored.StoreJournal`) is the store's own
+  events of the game, read again, beside one setting per linked game
+  (:class:`~controller.remote.stored.LinkRecord`): :mod:`controller.remote.stored`.
+  Bonus pearls acknowledged stay local and unnumbered.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from collections.abc import Mapping, Sequence
+from typing import Final, Protocol
 
 from controller.config import RemoteConfig
 from controller.games.registry import GAMES
@@ -44,12 +41,10 @@ from controller.referee import (
     RefereeState,
     Reply,
     Step,
-    TakeBack,
     english,
     shared,
-    shared_kinds,
 )
-from controller.referee.events import EventError, from_stored
+from controller.referee.events import EventError
 from controller.referee.session import Session
 from controller.remote.backoff import Backoff
 from controller.remote.invitation import new_code, parse_code
@@ -67,194 +62,26 @@ from controller.remote.outcomes import (
     RefusedThere,
     Voided,
 )
+from controller.remote.stored import (
+    SETUP,
+    LinkRecord,
+    StoreJournal,
+    event_json,
+    event_of,
+    joined_game,
+    record_key,
+    setup_of,
+)
 from controller.remote.wire import JsonObject, RecordEntry, Side, derive_keys
 from controller.store import Store
 
-__all__ = ["SETUP", "LinkRecord", "RemoteSeats", "StoreJournal", "setup_of"]
+__all__ = ["RemoteSeats"]
 
 log = logging.getLogger("controller.remote")
 
-SETUP: Final = "setup"
-"""The kind of the inviting board's first event: the game to create."""
 _TIMING: Final = LinkTiming()
 _BOARD_KEY: Final = "remote.board"
 _JOINING_KEY: Final = "remote.joining"
-
-
-def _game_key(game_id: int) -> str:
-    return f"remote.game.{game_id}"
-
-
-@dataclass(frozen=True, slots=True)
-class LinkRecord:
-    """What the store keeps of one linked game beside its events (a setting, as JSON)."""
-
-    code: str
-    side: Side
-    setup: JsonObject
-    remote: tuple[int, ...]
-    """The player numbers who play on the other board."""
-    acked: int = 0
-    aborted_there: bool = False
-    void_here: tuple[tuple[int, int, JsonObject], ...] = ()
-    """This board's events undone (they crossed the inviting board's): number, base,
-    event. Not in the store's game any more, but their numbers stay taken."""
-    void_there: tuple[tuple[int, int, JsonObject], ...] = ()
-    """The other board's events never applied here (they crossed this board's, or this
-    board's game refused them): number, this board's events made by then, event."""
-    refused: int = 0
-    """The inviting board: the last of the joining board's events its game refused."""
-
-    def json(self) -> str:
-        return json.dumps(
-            {
-                "code": self.code,
-                "side": self.side.value,
-                "setup": self.setup,
-                "remote": list(self.remote),
-                "acked": self.acked,
-                "aborted_there": self.aborted_there,
-                "void_here": [list(v) for v in self.void_here],
-                "void_there": [list(v) for v in self.void_there],
-                "refused": self.refused,
-            }
-        )
-
-    @classmethod
-    def read(cls, text: str) -> LinkRecord:
-        data = json.loads(text)
-        return cls(
-            data["code"],
-            Side(data["side"]),
-            data["setup"],
-            tuple(data["remote"]),
-            data["acked"],
-            data["aborted_there"],
-            tuple((int(n), int(b), e) for n, b, e in data.get("void_here", ())),
-            tuple((int(n), int(m), e) for n, m, e in data.get("void_there", ())),
-            int(data.get("refused", 0)),
-        )
-
-
-def setup_of(session: Session) -> JsonObject:
-    """The setup the inviting board sends first: what the joining board needs to create
-    the same game (its seats are the ones played here by nobody but the other board)."""
-    by_seat = sorted(session.players, key=lambda p: p.seat)
-    return {
-        "kind": SETUP,
-        "game": session.kind.name,
-        "players": [p.name for p in by_seat],
-        "colours": [p.colour.name for p in by_seat],
-        "options": session.options.to_dict(),
-        "children_help": session.children_help,
-        "here": [p.seat for p in by_seat if not p.remote],
-    }
-
-
-def joined_game(setup: Mapping[str, Any]) -> NewGame:
-    """The game a joining board starts from the inviter's setup: the inviter's seats (its
-    people and its computer) play on the other board."""
-    here = setup["here"]
-    return NewGame(
-        game=setup["game"],
-        players=tuple(setup["players"]),
-        options=dict(setup["options"]),
-        children_help=bool(setup["children_help"]),
-        colours=tuple(setup["colours"]),
-        remote=tuple(here),
-    )
-
-
-def event_json(event: Event) -> JsonObject:
-    return {"kind": event.kind, **event.data()}
-
-
-def event_of(game: GameKind, data: Mapping[str, Any]) -> Event:
-    """The event of ``game`` in a message's JSON (:class:`EventError` if none fits)."""
-    fields = {k: v for k, v in data.items() if k != "kind"}
-    kind = data.get("kind")
-    if not isinstance(kind, str) or kind not in shared_kinds(game):
-        raise EventError(f"{kind!r} is not an event the boards share")
-    return from_stored(game, kind, fields)
-
-
-def player_of(data: Mapping[str, Any]) -> object:
-    """The player who made a move of any game: its event names them by ``colour`` or by
-    ``seat`` (:data:`controller.referee.events.READERS`)."""
-    return data.get("colour", data.get("seat"))
-
-
-class StoreJournal:
-    """The :class:`~controller.remote.journal.Journal` of one linked game, over the store.
-
-    The events are the store's own; where each was made follows from the game: a move
-    from its player's board, a take-back from the board of the move it takes back, an
-    abort from the record's ``aborted_there``; the setup is the inviter's first."""
-
-    def __init__(
-        self, store: Store, game_id: int, record: LinkRecord, game: GameKind | None
-    ) -> None:
-        self._store, self._game_id, self._record = store, game_id, record
-        self._kinds = shared_kinds(game) if game is not None else frozenset()
-        self._moves = game.shared if game is not None else frozenset()
-
-    def logged(self) -> Iterable[Logged]:
-        return [logged for logged, _ in self.entries()]
-
-    def entries(self) -> list[tuple[Logged, int | None]]:
-        """The log with each entry's number in the store's game (None: the setup, or an
-        event not in the store: undone here, or never applied)."""
-        record = self._record
-        counts = {Origin.HERE: 0, Origin.THERE: 0}
-        out: list[tuple[Logged, int | None]] = []
-        void_here = sorted(record.void_here, key=lambda v: v[0])
-        void_there = sorted(record.void_there, key=lambda v: v[0])
-
-        def voids() -> None:
-            """The entries not in the store whose turn has come: an undone event of this
-            board right before the next of its numbers, a crossed event of the other
-            board once this board had made as many as it had then."""
-            while True:
-                if void_here and void_here[0][0] == counts[Origin.HERE] + 1:
-                    seq, base, event = void_here.pop(0)
-                    counts[Origin.HERE] = seq
-                    out.append((Logged(Origin.HERE, seq, event, base, void=True), None))
-                elif (
-                    void_there
-                    and void_there[0][0] == counts[Origin.THERE] + 1
-                    and counts[Origin.HERE] >= void_there[0][1]
-                ):
-                    seq, _made, event = void_there.pop(0)
-                    counts[Origin.THERE] = seq
-                    out.append((Logged(Origin.THERE, seq, event, void=True), None))
-                else:
-                    return
-
-        def entry(origin: Origin, event: JsonObject, at: int | None) -> None:
-            voids()
-            counts[origin] += 1
-            out.append((Logged(origin, counts[origin], event), at))
-
-        setup_origin = Origin.HERE if record.side is Side.INVITER else Origin.THERE
-        entry(setup_origin, record.setup, None)
-        stored = self._store.game(self._game_id)
-        moves: list[Origin] = []
-        for e in stored.events if stored is not None else ():
-            if e.kind not in self._kinds:
-                continue
-            if e.kind in self._moves:
-                origin = Origin.THERE if player_of(e.data) in record.remote else Origin.HERE
-                moves.append(origin)
-            elif e.kind == TakeBack.kind:
-                origin = moves.pop() if moves else Origin.HERE
-            else:
-                origin = Origin.THERE if record.aborted_there else Origin.HERE
-            entry(origin, {"kind": e.kind, **e.data}, e.seq)
-        voids()
-        return out
-
-    def acked(self) -> int:
-        return self._record.acked
 
 
 class _Owner(Protocol):
@@ -423,7 +250,7 @@ class RemoteSeats:
             setup_of(session),
             tuple(p.number for p in session.players if p.remote),
         )
-        self._store.set_setting(_game_key(session.game_id), record.json())
+        self._store.set_setting(record_key(session.game_id), record.json())
         log.info("remote: game %d invites another board (a code was made)", session.game_id)
         self._start(session.game_id, record)
 
@@ -436,7 +263,7 @@ class RemoteSeats:
             self._setup,
             tuple(p.number for p in session.players if p.remote),
         )
-        self._store.set_setting(_game_key(session.game_id), record.json())
+        self._store.set_setting(record_key(session.game_id), record.json())
         self._store.set_setting(_JOINING_KEY, None)
         log.info("remote: joined: game %d is played with the other board", session.game_id)
         with self._lock:
@@ -484,7 +311,7 @@ class RemoteSeats:
             self._joining = None
 
     def _read(self, game_id: int) -> LinkRecord | None:
-        text = self._store.get_setting(_game_key(game_id))
+        text = self._store.get_setting(record_key(game_id))
         return LinkRecord.read(text) if text is not None else None
 
     # -- the link's thread ----------------------------------------------------------------------
@@ -499,8 +326,8 @@ class RemoteSeats:
             elif isinstance(outcome, Acknowledged):
                 record = self._record
                 if record is not None and self._game_id is not None and outcome.upto > record.acked:
-                    record = _with(record, acked=outcome.upto)
-                    self._store.set_setting(_game_key(self._game_id), record.json())
+                    record = dataclasses.replace(record, acked=outcome.upto)
+                    self._store.set_setting(record_key(self._game_id), record.json())
                     with self._lock:
                         self._record = record
             elif isinstance(outcome, OtherVersion):
@@ -516,8 +343,8 @@ class RemoteSeats:
     def _refused_there(self, outcome: RefusedThere) -> None:
         record = self._record
         if record is not None and self._game_id is not None:
-            record = _with(record, refused=outcome.upto)
-            self._store.set_setting(_game_key(self._game_id), record.json())
+            record = dataclasses.replace(record, refused=outcome.upto)
+            self._store.set_setting(record_key(self._game_id), record.json())
             with self._lock:
                 self._record = record
         self._stop(f"the other board's game could not take this board's event {outcome.upto}")
@@ -532,8 +359,8 @@ class RemoteSeats:
         log.error("remote: game %d: the other board's event %d refused: %s",
                   game_id, outcome.seq, why)  # fmt: skip
         void = (*record.void_there, (outcome.seq, outcome.made, outcome.event))
-        record = _with(record, void_there=void, refused=outcome.seq)
-        self._store.set_setting(_game_key(game_id), record.json())
+        record = dataclasses.replace(record, void_there=void, refused=outcome.seq)
+        self._store.set_setting(record_key(game_id), record.json())
         with self._lock:
             self._record = record
         remote.refuse(outcome.seq)
@@ -587,13 +414,13 @@ class RemoteSeats:
                 void_here.append((number, base, event))
             else:  # made on all of the record: it follows it, as it will there
                 events.append(event_of(kind, event))
-        taken = _with(record, void_here=tuple(void_here), void_there=(),
+        taken = dataclasses.replace(record, void_here=tuple(void_here), void_there=(),
                       acked=max(record.acked, outcome.acked))  # fmt: skip
         note = Message.of("remote_took_record", name=report.peer_name or "")
         with self._lock:
             self._rebuilding = True
         reply = self._table.rewind(
-            game_id, 1, {_game_key(game_id): taken.json()}, note, events=events
+            game_id, 1, {record_key(game_id): taken.json()}, note, events=events
         )
         if not reply.ok:
             with self._lock:
@@ -622,8 +449,8 @@ class RemoteSeats:
         if any(seq == outcome.seq for seq, _, _ in record.void_there):
             return
         void = (*record.void_there, (outcome.seq, outcome.made, outcome.event))
-        record = _with(record, void_there=void)
-        self._store.set_setting(_game_key(game_id), record.json())
+        record = dataclasses.replace(record, void_there=void)
+        self._store.set_setting(record_key(game_id), record.json())
         with self._lock:
             self._record = record
 
@@ -649,15 +476,15 @@ class RemoteSeats:
             for logged, store_seq in entries
             if logged.origin is Origin.HERE and logged.seq >= first and store_seq is not None
         ]
-        record = _with(record, void_here=(*record.void_here, *new))
-        settings = {_game_key(game_id): record.json()}
+        record = dataclasses.replace(record, void_here=(*record.void_here, *new))
+        settings = {record_key(game_id): record.json()}
         note = Message.of("remote_crossed", name=report.peer_name or "")
         if at:
             reply = self._table.rewind(game_id, min(at), settings, note)
             if not reply.ok:
                 raise RuntimeError(f"game {game_id} could not be rewound")
         else:
-            self._store.set_setting(_game_key(game_id), record.json())
+            self._store.set_setting(record_key(game_id), record.json())
         log.warning("remote: game %d: events %s made here are undone", game_id, outcome.seqs)
         with self._lock:
             self._record = record
@@ -697,8 +524,8 @@ class RemoteSeats:
             self._stop(str(exc))
             raise
         if isinstance(played, Aborted) and self._record is not None and self._game_id:
-            record = _with(self._record, aborted_there=True)
-            self._store.set_setting(_game_key(self._game_id), record.json())
+            record = dataclasses.replace(self._record, aborted_there=True)
+            self._store.set_setting(record_key(self._game_id), record.json())
             self._record = record
         reply = self._table.arrive(played)
         if not reply.ok:
@@ -713,10 +540,6 @@ class RemoteSeats:
         log.error("remote: the link of this game is stopped: %s", why)
         with self._lock:
             self._stopped = why
-
-
-def _with(record: LinkRecord, **changes: Any) -> LinkRecord:
-    return dataclasses.replace(record, **changes)
 
 
 class _NoJournal:

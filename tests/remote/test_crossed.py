@@ -29,7 +29,7 @@ from typing import Any
 
 import pytest
 
-from controller.remote.seats import LinkRecord
+from controller.remote.stored import LinkRecord
 from controller.store import Store
 from tests.remote.mosquitto import Mosquitto
 from tests.remote.test_two_boards import PLAYERS, WAIT, Home, has_moves, link_is, matched
