@@ -1,5 +1,10 @@
 """The Table: the thread that carries the referee (:mod:`controller.referee`).
 
+(Longer than most modules: the one owner thread, the items its queue carries and the
+order it carries a step out in, which must be read together. The refereeing is the
+referee's, the store's rule for a step is :func:`store_first`, the seats on another
+board are :mod:`controller.remote.seats`.)
+
 All the refereeing is pure functions over a frozen value; the Table only moves things in
 and out. One owner thread takes sensor frames (from the board adapter's thread),
 commands (:meth:`Table.submit`, from the page and nowhere else) and the computer's

@@ -1,5 +1,11 @@
 """The link between two boards as a pure state machine, with time passed in.
 
+(Longer than most modules: one frozen :class:`Link` whose every transition reads and
+replaces the same fields: the numbering both ways, the held and the set-aside events,
+the trust in the other board's run, the resend clock. Split, each part would need all
+of it. The sealed format is apart in :mod:`controller.remote.wire`, what happened in
+:mod:`controller.remote.outcomes`, the paho shell in :mod:`controller.remote.mqtt`.)
+
 In the manner of pyserial's ``Protocol`` (and of the referee): a :class:`Link` is one
 frozen value; each input — :meth:`~Link.send` an event made here, a message
 :meth:`~Link.received` from the broker, :meth:`~Link.connected`,
