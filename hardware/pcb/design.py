@@ -340,6 +340,19 @@ def cell_block(parts: _Parts, sensor: PartKind, site: Site, pins: PinMap) -> Pla
     return parts.add(sensor, site.sensor, nets, f"{sensor.value} {site.name}")
 
 
+def begin(
+    spec: BaseSpec, leds: Mapping[str, int], source: str
+) -> tuple[tuple[Hole, ...], _Parts, list[tuple[int, Site]]]:
+    """What every base board starts from: its holes (the mounting holes and those the
+    sensors need), the parts placed so far (none), and the LED chain in the config's
+    order, checked to run 0, 1, 2, … without a gap (``source`` names the config)."""
+    holes = spec.holes + tuple(s.hole for s in spec.sites if s.hole is not None)
+    chain = sorted((leds[s.name], s) for s in spec.sites if s.led is not None and s.name in leds)
+    if [i for i, _ in chain] != list(range(len(chain))):
+        raise ValueError(f"{source}: the LED numbers must run 0, 1, 2, … without a gap")
+    return holes, _Parts(spec.width, spec.height, holes), chain
+
+
 def base_board(spec: BaseSpec, pins: PinMap) -> Board:
     """The base board: every site's sensor, diode and LED, the supply and the header."""
     if len(pins.rows) != MATRIX_SIZE or len(pins.cols) != MATRIX_SIZE:
@@ -350,13 +363,7 @@ def base_board(spec: BaseSpec, pins: PinMap) -> Board:
     sensor = sensor_kind(
         spec.sensor.footprint, spec.sensor.description, spec.sensor.manufacturer, spec.sensor.mpn
     )
-    holes = spec.holes + tuple(s.hole for s in spec.sites if s.hole is not None)
-    parts = _Parts(spec.width, spec.height, holes)
-    chain = sorted(
-        (pins.leds[s.name], s) for s in spec.sites if s.led is not None and s.name in pins.leds
-    )
-    if [i for i, _ in chain] != list(range(len(chain))):
-        raise ValueError(f"{pins.source}: the LED numbers must run 0, 1, 2, … without a gap")
+    holes, parts, chain = begin(spec, pins.leds, pins.source)
     # first what the geometry fixes: sensors, sockets, buttons, LEDs; then their helpers
     switches: list[tuple[Site, Placed]] = []
     for site in spec.sites:

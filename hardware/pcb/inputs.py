@@ -15,12 +15,13 @@ turned downwards, origin at the outline's far-left corner.
 from __future__ import annotations
 
 import runpy
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from controller.config import load_config
 from controller.hardware.wiring import DEFAULT_BUZZER_PIN
-from hardware.geometry import Geometry, GeometryError, Point, load_geometry
+from hardware.geometry import Geometry, GeometryError, Point, Sensor, load_geometry
 from hardware.pcb.design import BaseSpec, Hole, PinMap, SensorPart, Site
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.library import TCRT1000, reed_upright
@@ -141,16 +142,8 @@ def pico_spec(geo: Geometry) -> BaseSpec:
                 f"builds.{PICO_BUILD}", f"the pico board senses {name} by reflective IR or an "
                 f"IR module, not {sensor.name!r}",
             )  # fmt: skip
-        below = sensor.height is not None and sensor.height < 0 and sensor.hole_diameter > 0
-        hole = Hole(*board(geo.place(name)), sensor.hole_diameter) if below else None
-        at = board(geo.place(name) + IR_SOCKET_OFFSET)
-        sites.append(Site(name, "ir", at, board(geo.led_position(name)), hole))
-    for name, centre in geo.buttons.items():
-        sites.append(
-            Site(_named("button", name), "button", board(centre), board(geo.led_position(name)))
-        )
-    for name in geo.seats:
-        sites.append(Site(_named("seat", name), "none", None, board(geo.led_position(name))))
+        sites.append(_ir_site(geo, board, name, sensor))
+    sites += _panel_sites(geo, board)
     return BaseSpec(
         width=round(max(xs) - x0, 3),
         height=round(y1 - min(ys), 3),
@@ -199,6 +192,30 @@ def _named(group: str, name: str) -> str:
     return name if name.startswith(f"{group}:") else f"{group}:{name}"
 
 
+Frame = Callable[[Point], tuple[float, float]]
+"""The geometry's millimetres (y up, its own origin) to the board's (KiCad: y down, from
+the outline's top left corner)."""
+
+
+def _ir_site(geo: Geometry, board: Frame, name: str, sensor: Sensor) -> Site:
+    """An IR module's place: its socket beside the target (or the top); a module looking
+    up from under its target sends its lead down through a hole in the board."""
+    below = sensor.height is not None and sensor.height < 0 and sensor.hole_diameter > 0
+    hole = Hole(*board(geo.place(name)), sensor.hole_diameter) if below else None
+    at = board(geo.place(name) + IR_SOCKET_OFFSET)
+    return Site(name, "ir", at, board(geo.led_position(name)), hole)
+
+
+def _panel_sites(geo: Geometry, board: Frame) -> list[Site]:
+    """The buttons (each switch in its hole, under its LED) and the seats (an LED only)."""
+    sites = [
+        Site(_named("button", name), "button", board(centre), board(geo.led_position(name)))
+        for name, centre in geo.buttons.items()
+    ]
+    sites += [Site(_named("seat", n), "none", None, board(geo.led_position(n))) for n in geo.seats]
+    return sites
+
+
 def base_spec(geo: Geometry) -> BaseSpec:
     xs = [p.x for p in geo.outline]
     ys = [p.y for p in geo.outline]
@@ -232,17 +249,8 @@ def base_spec(geo: Geometry) -> BaseSpec:
                 f"builds.{BUILD}",
                 f"the printed base board senses {name} by IR, not {sensor.name!r}",
             )
-        at = board(geo.place(name) + IR_SOCKET_OFFSET)
-        # a module looking up from under its target sends its lead down through the board
-        below = sensor.height is not None and sensor.height < 0 and sensor.hole_diameter > 0
-        hole = Hole(*board(geo.place(name)), sensor.hole_diameter) if below else None
-        sites.append(Site(name, "ir", at, board(geo.led_position(name)), hole))
-    for name, centre in geo.buttons.items():
-        sites.append(
-            Site(_named("button", name), "button", board(centre), board(geo.led_position(name)))
-        )
-    for name in geo.seats:
-        sites.append(Site(_named("seat", name), "none", None, board(geo.led_position(name))))
+        sites.append(_ir_site(geo, board, name, sensor))
+    sites += _panel_sites(geo, board)
     return BaseSpec(
         width=round(max(xs) - x0, 3),
         height=round(y1 - min(ys), 3),

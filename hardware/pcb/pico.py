@@ -43,6 +43,7 @@ from hardware.pcb.design import (
     _Parts,
     _snap,
     _via_box,
+    begin,
     courtyard,
     led_supply_input,
 )
@@ -115,13 +116,7 @@ def pico_board(spec: BaseSpec, pins: PicoPins) -> Board:
             raise ValueError(f"{pins.source}: sensor {name!r} has no reflective place")
     if len(pins.select) != 4 or len(pins.adc) != 2:
         raise ValueError(f"{pins.source}: two CD74HC4067 need four select pins and two ADCs")
-    holes = spec.holes + tuple(s.hole for s in spec.sites if s.hole is not None)
-    parts = _Parts(spec.width, spec.height, holes)
-    chain = sorted(
-        (pins.leds[s.name], s) for s in spec.sites if s.led is not None and s.name in pins.leds
-    )
-    if [i for i, _ in chain] != list(range(len(chain))):
-        raise ValueError(f"{pins.source}: the LED numbers must run 0, 1, 2, … without a gap")
+    holes, parts, chain = begin(spec, pins.leds, pins.source)
     sensors: list[tuple[Site, Placed]] = []
     for site in spec.sites:
         if site.sensor is None or site.kind == "none":
