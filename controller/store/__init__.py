@@ -253,8 +253,8 @@ class Store:
         takes the other board's record (:mod:`controller.remote.link`)."""
         if first < 1:
             raise ValueError(f"events are numbered from 1, not {first}")
-        for key in settings or {}:
-            _check_key(key)
+        for key, value in (settings or {}).items():
+            _check_setting(key, value)
         with self._write() as conn:
             row = conn.execute("SELECT status FROM games WHERE id=?", (game_id,)).fetchone()
             if row is None:
@@ -272,14 +272,7 @@ class Store:
                     (game_id, seq, now, event.kind, _dumps(event.data())),
                 )
             for key, value in (settings or {}).items():
-                if value is None:
-                    conn.execute("DELETE FROM settings WHERE key=?", (key,))
-                else:
-                    conn.execute(
-                        "INSERT INTO settings (key, value) VALUES (?, ?) "
-                        "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
-                        (key, value),
-                    )
+                _put_setting(conn, key, value)
 
     def unfinished(self) -> StoredGame | None:
         """The game being played when the program stopped, if any (the newest)."""
@@ -325,21 +318,30 @@ class Store:
 
     def set_setting(self, key: str, value: str | None) -> None:
         """Set (or with None, delete) a setting; durable when this returns."""
-        _check_key(key)
-        if value is not None:
-            if not isinstance(value, str):
-                raise ValueError(f"a setting is text, not {type(value).__name__}")
-            if len(value.encode()) > MAX_SETTING_BYTES:
-                raise ValueError(f"a setting holds at most {MAX_SETTING_BYTES} bytes")
+        _check_setting(key, value)
         with self._write() as conn:
-            if value is None:
-                conn.execute("DELETE FROM settings WHERE key=?", (key,))
-            else:
-                conn.execute(
-                    "INSERT INTO settings (key, value) VALUES (?, ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
-                    (key, value),
-                )
+            _put_setting(conn, key, value)
+
+
+def _check_setting(key: str, value: str | None) -> None:
+    _check_key(key)
+    if value is not None:
+        if not isinstance(value, str):
+            raise ValueError(f"a setting is text, not {type(value).__name__}")
+        if len(value.encode()) > MAX_SETTING_BYTES:
+            raise ValueError(f"a setting holds at most {MAX_SETTING_BYTES} bytes")
+
+
+def _put_setting(conn: sqlite3.Connection, key: str, value: str | None) -> None:
+    """Set (or with None, delete) one setting in the open transaction."""
+    if value is None:
+        conn.execute("DELETE FROM settings WHERE key=?", (key,))
+    else:
+        conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value=excluded.value",
+            (key, value),
+        )
 
 
 def _check_key(key: str) -> None:
