@@ -7,12 +7,15 @@ Then::
     pyramid flash                          # the Pico found by USB id 2E8A:0005
     pyramid flash --port /dev/ttyACM1      # or a path / pyserial URL
     pyramid flash --config my_board.py     # your pins instead of firmware/config.py
+    pyramid flash --sensing reflective     # the printed pico board (IR under every cell)
 
 copies protocol.py, debounce.py, config.py and main.py (last, so that a half-finished
 copy never boots a new main.py with old modules) with mpremote, showing progress, resets
 the Pico and waits for its ``HELLO``: the protocol version must be 1 and the firmware
 version the one just copied. If the firmware does not like the config, what it prints
-is shown instead.
+is shown instead. ``--sensing`` sets the config's ``SENSING`` in the copy that goes onto
+the Pico (the config file itself is left as it is): ``reflective`` for the printed pico
+board, ``matrix`` for a reed matrix.
 
 mpremote first stops the running firmware with Ctrl-C; the firmware then keeps its
 watchdog fed from a timer, so the copy is not cut short by a reset, and the reset at the
@@ -23,10 +26,12 @@ something failed (the message says what), 2 for bad arguments.
 from __future__ import annotations
 
 import argparse
+import re
 import runpy
 import shlex
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -43,6 +48,9 @@ FIRMWARE_DIR = Path(firmware.__file__).resolve().parent
 
 DEVICE_FILES: tuple[str, ...] = ("protocol.py", "debounce.py", "config.py", "main.py")
 """Copied in this order; main.py last."""
+SENSINGS: tuple[str, ...] = ("matrix", "reflective")
+"""What ``SENSING`` in the firmware's config.py may say (firmware/main.py checks it)."""
+SENSING_LINE = re.compile(r'^SENSING = "[^"\n]*"$', re.M)
 
 MPREMOTE: tuple[str, ...] = (sys.executable, "-m", "mpremote")
 COPY_TIMEOUT_S = 60.0
@@ -83,6 +91,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="the config.py to copy (default: firmware/config.py)",
     )
     parser.add_argument(
+        "--sensing",
+        choices=SENSINGS,
+        default=None,
+        help="how the board senses its cells, written into the copy of config.py: "
+        "'reflective' for the printed pico board, 'matrix' for reed switches "
+        "(default: as config.py says)",
+    )
+    parser.add_argument(
         "--mpremote",
         default=shlex.join(MPREMOTE),
         help="the mpremote command (default: this Python's mpremote module)",
@@ -101,6 +117,7 @@ def run(args: argparse.Namespace) -> int:
         flash(
             args.port,
             config=args.config,
+            sensing=args.sensing,
             mpremote=shlex.split(args.mpremote),
             hello_timeout=args.timeout,
         )
@@ -114,13 +131,47 @@ def flash(
     port: str = "auto",
     *,
     config: Path | None = None,
+    sensing: str | None = None,
     mpremote: Sequence[str] = MPREMOTE,
     hello_timeout: float = HELLO_TIMEOUT_S,
     out: TextIO | None = None,
 ) -> protocol.Hello:
     """Copy, reset, check; the Pico's HELLO. Raises :class:`FlashError` with the reason."""
+    if sensing is None:
+        return _flash(port, device_files(config), mpremote, hello_timeout, out)
+    with tempfile.TemporaryDirectory(prefix="pyramid-flash-") as folder:
+        source = config if config is not None else FIRMWARE_DIR / "config.py"
+        copy_of = Path(folder) / "config.py"
+        copy_of.write_text(with_sensing(source, sensing), encoding="utf-8")
+        return _flash(port, device_files(copy_of), mpremote, hello_timeout, out)
+
+
+def with_sensing(config: Path, sensing: str) -> str:
+    """The text of ``config`` with ``SENSING`` set to ``sensing``.
+
+    >>> SENSING_LINE.findall(with_sensing(FIRMWARE_DIR / "config.py", "reflective"))
+    ['SENSING = "reflective"']
+    """
+    if sensing not in SENSINGS:
+        raise FlashError(f"sensing is one of {', '.join(SENSINGS)}, not {sensing!r}")
+    try:
+        text = config.read_text(encoding="utf-8")
+    except OSError as error:
+        raise FlashError(f"cannot read {config}: {error.strerror}") from None
+    changed, found = SENSING_LINE.subn(f'SENSING = "{sensing}"', text)
+    if found != 1:
+        raise FlashError(f'{config} has no line SENSING = "..." to set (it needs exactly one)')
+    return changed
+
+
+def _flash(
+    port: str,
+    files: list[DeviceFile],
+    mpremote: Sequence[str],
+    hello_timeout: float,
+    out: TextIO | None,
+) -> protocol.Hello:
     out = sys.stdout if out is None else out
-    files = device_files(config)
     version = firmware_version(files[DEVICE_FILES.index("config.py")].source)
     device = resolve_port(port)
     total = sum(f.size for f in files)

@@ -81,6 +81,41 @@ def test_flash_with_a_config_of_ones_own(
     assert (old_pico.flash_dir / "config.py").read_text() == mine.read_text()
 
 
+def test_flash_sets_the_sensing_in_the_copy_and_leaves_the_file(
+    old_pico: SimPico, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--sensing`` writes ``SENSING`` into what goes onto the Pico: a config that says
+    reflective, flashed with ``--sensing matrix``, lands as the shipped matrix config (the
+    simulated Pico scans a matrix, so it answers), and the maker's file is unchanged."""
+    shipped = (FIRMWARE_DIR / "config.py").read_text()
+    mine = tmp_path / "my_board.py"
+    mine.write_text(shipped.replace('SENSING = "matrix"', 'SENSING = "reflective"'))
+    before = mine.read_text()
+    assert before != shipped
+    status = main(
+        ["flash", "--port", old_pico.port, "--config", str(mine), "--sensing", "matrix",
+         "--mpremote", FAKE_MPREMOTE]
+    )  # fmt: skip
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert (old_pico.flash_dir / "config.py").read_text() == shipped
+    assert mine.read_text() == before
+    assert out.rstrip().endswith("Done: the board is ready.")
+
+
+def test_sensing_needs_one_line_to_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    config = tmp_path / "config.py"
+    config.write_text('VERSION = "1.2.0"\n')
+    status = main(
+        ["flash", "--port", "/dev/null", "--config", str(config), "--sensing", "reflective",
+         "--mpremote", "false"]
+    )  # fmt: skip
+    assert status == 1
+    assert 'has no line SENSING = "..." to set' in capsys.readouterr().err
+    changed = flash.with_sensing(FIRMWARE_DIR / "config.py", "reflective")
+    assert flash.SENSING_LINE.findall(changed) == ['SENSING = "reflective"']
+
+
 def test_a_copy_that_did_not_land_is_noticed(
     old_pico: SimPico, capsys: pytest.CaptureFixture[str]
 ) -> None:
