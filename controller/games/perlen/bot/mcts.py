@@ -140,7 +140,6 @@ def search(
     rng: _random.Random,
     deadline: float | None = None,
     cancel: threading.Event | None = None,
-    focus: int | None = None,
     only: Collection[int] | None = None,
     exploration: float = EXPLORATION,
     score_weight: float = SCORE_WEIGHT,
@@ -152,12 +151,10 @@ def search(
 ) -> SearchResult:
     """Grow a tree from ``pyramid`` with ``playouts`` random games (fewer if stopped).
 
-    ``focus``, a legal cell, gets at least a quarter of the playouts, so that its mean is
-    as well founded as the best move's. ``only`` limits the
-    moves at the root to some of the legal cells. ``bias`` favours, while a move has
-    few visits, the moves that gain pearls at once ("progressive bias": ``bias`` times
-    the net gain, divided by the visits). ``depth`` limits the tree to that many moves
-    from the root; below it the playouts decide alone (1: flat Monte Carlo). With
+    ``only`` limits the moves at the root to some of the legal cells. ``bias`` favours,
+    while a move has few visits, the moves that gain pearls at once ("progressive bias":
+    ``bias`` times the net gain, divided by the visits). ``depth`` limits the tree to that
+    many moves from the root; below it the playouts decide alone (1: flat Monte Carlo). With
     ``rivals``, a move picker, the tree chooses only the root mover's moves: at a
     rival's turn it follows the rival's move that ``rivals`` picks (a model of the
     rivals, as the playouts are), instead of the rival's best by the tree.
@@ -167,21 +164,15 @@ def search(
     if playouts < 1:
         raise ValueError(f"playouts must be at least 1, not {playouts}")
     untried = list(cells_of(pyramid[4]))
-    if only is None and focus is None:
+    if only is None:
         # A cell and its mirror image on a symmetric pyramid are one choice.
         untried = list(distinct_cells(pyramid[2], tuple(untried)))
     if only is not None:
         if not only or not set(only) <= set(untried):
             raise ValueError(f"only {sorted(only)} must be some of the legal cells {untried}")
         untried = [cell for cell in untried if cell in only]
-    if focus is not None and focus not in untried:
-        raise ValueError(f"the focus cell {focus} is not a legal move")
     rng.shuffle(untried)
     root = _Node(pyramid, -1, -1, untried, 0.0)
-    focus_node: _Node | None = None
-    if focus is not None:
-        untried.remove(focus)
-        focus_node = _expand(root, focus, rng)
     random = rng.random
     me = pyramid[3]
     stop_at = math.inf if deadline is None else deadline
@@ -198,9 +189,6 @@ def search(
             break
         node = root
         path = [root]
-        if focus_node is not None and done % 4 == 0:
-            node = focus_node
-            path.append(node)
         # Selection: down the tree while every move of a node has been tried.
         while True:
             mover = node.pyramid[3]

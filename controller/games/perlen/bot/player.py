@@ -433,7 +433,6 @@ def sample(
     deadline: float | None,
     cancel: threading.Event | None,
     only: tuple[int, ...] | None = None,
-    focus: int | None = None,
     clock: Callable[[], float] = time.perf_counter,
 ) -> mcts.SearchResult:
     """The sampled games of ``spec`` from ``pyramid``: as many as its share of
@@ -446,7 +445,6 @@ def sample(
         deadline=deadline,
         cancel=cancel,
         only=only,
-        focus=focus,
         exploration=spec.exploration,
         score_weight=spec.score_weight,
         bias=spec.bias,
