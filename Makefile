@@ -72,9 +72,9 @@ quick: $(STAMP)
 board: $(STAMP)
 	$(BIN)/python -m hardware.pcb.generate
 
-# deploy/install-pi.sh on a booted Debian 12 in a container, as docs/raspberry-pi.md says
-# (tests/deploy/test_install_container.py; root, systemd-nspawn, debootstrap, about 10
-# minutes from nothing, 3 with the debootstrapped tree cached in ~/.cache/pyramid-board).
+# deploy/install-pi.sh on Debian 12 and 13 booted in containers, as docs/raspberry-pi.md
+# says (tests/deploy/test_install_container.py; root, systemd-nspawn, debootstrap; about 7
+# minutes from nothing, 3 with the debootstrapped trees cached in ~/.cache/pyramid-board).
 test-install: $(STAMP)
 	PYRAMID_INSTALL_TEST=1 $(BIN)/pytest -p no:cacheprovider -rA tests/deploy/test_install_container.py
 

@@ -1,6 +1,7 @@
-"""deploy/install-pi.sh on a booted Debian 12, as a maker runs it (``make test-install``).
+"""deploy/install-pi.sh on a booted Debian 12 and 13, as a maker runs it (``make test-install``).
 
-Debian 12 (amd64, what Raspberry Pi OS Bookworm is built on) is debootstrapped once into a
+Debian 12 and 13 (amd64; what Raspberry Pi OS Bookworm and Trixie are built on, with
+Python 3.11 and 3.13) are each debootstrapped once into a
 cache folder keyed by its inputs (``PYRAMID_CACHE_DIR``, default
 ``~/.cache/pyramid-board``), copied, and booted with systemd as PID 1 in a container
 (``systemd-nspawn --boot``), set up as the Raspberry Pi Imager leaves a card: the host
@@ -43,7 +44,8 @@ from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "install"
-SUITE = "bookworm"
+SUITES = ("bookworm", "trixie")
+"""Debian 12 (Raspberry Pi OS Bookworm's base, Python 3.11) and 13 (Trixie's, Python 3.13)."""
 MIRROR = os.environ.get("PYRAMID_DEBIAN_MIRROR", "http://deb.debian.org/debian")
 # What Raspberry Pi OS Lite has and a minimal Debian lacks: systemd booting it, sudo for
 # the first user, python3, certificates for PyPI.
@@ -76,12 +78,12 @@ def cache_dir() -> Path:
     return Path(base)
 
 
-def base_tree() -> Path:
+def base_tree(suite: str) -> Path:
     """The debootstrapped tree for these inputs, made once (a half-made one is thrown away)."""
     key = hashlib.sha256(
-        "\n".join([SUITE, "amd64", MIRROR, *INCLUDE, TREE_VERSION]).encode()
+        "\n".join([suite, "amd64", MIRROR, *INCLUDE, TREE_VERSION]).encode()
     ).hexdigest()[:16]
-    tree = cache_dir() / f"debian-{SUITE}-{key}"
+    tree = cache_dir() / f"debian-{suite}-{key}"
     if (tree / ".complete").exists():
         return tree
     partial = tree.with_name(tree.name + ".partial")
@@ -89,7 +91,7 @@ def base_tree() -> Path:
     partial.parent.mkdir(parents=True, exist_ok=True)
     include = f"--include={','.join(INCLUDE)}"
     done = subprocess.run(
-        ["debootstrap", "--variant=minbase", include, SUITE, str(partial), MIRROR],
+        ["debootstrap", "--variant=minbase", include, suite, str(partial), MIRROR],
         capture_output=True,
         text=True,
         timeout=1800,
@@ -156,7 +158,8 @@ def free_port() -> int:
 class Container:
     """A booted container: systemd as PID 1, commands run inside with nsenter."""
 
-    def __init__(self, root: Path, log: Path) -> None:
+    def __init__(self, root: Path, log: Path, suite: str) -> None:
+        self.suite = suite
         self.root = root
         self.log = log
         self.name = f"pyramid-{uuid.uuid4().hex[:8]}"
@@ -261,20 +264,23 @@ def port() -> int:
     return free_port()
 
 
-@pytest.fixture(scope="module")
-def container(tmp_path_factory: pytest.TempPathFactory, port: int) -> Iterator[Container]:
+@pytest.fixture(scope="module", params=SUITES)
+def container(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, port: int
+) -> Iterator[Container]:
     reason = why_not()
     if reason:
         pytest.skip(f"the container install test cannot run here: {reason}")
+    suite: str = request.param
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     started = time.monotonic()
-    tree = base_tree()
-    record("debootstrap (or the cached tree)", f"{time.monotonic() - started:.0f} s")
+    tree = base_tree(suite)
+    record(f"{suite}: debootstrap (or the cached tree)", f"{time.monotonic() - started:.0f} s")
     work = Path(tmp_path_factory.mktemp("install")) / "root"
     # The work tree sits beside the cached one, on the same file system: a quick copy.
     subprocess.run(["cp", "-a", "--reflink=auto", str(tree), str(work)], check=True, timeout=900)
     prepare(work, port)
-    running = Container(work, ARTIFACTS / "container.log")
+    running = Container(work, ARTIFACTS / f"container-{suite}.log", suite)
     running.log.write_bytes(b"")
     try:
         running.boot()
@@ -345,11 +351,8 @@ def service(container: Container, prop: str) -> str:
     return done.stdout.strip()
 
 
-class Install:
-    """What the first install said."""
-
-    out = ""
-    pin = ""
+PINS: dict[str, str] = {}
+"""The PIN each suite's first install showed."""
 
 
 def test_the_guides_install_on_a_fresh_system(container: Container, port: int) -> None:
@@ -361,14 +364,13 @@ def test_the_guides_install_on_a_fresh_system(container: Container, port: int) -
         timeout=INSTALL_PATIENCE,
     )
     record(
-        "first install (apt, pip from PyPI, the page answering)",
+        f"{container.suite}: first install (apt, pip from PyPI, the page answering)",
         f"{time.monotonic() - started:.0f} s",
     )
-    (ARTIFACTS / "install.txt").write_text(done.stdout + done.stderr)
-    Install.out = done.stdout
+    (ARTIFACTS / f"install-{container.suite}.txt").write_text(done.stdout + done.stderr)
     pin = re.search(r"ADMIN PIN for the page: (\d{6})", done.stdout)
     assert pin, done.stdout
-    Install.pin = pin.group(1)
+    PINS[container.suite] = pin.group(1)
     assert "WRITE IT DOWN NOW" in done.stdout
     assert f"http://127.0.0.1:{port}/" in done.stdout
     # The host name Raspberry Pi OS starts with is replaced (two such Pis clash).
@@ -380,16 +382,20 @@ def test_the_guides_install_on_a_fresh_system(container: Container, port: int) -
     assert not {"python3-dev", "swig", "python3-lgpio"} & set(packages)
     assert service(container, "ActiveState") == "active"
     assert service(container, "User") == "pyramid"
+    # No udevd in a container: the rule is in place all the same, for the next boot.
+    assert "udev is not running here" in done.stdout
+    container.run(["test", "-f", "/etc/udev/rules.d/99-pyramid-board.rules"])
     label = container.run(["cat", "/home/maker/pyramid-label.html"]).stdout
     assert label.count("<svg") == 1 and f"http://127.0.0.1:{port}/" in label
 
 
 def test_the_page_answers_and_the_shown_pin_unlocks_it(container: Container, port: int) -> None:
-    assert Install.pin, "the install did not run"
+    shown = PINS.get(container.suite)
+    assert shown, "the install did not run"
     wait_until(lambda: page_answers(port), 30, interval=0.2, what="the page")
     phone = Browser(port)
-    assert phone.unlock("000000" if Install.pin != "000000" else "111111") == 403
-    assert Browser(port).unlock(Install.pin) == 200
+    assert phone.unlock("000000" if shown != "000000" else "111111") == 403
+    assert Browser(port).unlock(shown) == 200
 
 
 def test_the_unit_is_hardened(container: Container) -> None:
@@ -398,7 +404,10 @@ def test_the_unit_is_hardened(container: Container) -> None:
         r"Overall exposure level for pyramid-board.service: ([\d.]+) (\w+)", done.stdout
     )
     assert level, done.stdout
-    record("systemd-analyze security (booted)", f"{level.group(1)} {level.group(2)}")
+    record(
+        f"{container.suite}: systemd-analyze security (booted)",
+        f"{level.group(1)} {level.group(2)}",
+    )
     assert level.group(2) in ("OK", "SAFE", "PERFECT"), done.stdout
     # It runs unprivileged, with no capabilities, the root file system read-only.
     pid = service(container, "MainPID")
@@ -446,8 +455,11 @@ def test_the_guides_pin_command_sets_a_new_pin(container: Container, port: int) 
         stdin=new + "\n",
     )
     assert "Admin PIN changed" in done.stdout, done.stdout + done.stderr
+    # The service's own box in its log names the same command.
+    log = container.run(["journalctl", "--no-pager", "-u", "pyramid-board"]).stdout
+    assert "`sudo -u pyramid pyramid pin --config /etc/pyramid-board/config.toml`" in log, log
     assert Browser(port).unlock(new) == 200
-    assert Browser(port).unlock(Install.pin) == 403
+    assert Browser(port).unlock(PINS[container.suite]) == 403
 
 
 def test_a_rerun_with_nothing_changed_downloads_nothing(container: Container, port: int) -> None:
@@ -459,8 +471,11 @@ def test_a_rerun_with_nothing_changed_downloads_nothing(container: Container, po
         env={"PIP_NO_INDEX": "1"},
         timeout=INSTALL_PATIENCE,
     )
-    record("re-run with nothing changed (no index, no apt)", f"{time.monotonic() - started:.0f} s")
-    (ARTIFACTS / "rerun.txt").write_text(done.stdout + done.stderr)
+    record(
+        f"{container.suite}: re-run with nothing changed (no index, no apt)",
+        f"{time.monotonic() - started:.0f} s",
+    )
+    (ARTIFACTS / f"rerun-{container.suite}.txt").write_text(done.stdout + done.stderr)
     assert "+ apt-get" not in done.stdout
     assert "all there: python3-venv" in done.stdout
     assert "kept the existing /etc/pyramid-board/config.toml" in done.stdout
