@@ -497,6 +497,26 @@ def test_a_rerun_with_nothing_changed_downloads_nothing(container: Container, po
     wait_until(lambda: page_answers(port), 60, interval=0.5, what="the page after the re-run")
 
 
+def test_replace_config_switches_and_keeps_the_old_one(container: Container, port: int) -> None:
+    config = "/etc/pyramid-board/config.toml"
+    before = container.run(["cat", config]).stdout
+    container.run(
+        ["sh", "-c", "sed 's/^brightness = .*/brightness = 0.5/' loopback.toml > brighter.toml"],
+        cwd="/home/maker",
+    )
+    done = container.run(
+        ["deploy/install-pi.sh", "--config", "/home/maker/brighter.toml", "--replace-config"],
+        cwd="/home/maker/pyramid-board",
+        env={"PIP_NO_INDEX": "1"},
+        timeout=INSTALL_PATIENCE,
+    )
+    assert f"replacing {config} with /home/maker/brighter.toml" in done.stdout
+    assert container.run(["cat", config + ".old"]).stdout == before
+    now = container.run(["cat", config]).stdout
+    assert "brightness = 0.5" in now and 'path = "/var/lib/pyramid-board/pyramid.sqlite3"' in now
+    wait_until(lambda: page_answers(port), 60, interval=0.5, what="the page after the switch")
+
+
 def test_a_broken_config_fails_the_unit_with_its_reason(container: Container) -> None:
     container.run(
         [
