@@ -92,8 +92,11 @@ config_facts() {
   # What the program's own rules read in a config (controller.config needs only the
   # standard library): the adapter, whether its LEDs need SPI0, the page's host and port.
   PYTHONPATH="$SOURCE_DIR" python3 -c 'import sys, pathlib
-from controller.config import load_config, needs_spi0
-c = load_config(pathlib.Path(sys.argv[1]))
+from controller.config import ConfigError, load_config, needs_spi0
+try:
+    c = load_config(pathlib.Path(sys.argv[1]))
+except ConfigError as error:
+    sys.exit(f"install-pi.sh: {sys.argv[1]}: {error}")
 print(c.board.adapter, "yes" if needs_spi0(c) else "no", c.web.host or "0.0.0.0", c.web.port)' "$1"
 }
 
@@ -101,6 +104,14 @@ installed() {
   # Whether the Debian package $1 is installed.
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
+
+# The build is the config's that will be in place: the existing one unless replaced.
+FACTS_OF="$CONFIG_SOURCE"
+if [ -e "$CONFIG" ] && [ "$REPLACE_CONFIG" -eq 0 ]; then
+  FACTS_OF="$CONFIG"
+fi
+facts="$(config_facts "$FACTS_OF")"  # a config the program would refuse stops the install
+read -r ADAPTER NEEDS_SPI WEB_HOST WEB_PORT <<<"$facts"
 
 echo "== 1. the host name"
 current_name="$(hostname)"
@@ -136,10 +147,6 @@ else
   fi
 fi
 
-read -r ADAPTER NEEDS_SPI WEB_HOST WEB_PORT <<<"$(config_facts "$CONFIG_SOURCE")"
-if [ -e "$CONFIG" ] && [ "$REPLACE_CONFIG" -eq 0 ]; then
-  read -r ADAPTER NEEDS_SPI WEB_HOST WEB_PORT <<<"$(config_facts "$CONFIG")"
-fi
 
 echo "== 2. system packages"
 # lgpio only for a board on the Pi's header (adapter "gpio"); a Pico build never loads it.

@@ -285,3 +285,17 @@ def test_unit_is_rated_ok_by_systemd_analyze_security(tmp_path: Path) -> None:
     found = re.search(r"Overall exposure level for \S+: ([\d.]+) (\w+)", result.stdout)
     assert found, result.stdout + result.stderr
     assert float(found.group(1)) <= 2.0 and found.group(2) in ("OK", "SAFE", "PERFECT"), found[0]
+
+
+def test_a_config_the_program_refuses_stops_the_install_before_any_step(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[board]\nadapter = "gpoi"\n')
+    result = subprocess.run(
+        ["bash", str(SCRIPT), "--dry-run", "--config", str(bad)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert f"install-pi.sh: {bad}: board.adapter: must be one of" in result.stderr
+    assert "==" not in result.stdout  # not even the host name was touched
