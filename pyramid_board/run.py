@@ -33,6 +33,8 @@ import contextlib
 import dataclasses
 import fcntl
 import logging
+import os
+import pwd
 import shlex
 import signal
 import socket
@@ -143,17 +145,29 @@ def serving_line(host: str, port: int) -> str:
     return f"pyramid: serving on {_url(local, port)}"
 
 
-def pin_command(args: argparse.Namespace) -> str:
-    """The ``pyramid pin`` that reaches the store this ``pyramid run`` uses.
+def pin_command(
+    args: argparse.Namespace, source: Path | None = None, uid: int | None = None
+) -> str:
+    """The ``pyramid pin`` that reaches the store this ``pyramid run`` uses: with the config
+    it read (``source``, e.g. from ``$PYRAMID_CONFIG``), and as this process's user when
+    that is a system account (the service's, whose store no one else may write).
 
-    >>> pin_command(argparse.Namespace(config=None, data_dir=Path("/tmp/my games")))
+    >>> pin_command(argparse.Namespace(config=None, data_dir=Path("/tmp/my games")), uid=1000)
     "pyramid pin --data-dir '/tmp/my games'"
+    >>> args = argparse.Namespace(config=None, data_dir=None)
+    >>> pin_command(args, Path("/etc/pyramid-board/config.toml"), uid=0)
+    'pyramid pin --config /etc/pyramid-board/config.toml'
     """
     words = ["pyramid", "pin"]
-    if args.config is not None:
-        words += ["--config", str(args.config)]
+    config = args.config if args.config is not None else source
+    if config is not None:
+        words += ["--config", str(config)]
     if args.data_dir is not None:
         words += ["--data-dir", str(args.data_dir)]
+    uid = os.geteuid() if uid is None else uid
+    if 0 < uid < 1000:  # Debian's system users (the service's `pyramid`)
+        with contextlib.suppress(KeyError):  # a user with no name: the plain command
+            words = ["sudo", "-u", pwd.getpwuid(uid).pw_name, *words]
     return shlex.join(words)
 
 
@@ -285,7 +299,7 @@ def run(args: argparse.Namespace) -> int:
     seats = _remote_seats(config, table, store)
     with _signals() as stopper:
         try:
-            return _serve(config, board, table, stopper, started, pin_command(args))
+            return _serve(config, board, table, stopper, started, pin_command(args, config.source))
         finally:
             table.stop()
             if seats is not None:

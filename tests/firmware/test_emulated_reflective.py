@@ -2,7 +2,8 @@
 firmware/config.py with ``SENSING = "reflective"``, its real ADC reads and GPIO writes
 against the analog front end of firmware/emulator/pico.mjs (multiplexers, emitter groups,
 a reflection per sensor). A pearl over c3 appears in the ``S`` bitmap and leaves it; room
-light that changes too fast to read past makes a new pearl wait, and never lifts one.
+light that changes too fast to read past makes a new pearl wait, and never lifts one. And
+the guide's ``pyramid flash --sensing reflective`` onto a blank Pico (docs/raspberry-pi.md).
 
 Without the UF2 and boot ROM (``PYRAMID_RP2040_DIR``) or Node the test skips, saying what
 to provide; under ``CI=true`` that is a failure.
@@ -15,11 +16,13 @@ from collections.abc import Iterator
 
 import pytest
 from fw_helpers import RawHost
-from test_emulated_pico import need_emulator
+from test_emulated_pico import CHIP_TIME_PATIENCE, need_emulator, pyramid_flash
 
 from firmware import protocol
+from firmware.config import VERSION
 from firmware.emulator.pico import EmulatedPico
 from firmware.sim.harness import DEVICE_FILES, FIRMWARE_DIR, SimConfig
+from tests.support.poll import wait_until
 
 RATE = 0.25
 C3, E1 = 14, 4
@@ -98,3 +101,39 @@ def test_a_pearl_over_a_window_is_seen_and_uncertain_light_changes_nothing(
         assert all(bitmap & (1 << E1) for bitmap in reports(host, pico, 4))
     finally:
         host.close()
+
+
+def test_pyramid_flash_sensing_reflective_onto_a_blank_pico() -> None:
+    """The guide's command for the printed pico board onto a Pico with MicroPython and
+    nothing else: the real mpremote copies the files (SENSING set in the copy), the Pico
+    is reset, its HELLO checked; then it reads its IR sensors (a pearl over c3)."""
+    need_emulator()
+    _, analog = reflective_files()
+    config = SimConfig(rows=(), columns=(), buzzer_pin=None)
+    with EmulatedPico(config, files={}, rate=0.5, analog=analog) as pico:
+        # A second of the chip's time: MicroPython formats littlefs and reaches the REPL.
+        wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
+        done = pyramid_flash(pico, "--sensing", "reflective")
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "SENSING = 'reflective' in the copy that goes onto the Pico" in done.stdout
+        assert f"firmware {VERSION}, protocol 1," in done.stdout
+        assert done.stdout.rstrip().endswith("Done: the board is ready.")
+        flashed = pico.flash_files()
+        assert sorted(flashed) == ["config.py", "debounce.py", "main.py", "protocol.py"]
+        assert b'SENSING = "reflective"' in flashed["config.py"]
+        # It reads its IR sensors: a pearl over c3 shows in its report, and leaves it.
+        host = RawHost(pico.port)
+        try:
+            host.serial.reset_input_buffer()
+            pico.reflect(C3, 400)  # the darkest pearl the model allows
+            host.wait_for(
+                lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 1 << C3,
+                timeout=max(pico.wall(8), PATIENCE),
+            )
+            pico.reflect(C3, 0)
+            host.wait_for(
+                lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 0,
+                timeout=max(pico.wall(8), PATIENCE),
+            )
+        finally:
+            host.close()

@@ -194,3 +194,40 @@ def test_flash_is_a_pyramid_command(capsys: pytest.CaptureFixture[str]) -> None:
         main(["flash", "--help"])
     assert done.value.code == 0
     assert "--port" in capsys.readouterr().out
+
+
+def test_flash_takes_the_project_folder_one_is_in(
+    old_pico: SimPico,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The maker edits firmware/config.py in their project folder and runs `pyramid flash`
+    there (or below it): that file is flashed, not the installed program's copy, and the
+    output names it."""
+    project = tmp_path / "pyramid-board"
+    shutil.copytree(FIRMWARE_DIR, project / "firmware", ignore=shutil.ignore_patterns("sim*"))
+    (project / "pyproject.toml").write_text('[project]\nname = "pyramid-board"\n')
+    edited = project / "firmware" / "config.py"
+    edited.write_text(edited.read_text().replace(SHIPPED_VERSION, "3.0.0-edited", 1))
+    (project / "docs").mkdir()
+    monkeypatch.chdir(project / "docs")
+    status = main(["flash", "--port", old_pico.port, "--mpremote", FAKE_MPREMOTE])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert f"config.py: {edited.resolve()} (the project folder you are in)" in out
+    assert "firmware 3.0.0-edited, protocol 1" in out
+    assert (old_pico.flash_dir / "config.py").read_text() == edited.read_text()
+
+
+def test_outside_a_project_folder_the_installed_copy_is_named(
+    old_pico: SimPico,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status = main(["flash", "--port", old_pico.port, "--mpremote", FAKE_MPREMOTE])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert f"config.py: {FIRMWARE_DIR / 'config.py'} (installed with the program;" in out
