@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import http.client
-import json
 import select
 import socket
 import sys
@@ -35,114 +34,14 @@ import tempfile
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager, suppress
+from contextlib import suppress
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from controller.config import RemoteConfig  # noqa: E402
-from controller.remote.seats import RemoteSeats  # noqa: E402
-from tests.remote.mosquitto import free_port  # noqa: E402
-from tests.web.conftest import PIN, Rig, build_rig, close_rig  # noqa: E402
-from web_ui.server import serve, stop  # noqa: E402
-from web_ui.state import WebSettings  # noqa: E402
-
-WRONG = "000000" if PIN != "000000" else "111111"
-
-
-class Page:
-    """One served page and a browser session on it."""
-
-    def __init__(self, rig: Rig, port: int) -> None:
-        self.rig = rig
-        self.port = port
-
-    def ask(
-        self,
-        method: str,
-        path: str,
-        *,
-        source: str = "127.0.0.1",
-        headers: dict[str, str] | None = None,
-        body: Any = None,
-        timeout: float = 30.0,
-    ) -> tuple[int, dict[str, str], bytes]:
-        conn = http.client.HTTPConnection(
-            "127.0.0.1", self.port, timeout=timeout, source_address=(source, 0)
-        )
-        sent = dict(headers or {})
-        data = None
-        if body is not None:
-            data = json.dumps(body).encode()
-            sent["Content-Type"] = "application/json"
-        try:
-            conn.request(method, path, body=data, headers=sent)
-            answer = conn.getresponse()
-            return answer.status, dict(answer.getheaders()), answer.read()
-        finally:
-            conn.close()
-
-    def session(self, source: str = "127.0.0.1") -> dict[str, str]:
-        """A fresh browser session: the headers its writes send (cookie and CSRF token)."""
-        _status, headers, body = self.ask("GET", "/api/session", source=source)
-        cookie = headers["Set-Cookie"].split(";", 1)[0]
-        return {"Cookie": cookie, "X-CSRFToken": json.loads(body)["csrf_token"]}
-
-    def unlock(self, headers: dict[str, str], pin: str, source: str = "127.0.0.1") -> int:
-        status, answered, body = self.ask(
-            "POST", "/api/unlock", source=source, headers=headers, body={"pin": pin}
-        )
-        if status == 200:  # the session cookie and its CSRF token are renewed on unlock
-            headers["Cookie"] = answered["Set-Cookie"].split(";", 1)[0]
-            headers["X-CSRFToken"] = json.loads(body)["csrf_token"]
-        return status
-
-
-@contextmanager
-def served(folder: Path) -> Iterator[Page]:
-    rig = build_rig(folder, web=WebSettings())
-    seats = RemoteSeats(
-        rig.table,
-        rig.store,
-        RemoteConfig(host="127.0.0.1", port=free_port(), tls=False, name="Oma"),
-    )
-    rig.table.linker = seats
-    ready = threading.Event()
-    thread = threading.Thread(target=serve, args=(rig.app, "127.0.0.1", 0, ready), daemon=True)
-    thread.start()
-    try:
-        assert ready.wait(10), "the page did not start"
-        yield Page(rig, rig.app.config["SERVER_PORT"])
-    finally:
-        stop(rig.app)
-        thread.join(10)
-        seats.close()
-        close_rig(rig)
-
-
-def invite(page: Page) -> str:
-    """Start a game with a seat on another board (as the family does); its code."""
-    headers = page.session()
-    assert page.unlock(headers, PIN) == 200
-    players = [
-        {"name": "Oma", "colour": "red"},
-        {"name": "Tim", "colour": "blue", "remote": True},
-        {"name": "Opa", "colour": "yellow"},
-    ]
-    status, _h, body = page.ask(
-        "POST",
-        "/api/game",
-        headers=headers,
-        body={"game": "perlen-pyramide", "players": players},
-    )
-    assert status == 200, body
-    code = json.loads(body)["code"]
-    assert isinstance(code, str) and code
-    page.rig.wait(lambda s: s["remote"] is not None and s["remote"]["code"] == code)
-    return code
+from tests.web.conftest import PIN  # noqa: E402
+from tests.web.served import WRONG, Page, invite, rotate, served  # noqa: E402
 
 
 def first_event(page: Page, source: str, headers: dict[str, str] | None = None) -> bytes:
@@ -215,30 +114,8 @@ def concurrent_unlocks(page: Page, tries: int = 60) -> None:
 
 def rotated_addresses(page: Page, addresses: int = 100, each: int = 3, workers: int = 8) -> None:
     headers = page.session()
-    statuses: Counter[int | str] = Counter()
     started = time.monotonic()
-    lock = threading.Lock()
-    todo = [f"127.0.1.{n + 1}" for n in range(addresses)]
-
-    def worker() -> None:
-        while True:
-            with lock:
-                if not todo:
-                    return
-                source = todo.pop()
-            for _ in range(each):
-                try:
-                    status: int | str = page.unlock(dict(headers), WRONG, source)
-                except OSError:
-                    status = "no answer"
-                with lock:
-                    statuses[status] += 1
-
-    threads = [threading.Thread(target=worker) for _ in range(workers)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(600)
+    statuses = rotate(page, headers, addresses=addresses, each=each, workers=workers)
     took = time.monotonic() - started
     checked = statuses[403]
     others = sum(statuses.values()) - checked - statuses[429]

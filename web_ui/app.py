@@ -119,9 +119,7 @@ def create_app(
             table,
             listener=functools.partial(reviews.on_game_over, reviewer, table.history, shown),
         ),
-        throttle=security.Throttle(
-            free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
-        ),
+        pins=security.PinGuard(settings.pin_limits),
         secret=secret,
         reviewer=reviewer,
         static_versions=_static_versions(),

@@ -96,10 +96,28 @@ class WebSettings:
     throttle_base: float = 1.0
     """Seconds of the first delay; each further wrong PIN doubles it."""
     throttle_cap: float = 900.0
+    """The longest wait of one device (seconds)."""
+    pin_burst: int = 10
+    """Wrong PINs all devices together may try in a row."""
+    pin_per_hour: float = 10.0
+    """Wrong PINs all devices together may try per hour after the burst."""
+    pin_lockout: int = 100
+    """Wrong PINs since the PIN was set after which none is checked until ``pyramid pin``."""
     command_timeout: float = 5.0
     """How long a request waits for the Table to handle a command."""
     review_budget: float = 0.25
     """Seconds the computer thinks about each move when reviewing a finished game."""
+
+    @property
+    def pin_limits(self) -> security.Limits:
+        return security.Limits(
+            free=self.throttle_free,
+            base=self.throttle_base,
+            cap=self.throttle_cap,
+            burst=self.pin_burst,
+            per_hour=self.pin_per_hour,
+            lockout=self.pin_lockout,
+        )
 
     @property
     def threads(self) -> int:
@@ -114,7 +132,7 @@ class WebState:
     config: Config | None
     settings: WebSettings
     hub: LiveHub
-    throttle: security.Throttle
+    pins: security.PinGuard
     secret: str
     reviewer: Reviewer = field(default_factory=Reviewer)
     started: float = field(default_factory=time.time)

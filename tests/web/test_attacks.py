@@ -1,0 +1,186 @@
+"""A stranger on the home network against the real page (issue 39, the web half).
+
+The app runs under waitress on a loopback port (:mod:`tests.web.served`); other devices
+are other loopback addresses. Each test makes the attack and shows it failing; the PIN's
+limits run on a clock that stands still, so what is admitted does not depend on the
+machine's speed (``bench/web_attacks.py`` gives the figures on the real clock).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from controller.settings import Settings
+from tests.web.conftest import PIN, build_rig, close_rig, csrf
+from tests.web.served import WRONG, Page, rotate, served
+from web_ui import security
+from web_ui.state import WebSettings, state_of
+
+WAIT_S = 60.0
+"""How long a test waits for the server to reach the state it needs (an event wait that
+ends the moment it is there)."""
+
+
+@pytest.fixture
+def page(tmp_path: Path) -> Iterator[Page]:
+    with served(tmp_path) as served_page:
+        yield served_page
+
+
+def still_clock(page: Page) -> None:
+    """The page's PIN limits on a clock that does not move (a wait never runs out)."""
+    web = state_of(page.rig.app)
+    web.pins = security.PinGuard(web.settings.pin_limits, clock=lambda: 1000.0)
+
+
+class HeldHashes:
+    """The page's PIN check held until released: tries sent at once stay at once."""
+
+    def __init__(self, settings: Settings) -> None:
+        self._check: Callable[[object], bool] = settings.check_pin
+        self.entered = 0
+        self.cond = threading.Condition()
+        self.released = threading.Event()
+        settings.check_pin = self.check  # type: ignore[method-assign]
+
+    def check(self, pin: object) -> bool:
+        with self.cond:
+            self.entered += 1
+            self.cond.notify_all()
+        assert self.released.wait(WAIT_S)
+        return self._check(pin)
+
+
+def test_sixty_unlocks_at_once_check_a_handful_and_the_right_pin_last_does_not_unlock(
+    page: Page,
+) -> None:
+    still_clock(page)
+    held = HeldHashes(page.rig.table.household)
+    headers = page.session("127.0.0.2")
+    statuses: Counter[int] = Counter()
+    answered = threading.Condition()
+
+    def attempt(pin: str) -> None:
+        status = page.unlock(dict(headers), pin, "127.0.0.2")
+        with answered:
+            statuses[status] += 1
+            answered.notify_all()
+
+    wrong = [threading.Thread(target=attempt, args=(WRONG,)) for _ in range(59)]
+    for thread in wrong:
+        thread.start()
+
+    def handled(count: int) -> Callable[[], bool]:  # answered, or held in the hash
+        return lambda: sum(statuses.values()) + held.entered >= count
+
+    with answered:
+        assert answered.wait_for(handled(59), WAIT_S)
+    right = threading.Thread(target=attempt, args=(PIN,))
+    right.start()
+    with answered:
+        assert answered.wait_for(handled(60), WAIT_S)
+    held.released.set()
+    for thread in [*wrong, right]:
+        thread.join(WAIT_S)
+    limits = state_of(page.rig.app).pins.limits
+    assert held.entered == limits.free + 1  # the 4th try is checked, then the device waits
+    # A wrong PIN checked while the device already waits is answered with the wait too.
+    assert statuses[200] == 0 and statuses[403] + statuses[429] == 60
+    assert (
+        page.ask("GET", "/api/session", headers={"Cookie": headers["Cookie"]})[2].find(
+            b'"unlocked":false'
+        )
+        >= 0
+    )
+
+
+def test_three_hundred_rotated_addresses_check_only_the_shared_allowance(page: Page) -> None:
+    still_clock(page)
+    headers = page.session()
+    statuses = rotate(page, headers, addresses=100, each=3, workers=6)
+    burst = state_of(page.rig.app).pins.limits.burst
+    assert statuses == Counter({403: burst, 429: 300 - burst})
+    # The family, from its own phone, is told how long to wait rather than let in by
+    # anyone's wrong PINs; the store keeps their count.
+    status, answered, _body = page.ask(
+        "POST", "/api/unlock", source="127.0.0.9", headers=headers, body={"pin": PIN}
+    )
+    assert status == 429 and int(answered["Retry-After"]) == 360
+    assert page.rig.table.household.wrong_pins() == burst
+
+
+def test_an_ipv6_device_is_counted_by_its_64(tmp_path: Path) -> None:
+    rig = build_rig(tmp_path, web=WebSettings(heartbeat=0.3, throttle_free=2, throttle_base=30))
+    try:
+        client = rig.app.test_client()
+        headers = {"X-CSRFToken": csrf(client)}
+        statuses = [
+            client.post(
+                "/api/unlock",
+                json={"pin": WRONG},
+                headers=headers,
+                environ_base={"REMOTE_ADDR": f"2001:db8:5:6::{n + 1:x}"},
+            ).status_code
+            for n in range(3)
+        ]
+        assert statuses == [403, 403, 429]  # three addresses, one /64: one device
+        other = client.post(
+            "/api/unlock",
+            json={"pin": PIN},
+            headers=headers,
+            environ_base={"REMOTE_ADDR": "2001:db8:5:7::1"},
+        )
+        assert other.status_code == 200
+    finally:
+        close_rig(rig)
+
+
+def test_enough_wrong_pins_lock_the_pin_until_pyramid_pin_even_across_a_restart(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    web = WebSettings(heartbeat=0.3, throttle_free=3, pin_burst=50, pin_lockout=5)
+    rig = build_rig(tmp_path, web=web)
+    try:
+        client = rig.app.test_client()
+        headers = {"X-CSRFToken": csrf(client)}
+
+        def unlock(pin: str, n: int) -> int:
+            answer = client.post(
+                "/api/unlock",
+                json={"pin": pin},
+                headers=headers,
+                environ_base={"REMOTE_ADDR": f"10.0.0.{n}"},
+            )
+            return answer.status_code
+
+        with caplog.at_level(logging.WARNING, logger="web_ui"):
+            assert [unlock(WRONG, n) for n in range(4)] == [403, 403, 403, 403]
+            assert unlock(WRONG, 9) == 423  # the 5th wrong PIN: none is checked any more
+        assert "pyramid pin" in caplog.text
+        locked = client.post(
+            "/api/unlock",
+            json={"pin": PIN},
+            headers=headers,
+            environ_base={"REMOTE_ADDR": "10.9.9.9"},
+        )
+        assert locked.status_code == 423 and locked.get_json()["locked_out"] is True
+        assert "pyramid pin" in locked.get_json()["error"]
+        form = client.post("/unlock", data={"pin": PIN, "csrf_token": headers["X-CSRFToken"]})
+        assert form.status_code == 423 and "pyramid pin" in form.get_data(as_text=True)
+    finally:
+        close_rig(rig)
+    again = build_rig(tmp_path, web=web)  # a restart on the same store
+    try:
+        client = again.app.test_client()
+        headers = {"X-CSRFToken": csrf(client)}
+        assert client.post("/api/unlock", json={"pin": PIN}, headers=headers).status_code == 423
+        Settings(again.store).set_pin("97531")  # what `pyramid pin` does
+        assert client.post("/api/unlock", json={"pin": "97531"}, headers=headers).status_code == 200
+    finally:
+        close_rig(again)
