@@ -87,6 +87,12 @@ class WebSettings:
     """Seconds between SSE keep-alive comments (below waitress' 120 s channel timeout)."""
     max_streams: int = 64
     """Live pages open at once; more are told to retry (503) so reads always get a thread."""
+    streams_per_device: int = 8
+    """Live pages one device may hold open (a device: an IPv4 address or an IPv6 /64)."""
+    connections_per_device: int = 16
+    """Connections one device may hold open; more are answered 503 and closed."""
+    request_deadline: float = 10.0
+    """Seconds a request's headers and body may take to arrive, from its first byte."""
     spare_threads: int = 8
     """Waitress threads beyond ``max_streams`` for pages and the JSON API."""
     session_hours: float = 12.0
@@ -143,6 +149,8 @@ class WebState:
     """The waitress server while :func:`web_ui.server.serve` runs."""
     views: Mapping[str, GameView] = field(default_factory=dict)
     """How the page shows each of the Table's games, by name, in the Table's order."""
+    host_names: frozenset[str] = frozenset()
+    """The board's own names a request's Host may give (:mod:`web_ui.hosts`)."""
 
     def view_of(self, game: object) -> GameView | None:
         """The view of ``game`` (a game's name), or None for no game or one the board

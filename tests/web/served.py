@@ -118,6 +118,26 @@ def invite(page: Page) -> str:
     return code
 
 
+def first_event(
+    page: Page, source: str, headers: dict[str, str] | None = None, view: str = "live"
+) -> bytes:
+    """The first ``data:`` line of a live stream (b"" when it is refused)."""
+    conn = http.client.HTTPConnection(
+        "127.0.0.1", page.port, timeout=10, source_address=(source, 0)
+    )
+    try:
+        conn.request("GET", f"/events?view={view}", headers=headers or {})
+        answer = conn.getresponse()
+        if answer.status != 200:
+            return b""
+        while True:
+            line = answer.readline()
+            if not line or line.startswith(b"data: "):
+                return line
+    finally:
+        conn.close()
+
+
 def rotate(
     page: Page, headers: dict[str, str], *, addresses: int, each: int, workers: int
 ) -> Counter[int | str]:
