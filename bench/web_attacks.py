@@ -41,7 +41,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.web.conftest import PIN  # noqa: E402
-from tests.web.served import WRONG, Page, first_event, invite, rotate, served  # noqa: E402
+from tests.web.served import WRONG, Page, at_once, first_event, invite, rotate, served  # noqa: E402
 
 
 def code_for_locked(page: Page) -> None:
@@ -67,54 +67,56 @@ def code_for_locked(page: Page) -> None:
     print(f"   unlocked browser, GET /api/state        : code {shown}")
 
 
+def count_checks(page: Page) -> list[int]:
+    """Count the PINs the page really checks (each one scrypt hash): a list of one."""
+    household = page.rig.table.household
+    check = household.check_pin
+    checked = [0]
+    lock = threading.Lock()
+
+    def counted(pin: object) -> bool:
+        with lock:
+            checked[0] += 1
+        return check(pin)
+
+    household.check_pin = counted  # type: ignore[method-assign]
+    return checked
+
+
 def concurrent_unlocks(page: Page, tries: int = 60) -> None:
     headers = page.session("127.0.0.2")
-    statuses: list[int] = []
-    lock = threading.Lock()
-    gate = threading.Barrier(tries - 1)
-
-    def wrong() -> None:
-        gate.wait()
-        try:
-            status = page.unlock(dict(headers), WRONG, "127.0.0.2")
-        except OSError:  # refused at the door
-            status = 0
-        with lock:
-            statuses.append(status)
-
-    threads = [threading.Thread(target=wrong) for _ in range(tries - 1)]
     started = time.monotonic()
-    for thread in threads:
-        thread.start()
-    last = page.unlock(dict(headers), PIN, "127.0.0.2")
-    for thread in threads:
-        thread.join(60)
-    statuses.append(last)
+    tried = at_once(page, headers, source="127.0.0.2", tries=tries, wait_s=120.0)
     took = time.monotonic() - started
-    counts = ", ".join(f"{n} × {s}" for s, n in sorted(Counter(statuses).items()))
+    counts = ", ".join(f"{n} × {s}" for s, n in sorted(tried.statuses.items()))
     print(f"   {tries} unlocks at once from one address, the right PIN last: {counts}")
-    print(
-        f"   the right PIN last: {last} ({'UNLOCKED' if last == 200 else 'refused'}), {took:.1f} s"
-    )
+    print(f"   PINs checked (a scrypt hash each): {tried.checked}")
+    verdict = "UNLOCKED" if tried.right == 200 else "refused"
+    print(f"   the right PIN last: {tried.right} ({verdict}), {took:.1f} s")
 
 
 def rotated_addresses(page: Page, addresses: int = 100, each: int = 3, workers: int = 8) -> None:
+    checked = count_checks(page)
     headers = page.session()
     started = time.monotonic()
     statuses = rotate(page, headers, addresses=addresses, each=each, workers=workers)
     took = time.monotonic() - started
-    checked = statuses[403]
-    others = sum(statuses.values()) - checked - statuses[429]
+    others = sum(statuses.values()) - statuses[403] - statuses[429]
     print(
-        f"   {addresses} addresses × {each} wrong PINs ({workers} at a time): {checked} checked"
-        f" (403), {statuses[429]} refused unchecked (429), {others} other; {took:.1f} s"
+        f"   {addresses} addresses × {each} wrong PINs ({workers} at a time): {checked[0]} checked;"
+        f" answers {statuses[403]} × 403, {statuses[429]} × 429, {others} other; {took:.1f} s"
     )
-    if checked:
-        rate = checked / took
+    if statuses[429] == 0:
+        rate = checked[0] / took
         print(
             f"   {rate:.1f} PINs checked a second: all 10^6 six-digit PINs in"
             f" {1e6 / rate / 3600:.0f} h at this rate"
         )
+    status, answered, _body = page.ask(
+        "POST", "/api/unlock", source="127.0.2.1", headers=headers, body={"pin": WRONG}
+    )
+    wait = answered.get("Retry-After")
+    print(f"   then a wrong PIN from a fresh address: {status}, Retry-After {wait}")
 
 
 def foreign_host(page: Page) -> None:
@@ -164,6 +166,7 @@ def slow_connections(page: Page, count: int, wait: float) -> None:
             sock.connect(("127.0.0.1", page.port))
             sock.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n")
             slow.append(sock)
+        opened = time.monotonic()
 
         def trickle() -> None:
             while not stop_trickle.wait(2.0):
@@ -186,6 +189,7 @@ def slow_connections(page: Page, count: int, wait: float) -> None:
                 f" no answer ({type(exc).__name__} after {time.monotonic() - started:.1f} s)"
             )
         deadline = time.monotonic() + wait
+        last_closed = None
         closed: set[int] = set()
         while time.monotonic() < deadline and len(closed) < count:
             readable, _w, _x = select.select(
@@ -198,7 +202,10 @@ def slow_connections(page: Page, count: int, wait: float) -> None:
                     data = b""
                 if not data or data.startswith(b"HTTP/"):
                     closed.add(sock.fileno())
+                    last_closed = time.monotonic() - opened
         print(f"   after {wait:.0f} s of trickling: {len(closed)} of {count} closed by the server")
+        if last_closed is not None:
+            print(f"   the last of them closed {last_closed:.1f} s after they were all open")
     finally:
         stop_trickle.set()
         for sock in slow:

@@ -9,13 +9,15 @@ import http.client
 import json
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from controller.config import RemoteConfig
 from controller.remote.seats import RemoteSeats
+from controller.settings import Settings
 from tests.remote.mosquitto import free_port
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
 from web_ui.server import serve, stop
@@ -167,3 +169,78 @@ def rotate(
     for thread in threads:
         thread.join(600)
     return statuses
+
+
+class HeldHashes:
+    """The page's PIN check held until released, so tries sent at once stay at once
+    whatever the machine's speed; ``entered`` counts the PINs checked."""
+
+    def __init__(self, settings: Settings, wait_s: float) -> None:
+        self._check: Callable[[object], bool] = settings.check_pin
+        self._wait_s = wait_s
+        self.entered = 0
+        self.cond = threading.Condition()
+        self.released = threading.Event()
+        settings.check_pin = self.check  # type: ignore[method-assign]
+
+    def check(self, pin: object) -> bool:
+        with self.cond:
+            self.entered += 1
+            self.cond.notify_all()
+        if not self.released.wait(self._wait_s):
+            raise TimeoutError("the held PIN checks were never released")
+        return self._check(pin)
+
+
+@dataclass(frozen=True)
+class AtOnce:
+    statuses: Counter[int]
+    """Every answer by status (0: the connection was refused at the door)."""
+    right: int
+    """The answer to the right PIN, sent last."""
+    checked: int
+    """PINs the page really checked (a scrypt hash each)."""
+
+
+def at_once(
+    page: Page, headers: dict[str, str], *, source: str, tries: int, wait_s: float
+) -> AtOnce:
+    """``tries - 1`` wrong PINs sent at once from ``source``, then the right one while
+    they are all still being checked (the page's checks are held until it has been
+    handled: answered, or itself being checked)."""
+    held = HeldHashes(page.rig.table.household, wait_s)
+    statuses: Counter[int] = Counter()
+    right: list[int] = []
+
+    def attempt(pin: str) -> None:
+        try:
+            status = page.unlock(dict(headers), pin, source)
+        except OSError:  # refused at the door
+            status = 0
+        with held.cond:
+            statuses[status] += 1
+            if pin != WRONG:
+                right.append(status)
+            held.cond.notify_all()
+
+    def handled(count: int) -> Callable[[], bool]:  # answered, or held in the check
+        return lambda: sum(statuses.values()) + held.entered >= count
+
+    wrong = [threading.Thread(target=attempt, args=(WRONG,)) for _ in range(tries - 1)]
+    last = threading.Thread(target=attempt, args=(PIN,))
+    try:
+        for thread in wrong:
+            thread.start()
+        with held.cond:
+            if not held.cond.wait_for(handled(tries - 1), wait_s):
+                raise TimeoutError("the wrong PINs were not all handled")
+        last.start()
+        with held.cond:
+            if not held.cond.wait_for(handled(tries), wait_s):
+                raise TimeoutError("the right PIN was not handled")
+    finally:
+        held.released.set()
+        for thread in [*wrong, last]:
+            if thread.is_alive() or thread.ident is not None:
+                thread.join(wait_s)
+    return AtOnce(statuses, right[0], held.entered)

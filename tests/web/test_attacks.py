@@ -13,16 +13,15 @@ import json
 import logging
 import select
 import socket
-import threading
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from controller.settings import Settings
 from tests.web.conftest import PIN, build_rig, close_rig, csrf
-from tests.web.served import WRONG, Page, first_event, invite, rotate, served
+from tests.web.served import WRONG, Page, at_once, first_event, invite, rotate, served
 from web_ui import security
 from web_ui.connections import GuardedServer
 from web_ui.state import WebSettings, state_of
@@ -44,24 +43,6 @@ def still_clock(page: Page) -> None:
     web.pins = security.PinGuard(web.settings.pin_limits, clock=lambda: 1000.0)
 
 
-class HeldHashes:
-    """The page's PIN check held until released: tries sent at once stay at once."""
-
-    def __init__(self, settings: Settings) -> None:
-        self._check: Callable[[object], bool] = settings.check_pin
-        self.entered = 0
-        self.cond = threading.Condition()
-        self.released = threading.Event()
-        settings.check_pin = self.check  # type: ignore[method-assign]
-
-    def check(self, pin: object) -> bool:
-        with self.cond:
-            self.entered += 1
-            self.cond.notify_all()
-        assert self.released.wait(WAIT_S)
-        return self._check(pin)
-
-
 def test_sixty_unlocks_at_once_check_a_handful_and_the_right_pin_last_does_not_unlock(
     tmp_path: Path,
 ) -> None:
@@ -72,43 +53,15 @@ def test_sixty_unlocks_at_once_check_a_handful_and_the_right_pin_last_does_not_u
 
 def sixty_at_once(page: Page) -> None:
     still_clock(page)
-    held = HeldHashes(page.rig.table.household)
     headers = page.session("127.0.0.2")
-    statuses: Counter[int] = Counter()
-    answered = threading.Condition()
-
-    def attempt(pin: str) -> None:
-        status = page.unlock(dict(headers), pin, "127.0.0.2")
-        with answered:
-            statuses[status] += 1
-            answered.notify_all()
-
-    wrong = [threading.Thread(target=attempt, args=(WRONG,)) for _ in range(59)]
-    for thread in wrong:
-        thread.start()
-
-    def handled(count: int) -> Callable[[], bool]:  # answered, or held in the hash
-        return lambda: sum(statuses.values()) + held.entered >= count
-
-    with answered:
-        assert answered.wait_for(handled(59), WAIT_S)
-    right = threading.Thread(target=attempt, args=(PIN,))
-    right.start()
-    with answered:
-        assert answered.wait_for(handled(60), WAIT_S)
-    held.released.set()
-    for thread in [*wrong, right]:
-        thread.join(WAIT_S)
+    tried = at_once(page, headers, source="127.0.0.2", tries=60, wait_s=WAIT_S)
     limits = state_of(page.rig.app).pins.limits
-    assert held.entered == limits.free + 1  # the 4th try is checked, then the device waits
+    assert tried.checked == limits.free + 1  # the 4th try is checked, then the device waits
     # A wrong PIN checked while the device already waits is answered with the wait too.
-    assert statuses[200] == 0 and statuses[403] + statuses[429] == 60
-    assert (
-        page.ask("GET", "/api/session", headers={"Cookie": headers["Cookie"]})[2].find(
-            b'"unlocked":false'
-        )
-        >= 0
-    )
+    assert tried.right == 429
+    assert tried.statuses[200] == 0 and tried.statuses[403] + tried.statuses[429] == 60
+    _s, _h, body = page.ask("GET", "/api/session", headers={"Cookie": headers["Cookie"]})
+    assert json.loads(body)["unlocked"] is False
 
 
 def test_three_hundred_rotated_addresses_check_only_the_shared_allowance(page: Page) -> None:
