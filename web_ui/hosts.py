@@ -26,6 +26,11 @@ True
 True
 >>> allowed("10.0.0.6", own=(), local_address="10.0.0.5")
 False
+>>> allowed("10.0.0.5", own=(), local_address="::ffff:10.0.0.5")
+True
+>>> own = own_names(["pyramid.fritz.box"], "0.0.0.0")  # [web] names, every address
+>>> allowed("pyramid.fritz.box", own=own, local_address=None)
+True
 """
 
 from __future__ import annotations
@@ -67,9 +72,12 @@ def allowed(host: str, *, own: Collection[str], local_address: str | None) -> bo
     if local_address is None:
         return False
     try:
-        return address == ipaddress.ip_address(local_address.split("%", 1)[0])
+        local = ipaddress.ip_address(local_address.split("%", 1)[0])
     except ValueError:
         return False
+    if isinstance(local, ipaddress.IPv6Address) and local.ipv4_mapped is not None:
+        local = local.ipv4_mapped  # a dual-stack socket's IPv4 peer
+    return address == local
 
 
 def own_names(configured: Collection[str], bound: str | None) -> frozenset[str]:
