@@ -99,6 +99,9 @@ def create_app(
             "`pyramid pin`)",
             pin,
         )
+    wrong = table.household.wrong_pins()
+    if wrong >= settings.pin_lockout:  # said at every start until `pyramid pin`
+        security.say_locked(wrong)
     app.config.update(
         SECRET_KEY=secret,
         TESTING=testing,

@@ -179,6 +179,15 @@ def succeeded(guard: Guard, limits: Limits, device: str, now: float) -> Guard:
     return dataclasses.replace(guard, devices=devices, tokens=tokens, filled_at=now)
 
 
+def say_locked(wrong: int) -> None:
+    """Log that the page checks no PIN, and what lifts that."""
+    log.warning(
+        "web: %d wrong PINs since the PIN was set: no PIN is checked any more. "
+        "Run `pyramid pin` on the board's computer to set a new one.",
+        wrong,
+    )
+
+
 class WrongPins(Protocol):
     """Where the count of wrong PINs since the PIN was set is kept
     (:class:`controller.settings.Settings`)."""
@@ -229,11 +238,7 @@ class PinGuard:
         with self._lock:
             wrong = count.wrong_pins()
             if wrong >= self.limits.lockout:
-                log.warning(
-                    "web: %d wrong PINs since the PIN was set: no PIN is checked any more. "
-                    "Run `pyramid pin` on the board's computer to set a new one.",
-                    wrong,
-                )
+                say_locked(wrong)
                 return Verdict(False, 0, locked_out=True)
             wait = wait_of(self._guard, device, self._clock())
         return Verdict(wait == 0, wait)

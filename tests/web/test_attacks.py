@@ -139,7 +139,10 @@ def test_enough_wrong_pins_lock_the_pin_until_pyramid_pin_even_across_a_restart(
         assert form.status_code == 423 and "pyramid pin" in form.get_data(as_text=True)
     finally:
         close_rig(rig)
-    again = build_rig(tmp_path, web=web)  # a restart on the same store
+    caplog.clear()
+    with caplog.at_level(logging.WARNING, logger="web_ui"):
+        again = build_rig(tmp_path, web=web)  # a restart on the same store: said again
+    assert "pyramid pin" in caplog.text
     try:
         client = again.app.test_client()
         headers = {"X-CSRFToken": csrf(client)}
