@@ -18,6 +18,7 @@ b': keep-alive\\n\\n'
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -83,19 +84,19 @@ def may_stream(mine: int, everyone: int, *, per_device: int, total: int) -> bool
 
 
 class Slot:
-    """One open live stream of a device; :meth:`release` (any number of times) frees it."""
+    """One open live stream; :meth:`release` (any number of times) frees it once."""
 
-    def __init__(self, hub: LiveHub, device: str) -> None:
-        self._hub = hub
-        self.device = device
+    def __init__(self, release: Callable[[], None]) -> None:
+        self._release = release
+        self._lock = threading.Lock()
         self._released = False
 
     def release(self) -> None:
-        with self._hub._cond:
+        with self._lock:
             if self._released:
                 return
             self._released = True
-            self._hub._release(self.device)
+        self._release()
 
 
 class Stopped(Exception):
@@ -236,15 +237,16 @@ class LiveHub:
                 return None
             self._by_device[device] = mine + 1
             self._viewers += 1
-        return Slot(self, device)
+        return Slot(functools.partial(self._release, device))
 
-    def _release(self, device: str) -> None:  # under self._cond, from Slot.release
-        self._viewers -= 1
-        left = self._by_device.get(device, 1) - 1
-        if left > 0:
-            self._by_device[device] = left
-        else:
-            self._by_device.pop(device, None)
+    def _release(self, device: str) -> None:
+        with self._cond:
+            self._viewers -= 1
+            left = self._by_device.get(device, 1) - 1
+            if left > 0:
+                self._by_device[device] = left
+            else:
+                self._by_device.pop(device, None)
 
     def payload(self, version: int, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """The bytes for snapshot ``version`` and ``key`` (view, language): built once.

@@ -242,9 +242,3 @@ class PinGuard:
                 return Verdict(False, 0, locked_out=True)
             wait = wait_of(self._guard, device, self._clock())
         return Verdict(wait == 0, wait)
-
-    def failures(self, device: str) -> int:
-        """Wrong PINs ``device`` tried lately (admitted tries not yet found right)."""
-        with self._lock:
-            record = self._guard.devices.get(device)
-            return 0 if record is None else record.failures
