@@ -149,6 +149,10 @@ class WebConfig:
 
     host: str = "0.0.0.0"
     port: int = 8080
+    names: tuple[str, ...] = ()
+    """Host names beyond the built-in ones (this machine's name, ``*.local``,
+    ``localhost``, its addresses) that the page answers to, e.g. ``pyramid.fritz.box``;
+    any other name in a request's Host is refused (DNS rebinding, ``web_ui.hosts``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -604,13 +608,30 @@ def _buzzer(table: dict[str, Any], adapter: str) -> BuzzerConfig:
 
 
 def _web(table: dict[str, Any]) -> WebConfig:
-    _known(table, "web", ("host", "port"))
+    _known(table, "web", ("host", "port", "names"))
     default = WebConfig()
     host = _string(table.get("host", default.host), "web.host").strip()
     if not host:
         raise ConfigError("web.host", "must name an address, e.g. '0.0.0.0' or '127.0.0.1'")
     port = _integer(table.get("port", default.port), "web.port", 1, 65535)
-    return WebConfig(host, port)
+    return WebConfig(host, port, _host_names(table.get("names", [])))
+
+
+_LABEL = r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?"
+_HOST_NAME = re.compile(rf"(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*")
+
+
+def _host_names(value: object) -> tuple[str, ...]:
+    problem = "must be a list of the host names the page is opened at, e.g. ['pyramid.fritz.box']"
+    if not isinstance(value, list):
+        raise ConfigError("web.names", problem)
+    names = []
+    for item in value:
+        name = item.strip().lower().rstrip(".") if isinstance(item, str) else ""
+        if not _HOST_NAME.fullmatch(name):
+            raise ConfigError("web.names", f"{problem}; {item!r} is not a host name")
+        names.append(name)
+    return tuple(names)
 
 
 def _store(table: dict[str, Any]) -> StoreConfig:

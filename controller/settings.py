@@ -56,6 +56,9 @@ LANGUAGE_KEY: Final = "web.language"
 """Store key of the household's default language."""
 VOLUME_KEY: Final = "board.volume"
 """Store key of the buzzer's volume in percent (0 mutes it)."""
+WRONG_PINS_KEY: Final = "web.pin_wrong"
+"""Store key of the count of wrong PINs since the PIN was set (the page's lockout,
+``web_ui.security``); setting a PIN resets it."""
 
 PIN_MIN: Final = 4
 PIN_MAX: Final = 12
@@ -170,9 +173,24 @@ class Settings:
 
     # -- the admin PIN ----------------------------------------------------------------------
     def set_pin(self, pin: object) -> None:
-        """Store the hash of ``pin`` (:class:`SettingError` unless 4 to 12 digits)."""
+        """Store the hash of ``pin`` (:class:`SettingError` unless 4 to 12 digits); the
+        count of wrong PINs starts again (a locked-out page checks PINs again)."""
         hashed = generate_password_hash(valid_pin(pin), _HASH_METHOD)
         self._ledger.set_setting(PIN_HASH_KEY, hashed)
+        self.set_wrong_pins(0)
+
+    def wrong_pins(self) -> int:
+        """Wrong PINs tried on the page since the PIN was set (a damaged count is taken
+        as high as it can be: the lockout holds until ``pyramid pin``)."""
+        stored = self._ledger.get_setting(WRONG_PINS_KEY)
+        if stored is None:
+            return 0
+        if not stored.isascii() or not stored.isdigit() or len(stored) > 9:
+            return 10**9
+        return int(stored)
+
+    def set_wrong_pins(self, count: int) -> None:
+        self._ledger.set_setting(WRONG_PINS_KEY, str(max(0, count)))
 
     def has_pin(self) -> bool:
         return bool(self._ledger.get_setting(PIN_HASH_KEY))

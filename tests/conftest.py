@@ -56,6 +56,7 @@ QUICK: dict[str, str] = {
     "tests/web/test_bodies.py": "the API's bodies",
     "tests/web/test_events.py": "the live stream",
     "tests/web/test_kinds.py": "the page's games",
+    "tests/web/test_limits.py": "the page's limits (wrong PINs, Host names, connections)",
     "tests/serial/test_pico_link.py": "the serial link's conversation, without I/O",
     "tests/remote/test_link.py": "the link between boards, in virtual time",
     "tests/remote/test_wire.py": "its messages",

@@ -32,6 +32,7 @@ from controller.referee.state import Reply
 from controller.store import StoredGame
 from web_ui import auth, bodies, control, forms, i18n
 from web_ui.auth import admin_required, require_json_object
+from web_ui.redact import for_viewer
 from web_ui.render import say
 from web_ui.replay import ReplayUnavailable, replay_steps
 from web_ui.state import web_state
@@ -71,8 +72,8 @@ def replied(reply: Reply, **extra: Any) -> Response:
 @bp.get("/state")
 def state() -> Response:
     """The snapshot (its JSON made once by the Table and shared) with the note and the
-    prompt in the reader's language."""
-    snapshot = web_state().table.snapshot
+    prompt in the reader's language; a locked browser's without the invitation code."""
+    snapshot = for_viewer(web_state().table.snapshot, auth.is_admin())
     text = {"note": say(snapshot.note), "prompt": say(snapshot.prompt)}
     body = snapshot.json[:-1] + ',"text":' + json.dumps(text, ensure_ascii=False) + "}"
     return Response(body, mimetype="application/json")

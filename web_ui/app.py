@@ -27,7 +27,18 @@ from flask_wtf.csrf import CSRFProtect, generate_csrf
 from jinja2 import ChoiceLoader, FileSystemLoader
 
 from controller.config import Config
-from web_ui import api, errors, events, i18n, pages, remote_pages, render, reviews, security
+from web_ui import (
+    api,
+    errors,
+    events,
+    hosts,
+    i18n,
+    pages,
+    remote_pages,
+    render,
+    reviews,
+    security,
+)
 from web_ui.auth import is_admin
 from web_ui.games.registry import VIEWS
 from web_ui.games.view import GameView, plain_view
@@ -88,6 +99,9 @@ def create_app(
             "`pyramid pin`)",
             pin,
         )
+    wrong = table.household.wrong_pins()
+    if wrong >= settings.pin_lockout:  # said at every start until `pyramid pin`
+        security.say_locked(wrong)
     app.config.update(
         SECRET_KEY=secret,
         TESTING=testing,
@@ -119,15 +133,18 @@ def create_app(
             table,
             listener=functools.partial(reviews.on_game_over, reviewer, table.history, shown),
         ),
-        throttle=security.Throttle(
-            free=settings.throttle_free, base=settings.throttle_base, cap=settings.throttle_cap
-        ),
+        pins=security.PinGuard(settings.pin_limits),
         secret=secret,
         reviewer=reviewer,
         static_versions=_static_versions(),
         views=shown,
+        host_names=hosts.own_names(
+            config.web.names if config is not None else (),
+            config.web.host if config is not None else None,
+        ),
     )
     app.extensions[KEY] = state
+    app.before_request(hosts.check_host)  # first: a foreign Host gets nothing else
 
     Babel(app, locale_selector=_select_language)
     CSRFProtect(app)

@@ -18,7 +18,7 @@ from flask import abort, redirect, request, session, url_for
 from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
-from web_ui import bodies
+from web_ui import bodies, security
 from web_ui.state import web_state
 
 P = ParamSpec("P")
@@ -30,16 +30,23 @@ class PinRequired(Exception):
 
 
 class TooManyTries(Exception):
-    """Wrong PINs came too fast from this client; ``retry_after`` seconds to wait."""
+    """Wrong PINs came too fast from this device or from all; ``retry_after`` seconds to
+    wait."""
 
     def __init__(self, retry_after: int) -> None:
         super().__init__(f"retry after {retry_after} s")
         self.retry_after = retry_after
 
 
+class LockedOut(Exception):
+    """So many wrong PINs since the PIN was set that none is checked until ``pyramid pin``
+    sets a new one (:mod:`web_ui.security`)."""
+
+
 def client_id() -> str:
-    """Whom wrong PINs are counted against: the peer address (no proxy sits in front)."""
-    return request.remote_addr or "unknown"
+    """Whom wrong PINs are counted against: the peer's device (no proxy sits in front),
+    its IPv6 /64 (:func:`web_ui.security.device_of`)."""
+    return security.device_of(request.remote_addr or "unknown")
 
 
 def is_admin() -> bool:
@@ -61,20 +68,28 @@ def is_admin() -> bool:
 def verify(pin: object) -> None:
     """Check ``pin`` for this client, changing nothing in the session; or raise.
 
-    Raises :class:`TooManyTries` (while the client must wait; the PIN is not even
-    checked) or :class:`PermissionError` (a wrong PIN, counted).
+    The try is counted before the slow hash (:class:`~web_ui.security.PinGuard`), so
+    tries sent at once count like tries sent one after another. Raises
+    :class:`LockedOut` (no PIN is checked until ``pyramid pin``), :class:`TooManyTries`
+    (this device or all must wait; the PIN is not even checked) or
+    :class:`PermissionError` (a wrong PIN, counted).
     """
     web = web_state()
     client = client_id()
-    verdict = web.throttle.check(client)
+    verdict = web.pins.admit(client, web.household)
+    if verdict.locked_out:
+        raise LockedOut
     if not verdict.allowed:
         raise TooManyTries(verdict.retry_after)
-    if not web.household.check_pin(pin):
-        after = web.throttle.failure(client)
-        if not after.allowed:
-            raise TooManyTries(after.retry_after)
-        raise PermissionError(gettext("Wrong PIN."))
-    web.throttle.success(client)
+    if web.household.check_pin(pin):
+        web.pins.right(client, web.household)
+        return
+    after = web.pins.wrong(client, web.household)
+    if after.locked_out:
+        raise LockedOut
+    if not after.allowed:
+        raise TooManyTries(after.retry_after)
+    raise PermissionError(gettext("Wrong PIN."))
 
 
 def unlock(pin: object) -> None:

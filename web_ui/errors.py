@@ -20,7 +20,7 @@ from werkzeug.exceptions import HTTPException
 from werkzeug.wrappers import Response as BaseResponse
 
 from controller.store import StoreWriteError
-from web_ui.auth import PinRequired, TooManyTries, to_unlock
+from web_ui.auth import LockedOut, PinRequired, TooManyTries, to_unlock
 from web_ui.bodies import InputError
 
 log = logging.getLogger("web_ui")
@@ -47,6 +47,7 @@ def _titles() -> dict[int, str]:
         409: gettext("Not now"),
         413: gettext("Too much data"),
         415: gettext("Unsupported data"),
+        423: gettext("The PIN is locked"),
         429: gettext("Too many wrong PINs"),
         500: gettext("Something went wrong"),
         503: gettext("Busy"),
@@ -116,6 +117,17 @@ def _too_many(exc: TooManyTries) -> Response:
     return response
 
 
+def _locked_out(exc: LockedOut) -> Response:
+    return answer(
+        423,
+        gettext(
+            "So many wrong PINs were tried that the board checks none any more. On the "
+            "board's computer, run “pyramid pin” to set a new PIN; then unlock with it."
+        ),
+        locked_out=True,
+    )
+
+
 def _input_error(exc: InputError) -> Response:
     """A body that does not parse or fit its route's shape: 400, the field named."""
     return answer(400, str(exc), field=exc.field)
@@ -147,6 +159,7 @@ def register(app: Flask) -> None:
     app.register_error_handler(CSRFError, _csrf_error)
     app.register_error_handler(PinRequired, _pin_required)
     app.register_error_handler(TooManyTries, _too_many)
+    app.register_error_handler(LockedOut, _locked_out)
     app.register_error_handler(InputError, _input_error)
     app.register_error_handler(StoreWriteError, _store_write)
     app.register_error_handler(HTTPException, _http_error)

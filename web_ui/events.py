@@ -19,14 +19,16 @@ it ends when the server shuts down, so waitress can stop.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 
 from flask import Blueprint, Response, abort, request, stream_with_context
 from flask_babel import get_locale, gettext
 
 from controller.referee.snapshot import Snapshot
-from web_ui import render
+from web_ui import auth, render
 from web_ui.live import Stopped, Update, sse_comment, sse_message
+from web_ui.redact import for_viewer
 from web_ui.state import web_state
 
 bp = Blueprint("events", __name__)
@@ -50,7 +52,12 @@ def stream() -> Response:
     web = web_state()
     if web.hub.stopping:
         abort(503, gettext("The server is shutting down."))
-    if web.hub.viewers >= web.settings.max_streams:
+    slot = web.hub.admit(
+        auth.client_id(),
+        per_device=web.settings.streams_per_device,
+        total=web.settings.max_streams,
+    )
+    if slot is None:
         response = Response(
             gettext("Too many live pages are open; retrying shortly."),
             status=503,
@@ -61,19 +68,24 @@ def stream() -> Response:
     web.hub.start()
     language = str(get_locale() or "en")
     heartbeat = web.settings.heartbeat
+    # Unlocked or not is read once (the session is this request's); an unlocked stream
+    # sees the invitation code only until the session's time runs out.
+    until = auth.unlocked_until()
 
     def message(update: Update) -> bytes:
+        unlocked = until is not None and time.time() < until
+
         def build() -> bytes:
-            snap = update.snapshot
+            snap = for_viewer(update.snapshot, unlocked)
+            data = update.data if snap is update.snapshot else snap.to_json()
             html = renderer(snap) if renderer is not None else {}
             text = {"note": render.say(snap.note), "prompt": render.say(snap.prompt)}
-            body = {"version": update.version, "snapshot": update.data, "text": text, "html": html}
+            body = {"version": update.version, "snapshot": data, "text": text, "html": html}
             return sse_message(body, event="snapshot", event_id=str(update.version))
 
-        return web.hub.payload(update.version, (view, language), build)
+        return web.hub.payload(update.version, (view, language, unlocked), build)
 
     def events() -> Iterator[bytes]:
-        web.hub.opened()
         try:
             yield f"retry: {RETRY_MS}\n\n".encode()
             current = web.hub.current()
@@ -93,9 +105,10 @@ def stream() -> Response:
                 sent = update.version
                 yield message(update)
         finally:
-            web.hub.closed()
+            slot.release()
 
     response = Response(stream_with_context(events()), mimetype="text/event-stream")
+    response.call_on_close(slot.release)  # also when the stream never started
     response.headers["Cache-Control"] = "no-cache, no-transform"
     response.headers["X-Accel-Buffering"] = "no"  # should a proxy ever sit in front
     return response

@@ -18,6 +18,7 @@ b': keep-alive\\n\\n'
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 import threading
@@ -70,6 +71,34 @@ class Update:
         return self.snapshot.version
 
 
+def may_stream(mine: int, everyone: int, *, per_device: int, total: int) -> bool:
+    """Whether a device holding ``mine`` of the ``everyone`` open live streams may open
+    another (at most ``per_device`` each, ``total`` in all).
+
+    >>> may_stream(7, 40, per_device=8, total=64), may_stream(8, 40, per_device=8, total=64)
+    (True, False)
+    >>> may_stream(0, 64, per_device=8, total=64)
+    False
+    """
+    return mine < per_device and everyone < total
+
+
+class Slot:
+    """One open live stream; :meth:`release` (any number of times) frees it once."""
+
+    def __init__(self, release: Callable[[], None]) -> None:
+        self._release = release
+        self._lock = threading.Lock()
+        self._released = False
+
+    def release(self) -> None:
+        with self._lock:
+            if self._released:
+                return
+            self._released = True
+        self._release()
+
+
 class Stopped(Exception):
     """The hub was stopped (the server is shutting down): end the stream."""
 
@@ -104,6 +133,7 @@ class LiveHub:
         self._thread: threading.Thread | None = None
         self._subscription: Subscription | None = None
         self._viewers = 0
+        self._by_device: dict[str, int] = {}
         self._cache: OrderedDict[tuple[int, Hashable], bytes] = OrderedDict()
         self._cache_size = cache_size
         self._cache_lock = threading.Lock()
@@ -199,13 +229,24 @@ class LiveHub:
                 return None
             return latest
 
-    def opened(self) -> None:
+    def admit(self, device: str, *, per_device: int, total: int) -> Slot | None:
+        """A live stream for ``device`` (:func:`may_stream`), or None when it may not."""
         with self._cond:
+            mine = self._by_device.get(device, 0)
+            if not may_stream(mine, self._viewers, per_device=per_device, total=total):
+                return None
+            self._by_device[device] = mine + 1
             self._viewers += 1
+        return Slot(functools.partial(self._release, device))
 
-    def closed(self) -> None:
+    def _release(self, device: str) -> None:
         with self._cond:
             self._viewers -= 1
+            left = self._by_device.get(device, 1) - 1
+            if left > 0:
+                self._by_device[device] = left
+            else:
+                self._by_device.pop(device, None)
 
     def payload(self, version: int, key: Hashable, build: Callable[[], bytes]) -> bytes:
         """The bytes for snapshot ``version`` and ``key`` (view, language): built once.

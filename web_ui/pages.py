@@ -31,6 +31,7 @@ from controller.referee.session import computer_term
 from controller.referee.setup import MAX_NAME
 from controller.store import StoredGame
 from web_ui import auth, control, drawing, forms, i18n, render, reviews
+from web_ui.redact import for_viewer
 from web_ui.replay import ReplayUnavailable, Step, replay_steps
 from web_ui.state import web_state
 
@@ -72,7 +73,7 @@ TUNES_JSON: Final = json.dumps(
 
 @bp.get("/")
 def live() -> str:
-    snapshot = web_state().table.snapshot
+    snapshot = for_viewer(web_state().table.snapshot, auth.is_admin())
     return render_template(
         "live.html",
         snap=snapshot,
@@ -301,7 +302,7 @@ def rules() -> str:
 @bp.get("/diagnostics")
 def diagnostics() -> str:
     web = web_state()
-    snapshot = web.table.snapshot
+    snapshot = for_viewer(web.table.snapshot, auth.is_admin())
     return render_template(
         "diagnostics.html",
         snap=snapshot,

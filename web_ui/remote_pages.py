@@ -12,6 +12,7 @@ from flask_babel import gettext
 from werkzeug.wrappers import Response as BaseResponse
 
 from web_ui import auth
+from web_ui.redact import for_viewer
 from web_ui.state import web_state
 
 bp = Blueprint("remote", __name__)
@@ -20,14 +21,15 @@ bp = Blueprint("remote", __name__)
 @bp.app_context_processor
 def _remote() -> dict[str, Any]:
     """For every template: ``remote_configured`` (this board has a ``[remote]`` broker)
-    and ``remote_broker`` (its address, or None)."""
+    and ``remote_broker`` (its address, or None; None for a locked browser too, as the
+    code: :mod:`web_ui.redact`)."""
     configured = _configured()
     config = web_state().config if configured else None
     broker = config.remote.broker if config is not None and config.remote else None
     return {
         "remote_configured": configured,
-        "remote_broker": broker,
-        "snap_remote_now": lambda: web_state().table.snapshot.remote,
+        "remote_broker": broker if auth.is_admin() else None,
+        "snap_remote_now": lambda: for_viewer(web_state().table.snapshot, auth.is_admin()).remote,
     }
 
 

@@ -23,9 +23,10 @@ from typing import Any
 
 from flask import Flask
 from waitress import wasyncore
-from waitress.server import BaseWSGIServer, create_server
+from waitress.adjustments import Adjustments
 
 from web_ui.app import close_app
+from web_ui.connections import GuardedServer
 from web_ui.state import WebState
 
 log = logging.getLogger("web_ui")
@@ -46,21 +47,28 @@ def serve(app: Flask, host: str, port: int, ready: threading.Event | None = None
     set before ``ready`` is). Raises OSError when the address cannot be used.
     """
     web = _state(app)
+    settings = web.settings
     socket_map: dict[int, Any] = {}
-    server = create_server(
-        app,
-        map=socket_map,
+    adjustments = Adjustments(
         host=host,
         port=port,
-        threads=web.settings.threads,
+        threads=settings.threads,
         ident="pyramid-board",
-        channel_timeout=max(30, int(web.settings.heartbeat * 4)),
-        connection_limit=web.settings.threads * 2 + 32,
+        channel_timeout=max(30, int(settings.heartbeat * 4)),
+        connection_limit=settings.threads * 2 + 32,
+        cleanup_interval=1,  # the request deadline is looked at every second
         clear_untrusted_proxy_headers=True,
         asyncore_use_poll=True,
     )
-    if not isinstance(server, BaseWSGIServer):  # several sockets: only for a list of addresses
+    if len(adjustments.listen) != 1:  # a name with several addresses (localhost: 2)
         raise RuntimeError("serve one address at a time")
+    server = GuardedServer(
+        app,
+        map=socket_map,
+        adj=adjustments,
+        per_device=settings.connections_per_device,
+        request_deadline=settings.request_deadline,
+    )
     web.server = server
     bound = int(getattr(server, "effective_port", port))
     app.config["SERVER_PORT"] = bound

@@ -87,6 +87,12 @@ class WebSettings:
     """Seconds between SSE keep-alive comments (below waitress' 120 s channel timeout)."""
     max_streams: int = 64
     """Live pages open at once; more are told to retry (503) so reads always get a thread."""
+    streams_per_device: int = 8
+    """Live pages one device may hold open (a device: an IPv4 address or an IPv6 /64)."""
+    connections_per_device: int = 16
+    """Connections one device may hold open; more are answered 503 and closed."""
+    request_deadline: float = 10.0
+    """Seconds a request's headers and body may take to arrive, from its first byte."""
     spare_threads: int = 8
     """Waitress threads beyond ``max_streams`` for pages and the JSON API."""
     session_hours: float = 12.0
@@ -96,10 +102,28 @@ class WebSettings:
     throttle_base: float = 1.0
     """Seconds of the first delay; each further wrong PIN doubles it."""
     throttle_cap: float = 900.0
+    """The longest wait of one device (seconds)."""
+    pin_burst: int = 10
+    """Wrong PINs all devices together may try in a row."""
+    pin_per_hour: float = 10.0
+    """Wrong PINs all devices together may try per hour after the burst."""
+    pin_lockout: int = 100
+    """Wrong PINs since the PIN was set after which none is checked until ``pyramid pin``."""
     command_timeout: float = 5.0
     """How long a request waits for the Table to handle a command."""
     review_budget: float = 0.25
     """Seconds the computer thinks about each move when reviewing a finished game."""
+
+    @property
+    def pin_limits(self) -> security.Limits:
+        return security.Limits(
+            free=self.throttle_free,
+            base=self.throttle_base,
+            cap=self.throttle_cap,
+            burst=self.pin_burst,
+            per_hour=self.pin_per_hour,
+            lockout=self.pin_lockout,
+        )
 
     @property
     def threads(self) -> int:
@@ -114,7 +138,7 @@ class WebState:
     config: Config | None
     settings: WebSettings
     hub: LiveHub
-    throttle: security.Throttle
+    pins: security.PinGuard
     secret: str
     reviewer: Reviewer = field(default_factory=Reviewer)
     started: float = field(default_factory=time.time)
@@ -125,6 +149,8 @@ class WebState:
     """The waitress server while :func:`web_ui.server.serve` runs."""
     views: Mapping[str, GameView] = field(default_factory=dict)
     """How the page shows each of the Table's games, by name, in the Table's order."""
+    host_names: frozenset[str] = frozenset()
+    """The board's own names a request's Host may give (:mod:`web_ui.hosts`)."""
 
     def view_of(self, game: object) -> GameView | None:
         """The view of ``game`` (a game's name), or None for no game or one the board

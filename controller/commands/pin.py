@@ -161,10 +161,19 @@ def run(args: argparse.Namespace, stdin: TextIO | None = None, out: TextIO | Non
     assert pin is not None
     try:
         with Store(path) as store:
-            Settings(store).set_pin(pin)
+            settings = Settings(store)
+            wrong = settings.wrong_pins()
+            settings.set_pin(pin)
     except (StoreError, OSError) as exc:
         print(f"pyramid pin: {exc}", file=err)
         return 2
+    if wrong:
+        # After 100 the page had stopped checking PINs (web_ui.security): now it does again.
+        print(
+            f"{wrong} wrong PINs were tried on the web page since the PIN was set; the "
+            "page checks PINs again and counts from 0.",
+            file=out,
+        )
     if args.generate:
         print(f"New admin PIN: {pin}", file=out)
     else:

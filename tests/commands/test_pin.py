@@ -57,6 +57,17 @@ def test_pin_from_standard_input_replaces_the_hash(tmp_path: Path) -> None:
         assert "97531" not in (store.get_setting(PIN_HASH_KEY) or "")
 
 
+def test_pin_lifts_the_pages_lockout(tmp_path: Path) -> None:
+    (tmp_path / "data").mkdir(exist_ok=True)
+    with Store(tmp_path / "data" / "pyramid.sqlite3") as store:
+        Settings(store).set_wrong_pins(100)  # the page checks no PIN any more
+    done = pyramid(["pin"], tmp_path, stdin="97531\n")
+    assert done.returncode == 0, done.stderr
+    assert "100 wrong PINs" in done.stdout and "checks PINs again" in done.stdout
+    with Store(tmp_path / "data" / "pyramid.sqlite3") as store:
+        assert Settings(store).wrong_pins() == 0
+
+
 def test_generate_prints_a_new_pin_and_bad_pins_change_nothing(tmp_path: Path) -> None:
     made = pyramid(["pin", "--generate"], tmp_path)
     assert made.returncode == 0, made.stderr

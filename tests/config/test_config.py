@@ -72,10 +72,11 @@ def test_an_empty_file_is_the_defaults(tmp_path: Path) -> None:
 
 def test_pyramid_config_names_the_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     path = tmp_path / "mine.toml"
-    path.write_text("[web]\nport = 9000\n")
+    path.write_text("[web]\nport = 9000\nnames = ['Pyramid.Fritz.Box.']\n")
     monkeypatch.setenv("PYRAMID_CONFIG", str(path))
     assert find_config() == path
     assert load_config(None).web.port == 9000
+    assert load_config(None).web.names == ("pyramid.fritz.box",)
 
 
 def test_pyramid_config_naming_a_missing_file_is_an_error(
@@ -182,6 +183,8 @@ def test_led_map_follows_the_channels_when_absent() -> None:
         ("[web]\nport = '80'", "web.port", "whole number"),
         ("[web]\nport = 70000", "web.port", "from 1 to 65535"),
         ("[web]\nhost = ''", "web.host", "address"),
+        ("[web]\nnames = 'pyramid.fritz.box'", "web.names", "list of the host names"),
+        ("[web]\nnames = ['evil..example']", "web.names", "is not a host name"),
         ("[leds]\nbrightness = 1.5", "leds.brightness", "from 0 to 1"),
         ("[leds]\nbrightness = true", "leds.brightness", "must be a number"),
         ("[leds]\norder = 'bgrw'", "leds.order", "must be one of"),

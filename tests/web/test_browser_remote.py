@@ -231,7 +231,8 @@ def test_the_inviting_board_says_another_board_tried(
     assert reply.ok
     code = oma.rig.wait(lambda s: bool(s["remote"] and s["remote"]["code"]))["remote"]["code"]
     page.goto(oma.server.url)
-    page.locator("[data-code]").wait_for(timeout=WAIT_MS)
+    page.locator(".invitation").wait_for(timeout=WAIT_MS)  # a locked phone: not the code
+    assert code not in page.content()
     # A third board with the code: its first word is authentic, from a board that is
     # not the one playing (here the first to speak, so Tim's board joins as the stranger).
     first = Link.restore(MemoryJournal(), keys=derive_keys(code), side=Side.JOINER,

@@ -16,8 +16,10 @@ from tests.web.conftest import Rig, build_rig, close_rig
 from web_ui.server import serve, stop
 
 
-def open_stream(port: int) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+def open_stream(
+    port: int, source: str = "127.0.0.1"
+) -> tuple[http.client.HTTPConnection, http.client.HTTPResponse]:
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5, source_address=(source, 0))
     conn.request("GET", "/events?view=none")
     response = conn.getresponse()
     assert response.status == 200
@@ -51,7 +53,7 @@ def test_waitress_serves_streams_to_many_viewers_and_stops_cleanly(tmp_path: Pat
         assert answer.status == 200 and '<html lang="de">' in body
         assert answer.getheader("Server") == "pyramid-board"
 
-        viewers = [open_stream(port) for _ in range(12)]
+        viewers = [open_stream(port, f"127.0.0.{n + 2}") for n in range(12)]  # 12 phones
         firsts = [next_snapshot(response) for _conn, response in viewers]
         version = firsts[0]["version"]
         assert all(f["version"] == version for f in firsts)
