@@ -165,6 +165,8 @@ class Counts:
     once, and events the order of the two boards set aside."""
 
     duplicates: int = 0
+    junk: int = 0
+    """Not even shaped like a message of the link: dropped before any decrypt."""
     wrong_key: int = 0
     malformed: int = 0
     other_game: int = 0
@@ -178,6 +180,8 @@ class Counts:
 
     def of(self, reason: Reason) -> Counts:
         """One more message dropped for ``reason``."""
+        if reason is Reason.JUNK:
+            return replace(self, junk=self.junk + 1)
         if reason is Reason.WRONG_KEY:
             return replace(self, wrong_key=self.wrong_key + 1)
         if reason is Reason.MALFORMED:
@@ -193,6 +197,7 @@ class Counts:
         """Messages not used or not believed, whatever the reason."""
         return (
             self.duplicates
+            + self.junk
             + self.wrong_key
             + self.malformed
             + self.other_game
@@ -244,6 +249,7 @@ class Report:
             "unanswered": self.unanswered,
             "counts": {
                 "duplicates": self.counts.duplicates,
+                "junk": self.counts.junk,
                 "wrong_key": self.counts.wrong_key,
                 "malformed": self.counts.malformed,
                 "other_game": self.counts.other_game,
@@ -432,9 +438,9 @@ class Link:
         return max(self.peer_last, ahead, self.delivered) - self.delivered
 
     @property
-    def subscription(self) -> str:
-        """The MQTT filter this board subscribes to (everything the other side says)."""
-        return self.keys.subscription(self.side.other)
+    def topics(self) -> tuple[str, ...]:
+        """The topics this board subscribes to, exactly: the other side's two."""
+        return self.keys.topics(self.side.other)
 
     def report(self) -> Report:
         return Report(

@@ -14,10 +14,20 @@ returns only then), then it adopts the new link, then it publishes the step's me
 When ``on_step`` raises, the step is dropped whole: nothing is acknowledged that was not
 kept, and the other board sends it again.
 
-**Session.** MQTT 3.1.1 with ``clean_session=False`` and a client id drawn at random at
-each start (:func:`client_id`: nothing public tells it, so nobody can take the board's
-place at the broker and push it off), QoS 1 both ways: while a board is away in one run,
-the broker queues the other's messages for it, and a short drop loses nothing. Each side's state
+**Session.** MQTT 5, a clean start at each start of the link and the session kept for
+:data:`SESSION_S` after that, and a client id drawn at random at each start
+(:func:`client_id`: nothing public tells it, so nobody can take the board's place at the
+broker and push it off), QoS 1 both ways: while a board is away in one run, the broker
+queues the other's messages for it, and a short drop loses nothing.
+
+**Bounded input.** CONNECT says :data:`MAX_PACKET` (MQTT 5's Maximum Packet Size): the
+broker drops anything larger for this board. The board subscribes to the other side's
+two topics exactly. On paho's thread, a payload that is not shaped like a sealed message
+(:func:`~controller.remote.wire.plausible`) or a retained event is dropped and counted
+before anything else reads it, and what waits for the link's thread is held to
+:data:`QUEUE_BYTES`. Messages the link drops change only counts: the page hears of them
+at most once per :data:`COUNTS_S`, so a flood costs neither a decrypt per message nor a
+republish. Each side's state
 is a retained message (and the will sets it offline), so a board that connects learns
 at once how far the other is.
 The events themselves are not retained: a retained log would make the broker the
@@ -30,6 +40,7 @@ retained state to be complete, only to be quick.
 from __future__ import annotations
 
 import logging
+import math
 import queue
 import random
 import secrets
@@ -43,15 +54,27 @@ from typing import Any, Final
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
+from paho.mqtt.packettypes import PacketTypes
+from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
+from paho.mqtt.subscribeoptions import SubscribeOptions
 
 from controller.config import RemoteConfig
 from controller.remote.backoff import Backoff
 from controller.remote.link import Connection, Link, Report, Step
-from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Outcome, Voided
-from controller.remote.wire import MAX_EVENT_BYTES, JsonObject, RecordEntry, event_bytes
+from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Ignored, Outcome, Voided
+from controller.remote.wire import (
+    MAX_EVENT_BYTES,
+    MAX_PAYLOAD,
+    JsonObject,
+    Kind,
+    RecordEntry,
+    event_bytes,
+    plausible,
+)
 
-__all__ = ["KEEPALIVE_S", "RECONNECT_S", "OnStep", "RemoteLink", "client_id"]
+__all__ = ["COUNTS_S", "KEEPALIVE_S", "MAX_PACKET", "QUEUE_BYTES", "RECONNECT_S", "SESSION_S",
+           "OnStep", "RemoteLink", "client_id"]  # fmt: skip
 
 log = logging.getLogger("controller.remote")
 
@@ -62,6 +85,19 @@ RECONNECT_S: Final = Backoff()
 """The waits between tries to reach the broker."""
 _LOOP_S: Final = 0.5
 """paho's loop returns this often to see whether the link is closing."""
+MAX_PACKET: Final = MAX_PAYLOAD + 1024
+"""Bytes: the largest MQTT packet this board takes (a payload of :data:`~controller.
+remote.wire.MAX_PAYLOAD`, its topic and headers), said to the broker in CONNECT (MQTT 5's
+Maximum Packet Size): the broker drops a larger message for this board instead of
+sending it, so a stranger's 250 MiB never reaches its memory."""
+QUEUE_BYTES: Final = 1024 * 1024
+"""Bytes of received payloads waiting for the link's thread at most; more is dropped and
+counted (``junk``): the link asks again for what it lacks."""
+COUNTS_S: Final = 1.0
+"""Seconds: messages dropped unread change the page (``on_step``) at most this often."""
+SESSION_S: Final = 24 * 3600
+"""Seconds the broker keeps this board's session (what it queues for it) once it is
+gone; a restarted board's old session goes after this long."""
 
 OnStep = Callable[[tuple[Outcome, ...], Report], None]
 """Called on the link's thread with what happened and the link's report (``since`` in
@@ -92,6 +128,11 @@ class _Stop:
 
 
 @dataclass(frozen=True, slots=True)
+class _Dropped:
+    """Messages were dropped unread (the count is the shell's): say so, not too often."""
+
+
+@dataclass(frozen=True, slots=True)
 class _Refuse:
     seq: int
 
@@ -106,7 +147,7 @@ class _SendRecord:
     entries: tuple[RecordEntry, ...]
 
 
-_Input = _Send | _Received | _Connected | _Stop | _Refuse | _WantRecord | _SendRecord
+_Input = _Send | _Received | _Connected | _Stop | _Refuse | _WantRecord | _SendRecord | _Dropped
 
 
 def client_id() -> str:
@@ -164,15 +205,24 @@ class RemoteLink:
         self._lost_at: float | None = None
         self._refused = ""
         """Why the broker last refused us (said once until it changes or we are in)."""
+        self._held = threading.Lock()
+        self._held_bytes = 0
+        """Bytes of received payloads on the queue (paho's thread adds, the link's takes)."""
+        self._junk = 0
+        """Messages dropped on paho's thread, unread (only that thread writes it)."""
+        self._dropped_due = False
+        """A :class:`_Dropped` is on the queue."""
+        self._event_topic = link.keys.topic(link.side.other, Kind.EVENT)
+        self._told_at = -math.inf
+        """When ``on_step`` last heard of messages dropped unread."""
+        self._tell_at: float | None = None
+        """When it is to hear of them next (None: nothing new)."""
 
     # -- the client --------------------------------------------------------------------------
 
     def _make_client(self) -> mqtt.Client:
         client = mqtt.Client(
-            CallbackAPIVersion.VERSION2,
-            client_id=client_id(),
-            clean_session=False,
-            protocol=mqtt.MQTTv311,
+            CallbackAPIVersion.VERSION2, client_id=client_id(), protocol=mqtt.MQTTv5
         )
         if self._config.username is not None:
             client.username_pw_set(self._config.username, self._config.password)
@@ -198,7 +248,7 @@ class RemoteLink:
             self._count_failure()
             self._inputs.put(_Connected(up=False))
             return
-        client.subscribe(self._link.subscription, qos=1)
+        client.subscribe([(topic, SubscribeOptions(qos=1)) for topic in self._link.topics])
         self._refused = ""
         self.backoff = self.backoff.connected()
         with self.changed:
@@ -227,7 +277,27 @@ class RemoteLink:
         self._inputs.put(_Connected(up=False))
 
     def _on_message(self, _client: mqtt.Client, _userdata: Any, message: mqtt.MQTTMessage) -> None:
-        self._inputs.put(_Received(message.topic, bytes(message.payload)))
+        """paho's thread: what cannot be a message of the link (its shape, a retained
+        event: the boards never retain one) is dropped and counted here, unread; the rest
+        waits for the link's thread, up to :data:`QUEUE_BYTES`."""
+        payload = bytes(message.payload)
+        junk = not plausible(payload) or (message.retain and message.topic == self._event_topic)
+        if not junk:
+            with self._held:
+                junk = self._held_bytes + len(payload) > QUEUE_BYTES
+                if not junk:
+                    self._held_bytes += len(payload)
+        if not junk:
+            self._inputs.put(_Received(message.topic, payload))
+            return
+        with self.changed:
+            self._junk += 1
+            self.changed.notify_all()
+        if self._junk == 1 or self._junk % 100 == 0:
+            log.warning("remote: dropped messages (junk, unread): %d so far", self._junk)
+        if not self._dropped_due:
+            self._dropped_due = True
+            self._inputs.put(_Dropped())
 
     # -- the owner ---------------------------------------------------------------------------
 
@@ -242,13 +312,22 @@ class RemoteLink:
     def _connect(self) -> None:
         """The network thread: try, run the connection while it lasts, wait, try again."""
         client, first = self._client, True
+        connect = Properties(PacketTypes.CONNECT)  # type: ignore[no-untyped-call]
+        connect.MaximumPacketSize = MAX_PACKET
+        connect.SessionExpiryInterval = SESSION_S
         while not self._closing.is_set():
             self._attempt += 1
             will = self._link.will(self._attempt)
             client.will_set(will.topic, will.payload, qos=1, retain=will.retain)
             try:
                 if first:
-                    client.connect(self._config.host, self._config.port, self._keepalive)
+                    client.connect(
+                        self._config.host,
+                        self._config.port,
+                        self._keepalive,
+                        clean_start=mqtt.MQTT_CLEAN_START_FIRST_ONLY,
+                        properties=connect,
+                    )
                 else:
                     client.reconnect()
             except (OSError, ValueError) as exc:  # refused, unreachable, no such host
@@ -307,11 +386,15 @@ class RemoteLink:
         self._network.join(timeout)
 
     def _wall(self, report: Report) -> Report:
-        return replace(report, since=time.time() - (self._clock() - report.since))
+        """``report`` with ``since`` in wall-clock time and the messages dropped unread."""
+        counts = replace(report.counts, junk=report.counts.junk + self._junk)
+        return replace(report, since=time.time() - (self._clock() - report.since), counts=counts)
 
     def _run(self) -> None:
         while True:
             deadline = self._link.next_deadline()
+            if self._tell_at is not None:
+                deadline = min(self._tell_at, deadline or math.inf)
             wait = None if deadline is None else max(deadline - self._clock(), 0.0)
             try:
                 item: _Input | None = self._inputs.get(timeout=wait)
@@ -319,6 +402,15 @@ class RemoteLink:
                 item = None
             now = self._clock()
             link = self._link
+            if isinstance(item, _Received):
+                with self._held:
+                    self._held_bytes -= len(item.payload)
+            if self._tell_at is not None and now >= self._tell_at:
+                self._tell(now)
+            if isinstance(item, _Dropped):
+                self._dropped_due = False
+                self._quiet(now)
+                continue
             if isinstance(item, _Stop):
                 self._carry(link.closing(), wait_for_publish=True)
                 return
@@ -327,7 +419,22 @@ class RemoteLink:
             except Exception:  # a bug in the link: say so, and keep the thread alive
                 log.exception("remote: the link failed on %r", item)
                 continue
-            self._carry(step)
+            self._carry(step, now=now)
+
+    def _quiet(self, now: float) -> None:
+        """Only counts of dropped messages changed: ``on_step`` (which republishes the
+        page) hears of it at most once per :data:`COUNTS_S`."""
+        if now >= self._told_at + COUNTS_S:
+            self._tell(now)
+        elif self._tell_at is None:
+            self._tell_at = self._told_at + COUNTS_S
+
+    def _tell(self, now: float) -> None:
+        self._told_at, self._tell_at = now, None
+        try:
+            self._on_step((), self._wall(self._link.report()))
+        except Exception:
+            log.exception("remote: on_step failed on a report")
 
     @staticmethod
     def _step(link: Link, item: _Input | None, now: float) -> Step:
@@ -347,10 +454,18 @@ class RemoteLink:
             return link.send_record(item.entries, now)
         raise TypeError(f"not an input: {item!r}")
 
-    def _carry(self, step: Step, *, wait_for_publish: bool = False) -> None:
+    def _carry(self, step: Step, *, now: float = 0.0, wait_for_publish: bool = False) -> None:
         before = self._link.report()
         report = step.link.report()
         self._say(before, report, step.happened)
+        quiet = all(isinstance(o, Ignored) for o in step.happened) and not step.publish
+        if quiet and replace(before, counts=report.counts) == report:
+            self._link = step.link
+            if report != before:
+                with self.changed:
+                    self.changed.notify_all()
+                self._quiet(now)
+            return
         if step.happened or report != before:
             try:
                 self._on_step(step.happened, self._wall(report))

@@ -76,6 +76,7 @@ __all__ = [
     "derive_keys",
     "event_bytes",
     "open_message",
+    "plausible",
     "seal",
 ]
 
@@ -87,7 +88,8 @@ FRAME: Final = b"\xb0\x01"
 """The frame layout: these two bytes, the nonce, the ciphertext with its tag."""
 NONCE_BYTES: Final = 12
 MAX_PAYLOAD: Final = 64 * 1024
-"""A larger MQTT payload is refused before it is opened."""
+"""No payload of the link is larger (the largest is 32,798 bytes); the broker is told to
+send nothing larger (:data:`controller.remote.mqtt.MAX_PACKET`)."""
 MAX_EVENT_BYTES: Final = 16 * 1024
 """The largest event, as compact JSON."""
 SIZES: Final = (512, 2048, 8192, 32768)
@@ -140,9 +142,10 @@ class LinkKeys:
         """Where ``side`` publishes messages of ``kind``."""
         return f"pyramid/{self.room}/{side.value}/{kind.value}"
 
-    def subscription(self, side: Side) -> str:
-        """The MQTT filter for everything ``side`` publishes."""
-        return f"pyramid/{self.room}/{side.value}/+"
+    def topics(self, side: Side) -> tuple[str, ...]:
+        """Every topic ``side`` publishes on: a board subscribes to these exactly (no
+        wildcard: a stranger's other topics under the room never reach it)."""
+        return tuple(self.topic(side, kind) for kind in Kind)
 
 
 def derive_keys(code: str) -> LinkKeys:
@@ -250,8 +253,11 @@ class Reason(enum.Enum):
 
     WRONG_KEY = "wrong key"
     """Not sealed with this game's key: another client on the broker, or tampered."""
+    JUNK = "junk"
+    """Not shaped like a sealed message (its frame or its length): dropped before any
+    decrypt."""
     MALFORMED = "malformed"
-    """Opened, but not an envelope this version can use (or no frame at all)."""
+    """Opened, but not an envelope this version can use (or larger than any)."""
     OTHER_GAME = "other game"
     """Sealed with this key but naming another game."""
     STRANGER = "stranger"
@@ -313,6 +319,22 @@ def padded(plain: bytes) -> bytes:
     return plain + b" " * (size - len(plain))
 
 
+OVERHEAD: Final = len(FRAME) + NONCE_BYTES + 16
+"""A payload's bytes around the sealed JSON: the frame, the nonce, Poly1305's tag."""
+_LENGTHS: Final = frozenset(OVERHEAD + size for size in SIZES)
+
+
+def plausible(payload: bytes) -> bool:
+    """Whether ``payload`` could be a sealed message at all: the frame and one of the four
+    lengths (:data:`SIZES`). A cheap look before any decrypt, so junk costs next to
+    nothing (a stranger who shapes junk right costs one decrypt: a few microseconds).
+
+    >>> plausible(FRAME + bytes(12 + 512 + 16)), plausible(FRAME + bytes(100))
+    (True, False)
+    """
+    return len(payload) in _LENGTHS and payload.startswith(FRAME)
+
+
 def seal(keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes) -> bytes:
     """The MQTT payload that carries ``envelope`` on ``topic``; ``nonce`` must be 12 fresh
     random bytes (the two boards share the key, so counters could collide). The sealed
@@ -320,6 +342,8 @@ def seal(keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes) -> bytes:
     if len(nonce) != NONCE_BYTES:
         raise ValueError(f"the nonce must be {NONCE_BYTES} bytes, not {len(nonce)}")
     plain = padded(_compact(envelope.data()))
+    if len(plain) > SIZES[-1]:
+        raise ValueError(f"an envelope of {len(plain)} bytes is more than {SIZES[-1]}")
     sealed = ChaCha20Poly1305(keys.key).encrypt(nonce, plain, topic.encode())
     return FRAME + nonce + sealed
 
@@ -422,10 +446,8 @@ def open_message(keys: LinkKeys, topic: str, payload: bytes) -> Envelope | Other
 
     Never raises for what a stranger can send: every failure is a :class:`Refused`.
     """
-    if len(payload) > MAX_PAYLOAD:
-        return Refused(Reason.MALFORMED, f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
-    if not payload.startswith(FRAME) or len(payload) < len(FRAME) + NONCE_BYTES + 16:
-        return Refused(Reason.MALFORMED, "not a pyramid-board frame")
+    if not plausible(payload):
+        return Refused(Reason.JUNK, "not a pyramid-board frame")
     nonce = payload[len(FRAME) : len(FRAME) + NONCE_BYTES]
     try:
         plain = ChaCha20Poly1305(keys.key).decrypt(

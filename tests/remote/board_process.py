@@ -6,8 +6,9 @@
 each step's delivered events and acknowledgement mark are one JSON line, written and
 fsynced before the call returns (the store commits before the Table goes on); a line cut
 short by a kill is ignored on reading (the store's WAL drops a torn commit the same way).
-Standard input takes ``make N`` (an event made here); standard output says ``ready``
-once the link is connected.
+Standard input takes ``make N`` (an event made here) and ``report`` (answered with
+``report`` and the link's report as JSON); standard output says ``ready`` once the link
+is connected.
 """
 
 from __future__ import annotations
@@ -104,12 +105,14 @@ def main() -> None:
         sys.exit("no connection to the broker")
     print("ready", flush=True)
     for line in sys.stdin:
-        word, number = line.split()
-        if word == "make":
-            event = {"kind": "move", "n": int(number), "by": args.name}
+        word, *number = line.split()
+        if word == "report":  # what its page would show, as one line of JSON
+            print("report " + json.dumps(remote.report().data()), flush=True)
+        elif word == "make":
+            event = {"kind": "move", "n": int(number[0]), "by": args.name}
             journal.made(event)
             remote.send(event)
-            print(f"made {number}", flush=True)
+            print(f"made {number[0]}", flush=True)
     remote.close()
 
 

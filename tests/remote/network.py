@@ -105,9 +105,8 @@ class Broker:
 
     def connect(self, board: Board) -> None:
         self.carry(board, board.link.connected(self.now))
-        prefix = board.link.subscription.removesuffix("+")
         for topic, message in sorted(self.retained.items()):
-            if topic.startswith(prefix):
+            if topic in board.link.topics:
                 self.flight.append(Flight(board, message))
 
     def disconnect(self, board: Board) -> None:
