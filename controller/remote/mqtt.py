@@ -217,6 +217,10 @@ class RemoteLink:
         """When ``on_step`` last heard of messages dropped unread."""
         self._tell_at: float | None = None
         """When it is to hear of them next (None: nothing new)."""
+        self._will_paired = False
+        """The will of this connection is sealed with the pair key."""
+        self._renewing = False
+        """Disconnected on purpose, to connect again with a will sealed with the pair key."""
 
     # -- the client --------------------------------------------------------------------------
 
@@ -281,7 +285,9 @@ class RemoteLink:
         event: the boards never retain one) is dropped and counted here, unread; the rest
         waits for the link's thread, up to :data:`QUEUE_BYTES`."""
         payload = bytes(message.payload)
-        junk = not plausible(payload) or (message.retain and message.topic == self._event_topic)
+        junk = not plausible(payload, self._link.peer_pub or None) or (
+            message.retain and message.topic == self._event_topic
+        )
         if not junk:
             with self._held:
                 junk = self._held_bytes + len(payload) > QUEUE_BYTES
@@ -317,8 +323,10 @@ class RemoteLink:
         connect.SessionExpiryInterval = SESSION_S
         while not self._closing.is_set():
             self._attempt += 1
-            will = self._link.will(self._attempt)
+            link = self._link
+            will = link.will(self._attempt)
             client.will_set(will.topic, will.payload, qos=1, retain=will.retain)
+            self._will_paired, self._renewing = bool(link.pair), False
             try:
                 if first:
                     client.connect(
@@ -486,6 +494,13 @@ class RemoteLink:
             )
             if wait_for_publish and info.rc == mqtt.MQTT_ERR_SUCCESS:
                 info.wait_for_publish(timeout=2.0)
+        if report.paired and not self._will_paired and not self._renewing:
+            # The will set at CONNECT was sealed with the code alone, which the other
+            # board no longer believes: connect again (a normal disconnect: the broker
+            # drops that will) so that it is sealed with the pair key. Once per game.
+            log.info("remote: paired with the other board; connecting again for its will")
+            self._renewing = True
+            self._client.disconnect()
 
     def _say(self, before: Report, after: Report, happened: tuple[Outcome, ...]) -> None:
         """A log line for every change of the link a person may ask about later."""
@@ -501,6 +516,8 @@ class RemoteLink:
                         self._clock() - self._lost_at,
                     )
                 self._lost_at = None
+            elif after.connection is Connection.UNREACHABLE and self._renewing:
+                self._lost_at = self._clock()
             elif after.connection is Connection.UNREACHABLE:
                 self._lost_at = self._clock()
                 log.warning(
@@ -512,8 +529,12 @@ class RemoteLink:
             log.info("remote: the other board (%s) is %s", after.peer_name, state)
         if after.unanswered and not before.unanswered:
             log.warning("remote: nobody has answered this code yet")
-        if after.counts.strangers > before.counts.strangers:
-            log.warning("remote: another board with this game's code tried to join it")
+        strangers, before_ = after.counts.strangers, before.counts.strangers
+        if strangers > before_ and (before_ == 0 or strangers // 100 > before_ // 100):
+            log.warning(
+                "remote: another board with this game's code tried to join it (%d messages)",
+                strangers,
+            )
         for outcome in happened:
             if isinstance(outcome, Voided):
                 log.warning(

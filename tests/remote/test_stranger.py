@@ -10,6 +10,7 @@ bench/remote_attack.py's (docs/performance.md).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import subprocess
@@ -23,14 +24,14 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
-from controller.remote.journal import MemoryJournal
-from controller.remote.link import Link, Report
+from controller.remote.journal import Origin
+from controller.remote.link import Report
 from controller.remote.mqtt import COUNTS_S, RemoteLink
 from controller.remote.outcomes import Delivered, Outcome
-from controller.remote.wire import FRAME, Kind, Side
+from controller.remote.wire import FRAME, Envelope, Kind, Side, seal
 from tests.remote.mosquitto import Mosquitto
-from tests.remote.network import keys, move
-from tests.remote.test_mqtt import TIMING, Home, remote_config
+from tests.remote.network import keys, link_of, move
+from tests.remote.test_mqtt import TIMING, Home, remote_config, renewed
 from tests.support.poll import wait_until
 
 WAIT = 60.0
@@ -138,6 +139,10 @@ def test_a_huge_message_and_retained_junk_leave_the_boards_memory_as_it_was(
         tim.kill()
 
 
+def unread(report: Report) -> int:
+    return report.counts.junk + report.counts.wrong_key
+
+
 class Told:
     """``on_step`` of Tim's link: what it was told, on a clock the test moves."""
 
@@ -171,14 +176,15 @@ def test_a_flood_of_junk_costs_no_page_update_per_message_and_a_move_goes_throug
     last 500 are sent (bench/remote_attack.py measures the time)."""
     oma = Home(remote_config(broker, "Oma"), Side.INVITER)
     told = Told()
-    link = Link.restore(MemoryJournal(), keys=keys(), side=Side.JOINER, board="Tim-board",
-                        name="Tim", now=0.0, timing=TIMING)  # fmt: skip
+    link = link_of("Tim-board", "Tim", Side.JOINER, timing=TIMING)
     tim = RemoteLink(remote_config(broker, "Tim"), link, told, clock=told.clock)
     tim.start()
     eve = stranger(broker)
     rng = random.Random(5)
     try:
         wait_until(lambda: tim.report().peer_online and oma.report().peer_online, WAIT)
+        wait_until(lambda: tim.connections == 2 and tim.report().connection.value == "connected",
+                   WAIT, what=tim.report)  # paired, and connected again for its will  # fmt: skip
         with told.lock:
             told.reports.clear()
         paced = threading.Event()
@@ -197,15 +203,54 @@ def test_a_flood_of_junk_costs_no_page_update_per_message_and_a_move_goes_throug
         assert counts.wrong_key == 1000 and counts.malformed == 0
         with told.lock:
             assert told.junk_at_move is not None and told.junk_at_move < 1500
-            quiet = [r for r in told.reports if r.counts.dropped]
+            quiet = [r for r in told.reports if unread(r)]
             # The first count at once, the move's step, nothing more while the clock stands.
             assert len(told.reports) <= 3, told.reports
         assert quiet
         told.now += COUNTS_S
-        wait_until(lambda: told.reports[-1].counts.dropped == 2001, WAIT, what=str(told.reports))
+        wait_until(lambda: unread(told.reports[-1]) == 2001, WAIT, what=str(told.reports))
     finally:
         eve.disconnect()
         eve.loop_stop()
         tim.close()
         oma.remote.close()
     assert told.delivered == [move(1, "Oma")]
+
+
+def test_a_code_holder_cannot_abort_or_take_a_board_offline(broker: Mosquitto) -> None:
+    """The issue's attack with the code, learned after the boards paired: Eve seals an
+    abort as Oma's next event and a retained 'offline' in Oma's name with the code. Tim's
+    board counts both as ``unpaired`` and takes neither, not even rebuilt from its store
+    (the retained 'offline' waits on the broker); Oma's real event then comes as her
+    number 1 (the setup aside, here the first) and is acknowledged: one game on both."""
+    oma = Home(remote_config(broker, "Oma"), Side.INVITER)
+    tim = Home(remote_config(broker, "Tim"), Side.JOINER)
+    eve = stranger(broker)
+    try:
+        wait_until(lambda: renewed(oma) and renewed(tim), WAIT, what=tim.report)
+        link = oma.remote.link
+        assert link.pairing is not None
+        said = Envelope(keys().game, link.board, link.name, ack=0, last=1, boot=link.boot,
+                        conn=link.conn, n=link.numbered + 1, seen=tim.remote.link.boot,
+                        pub=link.pairing.public)  # fmt: skip
+        abort = dataclasses.replace(said, seq=1, event={"kind": "abort"}, base=0)
+        offline = dataclasses.replace(said, online=False, n=0, last=0)
+        event, state = (keys().topic(Side.INVITER, kind) for kind in Kind)
+        eve.publish(event, seal(keys(), event, abort, bytes(12)), qos=1).wait_for_publish(WAIT)
+        eve.publish(state, seal(keys(), state, offline, bytes(12)), qos=1,
+                    retain=True).wait_for_publish(WAIT)  # fmt: skip
+        wait_until(lambda: tim.report().counts.unpaired == 2, WAIT, what=tim.report)
+        assert tim.report().peer_online is True and tim.delivered == []
+        tim.rebuild()  # the retained 'offline' comes again at once
+        wait_until(lambda: tim.report().counts.unpaired >= 1, WAIT, what=tim.report)
+        assert tim.report().paired and tim.remote.link.peer_board == "Oma-board"
+        oma.make(1)
+        wait_until(lambda: tim.delivered == [1] and oma.report().unsent == 0, WAIT,
+                   what=lambda: (tim.report(), oma.report()))  # fmt: skip
+        assert tim.events(Origin.THERE) == [move(1, "Oma")]
+        wait_until(lambda: tim.report().peer_online is True, WAIT, what=tim.report)
+    finally:
+        eve.disconnect()
+        eve.loop_stop()
+        oma.remote.close()
+        tim.remote.close()

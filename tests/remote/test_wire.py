@@ -159,7 +159,7 @@ def test_another_version_is_read_no_further_than_its_number_and_name() -> None:
     assert older == OtherVersion(0, None)
     assert isinstance(older, OtherVersion)
     assert older.message == (
-        "the other board speaks link protocol 0 and this board 2: this board is newer, "
+        "the other board speaks link protocol 0 and this board 3: this board is newer, "
         "update the other board"
     )
 
