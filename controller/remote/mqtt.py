@@ -494,10 +494,12 @@ class RemoteLink:
             )
             if wait_for_publish and info.rc == mqtt.MQTT_ERR_SUCCESS:
                 info.wait_for_publish(timeout=2.0)
-        if report.paired and not self._will_paired and not self._renewing:
+        settled = report.unsent == report.missing == 0 and report.peer_online
+        if report.paired and settled and not self._will_paired and not self._renewing:
             # The will set at CONNECT was sealed with the code alone, which the other
             # board no longer believes: connect again (a normal disconnect: the broker
-            # drops that will) so that it is sealed with the pair key. Once per game.
+            # drops that will) so that it is sealed with the pair key. Once per game,
+            # once nothing waits either way (a join is not held up by it).
             log.info("remote: paired with the other board; connecting again for its will")
             self._renewing = True
             self._client.disconnect()

@@ -24,6 +24,7 @@ import paho.mqtt.client as mqtt
 import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
+from controller.config import RemoteConfig
 from controller.remote.journal import Origin
 from controller.remote.link import Report
 from controller.remote.mqtt import COUNTS_S, RemoteLink
@@ -254,3 +255,38 @@ def test_a_code_holder_cannot_abort_or_take_a_board_offline(broker: Mosquitto) -
         eve.loop_stop()
         oma.remote.close()
         tim.remote.close()
+
+
+def test_the_guides_broker_settings_let_the_boards_play_and_keep_others_out(
+    tmp_path: Path,
+) -> None:
+    """docs/user-guide.md's Mosquitto settings: passwords, an ACL giving the boards'
+    users ``pyramid/#`` alone, and ``max_packet_size``: Mosquitto takes them, the boards
+    play, and another user of the broker cannot write on their topics."""
+    acl = tmp_path / "acl"
+    acl.write_text("user oma\ntopic readwrite pyramid/#\n\nuser tim\ntopic readwrite pyramid/#\n")
+    users = {"oma": "pearls", "tim": "marbles", "eve": "apples"}
+    extra = (f"acl_file {acl}", "max_packet_size 70000")
+    with Mosquitto(tmp_path, users=users, extra=extra) as broker:
+
+        def config(name: str, user: str) -> RemoteConfig:
+            return RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name,
+                                username=user, password=users[user])  # fmt: skip
+
+        oma, tim = Home(config("Oma", "oma"), Side.INVITER), Home(config("Tim", "tim"), Side.JOINER)
+        eve = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="eve")
+        eve.username_pw_set("eve", users["eve"])
+        eve.connect("127.0.0.1", broker.port)
+        eve.loop_start()
+        try:
+            wait_until(lambda: renewed(oma) and renewed(tim), WAIT, what=tim.report)
+            topic = keys().topic(Side.INVITER, Kind.EVENT)
+            eve.publish(topic, b"junk", qos=1).wait_for_publish(WAIT)  # the ACL drops it
+            oma.make(1)
+            wait_until(lambda: tim.delivered == [1], WAIT, what=tim.report)
+            assert tim.report().counts.junk == 0
+        finally:
+            eve.disconnect()
+            eve.loop_stop()
+            oma.remote.close()
+            tim.remote.close()
