@@ -23,8 +23,10 @@ queues the other's messages for it, and a short drop loses nothing.
 **Bounded input.** CONNECT says :data:`MAX_PACKET` (MQTT 5's Maximum Packet Size): the
 broker drops anything larger for this board. The board subscribes to the other side's
 two topics exactly. On paho's thread, a payload that is not shaped like a sealed message
-(:func:`~controller.remote.wire.plausible`) or a retained event is dropped and counted
-before anything else reads it, and what waits for the link's thread is held to
+(:func:`~controller.remote.wire.plausible`; once paired, also one naming another key), a
+retained event and, once paired, all but one per :data:`CODE_OPEN_S` of the messages
+sealed with the code alone are dropped and counted before anything else reads them, and
+what waits for the link's thread is held to
 :data:`QUEUE_BYTES`. Messages the link drops change only counts: the page hears of them
 at most once per :data:`COUNTS_S`, so a flood costs neither a decrypt per message nor a
 republish. Each side's state
@@ -64,6 +66,7 @@ from controller.remote.backoff import Backoff
 from controller.remote.link import Connection, Link, Report, Step
 from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Ignored, Outcome, Voided
 from controller.remote.wire import (
+    FRAME,
     MAX_EVENT_BYTES,
     MAX_PAYLOAD,
     JsonObject,
@@ -73,8 +76,8 @@ from controller.remote.wire import (
     plausible,
 )
 
-__all__ = ["COUNTS_S", "KEEPALIVE_S", "MAX_PACKET", "QUEUE_BYTES", "RECONNECT_S", "SESSION_S",
-           "OnStep", "RemoteLink", "client_id"]  # fmt: skip
+__all__ = ["CODE_OPEN_S", "COUNTS_S", "KEEPALIVE_S", "MAX_PACKET", "QUEUE_BYTES", "RECONNECT_S",
+           "SESSION_S", "OnStep", "RemoteLink", "client_id"]  # fmt: skip
 
 log = logging.getLogger("controller.remote")
 
@@ -95,6 +98,9 @@ QUEUE_BYTES: Final = 1024 * 1024
 counted (``junk``): the link asks again for what it lacks."""
 COUNTS_S: Final = 1.0
 """Seconds: messages dropped unread change the page (``on_step``) at most this often."""
+CODE_OPEN_S: Final = 1.0
+"""Seconds: once paired, a message sealed with the code alone is opened at most this
+often (to tell another board that tried; the others are junk, unopened)."""
 SESSION_S: Final = 24 * 3600
 """Seconds the broker keeps this board's session (what it queues for it) once it is
 gone; a restarted board's old session goes after this long."""
@@ -217,6 +223,8 @@ class RemoteLink:
         """When ``on_step`` last heard of messages dropped unread."""
         self._tell_at: float | None = None
         """When it is to hear of them next (None: nothing new)."""
+        self._code_opened_at = -math.inf
+        """When a message sealed with the code alone was last opened after pairing."""
         self._will_paired = False
         """The will of this connection is sealed with the pair key."""
         self._renewing = False
@@ -285,9 +293,17 @@ class RemoteLink:
         event: the boards never retain one) is dropped and counted here, unread; the rest
         waits for the link's thread, up to :data:`QUEUE_BYTES`."""
         payload = bytes(message.payload)
-        junk = not plausible(payload, self._link.peer_pub or None) or (
+        peer = self._link.peer_pub
+        junk = not plausible(payload, peer or None) or (
             message.retain and message.topic == self._event_topic
         )
+        if not junk and peer and payload.startswith(FRAME):
+            # Sealed with the code alone after the boards paired: never believed; one a
+            # second is opened, to tell another board with the code from junk.
+            now = self._clock()
+            junk = now < self._code_opened_at + CODE_OPEN_S
+            if not junk:
+                self._code_opened_at = now
         if not junk:
             with self._held:
                 junk = self._held_bytes + len(payload) > QUEUE_BYTES

@@ -37,6 +37,13 @@ second on one GPU, is some 5,000 years; a broker's operator is no better placed.
 code is no login: the broker's own username, password and TLS keep strangers off the
 broker and protect the connection; the code keeps the game private on it.
 
+**Pairing.** Whoever hears the code can seal messages with it, so the code alone would
+let someone who learns it later pose as either board. At first contact each board
+sends its public key (:class:`Pairing`) sealed with the code; the first board heard
+becomes the other board for good (its key kept in the store), and every later message
+is sealed with :func:`pair_key`, which needs one of the two boards' own secrets: a code
+holder's messages are refused (:mod:`controller.remote.link`), whatever they claim.
+
 >>> keys = derive_keys("7KQM-X4PA-9HZ3")
 Traceback (most recent call last):
 ...
