@@ -18,25 +18,25 @@ kept, and the other board sends it again.
 :data:`SESSION_S` after that, and a client id drawn at random at each start
 (:func:`client_id`: nothing public tells it, so nobody can take the board's place at the
 broker and push it off), QoS 1 both ways: while a board is away in one run, the broker
-queues the other's messages for it, and a short drop loses nothing.
+queues the other's messages for it, and a short drop loses nothing. Each side's state is
+a retained message (and the will sets it offline), so a board that connects learns at
+once how far the other is. The events themselves are not retained: a retained log would
+make the broker the game's storage, growing on someone else's server and gone with a
+broker restarted without persistence. Each board's store is the log, and what the broker
+lost is asked for again (:mod:`controller.remote.link`), so the link needs neither the
+session nor the retained state to be complete, only to be quick.
 
 **Bounded input.** CONNECT says :data:`MAX_PACKET` (MQTT 5's Maximum Packet Size): the
-broker drops anything larger for this board. The board subscribes to the other side's
-two topics exactly. On paho's thread, a payload that is not shaped like a sealed message
-(:func:`~controller.remote.wire.plausible`; once paired, also one naming another key), a
-retained event and, once paired, all but one per :data:`CODE_OPEN_S` of the messages
-sealed with the code alone are dropped and counted before anything else reads them, and
-what waits for the link's thread is held to
+broker drops anything larger for this board (and should one send it anyway, the client
+hangs up once it has read the packet's length, before its body). The board subscribes to
+the other side's two topics exactly. On paho's thread, a payload that is not shaped like
+a sealed message (:func:`~controller.remote.wire.plausible`; once paired, also one
+naming another key), a retained event and, once paired, all but one per
+:data:`CODE_OPEN_S` of the messages sealed with the code alone are dropped and counted
+before anything else reads them, and what waits for the link's thread is held to
 :data:`QUEUE_BYTES`. Messages the link drops change only counts: the page hears of them
 at most once per :data:`COUNTS_S`, so a flood costs neither a decrypt per message nor a
-republish. Each side's state
-is a retained message (and the will sets it offline), so a board that connects learns
-at once how far the other is.
-The events themselves are not retained: a retained log would make the broker the
-game's storage, growing on someone else's server and gone with a broker restarted
-without persistence. Each board's store is the log, and what the broker lost is asked
-for again (:mod:`controller.remote.link`), so the link needs neither the session nor the
-retained state to be complete, only to be quick.
+republish.
 """
 
 from __future__ import annotations
@@ -156,6 +156,20 @@ class _SendRecord:
 _Input = _Send | _Received | _Connected | _Stop | _Refuse | _WantRecord | _SendRecord | _Dropped
 
 
+class _BoundedClient(mqtt.Client):
+    """paho's client, refusing a packet longer than :data:`MAX_PACKET` once its length is
+    read and before its body is (for a broker that does not honour the Maximum Packet
+    Size it was told): the connection is dropped, as MQTT 5 says, and made again."""
+
+    def _sock_recv(self, bufsize: int) -> bytes:
+        packet = self._in_packet
+        if packet["have_remaining"] and packet["remaining_length"] > MAX_PACKET:
+            length = packet["remaining_length"]
+            log.warning("remote: the broker sent a packet of %d bytes; dropping it", length)
+            raise OSError(f"a packet of {length} bytes, more than {MAX_PACKET}")
+        return super()._sock_recv(bufsize)
+
+
 def client_id() -> str:
     """An MQTT client id for one start of a link: 72 random bits, nothing derived from the
     room, the side or the board (a stranger who could tell it could connect under it and
@@ -233,7 +247,7 @@ class RemoteLink:
     # -- the client --------------------------------------------------------------------------
 
     def _make_client(self) -> mqtt.Client:
-        client = mqtt.Client(
+        client = _BoundedClient(
             CallbackAPIVersion.VERSION2, client_id=client_id(), protocol=mqtt.MQTTv5
         )
         if self._config.username is not None:

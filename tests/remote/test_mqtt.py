@@ -231,10 +231,10 @@ def test_a_client_with_the_wrong_key_is_ignored_and_counted(
             topic = keys().topic(Side.INVITER, kind)
             for payload in (forged, b"garbage", b"\xb0\x01" + bytes(60)):
                 eve.publish(topic, payload, qos=1).wait_for_publish(WAIT)
-        # Sealed with the code's frame after the boards paired: one a second is opened (a
-        # wrong key); what is not even shaped like a message never is (junk).
+        # Sealed with the code's frame after the boards paired: at most one a second is
+        # opened (a wrong key); what is not even shaped like a message never is (junk).
         wait_until(lambda: dropped(tim) == 6, WAIT, what=tim.report)
-        assert tim.report().counts.wrong_key >= 1
+        assert tim.report().counts.malformed == 0
     finally:
         eve.disconnect()
         eve.loop_stop()

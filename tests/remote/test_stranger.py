@@ -10,9 +10,11 @@ bench/remote_attack.py's (docs/performance.md).
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import json
 import random
+import socket
 import subprocess
 import sys
 import threading
@@ -303,3 +305,41 @@ def test_the_guides_broker_settings_let_the_boards_play_and_keep_others_out(
             eve.loop_stop()
             oma.remote.close()
             tim.remote.close()
+
+
+def remaining_length(size: int) -> bytes:
+    """MQTT's variable-length encoding of a packet's remaining length."""
+    out = bytearray()
+    while True:
+        size, byte = divmod(size, 128)
+        out.append(byte | (128 if size else 0))
+        if not size:
+            return bytes(out)
+
+
+def test_a_broker_that_ignores_the_limit_is_left_at_the_packets_length() -> None:
+    """A broker (a server on loopback that speaks just enough MQTT 5) that sends a 250
+    MiB packet although the board said 65 KiB: the board reads the packet's length and
+    drops the connection before its body, so the broker can write little more than the
+    sockets' buffers hold (it read all 250 MiB before)."""
+    with socket.create_server(("127.0.0.1", 0)) as server:
+        server.settimeout(WAIT)
+        config = RemoteConfig(host="127.0.0.1", port=server.getsockname()[1], tls=False,
+                              name="Tim")  # fmt: skip
+        tim = RemoteLink(config, link_of("Tim-board", "Tim", Side.JOINER), lambda *_: None)
+        tim.start()
+        try:
+            conn, _ = server.accept()
+            with conn:
+                conn.settimeout(WAIT)
+                assert conn.recv(65536)[:1] == b"\x10"  # CONNECT
+                conn.sendall(b"\x20\x03\x00\x00\x00")  # CONNACK: accepted, no properties
+                conn.sendall(b"\x30" + remaining_length(250 * MIB))  # PUBLISH, 250 MiB
+                sent, chunk = 0, bytes(64 * 1024)
+                with contextlib.suppress(OSError):  # the board hangs up
+                    while sent < 250 * MIB:
+                        conn.sendall(chunk)
+                        sent += len(chunk)
+            assert sent < 32 * MIB, sent
+        finally:
+            tim.close()
