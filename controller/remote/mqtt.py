@@ -77,7 +77,7 @@ from controller.remote.wire import (
 )
 
 __all__ = ["CODE_OPEN_S", "COUNTS_S", "KEEPALIVE_S", "MAX_PACKET", "QUEUE_BYTES", "RECONNECT_S",
-           "SESSION_S", "OnStep", "RemoteLink", "client_id"]  # fmt: skip
+           "SESSION_S", "OnStep", "RemoteLink", "client_id", "worth_saying"]  # fmt: skip
 
 log = logging.getLogger("controller.remote")
 
@@ -168,6 +168,19 @@ class _BoundedClient(mqtt.Client):
             log.warning("remote: the broker sent a packet of %d bytes; dropping it", length)
             raise OSError(f"a packet of {length} bytes, more than {MAX_PACKET}")
         return super()._sock_recv(bufsize)
+
+
+def worth_saying(count: int, before: int) -> bool:
+    """Whether a count of dropped messages that went from ``before`` to ``count`` gets a
+    log line: the first, then one per hundred (a stranger's flood writes a line per
+    hundred messages, not one each).
+
+    >>> [n for n in range(1, 301) if worth_saying(n, n - 1)]
+    [1, 100, 200, 300]
+    >>> worth_saying(250, 150), worth_saying(150, 150)
+    (True, False)
+    """
+    return count > before and (before == 0 or count // 100 > before // 100)
 
 
 def client_id() -> str:
@@ -329,7 +342,7 @@ class RemoteLink:
         with self.changed:
             self._junk += 1
             self.changed.notify_all()
-        if self._junk == 1 or self._junk % 100 == 0:
+        if worth_saying(self._junk, self._junk - 1):
             log.warning("remote: dropped messages (junk, unread): %d so far", self._junk)
         if not self._dropped_due:
             self._dropped_due = True
@@ -562,7 +575,7 @@ class RemoteLink:
         if after.unanswered and not before.unanswered:
             log.warning("remote: nobody has answered this code yet")
         strangers, before_ = after.counts.strangers, before.counts.strangers
-        if strangers > before_ and (before_ == 0 or strangers // 100 > before_ // 100):
+        if worth_saying(strangers, before_):
             log.warning(
                 "remote: another board with this game's code tried to join it (%d messages)",
                 strangers,
@@ -586,5 +599,5 @@ class RemoteLink:
             ("malformed", counts.malformed, was.malformed),
             ("other game", counts.other_game, was.other_game),
         ):
-            if now_ > then and (then == 0 or now_ // 100 > then // 100):
+            if worth_saying(now_, then):
                 log.warning("remote: dropped messages (%s): %d so far", reason, now_)
