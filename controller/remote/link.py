@@ -64,16 +64,16 @@ Nothing a stranger replays is believed:
 >>> from controller.remote.wire import derive_keys
 >>> keys = derive_keys("5A4L-KPRX-AC7H")
 >>> oma = Link.restore(MemoryJournal(), keys=keys, side=Side.INVITER, board="o1", name="Oma",
-...                    now=0.0)
+...                    now=0.0, secret=b"o" * 32)
 >>> tim = Link.restore(MemoryJournal(), keys=keys, side=Side.JOINER, board="t1", name="Tim",
-...                    now=0.0)
+...                    now=0.0, secret=b"t" * 32)
 >>> a, b = oma.connected(1.0), tim.connected(1.0)
 >>> t = b.link.received(a.publish[0].topic, a.publish[0].payload, 1.1)  # not yet believed
 >>> o = a.link.received(t.publish[0].topic, t.publish[0].payload, 1.2)  # names Oma's run
 >>> t = t.link.received(o.publish[0].topic, o.publish[0].payload, 1.3)  # names Tim's run
 >>> oma, tim = o.link, t.link
->>> oma.report().peer_online, tim.report().peer_online
-(True, True)
+>>> oma.report().peer_online, tim.report().peer_online, oma.report().paired
+(True, True, True)
 >>> step = oma.send({"kind": "move", "cell": "c3"}, now=2.0)
 >>> [m.topic.rsplit("/", 2)[1:] for m in step.publish]
 [['a', 'event']]
