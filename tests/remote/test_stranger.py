@@ -250,12 +250,13 @@ def test_a_code_holder_cannot_abort_or_take_a_board_offline(broker: Mosquitto) -
         abort = dataclasses.replace(said, seq=1, event={"kind": "abort"}, base=0)
         offline = dataclasses.replace(said, online=False, n=0, last=0)
         event, state = (keys().topic(Side.INVITER, kind) for kind in Kind)
+        before = unpaired(tim)  # Oma's own retained state from before pairing may count
         eve.publish(event, seal(keys(), event, abort, bytes(12)), qos=1).wait_for_publish(WAIT)
         eve.publish(state, seal(keys(), state, offline, bytes(12)), qos=1,
                     retain=True).wait_for_publish(WAIT)  # fmt: skip
-        # Sealed with the code alone: one opened and counted unpaired, the next within
-        # CODE_OPEN_S dropped unopened (junk); neither believed.
-        wait_until(lambda: unpaired(tim) == 2, WAIT, what=tim.report)
+        # Sealed with the code alone: at most one a second opened and counted unpaired,
+        # the rest dropped unopened (junk); none believed.
+        wait_until(lambda: unpaired(tim) >= before + 2, WAIT, what=tim.report)
         assert tim.report().peer_online is True and tim.delivered == []
         tim.rebuild()  # the retained 'offline' comes again at once
         wait_until(lambda: unpaired(tim) >= 1, WAIT, what=tim.report)
