@@ -60,6 +60,7 @@ QUICK: dict[str, str] = {
     "tests/serial/test_pico_link.py": "the serial link's conversation, without I/O",
     "tests/remote/test_link.py": "the link between boards, in virtual time",
     "tests/remote/test_wire.py": "its messages",
+    "tests/remote/test_pairing.py": "the link bound to its two boards, in virtual time",
     "tests/remote/test_invitation.py": "its invitation codes",
     "tests/remote/test_remote_config.py": "its config",
     "tests/config/": "the config file",

@@ -37,6 +37,13 @@ second on one GPU, is some 5,000 years; a broker's operator is no better placed.
 code is no login: the broker's own username, password and TLS keep strangers off the
 broker and protect the connection; the code keeps the game private on it.
 
+**Pairing.** Whoever hears the code can seal messages with it, so the code alone would
+let someone who learns it later pose as either board. At first contact each board
+sends its public key (:class:`Pairing`) sealed with the code; the first board heard
+becomes the other board for good (its key kept in the store), and every later message
+is sealed with :func:`pair_key`, which needs one of the two boards' own secrets: a code
+holder's messages are refused (:mod:`controller.remote.link`), whatever they claim.
+
 >>> keys = derive_keys("7KQM-X4PA-9HZ3")
 Traceback (most recent call last):
 ...
@@ -49,11 +56,14 @@ import enum
 import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from cryptography.exceptions import InvalidTag
+from cryptography.hazmat.primitives import hashes
+from cryptography.hazmat.primitives.asymmetric.x25519 import X25519PrivateKey, X25519PublicKey
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
+from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from controller.remote.invitation import parse_code
 
@@ -62,6 +72,7 @@ __all__ = [
     "MAX_EVENT_BYTES",
     "MAX_PAYLOAD",
     "NONCE_BYTES",
+    "PAIR_FRAME",
     "PROTOCOL",
     "SIZES",
     "Envelope",
@@ -69,6 +80,7 @@ __all__ = [
     "Kind",
     "LinkKeys",
     "OtherVersion",
+    "Pairing",
     "Reason",
     "RecordEntry",
     "Refused",
@@ -76,18 +88,30 @@ __all__ = [
     "derive_keys",
     "event_bytes",
     "open_message",
+    "pair_key",
+    "pairing",
+    "plausible",
     "seal",
 ]
 
-PROTOCOL: Final = 2
+PROTOCOL: Final = 3
 """The version of the envelope and of the link's rules (:mod:`controller.remote.link`):
 2 added each event's ``base`` (one order for both boards) and each message's ``boot``,
-``conn``, ``n`` and ``seen`` (fresh or stale)."""
+``conn``, ``n`` and ``seen`` (fresh or stale); 3 the pair key (:class:`Pairing`): each
+board's public key in its messages sealed with the code, every later one sealed with
+the key the two boards share."""
 FRAME: Final = b"\xb0\x01"
-"""The frame layout: these two bytes, the nonce, the ciphertext with its tag."""
+"""A message sealed with the code's key: these two bytes, the nonce, the ciphertext
+with its tag (a layout no protocol version changes, so boards of two versions can tell
+each other which they speak)."""
+PAIR_FRAME: Final = b"\xb0\x02"
+"""A message sealed with the pair key: these two bytes, the sender's public key (32
+bytes), the nonce, the ciphertext with its tag."""
+PUBLIC_BYTES: Final = 32
 NONCE_BYTES: Final = 12
 MAX_PAYLOAD: Final = 64 * 1024
-"""A larger MQTT payload is refused before it is opened."""
+"""No payload of the link is larger (the largest is 32,798 bytes); the broker is told to
+send nothing larger (:data:`controller.remote.mqtt.MAX_PACKET`)."""
 MAX_EVENT_BYTES: Final = 16 * 1024
 """The largest event, as compact JSON."""
 SIZES: Final = (512, 2048, 8192, 32768)
@@ -140,9 +164,60 @@ class LinkKeys:
         """Where ``side`` publishes messages of ``kind``."""
         return f"pyramid/{self.room}/{side.value}/{kind.value}"
 
-    def subscription(self, side: Side) -> str:
-        """The MQTT filter for everything ``side`` publishes."""
-        return f"pyramid/{self.room}/{side.value}/+"
+    def topics(self, side: Side) -> tuple[str, ...]:
+        """Every topic ``side`` publishes on: a board subscribes to these exactly (no
+        wildcard: a stranger's other topics under the room never reach it)."""
+        return tuple(self.topic(side, kind) for kind in Kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Pairing:
+    """One board's X25519 key for one linked game; ``repr`` shows no secret.
+
+    Made from a secret the board keeps (:func:`pairing`), so a restart makes the same
+    key. Its public half goes out in every message; the key both boards share
+    (:func:`pair_key`) only they can make.
+    """
+
+    secret: bytes = field(repr=False)
+    public: bytes
+
+    @classmethod
+    def of(cls, secret: bytes) -> Pairing:
+        private = X25519PrivateKey.from_private_bytes(secret)
+        return cls(secret, private.public_key().public_bytes_raw())
+
+
+def pairing(board_secret: bytes, keys: LinkKeys) -> Pairing:
+    """This board's key for the game of ``keys``: from the board's own secret (random,
+    made once and kept) and the game's id, so each game has its own.
+
+    >>> a = pairing(bytes(32), derive_keys("5A4L-KPRX-AC7H"))
+    >>> a == pairing(bytes(32), derive_keys("5A4L-KPRX-AC7H")), len(a.public)
+    (True, 32)
+    """
+    secret = hashlib.blake2b(b"pair " + keys.game.encode(), key=board_secret, digest_size=32)
+    return Pairing.of(secret.digest())
+
+
+def pair_key(keys: LinkKeys, mine: Pairing, side: Side, theirs: bytes) -> bytes:
+    """The key the two boards of ``keys``' game share: HKDF-SHA256 over the X25519 secret
+    of this board's key and the other's public one, salted with the code's key and bound
+    to the game and both public keys (the inviting board's first). ValueError for a
+    public key that is none (the wrong length, or one of X25519's weak points).
+
+    >>> keys = derive_keys("5A4L-KPRX-AC7H")
+    >>> a, b = pairing(b"a" * 32, keys), pairing(b"b" * 32, keys)
+    >>> pair_key(keys, a, Side.INVITER, b.public) == pair_key(keys, b, Side.JOINER, a.public)
+    True
+    """
+    if len(theirs) != PUBLIC_BYTES:
+        raise ValueError(f"a public key is {PUBLIC_BYTES} bytes, not {len(theirs)}")
+    private = X25519PrivateKey.from_private_bytes(mine.secret)
+    shared = private.exchange(X25519PublicKey.from_public_bytes(theirs))  # ValueError: weak
+    a, b = (mine.public, theirs) if side is Side.INVITER else (theirs, mine.public)
+    info = b"pyramid-board pair " + keys.game.encode() + a + b
+    return HKDF(hashes.SHA256(), 32, salt=keys.key, info=info).derive(shared)
 
 
 def derive_keys(code: str) -> LinkKeys:
@@ -212,6 +287,11 @@ class Envelope:
     """From the joining board: please send your record of the game."""
     record: tuple[RecordEntry, ...] | None = None
     """From the inviting board, when asked: the game's events in its order."""
+    pub: bytes = b""
+    """The sender's public key for the game (:class:`Pairing`): in the sealed JSON of a
+    message sealed with the code, in the frame of one sealed with the pair key."""
+    paired: bool = False
+    """Opened with the pair key (set by :func:`open_message`; never sent)."""
     version: int = PROTOCOL
 
     def data(self) -> dict[str, Any]:
@@ -242,6 +322,8 @@ class Envelope:
             data["want_record"] = True
         if self.record is not None:
             data["record"] = [list(entry) for entry in self.record]
+        if self.pub:
+            data["pub"] = self.pub.hex()
         return data
 
 
@@ -250,12 +332,19 @@ class Reason(enum.Enum):
 
     WRONG_KEY = "wrong key"
     """Not sealed with this game's key: another client on the broker, or tampered."""
+    JUNK = "junk"
+    """Not shaped like a sealed message (its frame or its length): dropped before any
+    decrypt."""
     MALFORMED = "malformed"
-    """Opened, but not an envelope this version can use (or no frame at all)."""
+    """Opened, but not an envelope this version can use (or larger than any)."""
     OTHER_GAME = "other game"
     """Sealed with this key but naming another game."""
     STRANGER = "stranger"
     """From a board other than the one this link plays with."""
+    UNPAIRED = "unpaired"
+    """Sealed with the code alone, from the paired board, after the two boards paired:
+    sent before it had this board's key (its events come again), or made by someone who
+    knows the code."""
     STALE = "stale"
     """Authentic, but no newer than what came already from that run of the other board,
     or from a run of it that has ended (a replay, or a copy the broker sent again): its
@@ -313,15 +402,49 @@ def padded(plain: bytes) -> bytes:
     return plain + b" " * (size - len(plain))
 
 
-def seal(keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes) -> bytes:
+OVERHEAD: Final = len(FRAME) + NONCE_BYTES + 16
+"""A payload's bytes around the sealed JSON: the frame, the nonce, Poly1305's tag."""
+_LENGTHS: Final = {
+    FRAME: frozenset(OVERHEAD + size for size in SIZES),
+    PAIR_FRAME: frozenset(OVERHEAD + PUBLIC_BYTES + size for size in SIZES),
+}
+
+
+def plausible(payload: bytes, peer: bytes | None = None) -> bool:
+    """Whether ``payload`` could be a sealed message at all: a frame and one of the four
+    lengths (:data:`SIZES`), and once the boards are paired (``peer``: the other board's
+    public key) a pair key's frame only with that key in it. A cheap look before any
+    decrypt, so junk costs next to nothing (junk shaped right costs one decrypt: a few
+    microseconds; before the boards paired, an X25519 too).
+
+    >>> plausible(FRAME + bytes(12 + 512 + 16)), plausible(FRAME + bytes(100))
+    (True, False)
+    """
+    lengths = _LENGTHS.get(payload[: len(FRAME)])
+    if lengths is None or len(payload) not in lengths:
+        return False
+    return peer is None or payload.startswith(FRAME) or payload[2 : 2 + PUBLIC_BYTES] == peer
+
+
+def seal(
+    keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes, pair: bytes | None = None
+) -> bytes:
     """The MQTT payload that carries ``envelope`` on ``topic``; ``nonce`` must be 12 fresh
     random bytes (the two boards share the key, so counters could collide). The sealed
-    JSON is :func:`padded`."""
+    JSON is :func:`padded`. With ``pair`` (:func:`pair_key`) it is sealed with that key
+    and the envelope's ``pub`` goes in the frame; otherwise with the code's key."""
     if len(nonce) != NONCE_BYTES:
         raise ValueError(f"the nonce must be {NONCE_BYTES} bytes, not {len(nonce)}")
-    plain = padded(_compact(envelope.data()))
-    sealed = ChaCha20Poly1305(keys.key).encrypt(nonce, plain, topic.encode())
-    return FRAME + nonce + sealed
+    if pair is not None and len(envelope.pub) != PUBLIC_BYTES:
+        raise ValueError("a message sealed with the pair key carries its sender's key")
+    inside = envelope if pair is None else replace(envelope, pub=b"")
+    plain = padded(_compact(inside.data()))
+    if len(plain) > SIZES[-1]:
+        raise ValueError(f"an envelope of {len(plain)} bytes is more than {SIZES[-1]}")
+    if pair is None:
+        return FRAME + nonce + ChaCha20Poly1305(keys.key).encrypt(nonce, plain, topic.encode())
+    sealed = ChaCha20Poly1305(pair).encrypt(nonce, plain, topic.encode() + envelope.pub)
+    return PAIR_FRAME + envelope.pub + nonce + sealed
 
 
 def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -351,7 +474,7 @@ def _text(data: Mapping[str, Any], key: str, most: int) -> str:
 
 _KEYS: Final = frozenset({"v", "game", "board", "name", "ack", "last", "online", "seq", "event",
                           "resend", "base", "boot", "conn", "n", "seen", "refused",
-                          "want_record", "record"})  # fmt: skip
+                          "want_record", "record", "pub"})  # fmt: skip
 
 
 def _record(value: object) -> tuple[RecordEntry, ...]:
@@ -396,6 +519,13 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
     want = data.get("want_record", False)
     if not isinstance(want, bool):
         raise ValueError(f"want_record must be true or false, not {want!r}")
+    pub = data.get("pub", "")
+    if not isinstance(pub, str) or len(pub) not in (0, 2 * PUBLIC_BYTES):
+        raise ValueError(f"pub must be {PUBLIC_BYTES} bytes in hex, not {pub!r}")
+    try:
+        public = bytes.fromhex(pub)
+    except ValueError:
+        raise ValueError(f"pub must be {PUBLIC_BYTES} bytes in hex, not {pub!r}") from None
     return Envelope(
         game=_text(data, "game", 64),
         board=_text(data, "board", 64),
@@ -414,26 +544,58 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
         refused=_count(data, "refused", low=0) if "refused" in data else 0,
         want_record=want,
         record=_record(data["record"]) if "record" in data else None,
+        pub=public,
     )
 
 
-def open_message(keys: LinkKeys, topic: str, payload: bytes) -> Envelope | OtherVersion | Refused:
-    """The envelope in ``payload`` received on ``topic``, or why there is none.
+def _unseal(
+    keys: LinkKeys, topic: str, payload: bytes, mine: Pairing | None, pair: tuple[bytes, bytes]
+) -> tuple[bytes, bytes] | Refused:
+    """The plain text of ``payload`` and the public key it was sealed from (b"" for the
+    code's key), or why not. ``pair``: the other board's public key and the pair key
+    (empty before the boards paired)."""
+    if payload.startswith(FRAME):
+        nonce, sealed, pub = payload[2:14], payload[14:], b""
+        key, aad = keys.key, topic.encode()
+    else:
+        pub, nonce, sealed = payload[2:34], payload[34:46], payload[46:]
+        peer, key = pair
+        if not peer:  # not paired yet: whoever sealed it must know the code and its key
+            if mine is None:
+                return Refused(Reason.WRONG_KEY, "sealed with a pair key; this link has none")
+            side = Side.INVITER if f"/{Side.JOINER.value}/" in topic else Side.JOINER
+            try:
+                key = pair_key(keys, mine, side, pub)
+            except ValueError:
+                return Refused(Reason.WRONG_KEY, "no public key")
+        aad = topic.encode() + pub
+    try:
+        return ChaCha20Poly1305(key).decrypt(nonce, sealed, aad), pub
+    except InvalidTag:
+        return Refused(Reason.WRONG_KEY, "not sealed with this game's key for this topic")
+
+
+def open_message(
+    keys: LinkKeys,
+    topic: str,
+    payload: bytes,
+    *,
+    mine: Pairing | None = None,
+    pair: tuple[bytes, bytes] = (b"", b""),
+) -> Envelope | OtherVersion | Refused:
+    """The envelope in ``payload`` received on ``topic``, or why there is none. ``mine``:
+    this board's key, ``pair``: the other board's public key and the pair key once the
+    two boards paired (then a message sealed from another key is refused unopened).
 
     Never raises for what a stranger can send: every failure is a :class:`Refused`.
     """
-    if len(payload) > MAX_PAYLOAD:
-        return Refused(Reason.MALFORMED, f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
-    if not payload.startswith(FRAME) or len(payload) < len(FRAME) + NONCE_BYTES + 16:
-        return Refused(Reason.MALFORMED, "not a pyramid-board frame")
-    nonce = payload[len(FRAME) : len(FRAME) + NONCE_BYTES]
-    try:
-        plain = ChaCha20Poly1305(keys.key).decrypt(
-            nonce, payload[len(FRAME) + NONCE_BYTES :], topic.encode()
-        )
-    except InvalidTag:
-        return Refused(Reason.WRONG_KEY, "not sealed with this game's key for this topic")
-    # Authentic from here on: only a board with the code sealed it.
+    if not plausible(payload, pair[0] or None):
+        return Refused(Reason.JUNK, "not a pyramid-board frame, or not the paired board's")
+    opened = _unseal(keys, topic, payload, mine, pair)
+    if isinstance(opened, Refused):
+        return opened
+    plain, pub = opened
+    # Authentic from here on: only a board with the code (and, with a pub, its key) sealed it.
     try:
         data = json.loads(plain, object_pairs_hook=_no_twice, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
@@ -454,4 +616,8 @@ def open_message(keys: LinkKeys, topic: str, payload: bytes) -> Envelope | Other
         return Refused(Reason.OTHER_GAME, f"names game {envelope.game}, not {keys.game}")
     if envelope.event is not None and event_bytes(envelope.event) > MAX_EVENT_BYTES:
         return Refused(Reason.MALFORMED, f"an event of more than {MAX_EVENT_BYTES} bytes")
+    if pub:
+        if envelope.pub:
+            return Refused(Reason.MALFORMED, "a public key in the frame and in the message")
+        return replace(envelope, pub=pub, paired=True)
     return envelope
