@@ -67,12 +67,24 @@ def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
     yield from serving(build_rig(tmp_path))
 
 
+def without_bar(page: Page) -> None:
+    """The bar at the foot of the screen kept out of a picture of the whole page (it is
+    fixed to the screen, not the page); :func:`with_bar` puts it back."""
+    page.evaluate("() => document.querySelector('#live-bar')?.style.setProperty('display', 'none')")
+
+
 def shot(page: Page, name: str) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
-    # From the top: a phone's turn bar shows only scrolled down (it would sit mid-picture).
+    # From the top, without the bar fixed at the foot of the screen (in a picture of the
+    # whole page it would cover whatever is at the foot of the first screen).
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.wait_for_function("() => !document.querySelector('#live-bar:not([hidden])')")
+    without_bar(page)
     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    with_bar(page)
+
+
+def with_bar(page: Page) -> None:
+    page.evaluate("() => document.querySelector('#live-bar')?.style.removeProperty('display')")
 
 
 def start_game(page: Page, url: str, game: str, names: list[str], colours: list[str]) -> None:
@@ -391,7 +403,7 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(
         rig.wait(moved)
     assert [b["pos"] for b in rig.snapshot()["pending"]] == ["2:b2", "2:b3", "3:b2"]
     # While bonus pearls are owed, their layer is drawn large with the place marked.
-    page.wait_for_selector("#live-board svg.pyramid-focus", timeout=WAIT_MS)
+    page.wait_for_selector("#live-status svg.pyramid-focus", timeout=WAIT_MS)
     confirm = page.locator('[data-command="confirm"] button')
     assert "All 3 bonus pearls are placed" in confirm.inner_text()
     confirm.click()

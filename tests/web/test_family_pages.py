@@ -45,7 +45,8 @@ def test_the_big_drawing_stays_on_the_first_bonus_pearl_the_words_name(rig: Rig)
         seen.add(snap.parts.shown_bonus)  # type: ignore[attr-defined]
         status, board = (regions(rig, snap)[r] for r in ("live-status", "live-board"))
         assert "starting with Anna's red on 2:b2" in text(status)
-        focus = board.split('class="pyramid-focus"', 1)[1].split("</svg>", 1)[0]
+        assert 'class="pyramid-focus"' not in board  # beside the board, never above it
+        focus = status.split('class="pyramid-focus"', 1)[1].split("</svg>", 1)[0]
         assert "Layer 2: the bonus pearl goes here" in focus
         assert 'id="cell-' not in focus and "2:b2: empty" in text(focus)
         assert "bonus pearl due here" in focus.split("2:b2: empty", 1)[1].split("</title>")[0]

@@ -210,17 +210,25 @@
     }
   }
 
-  // A phone's bar with the turn and what to do, shown once the status scrolled away (the
-  // board is tapped further down); CSS keeps it off wide screens.
+  // The bar with the turn and what to do, at the foot of the screen while the words
+  // beside the board (what to do now, or whose turn it is) are out of sight.
   function turnBar(root) {
     const bar = $("#live-bar", root);
     const status = $("#live-status", root);
     if (!bar || !status) return () => {};
     let queued = false;
+    const inView = (el) => {
+      if (!el) return false;
+      const box = el.getBoundingClientRect();
+      const first = Math.min(box.height, 48);  // its first lines are enough
+      return box.top >= 0 && box.top + first <= window.innerHeight - bar.offsetHeight;
+    };
     const update = () => {
       queued = false;
-      const head = $(".message, .headline", status) || status;
-      bar.hidden = !bar.textContent.trim() || head.getBoundingClientRect().bottom > 0;
+      const now = $(".status-now .message, .status-now .todo, .status-now", status);
+      const head = $(".status-head .headline", status);
+      const seen = now && now.textContent.trim() ? inView(now) : inView(head);
+      bar.hidden = !bar.textContent.trim() || seen;
     };
     const soon = () => {
       if (!queued) { queued = true; window.requestAnimationFrame(update); }

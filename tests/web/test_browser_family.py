@@ -1,0 +1,137 @@
+"""The family at the table, fourth pass (issue 37): a page that never moves under a finger,
+taps as a child makes them, advice where the eyes are, words whole in the bar.
+
+Real headless Chromium on the virtual board, as tests/web/test_browser.py, on a phone
+(390 × 844, touch), a phone on its side (844 × 390, touch) and a laptop (1366 × 768), in
+English, German and Danish. Screenshots go to test-artifacts/screenshots/; with
+``PYRAMID_DOCS_SHOTS=1`` the phone's and the laptop's German ones to docs/screenshots/:
+
+    PYRAMID_DOCS_SHOTS=1 .venv/bin/pytest -n 0 tests/web/test_browser_family.py
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+
+from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
+from tests.web.test_browser import Served, serving
+from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play
+from tests.web.test_phone_pages import AUTOPLAY_RULE
+
+if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
+    from playwright.sync_api import Browser, FloatRect, Page, ViewportSize
+
+pytestmark = pytest.mark.browser
+
+SHOTS = DOCS_SHOTS
+
+PHONE: ViewportSize = {"width": 390, "height": 844}
+LANDSCAPE: ViewportSize = {"width": 844, "height": 390}
+LAPTOP: ViewportSize = {"width": 1366, "height": 768}
+SIZES: dict[str, ViewportSize] = {"phone": PHONE, "landscape": LANDSCAPE, "laptop": LAPTOP}
+LOCALES = {"en": "en-GB", "de": "de-DE", "da": "da-DK"}
+CASES = [("phone", "de"), ("phone", "da"), ("landscape", "da"), ("laptop", "en"), ("laptop", "de")]
+"""Each screen in two languages at least, each language on two screens."""
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[Rig, Served]]:
+    yield from serving(build_rig(tmp_path))
+
+
+def opened(browser: Browser, size: str, lang: str, url: str, *, admin: bool = True) -> Page:
+    """The live page on ``size`` in ``lang``, unlocked with the PIN when ``admin``."""
+    touch = size != "laptop"
+    context = browser.new_context(
+        viewport=SIZES[size], has_touch=touch, is_mobile=touch, locale=LOCALES[lang]
+    )
+    context.add_init_script(AUTOPLAY_RULE)
+    page = context.new_page()
+    if admin:
+        page.goto(f"{url}/unlock")
+        page.fill("#pin", PIN)
+        page.click("main form.narrow button[type=submit]")
+        page.wait_for_url(f"{url}/", timeout=WAIT_MS)
+    else:
+        page.goto(f"{url}/")
+    return page
+
+
+def shown(page: Page, rig: Rig) -> None:
+    """Wait until the page shows the game as the Table has it now."""
+    now = rig.table.snapshot.version
+    page.wait_for_function(
+        "(v) => Number(document.querySelector('.live').dataset.version) >= v",
+        arg=now,
+        timeout=WAIT_MS,
+    )
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def box(page: Page, selector: str) -> FloatRect:
+    found = page.locator(selector).bounding_box()
+    assert found is not None, selector
+    return found
+
+
+def same_place(a: FloatRect, b: FloatRect) -> bool:
+    return abs(a["x"] - b["x"]) < 1 and abs(a["y"] - b["y"]) < 1
+
+
+def shot(page: Page, name: str) -> None:
+    """What the screen shows now (not the whole page: the family sees one screen)."""
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"))
+
+
+@pytest.mark.parametrize(("size", "lang"), CASES)
+def test_the_board_keeps_its_place_when_a_bonus_pearl_is_owed(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 1: the base cells stay where they are on the screen while bonus pearls
+    come to be owed (three at once) and after they are placed; the first tap, which lets
+    the page play sounds and so takes away the note saying so, moves nothing. On a laptop
+    the whole base and what to do now are in the first screen; on a phone on its side a
+    base cell is still a 44 px target."""
+    rig, server = served
+    rig.new_perlen(FAMILY, colours=("red", "blue", "yellow"))
+    page = opened(browser, size, lang, server.url, admin=False)  # nobody has tapped it yet
+    shown(page, rig)
+    page.locator("[data-sound-blocked]").wait_for(timeout=WAIT_MS)
+    before = box(page, "#cell-a1")
+    page.mouse.click(2, SIZES[size]["height"] - 2)  # a first tap anywhere: sounds may play
+    page.locator("[data-sound-blocked]").wait_for(state="hidden", timeout=WAIT_MS)
+    assert same_place(box(page, "#cell-a1"), before)
+
+    play(rig, CASCADE[:8])
+    shown(page, rig)
+    assert same_place(box(page, "#cell-a1"), before)
+    play(rig, CASCADE[8:])  # three bonus pearls owed at once
+    assert len(rig.snapshot()["pending"]) == 3
+    shown(page, rig)
+    page.locator("#live-status .todo.bonus svg.pyramid-focus").wait_for(timeout=WAIT_MS)
+    owed = box(page, "#cell-a1")
+    assert same_place(owed, before), (before, owed)
+    assert page.locator("#live-board svg.pyramid-focus").count() == 0
+    shot(page, f"issue37-bonus-owed-{size}-{lang}")
+    play(rig, ("a1",))  # the bonus pearls placed, the next move made
+    shown(page, rig)
+    assert not rig.snapshot()["pending"]
+    assert same_place(box(page, "#cell-a1"), before)
+
+    cell = box(page, "#cell-e5")
+    assert cell["width"] >= 44 and cell["height"] >= 44
+    if size == "laptop":
+        play(rig, ("a2", "a3"))  # a bonus pearl owed again (a1 a2 b1 b2)
+        shown(page, rig)
+        bonus = page.locator("#live-status .todo.bonus")
+        bonus.wait_for(timeout=WAIT_MS)
+        first = box(page, "#live-status .todo.bonus li.next")
+        assert first["y"] + first["height"] <= LAPTOP["height"]
+        base = box(page, "#cell-a1")
+        assert base["y"] + base["height"] <= LAPTOP["height"] and box(page, "#cell-e5")["y"] >= 0
+        assert same_place(base, before)
