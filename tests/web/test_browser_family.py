@@ -11,6 +11,7 @@ English, German and Danish. Screenshots go to test-artifacts/screenshots/; with
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -135,3 +136,58 @@ def test_the_board_keeps_its_place_when_a_bonus_pearl_is_owed(
         base = box(page, "#cell-a1")
         assert base["y"] + base["height"] <= LAPTOP["height"] and box(page, "#cell-e5")["y"] >= 0
         assert same_place(base, before)
+
+
+def pressed(page: Page) -> list[str]:
+    """The board presses the page sends from now on (each POST to /api/virtual)."""
+    sent: list[str] = []
+    page.on(
+        "request",
+        lambda r: (
+            sent.append(r.post_data or "")
+            if r.url.endswith("/api/virtual") and r.method == "POST"
+            else None
+        ),
+    )
+    return sent
+
+
+def touch(page: Page, selector: str) -> None:
+    """A tap with a finger on a touch screen, a click with a mouse on a laptop."""
+    target = page.locator(selector)
+    if page.viewport_size == LAPTOP:
+        target.click()
+    else:
+        target.tap()
+
+
+@pytest.mark.parametrize(("size", "lang"), [("phone", "de"), ("landscape", "en"), ("laptop", "da")])
+def test_a_tap_that_asked_for_the_pin_acts_and_a_double_tap_is_one(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 8: the first tap of a locked page asks for the PIN and, once it is given,
+    places the pearl; a second tap on the same cell just after the first was answered (a
+    finger bouncing, 80 ms later) does not lift it again."""
+    rig, server = served
+    rig.new_perlen(FAMILY)
+    page = opened(browser, size, lang, server.url, admin=False)
+    shown(page, rig)
+    sent = pressed(page)
+    page.locator("#cell-c3").scroll_into_view_if_needed()
+    touch(page, "#cell-c3")
+    page.locator("#pin-dialog[open]").wait_for(timeout=WAIT_MS)
+    page.fill("#pin-input", PIN)
+    page.click("#pin-form button[type=submit]")
+    rig.wait(lambda s: s["moves"] == 1)  # carried out, with no second tap
+
+    shown(page, rig)
+    with page.expect_response(lambda r: r.url.endswith("/api/virtual"), timeout=WAIT_MS):
+        touch(page, "#cell-d4")
+    touch(page, "#cell-d4")  # the finger again, as soon as the first tap was answered
+    shown(page, rig)
+    with page.expect_response(lambda r: r.url.endswith("/api/virtual"), timeout=WAIT_MS):
+        touch(page, "#cell-d3")  # the next player's tap is heard
+    snap = rig.wait(lambda s: s["moves"] == 3)
+    # c3 twice (refused for want of the PIN, then sent again), d4 once, d3.
+    assert [json.loads(body)["name"] for body in sent] == ["c3", "c3", "d4", "d3"]
+    assert {"c3", "d4", "d3"} <= set(snap["sensors"])

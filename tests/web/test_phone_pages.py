@@ -279,7 +279,8 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
 ) -> None:
     """Scrolled down to the base on a phone, the bar says whose turn it is and what to do,
     and covers no cell. A tap asks for the PIN; once entered in the dialog, the page is
-    unlocked without a reload: the Lock button, no notes or PIN fields asking for it."""
+    unlocked without a reload (the Lock button, no notes or PIN fields asking for it) and
+    the tap is carried out."""
     rig, server = evening
     page = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
     page.goto(f"{server.url}/")
@@ -328,8 +329,8 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
     assert setup.locator("#form-pin").count() == 0  # the same browser, unlocked
     setup.close()
 
-    # Now the tap acts, and the bar follows the game while the board stays in view.
-    cell.click()
+    # The tap that asked for the PIN acts once it is given (issue 37, 8), and the bar
+    # follows the game while the board stays in view.
     rig.wait(lambda s: s["moves"] == 6)
     page.wait_for_function(
         "() => document.querySelector('#live-bar').innerText.includes('Annabelle')",

@@ -48,15 +48,15 @@
     return { response, data };
   }
 
-  // POST JSON. When the server wants the PIN, ask for it; the tap that asked is dropped
-  // (minutes may pass in the dialog, and the board may have changed): tap again to act.
+  // POST JSON. When the server wants the PIN, ask for it; once it is given, the tap that
+  // asked is carried out (the server checks it against the board as it is then).
   async function post(url, body) {
     let result;
     try {
       result = await send(url, body);
       if (result.response.status === 403 && result.data.need_pin) {
-        if (await askPin()) toast(messages.unlocked);
-        return null;
+        if (!(await askPin())) return null;
+        result = await send(url, body);
       }
     } catch (e) {
       toast(messages.offline);
@@ -292,14 +292,28 @@
 
   // -- the virtual board and the game buttons ------------------------------------------------
 
-  async function virtualPress(el) {
-    if (el.dataset.busy === "1") return;
-    el.dataset.busy = "1";
+  // A double tap is one tap: a second press of the same place or button while the first
+  // is on its way, or within DOUBLE_TAP_MS of its answer (a child's finger bouncing), is
+  // not a second move. The element is redrawn between the two: presses are kept by name.
+  const DOUBLE_TAP_MS = 600;
+  const presses = new Map();
+
+  async function once(name, act) {
+    const last = presses.get(name);
+    if (last && (last.busy || performance.now() - last.at < DOUBLE_TAP_MS)) return;
+    const press = { busy: true, at: performance.now() };
+    presses.set(name, press);
     try {
-      await post("/api/virtual", { name: el.dataset.virtual, action: el.dataset.action || "toggle" });
+      await act();
     } finally {
-      el.dataset.busy = "0";
+      press.busy = false;
+      press.at = performance.now();
     }
+  }
+
+  function virtualPress(el) {
+    const name = el.dataset.virtual;
+    return once(name, () => post("/api/virtual", { name, action: el.dataset.action || "toggle" }));
   }
 
   document.addEventListener("click", (event) => {
@@ -308,6 +322,10 @@
       event.preventDefault();
       virtualPress(el);
     }
+  });
+
+  document.addEventListener("dblclick", (event) => {
+    if (event.target.closest("[data-virtual]")) event.preventDefault();
   });
 
   document.addEventListener("keydown", (event) => {
@@ -324,7 +342,8 @@
     if (form.dataset.command) {
       event.preventDefault();
       if (form.dataset.confirm && !window.confirm(messages.confirmAbort)) return;
-      await post("/api/command/" + form.dataset.command, {});
+      const command = form.dataset.command;
+      await once("command:" + command, () => post("/api/command/" + command, {}));
     } else if (form.dataset.api) {
       event.preventDefault();
       const body = {};
