@@ -4,6 +4,7 @@ diagnostics, settings, and the PIN form. Every form posts here and works without
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -228,11 +229,34 @@ def _replayable(game: StoredGame) -> list[Step]:
 
 
 def _step_context(game: StoredGame, steps: list[Step], step: int) -> dict[str, Any]:
+    """A step of the replay, with the review's verdict on its move once it is there: the
+    better cell is ringed in the mover's colour, and a move that was the only one left is
+    never praised (``forced``)."""
     current = steps[step]
     snapshot = current.snapshot
+    review = reviews.review_for(game)
+    loss = review.loss_of(step) if review is not None and review.state == "ready" else None
+    if loss is not None and loss.best != loss.played and current.mover is not None:
+        snapshot = dataclasses.replace(snapshot, hint=loss.best, to_move=current.mover)
     context = render.live_context(snapshot)
-    context.update(stored=game, steps=steps, step=step, current=current)
+    context.update(
+        stored=game,
+        steps=steps,
+        step=step,
+        current=current,
+        review=review,
+        loss=loss,
+        forced=forced_steps(game, steps),
+    )
     return context
+
+
+def forced_steps(game: StoredGame, steps: list[Step]) -> frozenset[int]:
+    """The steps whose move was the only one the mover had (the last empty cell)."""
+    view = render.view_of(game.game)
+    if view is None:
+        return frozenset()
+    return frozenset(s.number for s in steps[1:] if view.forced(s.snapshot))
 
 
 @bp.get("/history/<int:game_id>")
@@ -244,7 +268,6 @@ def game(game_id: int) -> str:
         return render_template("game.html", stored=stored, steps=None, problem=str(exc))
     step = _step_arg(len(steps) - 1)
     context = _step_context(stored, steps, step)
-    context["review"] = reviews.review_for(stored)
     return render_template("game.html", problem=None, **context)
 
 
@@ -255,7 +278,6 @@ def game_moves(game_id: int) -> str:
     stored = _stored_game(game_id)
     steps = _replayable(stored)
     context = _step_context(stored, steps, _step_arg(len(steps) - 1))
-    context["review"] = reviews.review_for(stored)
     return render_template("_moves.html", **context)
 
 

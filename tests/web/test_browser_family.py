@@ -191,3 +191,61 @@ def test_a_tap_that_asked_for_the_pin_acts_and_a_double_tap_is_one(
     # c3 twice (refused for want of the PIN, then sent again), d4 once, d3.
     assert [json.loads(body)["name"] for body in sent] == ["c3", "c3", "d4", "d3"]
     assert {"c3", "d4", "d3"} <= set(snap["sensors"])
+
+
+def in_view(page: Page, selector: str) -> bool:
+    """Whether the element is on the screen now, whole (nothing of it scrolled away)."""
+    return bool(
+        page.locator(selector).evaluate(
+            """(el) => {
+                const b = el.getBoundingClientRect();
+                return b.width > 0 && b.top >= 0 && b.left >= 0
+                    && b.bottom <= window.innerHeight && b.right <= window.innerWidth;
+            }"""
+        )
+    )
+
+
+@pytest.mark.parametrize(("size", "lang"), [("laptop", "de"), ("phone", "da"), ("phone", "en")])
+def test_a_review_step_says_its_verdict_beside_the_ringed_better_cell(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 4: a move chosen from the reviewed list opens its step without a reload;
+    its verdict and the board ringing the better cell are on the screen (on a laptop the
+    list stays where it was, beside the board); the last pearl, which had one cell left,
+    is not praised as the best move."""
+    rig, server = served
+    rig.new_perlen(FAMILY)
+    game_id = rig.play_perlen_to_end()["game_id"]
+    page = opened(browser, size, lang, server.url, admin=False)
+    page.goto(f"{server.url}/history/{game_id}")
+    page.locator('#moves[data-review="ready"]').wait_for(timeout=WAIT_MS)
+    page.evaluate("() => { window.notReloaded = true; }")
+
+    last = page.locator("ol.moves li[data-step]").last
+    assert last.locator(".loss.forced").count() == 1 and last.locator(".loss.best").count() == 0
+    costly = page.locator("ol.moves li[data-step]:has(.loss:not(.best):not(.forced))").first
+    step = int(costly.get_attribute("data-step") or "0")
+    assert step > 0
+    costly.scroll_into_view_if_needed()
+    before = page.evaluate("() => window.scrollY")
+    costly.locator("a").click()
+    page.wait_for_function(
+        "(n) => new URLSearchParams(location.search).get('step') === String(n)"
+        " && document.querySelector('#replay-stage .verdict')",
+        arg=step,
+        timeout=WAIT_MS,
+    )
+    assert page.evaluate("() => window.notReloaded === true")
+    page.locator("#replay-stage .marks circle.hint").wait_for(timeout=WAIT_MS)
+    assert in_view(page, "#replay-stage .verdict")
+    assert in_view(page, "#replay-stage .marks circle.hint")
+    if size == "laptop":
+        assert page.evaluate("() => window.scrollY") == before  # the reader stays in the list
+        assert in_view(page, f'ol.moves li[data-step="{step}"]')
+    shot(page, f"issue37-review-step-{size}-{lang}")
+
+    # The last pearl, into the only empty cell: said so, not praised.
+    last.locator("a").click()
+    page.locator("#replay-stage .verdict.forced").wait_for(timeout=WAIT_MS)
+    assert page.locator("#replay-stage .verdict.best").count() == 0

@@ -394,6 +394,19 @@
       });
     });
     range.addEventListener("input", () => go(Number(range.value)));
+    // A move of the list opens its step in place: no reload to the top of the page. On a
+    // wide screen the board is beside the list; on a phone the page goes to the board,
+    // whose caption says the review's verdict, with the better cell ringed.
+    document.addEventListener("click", async (event) => {
+      const link = event.target.closest("ol.moves li[data-step] > a");
+      if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      await go(Number(link.closest("li").dataset.step));
+      const box = stage.getBoundingClientRect();
+      if (box.top < 0 || box.top > window.innerHeight / 2) {
+        stage.scrollIntoView({ block: "start" });
+      }
+    });
     document.addEventListener("keydown", (event) => {
       if (event.target.matches("input, select, textarea")) return;
       if (event.key === "ArrowLeft") go(step - 1);
