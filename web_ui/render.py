@@ -246,7 +246,21 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     if placing and snapshot.mismatches and _speaks_of(snapshot.note, snapshot.last_move):
         said = said | FIX_SAID  # the note says where to place the other board's move
     context["prompt_now"] = say(tuple(m for m in snapshot.prompt if m.key not in said))
+    # The hint's first sentence, for the bar at the foot of the screen.
+    context["hint_said"] = say(tuple(m for m in snapshot.note if m.key in HINT_SAID)[:1])
+    # Where a computer seat plays, when the prompt says something else first (the bonus
+    # pearls owed): only its ring on the board would say it otherwise.
+    chosen = snapshot.computer_move
+    context["computer_next"] = bool(chosen) and not any(
+        m.key in COMPUTER_SAID for m in snapshot.prompt
+    )
     return context
+
+
+HINT_SAID = frozenset({"hint", "hint_chances", "hint_wins", "hint_denies"})
+"""The notes that give a hint's cell (a second note may say what it is worth)."""
+COMPUTER_SAID = frozenset({"computer_chose", "unnamed_computer_chose"})
+"""The prompts that say where a computer seat plays."""
 
 
 TURN_SAID = frozenset({"to_move"})

@@ -18,9 +18,10 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from controller.games.perlen.commands import ConfirmBonus
 from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
 from tests.web.test_browser import Served, serving
-from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play
+from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play, whole
 from tests.web.test_phone_pages import AUTOPLAY_RULE
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
@@ -249,3 +250,131 @@ def test_a_review_step_says_its_verdict_beside_the_ringed_better_cell(
     last.locator("a").click()
     page.locator("#replay-stage .verdict.forced").wait_for(timeout=WAIT_MS)
     assert page.locator("#replay-stage .verdict.best").count() == 0
+
+
+def completes(cell: str, taken: set[str]) -> bool:
+    """Whether a pearl on ``cell`` completes a 2×2 group of the base (a bonus pearl)."""
+    f, r = ord(cell[0]), int(cell[1])
+    for df in (-1, 0):
+        for dr in (-1, 0):
+            block = {f"{chr(f + df + i)}{r + dr + j}" for i in (0, 1) for j in (0, 1)}
+            if all("a" <= c[0] <= "e" and 1 <= int(c[1:]) <= 5 for c in block) and (
+                block - {cell} <= taken
+            ):
+                return True
+    return False
+
+
+def bonus_before_the_computer(rig: Rig, computer: int = 0) -> dict[str, object]:
+    """Play until a bonus pearl is owed and the computer seat moves next: the people play
+    the cells that complete no group, but for the seat before the computer's, which
+    completes one as soon as it can; the computer's pearls go where it chose."""
+    before = (computer - 1) % 3
+    for _ in range(25):
+        snap = rig.snapshot()
+        if snap["pending"] and snap["to_move"] == computer:
+            return snap
+        if snap["pending"]:
+            assert rig.table.submit(ConfirmBonus()).ok
+            rig.wait(lambda s: not s["pending"])
+            continue
+        moves = snap["moves"]
+        if snap["to_move"] == computer:
+            snap = rig.wait(lambda s: s["computer_move"] is not None)
+            cell = snap["computer_move"]
+        else:
+            taken = set(snap["sensors"])
+            done = [c for c in snap["legal"] if completes(c, taken)]
+            rest = [c for c in snap["legal"] if c not in done]
+            cell = (done or rest)[0] if snap["to_move"] == before else (rest or done)[0]
+        rig.place(cell)
+
+        def moved(s: dict[str, object], m: int = moves) -> bool:
+            return int(str(s["moves"])) > m
+
+        rig.wait(moved)
+    raise AssertionError("no bonus pearl came before the computer's turn")
+
+
+@pytest.mark.parametrize(("size", "lang"), CASES)
+def test_the_computers_cell_is_said_while_a_bonus_pearl_is_owed(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 6: with a bonus pearl owed and the computer to move next, a sentence
+    beside the board names where the computer plays, and the bar says it too; the board
+    has not moved for it."""
+    rig, server = served
+    rig.new_perlen(FAMILY, computer={0: "gentle"})
+    page = opened(browser, size, lang, server.url, admin=False)
+    shown(page, rig)
+    before = box(page, "#cell-a1")
+    rig.wait(lambda s: s["computer_move"] is not None)
+    bonus_before_the_computer(rig)
+    chosen = rig.wait(lambda s: s["computer_move"] is not None and bool(s["pending"]))
+    cell = str(chosen["computer_move"])
+    shown(page, rig)
+    said = page.locator("#live-status .computer-next")
+    said.wait_for(timeout=WAIT_MS)
+    assert cell in said.inner_text()
+    assert page.locator(f'#live-board .marks[data-pos="{cell}"] circle.computer').count() == 1
+    assert same_place(box(page, "#cell-a1"), before)
+    if size == "laptop":
+        assert in_view(page, "#live-status .computer-next")
+    page.locator(f"#cell-{cell}").evaluate("(el) => el.scrollIntoView({ block: 'center' })")
+    page.wait_for_function(
+        "() => !document.querySelector('#live-bar').hidden"
+        " || document.querySelector('#live-status .computer-next').getBoundingClientRect()"
+        ".bottom <= window.innerHeight",
+        timeout=WAIT_MS,
+    )
+    if page.is_visible("#live-bar"):
+        assert cell in page.inner_text("#live-bar .computer-next")
+        assert whole(page, "#live-bar .computer-next")
+    shot(page, f"issue37-computer-next-{size}-{lang}")
+
+
+@pytest.mark.parametrize(("size", "lang"), CASES)
+def test_show_a_good_cell_answers_in_view(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 5: "Show a good cell", pressed where the buttons are (under the board on
+    a phone), brings the ringed cell into view; its sentence is beside the board on a
+    laptop and in the bar on a phone when the sentence is out of sight."""
+    rig, server = served
+    rig.new_perlen(FAMILY)
+    play(rig, ("c3", "d4", "d3"))
+    page = opened(browser, size, lang, server.url)
+    shown(page, rig)
+    button = page.locator('[data-command="hint"] button')
+    button.scroll_into_view_if_needed()
+    button.click()
+    snap = rig.wait(lambda s: s["hint"] is not None)
+    cell = str(snap["hint"])
+    ring = f'#live-board .marks[data-pos="{cell}"] circle.hint'
+    page.locator(ring).wait_for(timeout=WAIT_MS)
+    page.wait_for_function(
+        """(pos) => {
+            const b = document.querySelector('#cell-' + pos).getBoundingClientRect();
+            return b.top >= 0 && b.bottom <= window.innerHeight;
+        }""",
+        arg=cell,
+        timeout=WAIT_MS,
+    )
+    assert in_view(page, f"#cell-{cell}")
+    message = page.locator("#live-status .message")
+    assert cell in message.inner_text()
+    if size == "laptop":
+        assert in_view(page, "#live-status .message")
+    else:
+        page.wait_for_function(
+            """() => {
+                const bar = document.querySelector('#live-bar');
+                const m = document.querySelector('#live-status .message').getBoundingClientRect();
+                return !bar.hidden || m.bottom <= window.innerHeight;
+            }""",
+            timeout=WAIT_MS,
+        )
+        if page.is_visible("#live-bar"):
+            assert cell in page.inner_text("#live-bar .hint-said")
+            assert whole(page, "#live-bar .hint-said")
+    shot(page, f"issue37-hint-{size}-{lang}")

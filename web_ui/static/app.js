@@ -239,6 +239,18 @@
     return soon;
   }
 
+  // "Show a good cell" answers where the eyes are: once the hint comes, its ringed cell
+  // is brought to the middle of the screen (the sentence is beside the board, and the bar
+  // at the foot of the screen says it too).
+  let revealHint = false;
+  function showHint() {
+    const ring = $("#live-board .marks circle.hint");
+    if (!ring) return;
+    revealHint = false;
+    const cell = document.getElementById("cell-" + ring.closest(".marks").dataset.pos);
+    (cell || ring).scrollIntoView({ block: "center" });
+  }
+
   function connect(root) {
     const barChanged = turnBar(root);
     const banner = $("#connection");
@@ -262,6 +274,7 @@
         cues = snap.cue.count;
         play(tunes, snap.cue.sound);
       }
+      if (revealHint) showHint();
       barChanged();
       root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
     });
@@ -343,7 +356,10 @@
       event.preventDefault();
       if (form.dataset.confirm && !window.confirm(messages.confirmAbort)) return;
       const command = form.dataset.command;
-      await once("command:" + command, () => post("/api/command/" + command, {}));
+      await once("command:" + command, async () => {
+        const done = await post("/api/command/" + command, {});
+        if (done && command === "hint") { revealHint = true; showHint(); }
+      });
     } else if (form.dataset.api) {
       event.preventDefault();
       const body = {};
