@@ -44,7 +44,7 @@ def test_the_big_drawing_stays_on_the_first_bonus_pearl_the_words_name(rig: Rig)
         snap = p.wait(1.6)  # the LEDs show the next place every 1.5 s
         seen.add(snap.parts.shown_bonus)  # type: ignore[attr-defined]
         status, board = (regions(rig, snap)[r] for r in ("live-status", "live-board"))
-        assert "starting with Anna's red on 2:b2" in text(status)
+        assert "starting with Anna's red, on top of the four blinking pearls (2:b2)" in text(status)
         assert 'class="pyramid-focus"' not in board  # beside the board, never above it
         focus = status.split('class="pyramid-focus"', 1)[1].split("</svg>", 1)[0]
         assert "Layer 2: the bonus pearl goes here" in focus

@@ -305,22 +305,22 @@
 
   // -- the virtual board and the game buttons ------------------------------------------------
 
-  // A double tap is one tap: a second press of the same place or button while the first
-  // is on its way, or within DOUBLE_TAP_MS of its answer (a child's finger bouncing), is
-  // not a second move. The element is redrawn between the two: presses are kept by name.
-  const DOUBLE_TAP_MS = 600;
-  const presses = new Map();
+  // A double tap is one tap: the second click of a double click or double tap (its
+  // detail is 2: the browser saw two taps on one spot in quick succession), or a second
+  // press of the same place or button while the first is on its way, is not a second move
+  // (it would lift the pearl just placed). The board is redrawn between the two, so
+  // presses of the board are kept by name; a game button's by its form.
+  const pressesByName = new Map();
+  const formPresses = new WeakMap();
 
-  async function once(name, act) {
-    const last = presses.get(name);
-    if (last && (last.busy || performance.now() - last.at < DOUBLE_TAP_MS)) return;
-    const press = { busy: true, at: performance.now() };
-    presses.set(name, press);
+  async function once(key, act) {
+    const presses = typeof key === "string" ? pressesByName : formPresses;
+    if (presses.get(key)) return;
+    presses.set(key, true);
     try {
       await act();
     } finally {
-      press.busy = false;
-      press.at = performance.now();
+      presses.delete(key);
     }
   }
 
@@ -336,6 +336,15 @@
       virtualPress(el);
     }
   });
+
+  // Before any other listener sees it: the second click of a double click or double tap
+  // on the board or a game button goes nowhere.
+  document.addEventListener("click", (event) => {
+    if (event.detail >= 2 && event.target.closest("form[data-command] button, [data-virtual]")) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
 
   document.addEventListener("dblclick", (event) => {
     if (event.target.closest("[data-virtual]")) event.preventDefault();
@@ -356,7 +365,7 @@
       event.preventDefault();
       if (form.dataset.confirm && !window.confirm(messages.confirmAbort)) return;
       const command = form.dataset.command;
-      await once("command:" + command, async () => {
+      await once(form, async () => {
         const done = await post("/api/command/" + command, {});
         if (done && command === "hint") { revealHint = true; showHint(); }
       });
