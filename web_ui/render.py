@@ -241,6 +241,7 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     context["take_off"] = _take_off(snapshot, view)
     context["elsewhere"] = _elsewhere(snapshot, view)
+    context["cell_names"] = CELLS  # a pearl's places, to name what lies elsewhere
     # What to do, without the turn again: the headline and the bar say whose turn it is.
     said = TURN_SAID
     if placing and snapshot.mismatches and _speaks_of(snapshot.note, snapshot.last_move):

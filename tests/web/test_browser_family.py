@@ -381,3 +381,47 @@ def test_show_a_good_cell_answers_in_view(
             assert cell in page.inner_text("#live-bar .hint-said")
             assert whole(page, "#live-bar .hint-said")
     shot(page, f"issue37-hint-{size}-{lang}")
+
+
+@pytest.mark.parametrize(("size", "lang"), [("phone", "de"), ("laptop", "da"), ("landscape", "en")])
+def test_the_other_games_pieces_and_the_boards_own_buttons(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 9 and 10: after a game of pearls, a game of Pyramidos names the pearls
+    left on the base as pearls of Perlen-Pyramide, and its button takes "the other game's
+    pieces" off (never "balls"); the simulated board's own buttons come after the game's,
+    drawn apart from them; every button is a 44 px target."""
+    words = {
+        "de": ("Perlen der Perlen-Pyramide", "Teile des anderen Spiels", "Kugeln"),
+        "da": ("perler fra Perlen-Pyramide", "andet spils brikker", "kugler"),
+        "en": ("pearls of Perlen-Pyramide", "other game's pieces", "balls"),
+    }[lang]
+    rig, server = served
+    rig.new_perlen(FAMILY)
+    play(rig, ("c3", "d4"))
+    rig.new_pyramidos(("Oma", "Jonas"))
+    page = opened(browser, size, lang, server.url)
+    shown(page, rig)
+    note = page.locator("#live-board .elsewhere .note").inner_text()
+    assert words[0] in note and words[2] not in note
+    clear = page.locator('.virtual-buttons button[data-action="clear"]').inner_text()
+    assert words[1] in clear and words[2] not in clear
+    game, board = box(page, "section.controls"), box(page, "section.virtual-buttons")
+    assert board["y"] > game["y"] + game["height"] - 1 or board["x"] > game["x"] + game["width"]
+    colours = page.evaluate(
+        """() => [document.querySelector('section.controls button'),
+                  document.querySelector('.virtual-buttons button')]
+                 .map((b) => getComputedStyle(b).backgroundColor)"""
+    )
+    assert colours[0] != colours[1]  # the board's buttons look like the board's
+    small = page.evaluate(
+        """() => Array.from(document.querySelectorAll('main button, main a.button'))
+                 .filter((b) => b.offsetParent)
+                 .map((b) => b.getBoundingClientRect())
+                 .filter((r) => r.height < 44 || r.width < 44).length"""
+    )
+    assert small == 0
+    page.locator('.virtual-buttons button[data-action="clear"]').click()
+    rig.wait(lambda s: not any(len(x) == 2 for x in s["sensors"]))
+    page.locator("#live-board .elsewhere").wait_for(state="detached", timeout=WAIT_MS)
+    shot(page, f"issue37-other-game-{size}-{lang}")
