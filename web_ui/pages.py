@@ -351,6 +351,12 @@ def led_test() -> BaseResponse:
 
 @bp.get("/settings")
 def settings() -> str:
+    return _settings_page()
+
+
+def _settings_page(pin_error: str = "", pin_form: dict[str, str] | None = None) -> str:
+    """The settings page; after a PIN change that did not work, its form says why in
+    place, with what was typed kept."""
     web = web_state()
     return render_template(
         "settings.html",
@@ -358,6 +364,8 @@ def settings() -> str:
         brightness=_brightness_percent(),
         has_buzzer=web.table.has_buzzer,
         volume=web.household.volume,
+        pin_error=pin_error,
+        pin_form=pin_form or {},
     )
 
 
@@ -384,24 +392,33 @@ def settings_pin() -> BaseResponse:
     current = request.form.get("current", "")
     new = request.form.get("new", "")
     again = request.form.get("again", "")
+    typed = {"current": current, "new": new, "again": again}
     try:
         household.valid_pin(new)
     except household.SettingError as exc:
-        _refused(exc)
+        return _pin_refused(400, exc.render(gettext), typed)
     if new != again:
-        abort(400, gettext("The two new PINs differ."))
+        return _pin_refused(400, gettext("The two new PINs differ."), typed)
     # The current PIN is always asked for, even in an unlocked browser: a phone left
     # unlocked on the table must not let anyone lock the family out.
     if not current:
-        abort(403, gettext("Enter the current PIN."))
+        return _pin_refused(403, gettext("Enter the current PIN."), typed)
     try:
         auth.unlock(current)
     except PermissionError as exc:
-        abort(403, str(exc))
+        return _pin_refused(403, str(exc), typed)
     web_state().household.set_pin(new)
     auth.unlock(new)
     flash(gettext("The PIN was changed. Other browsers must unlock again."), "ok")
     return redirect(url_for("pages.settings"))
+
+
+def _pin_refused(status: int, why: str, typed: dict[str, str]) -> BaseResponse:
+    """The settings page again, the PIN form saying ``why`` beside what was typed (kept,
+    so that one mistyped field does not mean typing all three again; never stored)."""
+    response = make_response(_settings_page(why, typed), status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.post("/settings/language")

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from controller.games.perlen.commands import ConfirmBonus
+from controller.settings import Settings
 from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
 from tests.web.test_browser import Served, serving
 from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play, whole
@@ -425,3 +426,46 @@ def test_the_other_games_pieces_and_the_boards_own_buttons(
     rig.wait(lambda s: not any(len(x) == 2 for x in s["sensors"]))
     page.locator("#live-board .elsewhere").wait_for(state="detached", timeout=WAIT_MS)
     shot(page, f"issue37-other-game-{size}-{lang}")
+
+
+@pytest.mark.parametrize(("size", "lang"), [("phone", "de"), ("laptop", "da"), ("landscape", "en")])
+def test_a_mistyped_new_pin_is_said_in_place_with_the_fields_kept(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 11 and 12: a new PIN too short, then two new PINs that differ: each time
+    the settings page says why in words beside the form, with all three fields as they
+    were typed; then the PIN changes. Settings shows no config file or broker to a family:
+    those are behind "For makers"."""
+    short = {"de": "4 bis 12 Ziffern", "da": "4 til 12 cifre", "en": "4 to 12 digits"}[lang]
+    rig, server = served
+    page = opened(browser, size, lang, server.url, admin=False)
+    page.goto(f"{server.url}/settings")
+    shown_text = page.inner_text("main")
+    for maker in ("[buzzer]", "[remote]", "[leds]", "config", "README", "broker"):
+        assert maker not in shown_text, maker
+    assert page.locator("details.makers").count() >= 1
+
+    def change(new: str, again: str) -> None:
+        page.fill("#current", PIN)
+        page.fill("#new", new)
+        page.fill("#again", again)
+        page.click("#pin-change button[type=submit]")
+
+    change("12", "12")
+    page.wait_for_load_state()
+    error = page.locator("#pin-change-error")
+    error.wait_for(timeout=WAIT_MS)
+    assert short in error.inner_text()
+    assert [page.input_value(f"#{f}") for f in ("current", "new", "again")] == [PIN, "12", "12"]
+    assert in_view(page, "#pin-change-error")
+    shot(page, f"issue37-pin-short-{size}-{lang}")
+    page.fill("#new", "13579")
+    page.fill("#again", "13570")
+    page.click("#pin-change button[type=submit]")  # waits for the page it leads to
+    page.wait_for_load_state()
+    assert page.input_value("#new") == "13579" and page.input_value("#again") == "13570"
+    assert short not in page.inner_text("#pin-change-error")
+    change("13579", "13579")
+    page.wait_for_url(f"{server.url}/settings", timeout=WAIT_MS)
+    assert page.locator("#pin-change-error").count() == 0
+    assert Settings(rig.store).check_pin("13579")
