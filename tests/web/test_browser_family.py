@@ -474,3 +474,40 @@ def test_a_mistyped_new_pin_is_said_in_place_with_the_fields_kept(
     page.wait_for_url(f"{server.url}/settings", timeout=WAIT_MS)
     assert page.locator("#pin-change-error").count() == 0
     assert Settings(rig.store).check_pin("13579")
+
+
+@pytest.mark.parametrize(("size", "lang"), [("phone", "de"), ("phone", "da"), ("landscape", "en")])
+def test_the_bar_says_a_wrong_cell_whole(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 7: a pearl on a cell it may not go on, with the board in the middle of the
+    screen: the bar at the foot of it says so to the last word, cutting nothing."""
+    rig, server = served
+    rig.new_perlen(FAMILY)
+    play(rig, ("c3",))
+    page = opened(browser, size, lang, server.url, admin=False)
+    shown(page, rig)
+    rig.place("e5")  # touches no pearl
+    rig.wait(lambda s: s["status"] == "mismatch")
+    shown(page, rig)
+    page.locator("#cell-e1").evaluate("(el) => el.scrollIntoView({ block: 'end' })")
+    # The bar comes while the words beside the board are out of sight (on a phone on its
+    # side they may be in sight, beside it).
+    page.wait_for_function(
+        """() => {
+            const bar = document.querySelector('#live-bar');
+            const m = document.querySelector('#live-status .message').getBoundingClientRect();
+            return !bar.hidden || (m.top >= 0 && m.bottom <= window.innerHeight);
+        }""",
+        timeout=WAIT_MS,
+    )
+    said = " ".join(page.inner_text("#live-status .message").split())
+    assert "(e5)" in said
+    if page.is_visible("#live-bar"):
+        assert "(e5)" in page.inner_text("#live-bar .do")
+        assert whole(page, "#live-bar .do") and whole(page, "#live-bar .who")
+        cell = box(page, "#cell-e1")
+        assert cell["y"] + cell["height"] <= box(page, "#live-bar")["y"] + 1
+    else:
+        assert size == "landscape" and in_view(page, "#live-status .message")
+    shot(page, f"issue37-wrong-cell-{size}-{lang}")
