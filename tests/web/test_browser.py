@@ -317,7 +317,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     # The sound switch is remembered by the browser.
     page.click("button[data-mute]")
     page.reload()
-    page.wait_for_selector('button[data-mute][aria-pressed="true"]', timeout=WAIT_MS)
+    page.wait_for_selector('button[data-mute][aria-checked="false"]', timeout=WAIT_MS)
 
     # A pearl in the hidden centre: said in words, and the visible ring is drawn.
     tap(page, "#cell-c3")

@@ -146,7 +146,7 @@
   function setMuted(on) {
     try { window.localStorage.setItem(MUTE_KEY, on ? "1" : "0"); } catch (e) { /* private mode */ }
     $$("[data-mute]").forEach((b) => {
-      b.setAttribute("aria-pressed", on ? "true" : "false");
+      b.setAttribute("aria-checked", on ? "false" : "true");  // checked: sounds play
       $$("[data-when]", b).forEach((span) => { span.hidden = (span.dataset.when === "off") !== on; });
     });
   }
