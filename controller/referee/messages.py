@@ -180,7 +180,7 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "ready": N_("Ready for a new game."),
         "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
         "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
-        "hint": N_("Hint: %(cell)s."),
+        "hint": N_("Hint: the cell with the dotted ring (%(cell)s)."),
         "no_hint": N_("No hint this time."),
         "looking": N_("Looking for a good cell…"),
         "still_looking": N_("Still thinking…"),
@@ -198,10 +198,16 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         # -- what to do now (prompts) ------------------------------------------------------
         "to_move": N_("%(player)s to move."),
         "computer_thinking": N_("%(player)s (computer) is thinking…"),
-        "computer_chose": N_("%(player)s (computer) chose %(cell)s: put its pearl there."),
+        "computer_chose": N_(
+            "%(player)s (computer) chose the blinking cell with the dashed ring (%(cell)s): "
+            "put its pearl there."
+        ),
         "remote_to_move": N_("%(player)s plays on the other board: wait for the move."),
         "unnamed_computer_thinking": N_("%(player)s is thinking…"),
-        "unnamed_computer_chose": N_("%(player)s chose %(cell)s: put its pearl there."),
+        "unnamed_computer_chose": N_(
+            "%(player)s chose the blinking cell with the dashed ring (%(cell)s): "
+            "put its pearl there."
+        ),
         "fix_board": N_("%(fixes)s."),
         "fix_extra": N_("take the %(thing)s off %(cells)s"),
         "fix_clear": NP_(

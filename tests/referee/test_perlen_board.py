@@ -21,7 +21,8 @@ def test_a_move_turns_to_the_next_player_and_lights_their_seat(p: Play) -> None:
     snap = p.play("c3")
     assert snap.status == "playing" and snap.to_move == 1 and snap.moves == 1
     assert p.said() == (
-        "Anna played c3. c3 stays hidden inside the pyramid: it will not count. Ben to move."
+        "Anna played c3. That pearl (c3) ends up hidden inside the pyramid: it will not count. "
+        "Ben to move."
     )
     assert p.lit == {"seat:1": Led(BLUE)}
     assert p.events == [("move", {"cell": "c3", "colour": 0})]
@@ -67,7 +68,7 @@ def test_a_pearl_on_an_illegal_cell_is_a_mismatch_until_lifted(p: Play) -> None:
     assert snap.status == "mismatch" and snap.moves == 1
     assert [(m.cell, m.kind) for m in snap.mismatches] == [("a1", "extra")]
     assert p.said() == (
-        "a1 is not a legal cell: a pearl must touch one already on the board. "
+        "Not on the cell with the red ✕ (a1): a pearl must touch one already on the board. "
         "Take the pearl off a1."
     )
     assert p.lit["a1"] == Led(WHITE, LedMode.BLINK)

@@ -191,7 +191,8 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     cell = snap["computer_move"]
     page = client.get("/").get_data(as_text=True)
     assert "Gentle computer" in page  # a named computer seat says its level beside its name
-    assert f"Robo (computer) chose {cell}: put its pearl there." in page
+    chose = f"Robo (computer) chose the blinking cell with the dashed ring ({cell})"
+    assert f"{chose}: put its pearl there." in page
     # A person places the computer's pearl on the virtual board: it becomes Robo's move.
     client.post("/api/virtual", json={"name": cell, "action": "on"}, headers=headers)
     after = rig.wait(lambda s: s["moves"] == 1)
@@ -199,7 +200,9 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     hint = client.post("/api/command/hint", json={}, headers=headers)
     assert hint.status_code == 200
     hinted = rig.wait(lambda s: s["hint"] is not None)["hint"]
-    assert f"Hint: {hinted}." in client.get("/").get_data(as_text=True)
+    assert f"Hint: the cell with the dotted ring ({hinted})." in client.get("/").get_data(
+        as_text=True
+    )
 
 
 def test_session_gives_the_csrf_token_and_whether_this_browser_is_unlocked(

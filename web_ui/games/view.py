@@ -98,6 +98,9 @@ class GameView:
     ``rules`` macro's argument)."""
     review: Review | None = None
     """The computer's review of its finished games, or None."""
+    forced: Callable[[Snapshot], bool] = lambda snapshot: False
+    """Whether the move that led to ``snapshot`` was the only one the mover had (the
+    review never praises it as the best)."""
 
     @property
     def name(self) -> str:
