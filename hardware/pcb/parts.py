@@ -245,6 +245,15 @@ CATALOGUE: dict[str, PartKind] = {
             "Visaton", "K 28 WP 8 Ohm", "", "hand", 3.0,
         ),
         PartKind(
+            # the pico board's: surface mount, so that no pin comes through to the wood
+            "sounder_smd", "LS", "speaker", "Connector_PinHeader_2.54mm:"
+            "PinHeader_1x02_P2.54mm_Vertical_SMD_Pin1Left",
+            _two("+", "-"),
+            "the sounder's two leads on a 1 × 2 SMD header: a dynamic speaker, 8 Ω "
+            "(hardware/README.md, The buzzer)",
+            "Visaton", "K 28 WP 8 Ohm", "", "hand", 3.0,
+        ),
+        PartKind(
             "testpoint", "TP", "WP", "TestPoint:TestPoint_Pad_D1.5mm",
             {"1": Pin("1", "passive")},
             "test point: ground it to write the ID EEPROM", "-", "copper pad", "", "hand", 0.0,

@@ -443,7 +443,7 @@ def _sounder(parts: _Parts, pins: PicoPins) -> None:
     gpio = gpio_net(pins.buzzer_gpio)
     px, py = PICO_AT
     sounder = parts.add_near(
-        CATALOGUE["sounder"], (px + 30.0, py + 5.0), {"1": "SND+", "2": "SND-"},
+        CATALOGUE["sounder_smd"], (px + 30.0, py + 5.0), {"1": "SND+", "2": "SND-"},
         "sounder leads", 0.0, "B",
     )  # fmt: skip
     q = parts.add_near(

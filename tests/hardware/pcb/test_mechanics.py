@@ -180,3 +180,17 @@ def test_the_pilot_holes_take_the_thread_and_stop_short_of_the_surface() -> None
     screw = mechanics.SCREW
     assert screw.length - mechanics.PCB_THICKNESS <= screw.pilot_depth
     assert screw.pilot_depth <= wood - mechanics.SURFACE_COVER
+
+
+def test_only_the_usb_c_sends_pins_through_to_the_wood(board: Board) -> None:
+    """Of the parts on the side away from the wood, only the USB-C has pins through the
+    board (its four shell legs, cut flush before mounting: hardware/README.md); the
+    speaker's leads land on a surface-mount header."""
+    through = {
+        p.kind.key
+        for p in board.parts
+        if p.side == "B" and any(pad.kind != "smd" for pad in p.footprint.pads)
+    }
+    assert through == {"usbc"}
+    speaker = next(p for p in board.parts if p.role == "sounder leads")
+    assert all(pad.kind == "smd" for pad in speaker.footprint.pads)
