@@ -142,8 +142,7 @@ def screw_cover(geo: Geometry, wood: float, at: Point, screw: Screw = SCREW) -> 
         centre = geo.place(name)
         if math.dist((at.x, at.y), (centre.x, centre.y)) < geo.hollow.diameter / 2 + r:
             cover = min(cover, wood - geo.hollow.depth - reach)
-    through = [(geo.led_position(n), geo.leds.light_hole_diameter) for n in (*geo.cells,
-               *geo.targets, "top")]  # fmt: skip
+    through = [(geo.led_position(n), geo.leds.light_hole_diameter) for n in geo.led_names]
     through += [(c, geo.button_hole_diameter) for c in geo.buttons.values()]
     for centre, diameter in through:
         if math.dist((at.x, at.y), (centre.x, centre.y)) < diameter / 2 + r:
