@@ -21,11 +21,11 @@ VERSION = "1.2.0"
 """The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32): the
 project's version in pyproject.toml (a test checks that they agree)."""
 
-SENSING = "matrix"
-"""How the cells are sensed: ``"matrix"`` (switches in the diode matrix below: the reed
-board) or ``"reflective"`` (an IR reflective sensor under every cell and target, read
-through two CD74HC4067 into the ADC: the pico build of hardware/geometry.toml, the one
-hardware/README.md, "Sensing the cells", chose; its settings follow the matrix's)."""
+SENSING = "reflective"
+"""How the cells are sensed: ``"reflective"`` (an IR reflective sensor under every cell and
+target, read through two CD74HC4067 into the ADC: the printed pico board, the build
+hardware/README.md, "Sensing the cells", chose) or ``"matrix"`` (switches in the diode
+matrix below: the reed board; ``pyramid flash --sensing matrix``)."""
 
 ROW_PINS = (2, 3, 4, 5, 6, 7)
 """GPIO numbers of the matrix rows, row 0 first (pulled low one at a time, open-drain)."""
@@ -94,8 +94,8 @@ SAMPLES = 4
 LED_PIN = 16
 """GPIO number of the WS2812 data line (through a level shifter to 5 V LEDs)."""
 
-BUZZER_PIN = None
-"""GPIO number of a piezo buzzer (driven by PWM; GP15 in hardware/README.md), or None."""
+BUZZER_PIN = 15
+"""GPIO number of the speaker's driver (PWM), or None: GP15 on the printed pico board."""
 
 MAINTENANCE_CHANNEL = 30
 """Held at power-up, this switch (30: the confirm button) keeps the firmware at the REPL

@@ -7,7 +7,11 @@ Then::
     pyramid flash                          # the Pico found by USB id 2E8A:0005
     pyramid flash --port /dev/ttyACM1      # or a path / pyserial URL
     pyramid flash --config my_board.py     # your pins instead of firmware/config.py
-    pyramid flash --sensing reflective     # the printed pico board (IR under every cell)
+    pyramid flash --sensing matrix         # a reed matrix board instead of the pico board
+
+firmware/config.py as shipped is the printed pico board's (``SENSING = "reflective"``, the
+speaker's driver on ``BUZZER_PIN = 15``), so ``pyramid flash`` with no options flashes what
+that board needs.
 
 The files come from the firmware/ folder of the project folder you are in (a checkout or
 a release archive, found from the current directory upwards), so that the config.py you
@@ -18,8 +22,8 @@ copy never boots a new main.py with old modules) with mpremote, showing progress
 the Pico and waits for its ``HELLO``: the protocol version must be 1 and the firmware
 version the one just copied. If the firmware does not like the config, what it prints
 is shown instead. ``--sensing`` sets the config's ``SENSING`` in the copy that goes onto
-the Pico (the config file itself is left as it is): ``reflective`` for the printed pico
-board, ``matrix`` for a reed matrix.
+the Pico (the config file itself is left as it is): ``matrix`` for a reed matrix,
+``reflective`` for the printed pico board (the shipped config's own).
 
 mpremote first stops the running firmware with Ctrl-C; the firmware then keeps its
 watchdog fed from a timer, so the copy is not cut short by a reset, and the reset at the
@@ -133,8 +137,8 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         choices=SENSINGS,
         default=None,
         help="how the board senses its cells, written into the copy of config.py: "
-        "'reflective' for the printed pico board, 'matrix' for reed switches "
-        "(default: as config.py says)",
+        "'matrix' for reed switches, 'reflective' for the printed pico board "
+        "(default: as config.py says; the shipped one is the pico board's)",
     )
     parser.add_argument(
         "--mpremote",
@@ -193,8 +197,8 @@ def flash(
 def with_sensing(config: Path, sensing: str) -> str:
     """The text of ``config`` with ``SENSING`` set to ``sensing``.
 
-    >>> SENSING_LINE.findall(with_sensing(FIRMWARE_DIR / "config.py", "reflective"))
-    ['SENSING = "reflective"']
+    >>> SENSING_LINE.findall(with_sensing(FIRMWARE_DIR / "config.py", "matrix"))
+    ['SENSING = "matrix"']
     """
     if sensing not in SENSINGS:
         raise FlashError(f"sensing is one of {', '.join(SENSINGS)}, not {sensing!r}")

@@ -34,10 +34,8 @@ wait ends as soon as its line arrives, so this costs nothing when it is quick.""
 
 def reflective_files() -> tuple[dict[str, bytes], dict[str, object]]:
     shipped = (FIRMWARE_DIR / "config.py").read_text(encoding="utf-8")
-    assert 'SENSING = "matrix"' in shipped
-    source = shipped.replace('SENSING = "matrix"', 'SENSING = "reflective"').replace(
-        "REPORT_MS = 1000", "REPORT_MS = 200"
-    )
+    assert 'SENSING = "reflective"' in shipped  # the chosen build is the default
+    source = shipped.replace("REPORT_MS = 1000", "REPORT_MS = 200")
     files = {name: (FIRMWARE_DIR / name).read_bytes() for name in DEVICE_FILES[:-1]}
     files["config.py"] = source.encode()
     values = runpy.run_path(str(FIRMWARE_DIR / "config.py"))
@@ -103,24 +101,26 @@ def test_a_pearl_over_a_window_is_seen_and_uncertain_light_changes_nothing(
         host.close()
 
 
-def test_pyramid_flash_sensing_reflective_onto_a_blank_pico() -> None:
-    """The guide's command for the printed pico board onto a Pico with MicroPython and
-    nothing else: the real mpremote copies the files (SENSING set in the copy), the Pico
-    is reset, its HELLO checked; then it reads its IR sensors (a pearl over c3)."""
+def test_pyramid_flash_with_no_options_onto_a_blank_pico() -> None:
+    """The guide's command for the printed pico board, ``pyramid flash`` with no options,
+    onto a Pico with MicroPython and nothing else: the real mpremote copies the files (the
+    shipped config: reflective sensing, the speaker on GP15), the Pico is reset, its HELLO
+    checked; then it reads its IR sensors (a pearl over c3)."""
     need_emulator()
     _, analog = reflective_files()
     config = SimConfig(rows=(), columns=(), buzzer_pin=None)
     with EmulatedPico(config, files={}, rate=0.5, analog=analog) as pico:
         # A second of the chip's time: MicroPython formats littlefs and reaches the REPL.
         wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
-        done = pyramid_flash(pico, "--sensing", "reflective")
+        done = pyramid_flash(pico)
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "SENSING = 'reflective' in the copy that goes onto the Pico" in done.stdout
+        assert "in the copy that goes onto the Pico" not in done.stdout
         assert f"firmware {VERSION}, protocol 1," in done.stdout
         assert done.stdout.rstrip().endswith("Done: the board is ready.")
         flashed = pico.flash_files()
         assert sorted(flashed) == ["config.py", "debounce.py", "main.py", "protocol.py"]
         assert b'SENSING = "reflective"' in flashed["config.py"]
+        assert b"BUZZER_PIN = 15" in flashed["config.py"]
         # It reads its IR sensors: a pearl over c3 shows in its report, and leaves it.
         host = RawHost(pico.port)
         try:
