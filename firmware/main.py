@@ -329,19 +329,12 @@ class Reflective:
     ``sensors`` (channel, multiplexer, input, group) per sensor and ``switches`` (channel,
     pin) per switch (inputs pulled up, closed = low).
 
-    Each scan reads every group five times, dark, lit, dark, lit, dark (:data:`PHASES`),
-    on a schedule: phase p's reads start ``p * phase_us`` after the first's, each
-    ``cfg.EMITTER_SETTLE_US`` after the emitters switched, its sensors in the same order,
-    so each sensor's five readings are evenly spaced and each is read alike after every
-    edge (a group whose phases ran unevenly, held up by an interrupt, is thrown away for
-    this scan: :attr:`late`). The reflection is the lit readings' mean less the dark ones
-    weighted 1/8, 6/8, 1/8: room light that is steady, changes linearly or curves
-    (a quadratic: the mains ripple over a few milliseconds) cancels; what is left of a
-    sine is ``cos(wP) - 3/4 - cos(2wP)/4`` of its amplitude (P the phase period: 3.6 % at
-    120 Hz and 1 ms; hardware/README.md, "A reading room light cannot fool"). A dark
-    reading above ``cfg.AMBIENT_MAX`` (light near the load's saturation) makes the sensor
-    unreadable this scan (:attr:`unreadable`): its reading changes nothing
-    (:class:`Levels`).
+    Each group is read dark, lit, dark, lit, dark (:data:`PHASES`), its phases
+    ``phase_us`` apart, each sensor at its own fixed time after every edge; the reflection
+    is the lit readings' mean less the dark ones weighted 1/8, 6/8, 1/8, so steady,
+    drifting and curving room light cancels (hardware/README.md, "A reading room light
+    cannot fool"). A group held up by an interrupt is dropped for the scan (:attr:`late`);
+    a dark reading above ``cfg.AMBIENT_MAX`` makes a sensor unreadable: it changes nothing.
     """
 
     def __init__(self, select, adcs, emitters, sensors, switches, cfg) -> None:
@@ -359,9 +352,7 @@ class Reflective:
         for group, emitter in enumerate(emitters):
             emitter.value(0)
             places = [(i, s[0], s[1], s[2]) for i, s in enumerate(sensors) if s[3] == group]
-            # Each member: its index and channel, its ADC's read, and the select pins to
-            # change from the member read before it (the last one's, cyclically: the phases
-            # read the members in the same order), so a read writes only the pins it must.
+            # (index, channel, read, select pins to change from the member before, cyclically)
             members = []
             for k, (index, channel, mux, address) in enumerate(places):
                 before = places[k - 1][3]
@@ -377,25 +368,19 @@ class Reflective:
         """The last reflection of each sensor, in ADC counts (for diagnostics)."""
         self.unreadable = bytearray(len(sensors))
         """1 for each sensor its last scan could not read (too much light)."""
-        self.late = 0
-        """Group readings thrown away because a phase was late (an interrupt, a garbage
-        collection): uneven phases would let the room's ripple through."""
+        self.late = 0  # groups dropped: a phase ran late (uneven phases let ripple through)
         most = max([len(g[1]) for g in self.groups] + [0])
         self._samples = [0] * (len(PHASES) * most)
-        self.phase_us = 0
-        """A phase's period: the emitter settling and the reads of a group, measured."""
+        self.phase_us = 0  # the settling and a group's reads, measured
         reads = 0
         for _, members, last in self.groups:
             start = ticks_us()
             self._phase(members, 0, last)
             reads = max(reads, ticks_diff(ticks_us(), start))
-        self.jitter_us = reads // 4 + 20
-        """How far a phase's reads may run from the first phase's before the group's
-        readings are thrown away."""
+        self.jitter_us = reads // 4 + 20  # how far a phase may run from the first
         self.phase_us = self.settle_us + reads + self.jitter_us
 
     def _phase(self, members, k: int, last: int) -> int:
-        """Read each member once into the samples from ``k``; returns the next ``k``."""
         samples = self._samples
         mux_settle_us = self.mux_settle_us
         if k == 0:
@@ -409,7 +394,7 @@ class Reflective:
                 sleep_us(mux_settle_us)
             read_u16 = member[2]
             if count == 1:
-                samples[k] = read_u16() >> 4  # the RP2040's 12 bits, scaled to 16 by read_u16
+                samples[k] = read_u16() >> 4  # the ADC's 12 bits
             else:
                 total = 0
                 for _ in range(count):
@@ -432,8 +417,7 @@ class Reflective:
         samples = self._samples
         for emitter, members, last in self.groups:
             count = len(members)
-            # Phase p's reads start at start + p * phase_us, its emitter edge settle_us before
-            # (the group has been dark since its last scan: phase 0 reads at once).
+            # Phase p reads from start + p * phase_us, its edge settle_us before.
             start = ticks_us()
             k = 0
             took = -1
