@@ -240,6 +240,7 @@ TODAYS = "d220405"
 """The commit whose firmware read the cells dark, lit, dark (before issue 35's scheme)."""
 
 
+@functools.cache
 def firmware_files(commit: str | None = None) -> Path:
     """A directory with the firmware's main.py, protocol.py, debounce.py and config.py:
     this checkout's, or (``commit``) as they were there (from git)."""
