@@ -11,43 +11,20 @@ to provide; under ``CI=true`` that is a failure.
 
 from __future__ import annotations
 
-import runpy
 from collections.abc import Iterator
 
 import pytest
-from fw_helpers import RawHost
+from fw_helpers import PATIENCE, RawHost, reflective_files
 from test_emulated_pico import CHIP_TIME_PATIENCE, need_emulator, pyramid_flash
 
 from firmware import protocol
 from firmware.config import VERSION
 from firmware.emulator.pico import EmulatedPico
-from firmware.sim.harness import DEVICE_FILES, FIRMWARE_DIR, SimConfig
+from firmware.sim.harness import SimConfig
 from tests.support.poll import wait_until
 
 RATE = 0.25
 C3, E1 = 14, 4
-PATIENCE = 180.0
-"""Wall seconds a busy machine may take for a few emulated seconds (a MicroPython scan of
-29 sensors keeps the emulated core busy, and other emulators may share the machine): a
-wait ends as soon as its line arrives, so this costs nothing when it is quick."""
-
-
-def reflective_files() -> tuple[dict[str, bytes], dict[str, object]]:
-    shipped = (FIRMWARE_DIR / "config.py").read_text(encoding="utf-8")
-    assert 'SENSING = "reflective"' in shipped  # the chosen build is the default
-    source = shipped.replace("REPORT_MS = 1000", "REPORT_MS = 200")
-    files = {name: (FIRMWARE_DIR / name).read_bytes() for name in DEVICE_FILES[:-1]}
-    files["config.py"] = source.encode()
-    values = runpy.run_path(str(FIRMWARE_DIR / "config.py"))
-    analog = {
-        "select": list(values["MUX_SELECT_PINS"]),
-        "adcs": list(values["MUX_ADC_PINS"]),
-        "emitters": list(values["EMITTER_PINS"]),
-        "sensors": [list(s) for s in values["SENSORS"]],
-        "crosstalk": 12,
-        "switches": [gpio for _, gpio in values["SWITCHES"]],
-    }
-    return files, analog
 
 
 @pytest.fixture(scope="module")
