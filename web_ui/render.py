@@ -240,8 +240,11 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["mover_badge"] = term("computer", level) if named else ""
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     context["take_off"] = _take_off(snapshot, view)
-    context["elsewhere"] = _elsewhere(snapshot, view)
-    context["cell_names"] = CELLS  # a pearl's places, to name what lies elsewhere
+    context["elsewhere"] = elsewhere = _elsewhere(snapshot, view)
+    other = _owner(elsewhere, view)
+    context["elsewhere_said"] = (
+        other.left_over(len(elsewhere)) if other is not None and other.left_over else ""
+    )
     # What to do, without the turn again: the headline and the bar say whose turn it is.
     said = TURN_SAID
     if placing and snapshot.mismatches and _speaks_of(snapshot.note, snapshot.last_move):
@@ -302,6 +305,15 @@ def _elsewhere(snapshot: Snapshot, view: GameView | None) -> list[str]:
         return []
     found = (s for s in snapshot.sensors if s not in view.places and not s.startswith("button:"))
     return sorted(found, key=_channel_order)
+
+
+def _owner(places: list[str], view: GameView | None) -> GameView | None:
+    """The other game whose drawing has every one of ``places`` (the pearls of the last
+    game left on the cells during a game of balls), to name its pieces; None if none has."""
+    if not places:
+        return None
+    others = (v for v in web_state().views.values() if v is not view)
+    return next((v for v in others if set(places) <= v.places), None)
 
 
 def _take_off(snapshot: Snapshot, view: GameView | None) -> str:

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import segno
 
+from controller.addresses import page_urls
 from controller.config import ConfigError, load_config
 
 TITLE = "pyramid-board"
@@ -74,8 +75,6 @@ h1 {{ font-size: 16pt; }}
 def run(args: argparse.Namespace) -> int:
     urls: list[str] = list(args.urls)
     if not urls:
-        from pyramid_board.run import page_urls
-
         try:
             config = load_config(args.config)
         except ConfigError as exc:

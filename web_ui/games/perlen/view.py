@@ -92,5 +92,6 @@ PERLEN_VIEW: Final = GameView(
     pictures=lambda players: pictures.rule_pictures(players[:3]),
     review=_review,
     forced=_forced,
+    left_over=words.left_over,
 )
 """Perlen-Pyramide, as the page shows it."""
