@@ -328,7 +328,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     tap(page, "#cell-d4")
     rig.wait(lambda s: s["moves"] == 2)
     tap(page, "#cell-d4")
-    page.wait_for_selector("#live-status >> text=Keep the pearl off d4", timeout=WAIT_MS)
+    page.wait_for_selector("#live-status >> text=Ben's last pearl (d4) is off", timeout=WAIT_MS)
     tap(page, "#cell-d4")
     page.wait_for_function(
         "() => !document.querySelector('#live-status').innerText.includes('Keep the pearl')",
@@ -489,12 +489,12 @@ WORDS: dict[str, dict[str, str]] = {
         "finishing": "bonus pearls finish the pyramid",
         "clear all": "Take all 55 pearls off the board.",
         "take off": (
-            "Take off the bonus pearls 2:c2 and 2:b2 (the next one's place blinks), pressing "
+            "First take off the bonus pearls, the blinking one first (2:c2 and 2:b2), and press "
             "“This bonus pearl is off” (or Confirm on the board) after each"
         ),
         "heading": "Take off 2 bonus pearls first",
-        "landed": "Oma landed on t1.",
-        "knocked": "Oma's ball on t1 was knocked off.",
+        "landed": "Oma's ball landed on the front left corner.",
+        "knocked": "Oma's ball on the front left corner was knocked off.",
         "ended": "Jonas ended the turn.",
     },
     "de": {
@@ -503,12 +503,12 @@ WORDS: dict[str, dict[str, str]] = {
         "finishing": "Bonusperlen vollenden die Pyramide",
         "clear all": "Nimm alle 55 Perlen vom Brett.",
         "take off": (
-            "Nimm die Bonusperlen 2:c2 und 2:b2 herunter (der Platz der nächsten blinkt) und "
+            "Nimm zuerst die Bonusperlen herunter, die blinkende zuerst (2:c2 und 2:b2), und "
             "drücke nach jeder „Diese Bonusperle ist herunter“ (oder Bestätigen am Brett)"
         ),
         "heading": "Nimm zuerst 2 Bonusperlen herunter",
-        "landed": "Oma ist auf t1 gelandet.",
-        "knocked": "Die Kugel von Oma auf t1 wurde heruntergestoßen.",
+        "landed": "Die Kugel von Oma ist auf der vorderen linken Ecke gelandet.",
+        "knocked": "Die Kugel von Oma auf der vorderen linken Ecke wurde heruntergestoßen.",
         "ended": "Jonas hat den Zug beendet.",
     },
 }

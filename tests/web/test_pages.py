@@ -84,7 +84,7 @@ def test_mismatch_and_link_are_explained(rig: Rig, client: FlaskClient) -> None:
     rig.wait(lambda s: s["status"] == "mismatch")
     page = text(client.get("/"))
     assert "The board does not match the game" in page
-    assert '<li class="take-off">Take the pearl off a1.</li>' in page
+    assert '<li class="take-off">Take off the pearl with the red ✕ (a1).</li>' in page
 
 
 def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: FlaskClient) -> None:
@@ -112,12 +112,19 @@ def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: Fla
 @pytest.mark.parametrize(
     ("lang", "sentences"),
     [
-        ("en", ("Oma landed on t1.", "Oma's ball on t1 was knocked off.", "Jonas ended the turn.")),
+        (
+            "en",
+            (
+                "Oma's ball landed on the front left corner.",
+                "Oma's ball on the front left corner was knocked off.",
+                "Jonas ended the turn.",
+            ),
+        ),
         (
             "de",
             (
-                "Oma ist auf t1 gelandet.",
-                "Die Kugel von Oma auf t1 wurde heruntergestoßen.",
+                "Die Kugel von Oma ist auf der vorderen linken Ecke gelandet.",
+                "Die Kugel von Oma auf der vorderen linken Ecke wurde heruntergestoßen.",
                 "Jonas hat den Zug beendet.",
             ),
         ),
