@@ -179,6 +179,28 @@ def test_language_follows_the_browser_and_the_cookie(rig: Rig, client: FlaskClie
     assert '<html lang="da">' in text(client.get("/", headers={"Accept-Language": "de"}))
 
 
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ("up to %s s a move", "answers at once")),
+        ("de", ("bis zu %s s pro Zug", "antwortet er sofort")),
+        ("da", ("op til %s s pr. træk", "svarer den med det samme")),
+    ],
+)
+def test_the_setup_promises_the_computer_s_time_as_it_plans_it(
+    client: FlaskClient, lang: str, words: tuple[str, str]
+) -> None:
+    """Issue 37, point 13: the strongest level thinks up to its budget, less when its
+    planned work is done, and not at all once it counts the endgame out: the page says
+    "up to", and why it can be at once."""
+    from controller.games.perlen.bot.player import LEVEL_SETTINGS
+
+    budget = LEVEL_SETTINGS["strongest"].budget
+    page = text(client.get("/setup", headers={"Accept-Language": lang}))
+    up_to, at_once = words
+    assert up_to % f"{budget:g}" in page and at_once in page
+
+
 def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
     rig: Rig, client: FlaskClient
 ) -> None:
