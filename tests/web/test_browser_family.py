@@ -420,6 +420,19 @@ def test_the_other_games_pieces_and_the_boards_own_buttons(
                  .map((b) => getComputedStyle(b).backgroundColor)"""
     )
     assert colours[0] != colours[1]  # the board's buttons look like the board's
+    # The panel itself is of the board's wood, unlike the game's (its rule takes effect).
+    panels = page.evaluate(
+        """() => ['section.controls', 'section.virtual-buttons']
+                 .map((s) => getComputedStyle(document.querySelector(s)).backgroundColor)"""
+    )
+    assert panels[1] not in ("rgba(0, 0, 0, 0)", "transparent", panels[0]), panels
+    # No board button reads like one of the game's: one pair of words per action.
+    labels = page.evaluate(
+        """() => ['section.controls button', 'section.virtual-buttons button']
+                 .map((s) => Array.from(document.querySelectorAll(s))
+                      .map((b) => b.innerText.trim()))"""
+    )
+    assert labels[0] and labels[1] and not set(labels[0]) & set(labels[1]), labels
     small = page.evaluate(
         """() => Array.from(document.querySelectorAll('main button, main a.button'))
                  .filter((b) => b.offsetParent)
