@@ -123,6 +123,12 @@ def test_the_board_keeps_its_place_when_a_bonus_pearl_is_owed(
     owed = box(page, "#cell-a1")
     assert same_place(owed, before), (before, owed)
     assert page.locator("#live-board svg.pyramid-focus").count() == 0
+    if size == "phone":
+        # Upright, what to do now comes straight under the base, the four sides after it.
+        base, now = box(page, "#live-board figure.layers-board"), box(page, ".status-now")
+        sides = box(page, "#live-board figure.side-board")
+        assert base["y"] + base["height"] <= now["y"] + 1, (base, now)
+        assert now["y"] + now["height"] <= sides["y"] + 1, (now, sides)
     shot(page, f"issue37-bonus-owed-{size}-{lang}")
     play(rig, ("a1",))  # the bonus pearls placed, the next move made
     shown(page, rig)
