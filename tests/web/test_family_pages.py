@@ -120,7 +120,7 @@ def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
             found[path] = strays
 
     rig.new_pyramidos(("Ida", "Jonas"))
-    rig.place("top")  # the closed top: "Take the ball off the top."
+    rig.place("top")  # the closed top: "Take off the ball with the red ✕ (the top)."
     rig.wait(lambda s: s["status"] == "mismatch")
     look("/")
     rig.place("top", False)
