@@ -312,7 +312,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     # what to do now (issue 37: nothing the game owes is ever drawn above the board).
     turn = page.locator("#live-status .headline").bounding_box()
     scores = page.locator("#live-scores").bounding_box()
-    board = page.locator("#live-board").bounding_box()
+    board = page.locator("#live-board figure").first.bounding_box()
     assert turn and scores and board and turn["y"] < board["y"] < scores["y"]
     # The sound switch is remembered by the browser.
     page.click("button[data-mute]")
@@ -419,7 +419,9 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(
     confirm.click()
     rig.wait(lambda s: not s["pending"])
     page.locator('[data-command="undo"] button').click()
-    page.wait_for_selector("#live-status >> text=Take off the bonus pearls 3:b2, 2:b3 and 2:b2")
+    page.wait_for_selector(
+        "#live-status >> text=from the top down, the blinking one first (3:b2, 2:b3 and 2:b2)"
+    )
     # They stay in the drawing, marked to come off, until they are off.
     assert page.locator("#live-board .place.remove").count() >= 3
     shot(page, "takeback-desktop")
