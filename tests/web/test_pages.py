@@ -53,8 +53,10 @@ def test_live_page_draws_the_pyramid_with_pearls_turn_and_scores(
 
         rig.wait(moved)
     page = text(client.get("/"))
-    # The bonus pearl of the worked example (RULES.md) is waiting on 2:c3 in red.
-    assert "2:c3" in page
+    # The bonus pearl of the worked example (RULES.md) is waiting on 2:c3 in red: the list
+    # of bonus pearls names its place as the family sees it, the notation after it.
+    assert "red (R), on top of the four blinking pearls (2:c3)" in page
+    assert "red (R) on 2:c3" not in page
     assert 'aria-label="c3: Anna (red, R) pearl, hidden inside, under the next bonus pearl"' in page
     assert "c4: Anna (red, R) pearl, hidden inside, under the next bonus pearl, just placed" in page
     assert "2:c3: empty, hidden inside, bonus pearl due here: Anna (red, R)" in page
