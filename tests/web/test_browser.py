@@ -331,7 +331,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     page.wait_for_selector("#live-status >> text=Ben's last pearl (d4) is off", timeout=WAIT_MS)
     tap(page, "#cell-d4")
     page.wait_for_function(
-        "() => !document.querySelector('#live-status').innerText.includes('Keep the pearl')",
+        "() => !document.querySelector('#live-status').innerText.includes('pearl (d4) is off')",
         timeout=WAIT_MS,
     )
     # The move was kept, not taken back and made again.
