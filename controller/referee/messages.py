@@ -408,8 +408,8 @@ class Translations(Protocol):
 
 
 CAPITALISED: Final[set[str]] = {"fix_board"}
-"""Sentences that begin with a part written in lower case (``take the pearl off b3``);
-other sentences begin as their template does (a cell name stays ``c3``)."""
+"""Sentences that begin with a part written in lower case (``take off the pearl with the
+red ✕ (b3)``); other sentences begin as their template does (a cell name stays ``c3``)."""
 
 
 def render(message: Message, translations: Translations, numbers: Numbers = english_number) -> str:
