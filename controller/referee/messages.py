@@ -13,7 +13,7 @@ translate (``N_`` and ``NP_`` mark them for ``pybabel extract``; see ``web_ui/ba
 'Game 4 resumed after 1 move.'
 >>> fix = Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls"))
 >>> english(Message.of("fix_board", fixes=Items((fix,))))
-'Take the pearls off b3 and c4.'
+'Take off the pearls with the red ✕ (b3 and c4).'
 >>> english(Message.of("played", player="Anna"))
 Traceback (most recent call last):
 ...
@@ -209,7 +209,7 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
             "put its pearl there."
         ),
         "fix_board": N_("%(fixes)s."),
-        "fix_extra": N_("take the %(thing)s off %(cells)s"),
+        "fix_extra": N_("take off the %(thing)s with the red ✕ (%(cells)s)"),
         "fix_clear": NP_(
             "take the %(thing)s off the board", "take all %(num)d %(thing)s off the board"
         ),
@@ -408,8 +408,8 @@ class Translations(Protocol):
 
 
 CAPITALISED: Final[set[str]] = {"fix_board"}
-"""Sentences that begin with a part written in lower case (``take the pearl off b3``);
-other sentences begin as their template does (a cell name stays ``c3``)."""
+"""Sentences that begin with a part written in lower case (``take off the pearl with the
+red ✕ (b3)``); other sentences begin as their template does (a cell name stays ``c3``)."""
 
 
 def render(message: Message, translations: Translations, numbers: Numbers = english_number) -> str:

@@ -49,7 +49,7 @@ def test_a_computer_seat_is_asked_and_its_cell_blinks() -> None:
     )
     snap = p.play("d4")  # not the computer's cell
     assert snap.status == "mismatch"
-    assert p.said() == "Ben (computer) chose b2, not d4. Take the pearl off d4."
+    assert p.said() == "Ben (computer) chose b2, not d4. Take off the pearl with the red ✕ (d4)."
     p.lift("d4")
     snap = p.play("b2")
     assert snap.moves == 2 and snap.to_move == 2 and snap.computer_move is None

@@ -265,7 +265,7 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     rig.wait(lambda s: s["status"] == "mismatch" and len(s["mismatches"]) == 2)
     page = client.get("/").get_data(as_text=True)
     assert "Take off the pearls the game does not have" in page
-    assert "Take the pearls off a1 and e5." in page
+    assert "Take off the pearls with the red ✕ (a1 and e5)." in page
     clear = client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert clear.status_code == 200
     # The game's own pearl stays: only what it does not have came off.
@@ -275,7 +275,8 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     rig.new_perlen()
     snap = rig.wait(lambda s: s["game_id"] == 2 and s["status"] == "mismatch")
     page = client.get("/").get_data(as_text=True)
-    assert "Take the pearl off c3." in page and "Take off the pearls the game" in page
+    assert "Take off the pearl with the red ✕ (c3)." in page
+    assert "Take off the pearls the game" in page
     client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []
     # Pyramidos alike, with its balls.
@@ -285,6 +286,7 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     rig.new_pyramidos()
     rig.wait(lambda s: s["game_id"] == 4 and s["status"] == "mismatch")
     page = client.get("/").get_data(as_text=True)
-    assert "Take the ball off t1." in page and "Take off the balls the game" in page
+    assert "Take off the ball with the red ✕ (the front left corner)." in page
+    assert "Take off the balls the game" in page
     client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []

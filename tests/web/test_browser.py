@@ -312,7 +312,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     # what to do now (issue 37: nothing the game owes is ever drawn above the board).
     turn = page.locator("#live-status .headline").bounding_box()
     scores = page.locator("#live-scores").bounding_box()
-    board = page.locator("#live-board").bounding_box()
+    board = page.locator("#live-board figure").first.bounding_box()
     assert turn and scores and board and turn["y"] < board["y"] < scores["y"]
     # The sound switch is remembered by the browser.
     page.click("button[data-mute]")
@@ -328,10 +328,10 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     tap(page, "#cell-d4")
     rig.wait(lambda s: s["moves"] == 2)
     tap(page, "#cell-d4")
-    page.wait_for_selector("#live-status >> text=Keep the pearl off d4", timeout=WAIT_MS)
+    page.wait_for_selector("#live-status >> text=Ben's last pearl (d4) is off", timeout=WAIT_MS)
     tap(page, "#cell-d4")
     page.wait_for_function(
-        "() => !document.querySelector('#live-status').innerText.includes('Keep the pearl')",
+        "() => !document.querySelector('#live-status').innerText.includes('pearl (d4) is off')",
         timeout=WAIT_MS,
     )
     # The move was kept, not taken back and made again.
@@ -419,7 +419,9 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(
     confirm.click()
     rig.wait(lambda s: not s["pending"])
     page.locator('[data-command="undo"] button').click()
-    page.wait_for_selector("#live-status >> text=Take off the bonus pearls 3:b2, 2:b3 and 2:b2")
+    page.wait_for_selector(
+        "#live-status >> text=from the top down, the blinking one first (3:b2, 2:b3 and 2:b2)"
+    )
     # They stay in the drawing, marked to come off, until they are off.
     assert page.locator("#live-board .place.remove").count() >= 3
     shot(page, "takeback-desktop")
@@ -489,12 +491,12 @@ WORDS: dict[str, dict[str, str]] = {
         "finishing": "bonus pearls finish the pyramid",
         "clear all": "Take all 55 pearls off the board.",
         "take off": (
-            "Take off the bonus pearls 2:c2 and 2:b2 (the next one's place blinks), pressing "
+            "First take off the bonus pearls, the blinking one first (2:c2 and 2:b2), and press "
             "“This bonus pearl is off” (or Confirm on the board) after each"
         ),
         "heading": "Take off 2 bonus pearls first",
-        "landed": "Oma landed on t1.",
-        "knocked": "Oma's ball on t1 was knocked off.",
+        "landed": "Oma's ball landed on the front left corner.",
+        "knocked": "Oma's ball on the front left corner was knocked off.",
         "ended": "Jonas ended the turn.",
     },
     "de": {
@@ -503,12 +505,12 @@ WORDS: dict[str, dict[str, str]] = {
         "finishing": "Bonusperlen vollenden die Pyramide",
         "clear all": "Nimm alle 55 Perlen vom Brett.",
         "take off": (
-            "Nimm die Bonusperlen 2:c2 und 2:b2 herunter (der Platz der nächsten blinkt) und "
+            "Nimm zuerst die Bonusperlen herunter, die blinkende zuerst (2:c2 und 2:b2), und "
             "drücke nach jeder „Diese Bonusperle ist herunter“ (oder Bestätigen am Brett)"
         ),
         "heading": "Nimm zuerst 2 Bonusperlen herunter",
-        "landed": "Oma ist auf t1 gelandet.",
-        "knocked": "Die Kugel von Oma auf t1 wurde heruntergestoßen.",
+        "landed": "Die Kugel von Oma ist auf der vorderen linken Ecke gelandet.",
+        "knocked": "Die Kugel von Oma auf der vorderen linken Ecke wurde heruntergestoßen.",
         "ended": "Jonas hat den Zug beendet.",
     },
 }

@@ -123,6 +123,12 @@ def test_the_board_keeps_its_place_when_a_bonus_pearl_is_owed(
     owed = box(page, "#cell-a1")
     assert same_place(owed, before), (before, owed)
     assert page.locator("#live-board svg.pyramid-focus").count() == 0
+    if size == "phone":
+        # Upright, what to do now comes straight under the base, the four sides after it.
+        base, now = box(page, "#live-board figure.layers-board"), box(page, ".status-now")
+        sides = box(page, "#live-board figure.side-board")
+        assert base["y"] + base["height"] <= now["y"] + 1, (base, now)
+        assert now["y"] + now["height"] <= sides["y"] + 1, (now, sides)
     shot(page, f"issue37-bonus-owed-{size}-{lang}")
     play(rig, ("a1",))  # the bonus pearls placed, the next move made
     shown(page, rig)
@@ -420,6 +426,19 @@ def test_the_other_games_pieces_and_the_boards_own_buttons(
                  .map((b) => getComputedStyle(b).backgroundColor)"""
     )
     assert colours[0] != colours[1]  # the board's buttons look like the board's
+    # The panel itself is of the board's wood, unlike the game's (its rule takes effect).
+    panels = page.evaluate(
+        """() => ['section.controls', 'section.virtual-buttons']
+                 .map((s) => getComputedStyle(document.querySelector(s)).backgroundColor)"""
+    )
+    assert panels[1] not in ("rgba(0, 0, 0, 0)", "transparent", panels[0]), panels
+    # No board button reads like one of the game's: one pair of words per action.
+    labels = page.evaluate(
+        """() => ['section.controls button', 'section.virtual-buttons button']
+                 .map((s) => Array.from(document.querySelectorAll(s))
+                      .map((b) => b.innerText.trim()))"""
+    )
+    assert labels[0] and labels[1] and not set(labels[0]) & set(labels[1]), labels
     small = page.evaluate(
         """() => Array.from(document.querySelectorAll('main button, main a.button'))
                  .filter((b) => b.offsetParent)

@@ -143,7 +143,8 @@ def test_pyramidos_play_again_draws_every_ball_left_on_the_targets(
     # A ball on the closed top: drawn, marked, and said.
     tap(page, "#target-top")
     rig.wait(lambda s: s["status"] == "mismatch")
-    page.wait_for_selector("#live-status >> text=Take the ball off the top.", timeout=WAIT_MS)
+    said = "#live-status >> text=Take off the ball with the red ✕ (the top)."
+    page.wait_for_selector(said, timeout=WAIT_MS)
     page.wait_for_selector("#target-top.extra", timeout=WAIT_MS)
     assert marked(page, "top")
 

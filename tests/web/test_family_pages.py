@@ -59,12 +59,12 @@ def test_the_big_drawing_stays_on_the_first_bonus_pearl_the_words_name(rig: Rig)
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_a_pearl_lifted_to_take_it_back_is_not_also_called_missing(rig: Rig, lang: str) -> None:
-    """Item 7: "Keep the pearl off a2 to take back …" and nothing in red that asks for
+    """Item 7: "Ben's last pearl (a2) is off. Leave it off …" and nothing in red that asks for
     the pearl back at the same time; the same while a pearl moves to another cell."""
     p = Play().new()
     p.play("a1", "a2")
     snap = p.lift("a2")
-    assert "Keep the pearl off a2" in p.said()
+    assert "Ben's last pearl (a2) is off. Leave it off to take the move back" in p.said()
     status = regions(rig, snap, lang)["live-status"]
     assert 'class="todo mismatch"' not in status
     assert "a2:" not in text(status)
@@ -120,7 +120,7 @@ def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
             found[path] = strays
 
     rig.new_pyramidos(("Ida", "Jonas"))
-    rig.place("top")  # the closed top: "Take the ball off the top."
+    rig.place("top")  # the closed top: "Take off the ball with the red ✕ (the top)."
     rig.wait(lambda s: s["status"] == "mismatch")
     look("/")
     rig.place("top", False)

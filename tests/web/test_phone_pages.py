@@ -314,7 +314,9 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
     pending = rig.table.snapshot.to_json()["pending"]
     assert len(pending) == 1 and said.count("to move") == 1
     assert "Cleopatra (pink, K) to move" in said and "Bonus pearl: " in said
-    assert said.endswith(f" on {pending[0]['pos']}")
+    # Where it goes as the child sees it, the notation only in brackets after it.
+    assert said.endswith(f", on top of the four blinking pearls ({pending[0]['pos']})")
+    assert f" on {pending[0]['pos']}" not in said
 
     marked(page)
     cell.click()

@@ -220,7 +220,9 @@
     const inView = (el) => {
       if (!el) return false;
       const box = el.getBoundingClientRect();
-      const first = Math.min(box.height, 48);  // its first lines are enough
+      // A short sentence must be seen whole (it may sit at the foot of the screen, right
+      // under the board); of a long list, its first lines are enough.
+      const first = Math.min(box.height, 120);
       return box.top >= 0 && box.top + first <= window.innerHeight - bar.offsetHeight;
     };
     const update = () => {

@@ -45,22 +45,24 @@ register(
             "Finish the pyramid with the last %(num)d bonus pearls, starting with %(first)s.",
         ),
         "remove_bonuses": NP_(
-            "Take off the bonus pearl %(positions)s (its place blinks) and press “This bonus "
-            "pearl is off” (or Confirm on the board), then take the pearl off %(cell)s.",
-            "Take off the bonus pearls %(positions)s (the next one's place blinks), pressing "
-            "“This bonus pearl is off” (or Confirm on the board) after each, then take the "
-            "pearl off %(cell)s.",
+            "First take off the blinking bonus pearl (%(positions)s) and press “This bonus "
+            "pearl is off” (or Confirm on the board). Then take off the pearl on the base "
+            "with the red ✕ (%(cell)s).",
+            "First take off the bonus pearls, the blinking one first (%(positions)s), and "
+            "press “This bonus pearl is off” (or Confirm on the board) after each. Then take "
+            "off the pearl on the base with the red ✕ (%(cell)s).",
         ),
         "remove_bonuses_top_down": NP_(
-            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
-            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
-            "then take the pearl off %(cell)s.",
-            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
-            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
-            "then take the pearl off %(cell)s.",
+            "First take off the bonus pearls from the top down, the blinking one first "
+            "(%(positions)s), and press “This bonus pearl is off” (or Confirm on the board) "
+            "after each. Then take off the pearl on the base with the red ✕ (%(cell)s).",
+            "First take off the bonus pearls from the top down, the blinking one first "
+            "(%(positions)s), and press “This bonus pearl is off” (or Confirm on the board) "
+            "after each. Then take off the pearl on the base with the red ✕ (%(cell)s).",
         ),
         "keep_off": N_(
-            "Keep the pearl off %(cell)s to take back %(player)s's move, or put it back to keep it."
+            "%(player)s's last pearl (%(cell)s) is off. Leave it off to take the move back; "
+            "put it back to keep the move."
         ),
         "moving": N_("Moving %(player)s's pearl from %(origin)s to %(cell)s…"),
         "not_legal": N_("Not on the cell with the red ✕ (%(cell)s): %(why)s."),
