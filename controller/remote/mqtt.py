@@ -1,6 +1,10 @@
 """The thin shell: one thread that carries a :class:`~controller.remote.link.Link` over a
 paho-mqtt client, in the manner of pyserial's ``ReaderThread`` and of the Table.
 
+(Longer than most shells: besides the thread, paho's callbacks drop what a stranger sends
+before it is queued (:class:`_BoundedClient`, the junk counts, the once-a-second opening
+of a code-sealed message), and that gate must be read beside the queue it guards.)
+
 The network thread (``pyramid-mqtt``) connects outwards, runs paho's loop while the
 connection lasts and, when it is lost or refused, waits as :class:`~controller.remote.
 backoff.Backoff` says (0.1 s doubling to 1 s, with jitter) before the next try, so a board

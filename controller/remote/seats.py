@@ -1,5 +1,9 @@
 """Seats on another board: the Table's games carried over a :class:`RemoteLink`.
 
+(Longer than most modules: every way a linked game starts, goes on and stops at this
+board, from the Table's side, in one place; the link's rules are
+:mod:`controller.remote.link`'s, what is kept in the store :mod:`controller.remote.stored`.)
+
 The glue between the Table (:mod:`controller.table`, whose :class:`~controller.table.
 Linker` this is) and the link (:mod:`controller.remote.mqtt`):
 
