@@ -18,8 +18,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-import segno
-
 from controller.addresses import page_urls
 from controller.config import ConfigError, load_config
 
@@ -52,6 +50,10 @@ def label_html(urls: Sequence[str]) -> str:
     """
     if not urls:
         raise ValueError("a label needs at least one address")
+    # Here, not at the top: every `pyramid` command loads this module to list itself, and
+    # segno costs each of them about 57 ms of start-up that only a label needs.
+    import segno
+
     cards = []
     for url in urls:
         code = segno.make(url, error="m").svg_inline(scale=5, border=4, title=url)
