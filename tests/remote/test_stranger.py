@@ -297,10 +297,14 @@ def test_the_guides_broker_settings_let_the_boards_play_and_keep_others_out(
         try:
             wait_until(lambda: renewed(oma) and renewed(tim), WAIT, what=tim.report)
             topic = keys().topic(Side.INVITER, Kind.EVENT)
+            # Counted from here: a straggler of the boards' own code-sealed messages from
+            # around their pairing may have been counted as junk already (a paired board
+            # opens one such message a second at most).
+            junk = tim.report().counts.junk
             eve.publish(topic, b"junk", qos=1).wait_for_publish(WAIT)  # the ACL drops it
             oma.make(1)
             wait_until(lambda: tim.delivered == [1], WAIT, what=tim.report)
-            assert tim.report().counts.junk == 0
+            assert tim.report().counts.junk == junk
         finally:
             eve.disconnect()
             eve.loop_stop()
