@@ -109,7 +109,7 @@ _NUDGES = itertools.cycle((6.0, 0.0))
 """How far off the middle of its target each :func:`tap` is, in turn."""
 
 
-def tap(page: Page, selector: str) -> None:
+def tap(page: Page, selector: str, answered_by: str = "/api/virtual") -> None:
     """Tap as a person does: once the page shows the game as it is now (a redraw arriving
     between aiming and tapping moves the board under the finger: a bonus pearl's note
     makes the status taller), with the element in the middle of the screen (the turn bar
@@ -131,10 +131,16 @@ def tap(page: Page, selector: str) -> None:
     assert box is not None, selector
     spot: Position = {"x": box["width"] / 2 + nudge, "y": box["height"] / 2 + nudge}
     with page.expect_response(
-        lambda answer: answer.url.endswith("/api/virtual") and answer.request.method == "POST",
+        lambda answer: answer.url.endswith(answered_by) and answer.request.method == "POST",
         timeout=WAIT_MS,
     ):
         target.click(position=spot)
+
+
+def command(page: Page, name: str) -> None:
+    """Tap the game's ``name`` button as a person does (see ``tap``): two taps on the same
+    button in quick succession are one double tap, which the page takes as one tap."""
+    tap(page, f'[data-command="{name}"] button', answered_by=f"/api/command/{name}")
 
 
 def test_a_whole_perlen_pyramide_game_in_the_browser(
@@ -353,7 +359,7 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
         if snap["status"] == "over":
             break
         if snap["pending"]:
-            page.locator('[data-command="confirm"] button').click()
+            command(page, "confirm")
             rig.wait(lambda s: not s["pending"] or s["status"] == "over")
             continue
         mover = snap["players"][snap["to_move"]]
@@ -376,12 +382,12 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     confirm = page.locator('[data-command="confirm"] button')
     assert "The pyramid is finished" in confirm.inner_text()
     shot(page, "family-over-phone")
-    confirm.click()
+    command(page, "confirm")
     rig.wait(lambda s: not s["pending"])
     # The virtual board is cleared with one tap, and the same players play again.
     tap(page, 'button[data-virtual="board"]')
     rig.wait(lambda s: not s["sensors"])
-    page.locator('[data-command="play_again"] button').click()
+    command(page, "play_again")
     again = rig.wait(lambda s: s["game_id"] == 2)
     assert [p["name"] for p in sorted(again["players"], key=lambda p: p["seat"])] == [
         "Anna",
@@ -403,7 +409,7 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(
     )
     for n, cell in enumerate(("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3"), start=1):
         if rig.snapshot()["pending"]:
-            page.locator('[data-command="confirm"] button').click()
+            command(page, "confirm")
             rig.wait(lambda s: not s["pending"])
         tap(page, f"#cell-{cell}")
 
@@ -416,9 +422,9 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(
     page.wait_for_selector("#live-status svg.pyramid-focus", timeout=WAIT_MS)
     confirm = page.locator('[data-command="confirm"] button')
     assert "All 3 bonus pearls are placed" in confirm.inner_text()
-    confirm.click()
+    command(page, "confirm")
     rig.wait(lambda s: not s["pending"])
-    page.locator('[data-command="undo"] button').click()
+    command(page, "undo")
     page.wait_for_selector(
         "#live-status >> text=from the top down, the blinking one first (3:b2, 2:b3 and 2:b2)"
     )
@@ -427,7 +433,7 @@ def test_taking_back_under_bonus_pearls_on_a_laptop(
     shot(page, "takeback-desktop")
     off = page.locator('[data-command="confirm"] button')
     assert "This bonus pearl is off" in off.inner_text()
-    off.click()
+    command(page, "confirm")
     rig.wait(lambda s: [b["pos"] for b in s["removals"]] == ["2:b3", "2:b2"])
     tap(page, "#cell-b3")
     snap = rig.wait(lambda s: s["status"] == "playing")
@@ -455,7 +461,7 @@ def test_a_hint_says_why_in_german_on_a_phone(
     )
     for n, cell in enumerate(HINTED_ENDGAME, start=1):
         if rig.snapshot()["pending"]:
-            page.locator('[data-command="confirm"] button').click()
+            command(page, "confirm")
             rig.wait(lambda s: not s["pending"])
         tap(page, f"#cell-{cell}")
 
@@ -464,9 +470,9 @@ def test_a_hint_says_why_in_german_on_a_phone(
 
         rig.wait(moved)
     if rig.snapshot()["pending"]:
-        page.locator('[data-command="confirm"] button').click()
+        command(page, "confirm")
         rig.wait(lambda s: not s["pending"])
-    page.locator('[data-command="hint"] button').click()
+    command(page, "hint")
     snap = rig.wait(lambda s: s["hint"] is not None)
     assert snap["hint"] == "a4" and snap["to_move"] == 2
     page.wait_for_selector(
@@ -555,7 +561,7 @@ def test_between_games_a_computer_seat_and_the_finishing_bonus_pearls(
     while True:
         snap = rig.snapshot()
         if snap["pending"]:
-            page.locator('[data-command="confirm"] button').click()
+            command(page, "confirm")
             rig.wait(lambda s: not s["pending"])
             continue
         if snap["moves"] == 24:
@@ -578,12 +584,12 @@ def test_between_games_a_computer_seat_and_the_finishing_bonus_pearls(
     rig.wait(lambda s: s["shown_bonus"] == 0)
     assert rig.snapshot()["pending"] == final["pending"]
     assert page.locator("#live-status section.todo.bonus li").count() == last + 1
-    page.locator('[data-command="confirm"] button').click()
+    command(page, "confirm")
     rig.wait(lambda s: not s["pending"])
     shot(page, f"finished-{lang}")
 
     # Play again on the full board: one sentence, one tap.
-    page.locator('[data-command="play_again"] button').click()
+    command(page, "play_again")
     rig.wait(lambda s: s["game_id"] == final["game_id"] + 1 and s["status"] == "mismatch")
     page.wait_for_selector(f"#live-status >> text={words['clear all']}", timeout=WAIT_MS)
     assert page.locator("#live-status section.todo.mismatch li").count() == 1
@@ -612,16 +618,16 @@ def test_take_back_words_and_the_pyramidos_history(
             return bool(s["moves"] == n)
 
         rig.wait(moved)
-    page.locator('[data-command="confirm"] button').click()
+    command(page, "confirm")
     rig.wait(lambda s: not s["pending"])
-    page.locator('[data-command="undo"] button').click()
+    command(page, "undo")
     rig.wait(lambda s: [b["pos"] for b in s["removals"]] == ["2:c2", "2:b2"])
     page.wait_for_selector(f"#live-status >> text={words['heading']}", timeout=WAIT_MS)
     text = live_text(page)
     assert words["take off"] in text and "2:c2" in text
     assert "highest" not in text and "oberste" not in text
     for left in (["2:b2"], []):
-        page.locator('[data-command="confirm"] button').click()
+        command(page, "confirm")
 
         def off(s: dict[str, Any], left: list[str] = left) -> bool:
             return [b["pos"] for b in s["removals"]] == left
@@ -637,7 +643,7 @@ def test_take_back_words_and_the_pyramidos_history(
     rig.wait(lambda s: s["targets"]["t1"] == 0)
     tap(page, "#target-t1")
     rig.wait(lambda s: s["targets"]["t1"] is None)
-    page.locator('[data-command="end_turn"] button').click()
+    command(page, "end_turn")
     game_id = rig.wait(lambda s: s["moves"] == 3)["game_id"]
     page.goto(f"{server.url}/history/{game_id}")
     moves = page.locator("ol.moves").inner_text()
