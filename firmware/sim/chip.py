@@ -224,7 +224,10 @@ class Chip:
     def show_pixels(self, gpio: int, colours: list) -> None:
         self.pixel_writes += 1
         self.last_pixels = colours
-        self.report("np " + str(gpio) + " " + "".join([f"{c:06X}" for c in colours]))
+        # With the chip's own clock: the test's timestamps would also carry when it got to
+        # read the line, which a loaded machine delays by batches.
+        stamp = str(ticks_us())
+        self.report("np " + str(gpio) + " " + stamp + " " + "".join([f"{c:06X}" for c in colours]))
 
     def watchdog_started(self, timeout_ms: int) -> None:
         self._feed_every = timeout_ms // 4

@@ -47,6 +47,7 @@ from pathlib import Path
 from typing import Literal
 
 from firmware import config
+from firmware.sim.ticks import TICKS_PERIOD
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +172,9 @@ class LedWrite:
     """The data GPIO."""
     colours: tuple[int, ...]
     """0xRRGGBB per LED, in chain order, as the LEDs show them."""
+    chip_at: float = 0.0
+    """The chip's own clock at the write, in seconds (``ticks_us`` unwrapped, from an
+    arbitrary start): the firmware's rhythm without the test's scheduling in it."""
 
     @property
     def lit(self) -> bool:
@@ -213,6 +217,8 @@ class SimPico:
         self.command, self.interpreter, self.note = self._command(interpreter)
         self._state = threading.Condition()
         self._leds: list[LedWrite] = []
+        self._chip_ticks: int | None = None
+        self._chip_us = 0
         self._events: list[ChipEvent] = []
         self._proc: subprocess.Popen[bytes] | None = None
         self._serial_master, self._serial_slave, self.port = _raw_pty()
@@ -476,9 +482,9 @@ class SimPico:
     def _on_report(self, line: str, now: float) -> None:
         name, _, value = line.partition(" ")
         if name == "np":
-            pin, _, hexes = value.partition(" ")
+            pin, stamp, hexes = value.split(" ")
             colours = tuple(int(hexes[i : i + 6], 16) for i in range(0, len(hexes), 6))
-            self._leds.append(LedWrite(now, int(pin), colours))
+            self._leds.append(LedWrite(now, int(pin), colours, self._chip_seconds(int(stamp))))
             return
         if name == "lows":
             gpio, _, count = value.partition(" ")
@@ -493,6 +499,13 @@ class SimPico:
             self._reset_requested = True
         if name != "feed":  # feeds are many; the time of the last one is kept above
             self._events.append(ChipEvent(now, name, value))
+
+    def _chip_seconds(self, ticks_us: int) -> float:
+        """``ticks_us`` of the chip (it wraps at TICKS_PERIOD) as seconds that only grow."""
+        if self._chip_ticks is not None:
+            self._chip_us += (ticks_us - self._chip_ticks) % TICKS_PERIOD
+        self._chip_ticks = ticks_us
+        return self._chip_us / 1e6
 
     def _check_requests(self) -> None:
         """Ctrl-C and reset asked for by a program playing mpremote."""

@@ -35,9 +35,10 @@ def test_the_product_keeps_its_threads_files_wal_and_memory_bounded(tmp_path: Pa
         counts = [v[key] for v in values]
         assert max(counts) - min(counts) <= 1, (key, values)
     # The WAL is copied into the file at each new game: it holds one game, whatever the
-    # number played (a game is about 300 KiB of WAL).
+    # number played (a game is about 300 KiB of WAL), or two when a reader (a finished
+    # game's review, a page's stream) kept one checkpoint from completing, as a loaded
+    # machine makes likelier. Never kept, the 8 games would leave about 2.4 MiB.
     assert max(v["wal_kib"] for v in values) < 1024, values
-    assert values[-1]["wal_kib"] <= 1.5 * values[1]["wal_kib"], values
     # The history grows, as it should; the process does not (beyond the allocator's noise).
     assert values[-1]["db_kib"] > values[0]["db_kib"]
     assert growth(samples, "rss_kib") < 8 * 1024, values

@@ -16,7 +16,7 @@ import itertools
 import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 from flask import Flask
@@ -28,7 +28,7 @@ from web_ui.app import WebSettings, create_app
 from web_ui.server import serve, stop
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
-    from playwright.sync_api import Browser, Page, Position, ViewportSize
+    from playwright.sync_api import Browser, FloatRect, Page, Position, ViewportSize
 
 pytestmark = pytest.mark.browser
 
@@ -105,6 +105,40 @@ def start_game(page: Page, url: str, game: str, names: list[str], colours: list[
     page.wait_for_selector("#live-status .message .said", timeout=WAIT_MS)  # "… has started"
 
 
+_BOXES = """(selectors) => {
+    const found = selectors.map((selector) => document.querySelector(selector));
+    if (found.some((el) => !el)) return null;
+    return found.map((el) => {
+        const r = el.getBoundingClientRect();
+        return { x: r.x, y: r.y, width: r.width, height: r.height };
+    });
+}"""
+
+
+def boxes(page: Page, *selectors: str) -> list[FloatRect]:
+    """Where each of ``selectors`` (CSS, the first match) is in the viewport, all measured
+    in one turn of the page's script: a redraw replaces the live page's elements, and one
+    arriving between two measurements (or between finding an element and measuring it)
+    would mix two drawings, or find the element gone. Waits until all are there."""
+    found = page.wait_for_function(_BOXES, arg=list(selectors), timeout=WAIT_MS).json_value()
+    return cast("list[FloatRect]", found)
+
+
+def centre(page: Page, selector: str) -> None:
+    """Scroll ``selector`` (CSS, the first match) to the middle of the screen, once it is
+    there (in one turn of the page's script, so a redraw cannot take it away midway)."""
+    page.wait_for_function(
+        """(selector) => {
+            const el = document.querySelector(selector);
+            if (el) el.scrollIntoView({ block: "center" });
+            return Boolean(el);
+        }""",
+        arg=selector,
+        timeout=WAIT_MS,
+    )
+    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
 _NUDGES = itertools.cycle((6.0, 0.0))
 """How far off the middle of its target each :func:`tap` is, in turn."""
 
@@ -122,13 +156,11 @@ def tap(page: Page, selector: str, answered_by: str = "/api/virtual") -> None:
         timeout=WAIT_MS,
     )
     target = page.locator(selector)
-    target.evaluate("(el) => el.scrollIntoView({ block: 'center' })")
-    page.evaluate("() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)))")
+    centre(page, selector)
     # Never on the spot of the tap before: two taps there in quick succession are a double
     # tap, which the page takes as one (issue 37), and a test taps faster than any hand.
     nudge = next(_NUDGES)
-    box = target.bounding_box()
-    assert box is not None, selector
+    (box,) = boxes(page, selector)
     spot: Position = {"x": box["width"] / 2 + nudge, "y": box["height"] / 2 + nudge}
     with page.expect_response(
         lambda answer: answer.url.endswith(answered_by) and answer.request.method == "POST",
@@ -316,10 +348,10 @@ def test_a_family_evening_on_a_phone_with_a_computer_seat(
     page.wait_for_selector("#live-status >> text=Game 1 has started", timeout=WAIT_MS)
     # On a phone the turn comes right before the drawings, the scores after them and after
     # what to do now (issue 37: nothing the game owes is ever drawn above the board).
-    turn = page.locator("#live-status .headline").bounding_box()
-    scores = page.locator("#live-scores").bounding_box()
-    board = page.locator("#live-board figure").first.bounding_box()
-    assert turn and scores and board and turn["y"] < board["y"] < scores["y"]
+    turn, scores, board = boxes(
+        page, "#live-status .headline", "#live-scores", "#live-board figure"
+    )
+    assert turn["y"] < board["y"] < scores["y"]
     # The sound switch is remembered by the browser.
     page.click("button[data-mute]")
     page.reload()

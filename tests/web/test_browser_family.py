@@ -21,7 +21,7 @@ import pytest
 from controller.games.perlen.commands import ConfirmBonus
 from controller.settings import Settings
 from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
-from tests.web.test_browser import Served, serving
+from tests.web.test_browser import Served, boxes, centre, serving
 from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play, whole
 from tests.web.test_phone_pages import AUTOPLAY_RULE
 
@@ -76,8 +76,7 @@ def shown(page: Page, rig: Rig) -> None:
 
 
 def box(page: Page, selector: str) -> FloatRect:
-    found = page.locator(selector).bounding_box()
-    assert found is not None, selector
+    (found,) = boxes(page, selector)
     return found
 
 
@@ -184,7 +183,7 @@ def test_a_tap_that_asked_for_the_pin_acts_and_a_double_tap_is_one(
     page = opened(browser, size, lang, server.url, admin=False)
     shown(page, rig)
     sent = pressed(page)
-    page.locator("#cell-c3").scroll_into_view_if_needed()
+    centre(page, "#cell-c3")
     touch(page, "#cell-c3")
     page.locator("#pin-dialog[open]").wait_for(timeout=WAIT_MS)
     page.fill("#pin-input", PIN)
@@ -360,9 +359,8 @@ def test_show_a_good_cell_answers_in_view(
     play(rig, ("c3", "d4", "d3"))
     page = opened(browser, size, lang, server.url)
     shown(page, rig)
-    button = page.locator('[data-command="hint"] button')
-    button.scroll_into_view_if_needed()
-    button.click()
+    centre(page, '[data-command="hint"] button')
+    page.locator('[data-command="hint"] button').click()
     snap = rig.wait(lambda s: s["hint"] is not None)
     cell = str(snap["hint"])
     ring = f'#live-board .marks[data-pos="{cell}"] circle.hint'
