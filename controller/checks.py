@@ -1,22 +1,67 @@
-"""Checks for values read from a maker's TOML file (the config, the board's geometry).
+"""The schema layer's words for a maker's TOML files (the config, the board's geometry).
 
-Each returns the value in the type wanted or raises :class:`ConfigError` naming the dotted
-key and what is wrong, so a maker can find the line to fix:
+A file is declared as frozen pydantic models (:class:`Schema`: unknown keys refused), each
+field once, its range beside its type (``Annotated[float, Range(5, 100)]``) and the rules
+across fields in validators that report every problem they find (:class:`Problems`).
+:func:`validate` checks a whole document and raises every mistake at once as
+:class:`~controller.hardware.wiring.ConfigErrors`, each naming its dotted key in the words a
+maker reads:
 
->>> number("25", "board.pitch", 5, 100)
-Traceback (most recent call last):
-  ...
-controller.hardware.wiring.ConfigError: board.pitch: must be a number, not '25' (text)
+>>> class Board(Schema):
+...     pitch: Annotated[float, Range(5, 100)] = 25.0
+...     name: Annotated[str, Text()] = "b"
+>>> try:
+...     validate(Board, {"pitch": "25", "name": 3, "pitchh": 1})
+... except ConfigError as exc:
+...     print(exc)
+3 mistakes:
+  pitch: must be a number, not '25' (text)
+  name: must be text in quotes, not 3 (a whole number)
+  pitchh: unknown key (expected one of: pitch, name)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, cast
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args
 
-from controller.hardware.wiring import ConfigError
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-__all__ = ["choice", "describe", "integer", "known", "number", "string", "table"]
+from controller.hardware.wiring import ConfigError, ConfigErrors
+
+__all__ = [
+    "Annotated",
+    "Choice",
+    "Items",
+    "Missing",
+    "Parse",
+    "Problems",
+    "Range",
+    "Schema",
+    "Text",
+    "choice",
+    "describe",
+    "fail",
+    "integer",
+    "known",
+    "number",
+    "string",
+    "table",
+    "text",
+    "validate",
+]
+
+M = TypeVar("M", bound=BaseModel)
+
+
+class Schema(BaseModel):
+    """A table of a maker's file: frozen, and a key it does not declare is a mistake."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def describe(value: object) -> str:
@@ -25,6 +70,206 @@ def describe(value: object) -> str:
     if kind is None:
         kind = "a table" if isinstance(value, dict) else "a list" if isinstance(value, list) else ""
     return f"{value!r}" + (f" ({kind})" if kind else "")
+
+
+def fail(problem: str) -> NoReturn:
+    """Refuse the value being checked, in the maker's words."""
+    raise PydanticCustomError("pyramid", "{problem}", {"problem": problem})
+
+
+class Problems:
+    """The rules across the fields of one table: every problem found, raised at once.
+
+    Keys are relative to the table the validator belongs to (``""`` is the table itself).
+    """
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, str]] = []
+
+    def add(self, key: str, problem: str) -> None:
+        self.found.append((key, problem))
+
+    def raise_any(self) -> None:
+        if self.found:
+            raise PydanticCustomError(
+                "pyramid_rules", "{problem}", {"problem": self.found[0][1], "found": self.found}
+            )
+
+
+def _plain(check: Callable[[Any], Any]) -> CoreSchema:
+    return core_schema.no_info_plain_validator_function(check)
+
+
+@dataclass(frozen=True)
+class Range:
+    """``low <= value <= high``: a whole number for an ``int`` field, else any number."""
+
+    low: float
+    high: float
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return _plain(self.whole if source is int else self.number)
+
+    def whole(self, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            fail(f"must be a whole number, not {describe(value)}")
+        if not self.low <= value <= self.high:
+            fail(f"must be from {int(self.low)} to {int(self.high)}, not {value}")
+        return value
+
+    def number(self, value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fail(f"must be a number, not {describe(value)}")
+        if not self.low <= value <= self.high:
+            fail(f"must be from {self.low:g} to {self.high:g}, not {value:g}")
+        return float(value)
+
+
+def text(value: object) -> str:
+    if not isinstance(value, str):
+        fail(f"must be text in quotes, not {describe(value)}")
+    return value
+
+
+@dataclass(frozen=True)
+class Text:
+    """Text in quotes; ``empty`` (a problem) refuses it blank, stripped when ``strip``."""
+
+    empty: str | None = None
+    strip: bool = True
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return _plain(self.check)
+
+    def check(self, value: object) -> str:
+        result = text(value).strip() if self.strip else text(value)
+        if self.empty is not None and not result.strip():
+            fail(self.empty)
+        return result
+
+
+class Choice:
+    """One of a ``Literal``'s texts."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        choices = get_args(source)
+
+        def check(value: object) -> str:
+            if text(value) not in choices:
+                fail(f"must be one of {', '.join(map(repr, choices))}, not {value!r}")
+            return cast(str, value)
+
+        return _plain(check)
+
+
+@dataclass(frozen=True)
+class Items:
+    """A list of ``low`` to ``high`` items (``noun`` counts them, ``kind`` says what)."""
+
+    low: int
+    high: int
+    noun: str
+    kind: str
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        def check(value: object, inner: core_schema.ValidatorFunctionWrapHandler) -> Any:
+            if not isinstance(value, list):
+                fail(f"must be {self.kind}, not {describe(value)}")
+            if not self.low <= len(value) <= self.high:
+                count = f"{self.low}" if self.low == self.high else f"{self.low} to {self.high}"
+                fail(f"must list {count} {self.noun}, not {len(value)}")
+            return inner(value)
+
+        return core_schema.no_info_wrap_validator_function(check, handler(source))
+
+
+@dataclass(frozen=True)
+class Parse:
+    """A value read by a function of its own (which calls :func:`fail`)."""
+
+    read: Callable[[Any], Any]
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return _plain(self.read)
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What a required key's absence says (``is required`` otherwise)."""
+
+    problem: str
+
+
+# -- every mistake, with its dotted key ------------------------------------------------------
+
+
+def validate(model: type[M], data: Mapping[str, Any], context: object = None) -> M:
+    """``model`` checked from a parsed TOML document, or :class:`ConfigErrors` with them all."""
+    try:
+        return model.model_validate(data, context=context)
+    except ValidationError as exc:
+        errors = [e for error in exc.errors() for e in _errors(model, error)]
+        raise ConfigErrors(tuple(errors)) from None
+
+
+def dotted(loc: tuple[str | int, ...]) -> str:
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}" if key else part
+    return key
+
+
+def _errors(root: type[BaseModel], error: Any) -> list[ConfigError]:
+    loc = tuple(error["loc"])
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind == "pyramid_rules":
+        return [ConfigError(dotted((*loc, *([k] if k else []))), p) for k, p in ctx["found"]]
+    if kind == "extra_forbidden":
+        allowed = ", ".join(_fields(_model_at(root, loc[:-1])))
+        return [ConfigError(dotted(loc), f"unknown key (expected one of: {allowed})")]
+    if kind in ("model_type", "dict_type", "model_attributes_type"):
+        return [ConfigError(dotted(loc), f"must be a table, not {describe(value)}")]
+    if kind == "missing":
+        field = _fields(_model_at(root, loc[:-1])).get(str(loc[-1]))
+        said = [m.problem for m in (field.metadata if field else ()) if isinstance(m, Missing)]
+        return [ConfigError(dotted(loc), said[0] if said else "is required")]
+    return [ConfigError(dotted(loc), ctx.get("problem", error["msg"]))]
+
+
+def _fields(model: type[BaseModel] | None) -> dict[str, Any]:
+    return dict(model.model_fields) if model is not None else {}
+
+
+def _model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
+    model: type[BaseModel] | None = root
+    for part in loc:
+        field = _fields(model).get(str(part))
+        model = _model_in(field.annotation) if field is not None else None
+    return model
+
+
+def _model_in(annotation: Any) -> type[BaseModel] | None:
+    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+        return annotation
+    if typing.get_origin(annotation) in (typing.Union, types.UnionType, Annotated):
+        for arg in get_args(annotation):
+            found = _model_in(arg)
+            if found is not None:
+                return found
+    return None
+
+
+# -- one mistake at a time: hardware/geometry.py, until it is declared as a schema too ------
 
 
 def known(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:

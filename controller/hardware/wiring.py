@@ -79,6 +79,35 @@ class ConfigError(ValueError):
         self.key = key
         self.problem = problem
 
+    @property
+    def errors(self) -> tuple[ConfigError, ...]:
+        """Every mistake this reports (itself)."""
+        return (self,)
+
+
+class ConfigErrors(ConfigError):
+    """Every mistake found in one file at once, printed one per line; ``key`` and
+    ``problem`` are the first's, so one mistake reads as a plain :class:`ConfigError`.
+
+    >>> print(ConfigErrors((ConfigError("web.port", "must be from 1 to 65535, not 0"),
+    ...                     ConfigError("leds.order", "must be one of 'bgr', 'rgb', not 'x'"))))
+    2 mistakes:
+      web.port: must be from 1 to 65535, not 0
+      leds.order: must be one of 'bgr', 'rgb', not 'x'
+    """
+
+    def __init__(self, errors: tuple[ConfigError, ...]) -> None:
+        first = errors[0]
+        super().__init__(first.key, first.problem)
+        if len(errors) > 1:
+            lines = "\n".join(f"  {error}" for error in errors)
+            self.args = (f"{len(errors)} mistakes:\n{lines}",)
+        self._errors = errors
+
+    @property
+    def errors(self) -> tuple[ConfigError, ...]:
+        return self._errors
+
 
 @dataclass(frozen=True, slots=True)
 class ScanTiming:

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,6 +13,7 @@ import controller.config
 from controller.config import (
     Config,
     ConfigError,
+    ConfigErrors,
     GpioConfig,
     ScanTiming,
     SpiConfig,
@@ -358,6 +362,58 @@ def test_scan_timing_is_read() -> None:
     assert timing == ScanTiming(idle_ms=10, fast_ms=0.5, agree=3)
     assert timing.worst_latency_ms == 11.0
     assert timing.glitch_window_ms == 1.0
+
+
+def test_every_mistake_is_named_at_once() -> None:
+    """Three sections, four mistakes, one run: each with its key, one per line."""
+    problem = error(
+        "[board]\nadapter = 'gpoi'\n[board.gpio]\nrows = [4, 17, 28]\n"
+        "[web]\nport = 0\n[remote]\nname = 'Oma'\n"
+    )
+    assert isinstance(problem, ConfigErrors)
+    keys = [e.key for e in problem.errors]
+    assert keys == ["board.adapter", "board.gpio.rows[2]", "web.port", "remote.broker"]
+    lines = str(problem).splitlines()
+    assert lines[0] == "4 mistakes:"
+    assert lines[1:] == [f"  {e.key}: {e.problem}" for e in problem.errors]
+    assert "GPIO 28 is not on the 40-pin header" in lines[2]
+    assert (problem.key, problem.problem) == (keys[0], problem.errors[0].problem)
+
+
+def test_every_broken_rule_across_keys_is_named_at_once() -> None:
+    """Once every key has its type, the rules across keys report all they find too."""
+    problem = error(
+        GPIO
+        + "[board.gpio]\nrows = [4, 17, 27, 22, 5, 6]\ncols = [13, 19, 26, 16, 17, 4]\n"
+        + "[buzzer]\npin = 13\n"
+    )
+    assert [(e.key, e.problem) for e in problem.errors] == [
+        ("board.gpio.cols[4]", "GPIO 17 is already used by board.gpio.rows[1]"),
+        ("board.gpio.cols[5]", "GPIO 4 is already used by board.gpio.rows[0]"),
+        ("buzzer.pin", "GPIO 13 is already used by board.gpio.cols[0]"),
+    ]
+
+
+def test_one_mistake_reads_as_before() -> None:
+    problem = error("[web]\nport = 0\n")
+    assert len(problem.errors) == 1
+    assert str(problem) == "web.port: must be from 1 to 65535, not 0"
+
+
+def test_the_command_line_reads_no_schema_until_a_file_is_read() -> None:
+    """pydantic costs `pyramid --help` a quarter of a second (docs/performance.md)."""
+    code = (
+        "import sys, pyramid_board.cli as cli; cli.build_parser(); "
+        "from controller.config import load_config; print('pydantic' in sys.modules, end=' '); "
+        "load_config(None); print('pydantic' in sys.modules, end=' '); "
+        "load_config(__import__('pathlib').Path('configs/sim.toml')); "
+        "print('pydantic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYRAMID_CONFIG"},
+    )  # fmt: skip
+    assert done.stdout.strip() == "False False True"
 
 
 def test_config_error_is_a_value_error() -> None:
