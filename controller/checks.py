@@ -9,15 +9,15 @@ maker reads:
 
 >>> class Board(Schema):
 ...     pitch: Annotated[float, Range(5, 100)] = 25.0
-...     name: Annotated[str, Text()] = "b"
+...     label: Annotated[str, Text()] = "b"
 >>> try:
-...     validate(Board, {"pitch": "25", "name": 3, "pitchh": 1})
+...     validate(Board, {"pitch": "25", "label": 3, "pitchh": 1})
 ... except ConfigError as exc:
 ...     print(exc)
 3 mistakes:
   pitch: must be a number, not '25' (text)
-  name: must be text in quotes, not 3 (a whole number)
-  pitchh: unknown key (expected one of: pitch, name)
+  label: must be text in quotes, not 3 (a whole number)
+  pitchh: unknown key (expected one of: pitch, label)
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, ValidationError
+from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from controller.hardware.wiring import ConfigError, ConfigErrors
@@ -37,25 +37,22 @@ __all__ = [
     "Annotated",
     "Choice",
     "Items",
+    "Key",
     "Missing",
     "Parse",
     "Problems",
     "Range",
     "Schema",
+    "Shaped",
     "Text",
-    "choice",
     "describe",
     "fail",
-    "integer",
-    "known",
-    "number",
-    "string",
-    "table",
+    "fail_at",
     "text",
     "validate",
 ]
 
-M = TypeVar("M", bound=BaseModel)
+M = TypeVar("M")
 
 
 class Schema(BaseModel):
@@ -75,6 +72,14 @@ def describe(value: object) -> str:
 def fail(problem: str) -> NoReturn:
     """Refuse the value being checked, in the maker's words."""
     raise PydanticCustomError("pyramid", "{problem}", {"problem": problem})
+
+
+def fail_at(key: str, problem: str) -> NoReturn:
+    """Refuse the table being checked for its ``key`` (relative; ``""``: the table)."""
+    problems = Problems()
+    problems.add(key, problem)
+    problems.raise_any()
+    raise AssertionError  # not reached
 
 
 class Problems:
@@ -181,7 +186,7 @@ class Items:
         self, source: Any, handler: GetCoreSchemaHandler
     ) -> CoreSchema:
         def check(value: object, inner: core_schema.ValidatorFunctionWrapHandler) -> Any:
-            if not isinstance(value, list):
+            if not isinstance(value, list | tuple):  # a tuple: a value built by code
                 fail(f"must be {self.kind}, not {describe(value)}")
             if not self.low <= len(value) <= self.high:
                 count = f"{self.low}" if self.low == self.high else f"{self.low} to {self.high}"
@@ -204,6 +209,25 @@ class Parse:
 
 
 @dataclass(frozen=True)
+class Shaped:
+    """A value read from another type, ``inner``, checked first: ``read(value, inner)``
+    checks the value's shape, has ``inner`` check the rest and builds the value."""
+
+    inner: Any
+    read: Callable[[Any, Callable[[Any], Any]], Any]
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        inner = handler.generate_schema(self.inner)
+        return core_schema.no_info_wrap_validator_function(self.read, inner)
+
+
+class Key:
+    """A field that is its table's name in the table above (``[magnets.NAME]``), not a key."""
+
+
+@dataclass(frozen=True)
 class Missing:
     """What a required key's absence says (``is required`` otherwise)."""
 
@@ -213,13 +237,19 @@ class Missing:
 # -- every mistake, with its dotted key ------------------------------------------------------
 
 
-def validate(model: type[M], data: Mapping[str, Any], context: object = None) -> M:
-    """``model`` checked from a parsed TOML document, or :class:`ConfigErrors` with them all."""
+def validate(
+    model: type[M],
+    data: Mapping[str, Any],
+    context: Any = None,
+    errors: type[ConfigErrors] = ConfigErrors,
+) -> M:
+    """``model`` (a model or a pydantic dataclass) checked from a parsed TOML document, or
+    ``errors`` (:class:`ConfigErrors`) with every mistake."""
     try:
-        return model.model_validate(data, context=context)
+        return TypeAdapter(model).validate_python(data, context=context)
     except ValidationError as exc:
-        errors = [e for error in exc.errors() for e in _errors(model, error)]
-        raise ConfigErrors(tuple(errors)) from None
+        found = [e for error in exc.errors() for e in _errors(model, error)]
+        raise errors(tuple(found)) from None
 
 
 def dotted(loc: tuple[str | int, ...]) -> str:
@@ -229,88 +259,63 @@ def dotted(loc: tuple[str | int, ...]) -> str:
     return key
 
 
-def _errors(root: type[BaseModel], error: Any) -> list[ConfigError]:
+def _errors(root: type, error: Any) -> list[ConfigError]:
     loc = tuple(error["loc"])
     kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
     if kind == "pyramid_rules":
         return [ConfigError(dotted((*loc, *([k] if k else []))), p) for k, p in ctx["found"]]
-    if kind == "extra_forbidden":
-        allowed = ", ".join(_fields(_model_at(root, loc[:-1])))
+    if kind == "pyramid_unresolved":  # a name in a table that has mistakes of its own
+        return []
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        fields = _fields(_table_at(root, loc[:-1])).items()
+        allowed = ", ".join(n for n, f in fields if not any(isinstance(m, Key) for m in f.metadata))
         return [ConfigError(dotted(loc), f"unknown key (expected one of: {allowed})")]
-    if kind in ("model_type", "dict_type", "model_attributes_type"):
+    if kind in ("model_type", "dict_type", "model_attributes_type", "dataclass_type",
+                "dataclass_args_type"):  # fmt: skip
         return [ConfigError(dotted(loc), f"must be a table, not {describe(value)}")]
-    if kind == "missing":
-        field = _fields(_model_at(root, loc[:-1])).get(str(loc[-1]))
+    if kind in ("missing", "missing_argument"):
+        field = _fields(_table_at(root, loc[:-1])).get(str(loc[-1]))
         said = [m.problem for m in (field.metadata if field else ()) if isinstance(m, Missing)]
-        return [ConfigError(dotted(loc), said[0] if said else "is required")]
+        return [ConfigError(dotted(loc), said[0] if said else "is missing")]
     return [ConfigError(dotted(loc), ctx.get("problem", error["msg"]))]
 
 
-def _fields(model: type[BaseModel] | None) -> dict[str, Any]:
-    return dict(model.model_fields) if model is not None else {}
+def _fields(table: Any) -> dict[str, Any]:
+    """The declared keys of a model or pydantic dataclass."""
+    return dict(getattr(table, "__pydantic_fields__", None) or {})
 
 
-def _model_at(root: type[BaseModel], loc: tuple[str | int, ...]) -> type[BaseModel] | None:
-    model: type[BaseModel] | None = root
+def _table_at(root: type, loc: tuple[str | int, ...]) -> Any:
+    """The model or dataclass a key's table is declared by (None: not one)."""
+    annotation: Any = root
     for part in loc:
-        field = _fields(model).get(str(part))
-        model = _model_in(field.annotation) if field is not None else None
-    return model
+        table = _table_in(annotation)
+        field = _fields(table).get(str(part)) if table is not None else None
+        annotation = field.annotation if field is not None else _item_of(annotation)
+    return _table_in(annotation)
 
 
-def _model_in(annotation: Any) -> type[BaseModel] | None:
-    if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+def _table_in(annotation: Any) -> Any:
+    if isinstance(annotation, type) and _fields(annotation):
         return annotation
-    if typing.get_origin(annotation) in (typing.Union, types.UnionType, Annotated):
-        for arg in get_args(annotation):
-            found = _model_in(arg)
-            if found is not None:
-                return found
+    for arg in get_args(annotation) if _origin(annotation) in _UNIONS else ():
+        if _table_in(arg) is not None:
+            return _table_in(arg)
     return None
 
 
-# -- one mistake at a time: hardware/geometry.py, until it is declared as a schema too ------
+def _item_of(annotation: Any) -> Any:
+    """The value type of a ``dict[str, X]`` or ``tuple[X, ...]`` (None otherwise)."""
+    for arg in get_args(annotation) if _origin(annotation) in _UNIONS else (annotation,):
+        if _origin(arg) is dict:
+            return get_args(arg)[1]
+        if _origin(arg) is tuple:
+            return get_args(arg)[0]
+    return None
 
 
-def known(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in allowed:
-            dotted = f"{prefix}.{key}" if prefix else key
-            raise ConfigError(dotted, f"unknown key (expected one of: {', '.join(allowed)})")
+def _origin(annotation: Any) -> Any:
+    return typing.get_origin(annotation)
 
 
-def table(value: object, key: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(key, f"must be a table, not {describe(value)}")
-    return cast(dict[str, Any], value)
-
-
-def string(value: object, key: str) -> str:
-    if not isinstance(value, str):
-        raise ConfigError(key, f"must be text in quotes, not {describe(value)}")
-    return value
-
-
-def choice(value: object, key: str, choices: tuple[str, ...]) -> str:
-    text = string(value, key)
-    if text not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ConfigError(key, f"must be one of {options}, not {text!r}")
-    return text
-
-
-def integer(value: object, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, f"must be a whole number, not {describe(value)}")
-    if not low <= value <= high:
-        raise ConfigError(key, f"must be from {low} to {high}, not {value}")
-    return value
-
-
-def number(value: object, key: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(key, f"must be a number, not {describe(value)}")
-    number = float(value)
-    if not low <= number <= high:
-        raise ConfigError(key, f"must be from {low:g} to {high:g}, not {number:g}")
-    return number
+_UNIONS = (typing.Union, types.UnionType, Annotated)
