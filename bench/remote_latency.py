@@ -42,6 +42,7 @@ from controller.remote.mqtt import RemoteLink  # noqa: E402
 from controller.remote.outcomes import Delivered, Outcome  # noqa: E402
 from controller.remote.wire import LinkKeys, Side, derive_keys  # noqa: E402
 from tests.remote.mosquitto import Mosquitto, Tls  # noqa: E402
+from tests.remote.network import secret_of  # noqa: E402
 
 CODE = "5A4L-KPRX-AC7H"
 TIMEOUT = 10.0
@@ -60,8 +61,15 @@ class Board:
 
     def open(self) -> RemoteLink:
         name = self.config.name
-        link = Link.restore(self.journal, keys=self.keys, side=self.side, board=name, name=name,
-                            now=time.monotonic())  # fmt: skip
+        link = Link.restore(
+            self.journal,
+            keys=self.keys,
+            side=self.side,
+            board=name,
+            secret=secret_of(name),
+            name=name,
+            now=time.monotonic(),
+        )
         remote = RemoteLink(self.config, link, self.kept)
         remote.start()
         return remote

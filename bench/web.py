@@ -50,8 +50,15 @@ OFF = b'"sensors":[]'
 # -- the viewer process ----------------------------------------------------------------------
 
 
+def device(number: int) -> tuple[str, int]:
+    """The loopback address viewer or client ``number`` connects from: the page serves each
+    device a few live streams only (``WebSettings.streams_per_device``), and a family's
+    viewers are phones of their own, so every eight come from another address."""
+    return (f"127.0.0.{2 + number // 8}", 0)
+
+
 def _viewer(port: int, number: int, out: Any, stop: Any) -> None:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=device(number))
     conn.request("GET", "/events?view=live", headers={"Accept-Language": "en"})
     response = conn.getresponse()
     assert response.status == 200, response.status
@@ -84,7 +91,9 @@ def api_process(port: int, clients: int, seconds: float, out: Any) -> None:
     end = start + seconds
 
     def hammer(k: int) -> None:
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        conn = http.client.HTTPConnection(
+            "127.0.0.1", port, timeout=10, source_address=device(8 * 32 + k)
+        )
         while time.monotonic() < end:
             conn.request("GET", "/api/state")
             response = conn.getresponse()

@@ -21,11 +21,11 @@ VERSION = "1.2.0"
 """The firmware version sent in HELLO (letters, digits and ``.+-_``, at most 32): the
 project's version in pyproject.toml (a test checks that they agree)."""
 
-SENSING = "matrix"
-"""How the cells are sensed: ``"matrix"`` (switches in the diode matrix below: the reed
-board) or ``"reflective"`` (an IR reflective sensor under every cell and target, read
-through two CD74HC4067 into the ADC: the pico build of hardware/geometry.toml, the one
-hardware/README.md, "Sensing the cells", chose; its settings follow the matrix's)."""
+SENSING = "reflective"
+"""How the cells are sensed: ``"reflective"`` (an IR reflective sensor under every cell and
+target, read through two CD74HC4067 into the ADC: the printed pico board, the build
+hardware/README.md, "Sensing the cells", chose) or ``"matrix"`` (switches in the diode
+matrix below: the reed board; ``pyramid flash --sensing matrix``)."""
 
 ROW_PINS = (2, 3, 4, 5, 6, 7)
 """GPIO numbers of the matrix rows, row 0 first (pulled low one at a time, open-drain)."""
@@ -60,42 +60,46 @@ SWITCHES = ((29, 12), (30, 13), (31, 14), (32, 17))
 """(channel, GPIO) of the switches on their own pins, closed = low: the top's IR module
 (29) and the buttons confirm, end turn, undo (30–32)."""
 
-ON_COUNTS = 74
-"""A pearl is there above this many ADC counts over the sensor's baseline: 6 µA through
-the 10 kΩ load ([sensors.cell-ir] threshold_on, load_resistor), 60 mV of 3.3 V / 4096."""
+ON_COUNTS = 223
+"""A pearl is there above this many ADC counts over the sensor's baseline: 18 µA through
+the 10 kΩ load (12.41 counts per µA). Between a hand 5 mm over an empty hollow (skin
+about 0.5 at 950 nm: 12 µA on a typical part) and the darkest pearl at its weakest rest
+(32 µA on a minimum part) less what a baseline at BASELINE_MAX hides of it
+(hardware/README.md, "A reading room light cannot fool")."""
 
-OFF_COUNTS = 49
-"""… and gone again below this (threshold_off: 4 µA)."""
+OFF_COUNTS = 173
+"""… and gone again below this (14 µA: still above the hand)."""
 
-BASELINE_MAX = 20
-"""The empty reading is at most this (the data sheet's 1 µA cross talk and the hollow's
-own reflection, 10 mV, with room): a sensor's baseline starts here and never rises above."""
+BASELINE_MAX = 149
+"""The empty reading is at most this (12 µA): the data sheet's 1 µA cross talk and a
+window wall of reflectance 0.3 (8.4 µA on a minimum part); a sensor's baseline starts
+here (a pearl on it at power-up is seen) and never rises above."""
 
 BASELINE_CREEP = 250
 """Empty scans before the baseline may rise by one count (a slow drift is followed)."""
 
 AMBIENT_MAX = 3000
-"""A dark reading above this (room light straight into an empty hollow) is uncertain."""
+"""A dark reading above this (242 µA: room light near the 10 kΩ load's saturation at
+0.30 mA, where the lit reading has no room left above it) makes the sensor unreadable."""
 
-FLICKER_MAX = 24
-"""Two dark readings of one scan that differ by more than this are uncertain."""
-
-EMITTER_SETTLE_US = 200
-"""After lighting or darkening a group, before its sensors are read: a phototransistor
-answers more slowly the larger its load; 200 µs at 10 kΩ is an assumption to check on the
-bench: an oscilloscope on a multiplexer's output must show it settled within this."""
+EMITTER_SETTLE_US = 600
+"""After lighting or darkening a group, before its first sensor is read: three times the
+slowest phototransistor's lag (τ = 200 µs at 10 kΩ), so the timing costs at most 10 % of
+the signal."""
 
 MUX_SETTLE_US = 5
 """After a new multiplexer address, before the ADC reads."""
 
-SAMPLES = 4
-"""ADC readings averaged per reading."""
+SAMPLES = 1
+"""ADC readings averaged per reading (each costs time in every phase: a longer phase lets
+more of the mains ripple through; the five readings of a scan already average the
+noise)."""
 
 LED_PIN = 16
 """GPIO number of the WS2812 data line (through a level shifter to 5 V LEDs)."""
 
-BUZZER_PIN = None
-"""GPIO number of a piezo buzzer (driven by PWM; GP15 in hardware/README.md), or None."""
+BUZZER_PIN = 15
+"""GPIO number of the speaker's driver (PWM), or None: GP15 on the printed pico board."""
 
 MAINTENANCE_CHANNEL = 30
 """Held at power-up, this switch (30: the confirm button) keeps the firmware at the REPL

@@ -57,6 +57,9 @@ READ_US = 1500
 MAINTENANCE_SCANS = 3
 """Scans, ``SCAN_MS`` apart, that must all see the maintenance button held at power-on."""
 
+PHASES = (0, 1, 0, 1, 0)
+"""A reflective group's readings in a scan: dark, lit, dark, lit, dark."""
+
 VOLUME_DUTY = 32768 // 100
 """duty_u16 per volume per cent: 100 % is a square wave (50 % duty, a piezo's loudest)."""
 
@@ -138,7 +141,7 @@ def check_config(cfg) -> list:
     if sensing == "reflective":
         for name, low, high in (("ON_COUNTS", 2, 4095), ("OFF_COUNTS", 1, 4095),
                                 ("BASELINE_MAX", 0, 4095), ("BASELINE_CREEP", 1, 100000),
-                                ("AMBIENT_MAX", 1, 4095), ("FLICKER_MAX", 0, 4095),
+                                ("AMBIENT_MAX", 1, 4095),
                                 ("MUX_SETTLE_US", 0, 1000), ("EMITTER_SETTLE_US", 0, 5000),
                                 ("SAMPLES", 1, 64)):  # fmt: skip
             number(name, low, high)
@@ -324,11 +327,14 @@ class Reflective:
     ``select`` are the multiplexers' S0–S3 pins (outputs), ``adcs`` one ``machine.ADC`` per
     multiplexer, ``emitters`` one pin per emitter group (high: the group's emitters lit),
     ``sensors`` (channel, multiplexer, input, group) per sensor and ``switches`` (channel,
-    pin) per switch (inputs pulled up, closed = low). Each scan reads every group dark, lit
-    and dark again: the lit reading less the mean of the dark ones is the reflection (room
-    light, and its change between the readings, cancel); a dark reading above
-    ``cfg.AMBIENT_MAX`` or two that differ by more than ``cfg.FLICKER_MAX`` make the
-    reading uncertain, which changes nothing (:class:`Levels`).
+    pin) per switch (inputs pulled up, closed = low).
+
+    Each group is read dark, lit, dark, lit, dark (:data:`PHASES`), its phases
+    ``phase_us`` apart, each sensor at its own fixed time after every edge; the reflection
+    is the lit readings' mean less the dark ones weighted 1/8, 6/8, 1/8, so steady,
+    drifting and curving room light cancels (hardware/README.md, "A reading room light
+    cannot fool"). A group held up by an interrupt is dropped for the scan (:attr:`late`);
+    a dark reading above ``cfg.AMBIENT_MAX`` makes a sensor unreadable: it changes nothing.
     """
 
     def __init__(self, select, adcs, emitters, sensors, switches, cfg) -> None:
@@ -340,54 +346,119 @@ class Reflective:
         self.mux_settle_us = cfg.MUX_SETTLE_US
         self.samples = cfg.SAMPLES
         self.ambient_max = cfg.AMBIENT_MAX
-        self.flicker_max = cfg.FLICKER_MAX
         self.levels = Levels(len(sensors), cfg.ON_COUNTS, cfg.OFF_COUNTS, cfg.BASELINE_MAX,
                              cfg.BASELINE_CREEP)  # fmt: skip
         self.groups = []
         for group, emitter in enumerate(emitters):
             emitter.value(0)
-            members = [(i, s[0], s[1], s[2]) for i, s in enumerate(sensors) if s[3] == group]
-            self.groups.append((emitter, members))
-        self.address = -1
+            places = [(i, s[0], s[1], s[2]) for i, s in enumerate(sensors) if s[3] == group]
+            # (index, channel, read, select pins to change from the member before, cyclically)
+            members = []
+            for k, (index, channel, mux, address) in enumerate(places):
+                before = places[k - 1][3]
+                changes = tuple(
+                    (pin.value, (address >> bit) & 1)
+                    for bit, pin in enumerate(select)
+                    if (address >> bit) & 1 != (before >> bit) & 1
+                )
+                members.append((index, channel, adcs[mux].read_u16, changes))
+            last = places[-1][3] if places else 0
+            self.groups.append((emitter, members, last))
         self.readings = [0] * len(sensors)
         """The last reflection of each sensor, in ADC counts (for diagnostics)."""
+        self.unreadable = bytearray(len(sensors))
+        """1 for each sensor its last scan could not read (too much light)."""
+        self.late = 0  # groups dropped: a phase ran late (uneven phases let ripple through)
+        most = max([len(g[1]) for g in self.groups] + [0])
+        self._samples = [0] * (len(PHASES) * most)
+        self.phase_us = 0  # the settling and a group's reads, measured
+        reads = 0
+        for _, members, last in self.groups:
+            start = ticks_us()
+            self._phase(members, 0, last)
+            reads = max(reads, ticks_diff(ticks_us(), start))
+        self.jitter_us = reads // 4 + 20  # how far a phase may run from the first
+        self.phase_us = self.settle_us + reads + self.jitter_us
 
-    def _read(self, mux: int, address: int) -> int:
-        if address != self.address:
+    def _phase(self, members, k: int, last: int) -> int:
+        samples = self._samples
+        mux_settle_us = self.mux_settle_us
+        if k == 0:
             for bit, pin in enumerate(self.select):
-                pin.value((address >> bit) & 1)
-            self.address = address
-            sleep_us(self.mux_settle_us)
-        adc = self.adcs[mux]
-        total = 0
-        for _ in range(self.samples):
-            total += adc.read_u16() >> 4  # the RP2040's 12 bits, scaled to 16 by read_u16
-        return total // self.samples
+                pin.value((last >> bit) & 1)
+        count = self.samples
+        for member in members:
+            for change in member[3]:
+                change[0](change[1])
+            if mux_settle_us:
+                sleep_us(mux_settle_us)
+            read_u16 = member[2]
+            if count == 1:
+                samples[k] = read_u16() >> 4  # the ADC's 12 bits
+            else:
+                total = 0
+                for _ in range(count):
+                    total += read_u16() >> 4
+                samples[k] = total // count
+            k += 1
+        return k
 
     def scan(self) -> int:
         """One full scan: the raw (not yet debounced) bitmap of sensed pieces and closed
         switches."""
         bits = 0
         settle_us = self.settle_us
+        phase_us = self.phase_us
+        jitter_us = self.jitter_us
         levels = self.levels
-        for emitter, members in self.groups:
-            dark = [self._read(m[2], m[3]) for m in members]
-            emitter.value(1)
-            sleep_us(settle_us)
-            lit = [self._read(m[2], m[3]) for m in members]
+        readings = self.readings
+        unreadable = self.unreadable
+        ambient_max = self.ambient_max
+        samples = self._samples
+        for emitter, members, last in self.groups:
+            count = len(members)
+            # Phase p reads from start + p * phase_us, its edge settle_us before.
+            start = ticks_us()
+            k = 0
+            took = -1
+            late = False
+            for p in range(len(PHASES)):
+                due = ticks_add(start, p * phase_us)
+                if p:
+                    wait = ticks_diff(due, ticks_us()) - settle_us
+                    if wait < 0:
+                        late = True
+                        break
+                    sleep_us(wait)
+                    emitter.value(PHASES[p])
+                    wait = ticks_diff(due, ticks_us())
+                    if wait > 0:
+                        sleep_us(wait)
+                k = self._phase(members, k, last)
+                spent = ticks_diff(ticks_us(), due)
+                if took < 0:
+                    took = spent
+                elif spent - took > jitter_us or took - spent > jitter_us:
+                    late = True
+                    break
             emitter.value(0)
-            sleep_us(settle_us)
-            for k, member in enumerate(members):
-                index, channel, mux, address = member
-                after = self._read(mux, address)
-                before = dark[k]
-                certain = (
-                    before <= self.ambient_max
-                    and after <= self.ambient_max
-                    and abs(after - before) <= self.flicker_max
-                )
-                reading = lit[k] - (before + after) // 2
-                self.readings[index] = reading
+            if late:
+                self.late += 1
+            for j in range(count):
+                index, channel = members[j][0], members[j][1]
+                if late:
+                    certain = False
+                    unreadable[index] = 0
+                    reading = readings[index]
+                else:
+                    d0 = samples[j]
+                    d2 = samples[j + 2 * count]
+                    d4 = samples[j + 4 * count]
+                    lit = samples[j + count] + samples[j + 3 * count]
+                    reading = (4 * lit - d0 - 6 * d2 - d4) // 8
+                    readings[index] = reading
+                    certain = d0 <= ambient_max and d2 <= ambient_max and d4 <= ambient_max
+                    unreadable[index] = 0 if certain else 1
                 if levels.update(index, reading, certain):
                     bits |= 1 << channel
         for channel, pin in self.switches:

@@ -20,6 +20,7 @@ COMMANDS: tuple[str, ...] = (
     "controller.commands.diag",
     "controller.commands.flash",
     "controller.commands.pin",
+    "controller.commands.label",
 )
 
 

@@ -31,12 +31,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import dataclasses
-import fcntl
 import logging
+import os
+import pwd
 import shlex
 import signal
-import socket
-import struct
 import sys
 import threading
 import time
@@ -45,6 +44,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
+from controller.addresses import page_url, page_urls
 from controller.config import STORE_FILE, Config, ConfigError, load_config
 
 if TYPE_CHECKING:
@@ -54,8 +54,6 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pyramid.run")
 
-SIOCGIFADDR = 0x8915
-"""Linux ioctl: the IPv4 address of a network interface."""
 WEB_READY_TIMEOUT_S = 10.0
 SHUTDOWN_TIMEOUT_S = 5.0
 
@@ -97,40 +95,6 @@ def _configure(args: argparse.Namespace) -> Config:
     return dataclasses.replace(config, web=web, store=store)
 
 
-def interface_addresses() -> list[str]:
-    """IPv4 addresses of this machine's network interfaces, loopback last."""
-    found: list[str] = []
-    try:
-        names = [name for _, name in socket.if_nameindex()]
-    except OSError:
-        names = []
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        for name in names:
-            request = struct.pack("256s", name.encode()[:15])
-            try:
-                reply = fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
-            except OSError:
-                continue  # an interface without an IPv4 address (or down)
-            address = socket.inet_ntoa(reply[20:24])
-            if address not in found:
-                found.append(address)
-    if not found:
-        try:
-            infos = socket.getaddrinfo(socket.gethostname(), None, socket.AF_INET)
-        except OSError:
-            infos = []
-        found = sorted({str(info[4][0]) for info in infos})
-    return sorted(found, key=lambda a: (a.startswith("127."), a))
-
-
-WILDCARDS = ("0.0.0.0", "", "::")
-"""Hosts that mean every address of the machine."""
-
-
-def _url(host: str, port: int) -> str:
-    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
-
-
 def serving_line(host: str, port: int) -> str:
     """The one line ``pyramid run`` prints on standard output: a URL this machine can open.
 
@@ -140,34 +104,33 @@ def serving_line(host: str, port: int) -> str:
     'pyramid: serving on http://[::1]:41233/'
     """
     local = {"0.0.0.0": "127.0.0.1", "": "127.0.0.1", "::": "::1"}.get(host, host)
-    return f"pyramid: serving on {_url(local, port)}"
+    return f"pyramid: serving on {page_url(local, port)}"
 
 
-def pin_command(args: argparse.Namespace) -> str:
-    """The ``pyramid pin`` that reaches the store this ``pyramid run`` uses.
+def pin_command(
+    args: argparse.Namespace, source: Path | None = None, uid: int | None = None
+) -> str:
+    """The ``pyramid pin`` that reaches the store this ``pyramid run`` uses: with the config
+    it read (``source``, e.g. from ``$PYRAMID_CONFIG``), and as this process's user when
+    that is a system account (the service's, whose store no one else may write).
 
-    >>> pin_command(argparse.Namespace(config=None, data_dir=Path("/tmp/my games")))
+    >>> pin_command(argparse.Namespace(config=None, data_dir=Path("/tmp/my games")), uid=1000)
     "pyramid pin --data-dir '/tmp/my games'"
+    >>> args = argparse.Namespace(config=None, data_dir=None)
+    >>> pin_command(args, Path("/etc/pyramid-board/config.toml"), uid=0)
+    'pyramid pin --config /etc/pyramid-board/config.toml'
     """
     words = ["pyramid", "pin"]
-    if args.config is not None:
-        words += ["--config", str(args.config)]
+    config = args.config if args.config is not None else source
+    if config is not None:
+        words += ["--config", str(config)]
     if args.data_dir is not None:
         words += ["--data-dir", str(args.data_dir)]
+    uid = os.geteuid() if uid is None else uid
+    if 0 < uid < 1000:  # Debian's system users (the service's `pyramid`)
+        with contextlib.suppress(KeyError):  # a user with no name: the plain command
+            words = ["sudo", "-u", pwd.getpwuid(uid).pw_name, *words]
     return shlex.join(words)
-
-
-def page_urls(host: str, port: int) -> list[str]:
-    """Where people on the home network can open the page.
-
-    >>> page_urls("192.168.1.20", 8080)
-    ['http://192.168.1.20:8080/']
-    """
-    if host not in WILDCARDS:
-        return [_url(host, port)]
-    urls = [f"http://{socket.gethostname()}.local:{port}/"]
-    urls += [_url(address, port) for address in interface_addresses()]
-    return urls
 
 
 def ready_box(urls: list[str], pin: str | None, pin_command: str) -> str:
@@ -285,7 +248,7 @@ def run(args: argparse.Namespace) -> int:
     seats = _remote_seats(config, table, store)
     with _signals() as stopper:
         try:
-            return _serve(config, board, table, stopper, started, pin_command(args))
+            return _serve(config, board, table, stopper, started, pin_command(args, config.source))
         finally:
             table.stop()
             if seats is not None:

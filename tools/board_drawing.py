@@ -43,6 +43,7 @@ from hardware.geometry import (  # noqa: E402
     Sensor,
     load_geometry,
 )
+from hardware.pcb.mechanics import SCREW  # noqa: E402
 from tools import magnets, sensing  # noqa: E402
 from tools import rest as rest_model  # noqa: E402
 
@@ -165,6 +166,11 @@ def template(geometry: Geometry, board: str) -> list[Shape]:
     for a, b in zip(outline, (*outline[1:], outline[0]), strict=True):
         page.line(a, b)
     for hole in geometry.mounting_holes:
+        if board == "pico":  # tapping screws into the wood (hardware/pcb/mechanics.py)
+            pilot = f"Ø{_f(SCREW.pilot)} × {_f(SCREW.pilot_depth)} deep"
+            page.circle(hole, SCREW.pilot)
+            page.text(hole + Point(-3, -1), f"{pilot} (ST{_f(SCREW.thread)})", SMALL)
+            continue
         page.circle(hole, geometry.mounting_hole_diameter)
         page.text(hole + Point(-3, -1), f"M3 Ø{_f(geometry.mounting_hole_diameter)}", SMALL)
     sensor = build.cell_sensor

@@ -51,7 +51,6 @@ from web_ui.hosts import LOCAL_ADDRESS
 from web_ui.security import device_of
 
 if TYPE_CHECKING:
-    from _typeshed.wsgi import WSGIEnvironment
     from waitress.wasyncore import _SocketMap
 
 log = logging.getLogger("web_ui")
@@ -78,7 +77,7 @@ class LocalAddressTask(WSGITask):
 
     channel: GuardedChannel
 
-    def get_environment(self) -> WSGIEnvironment:
+    def get_environment(self) -> dict[str, Any]:
         environ = super().get_environment()
         environ[LOCAL_ADDRESS] = self.channel.local_address
         return environ

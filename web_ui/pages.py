@@ -4,6 +4,7 @@ diagnostics, settings, and the PIN form. Every form posts here and works without
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -229,11 +230,34 @@ def _replayable(game: StoredGame) -> list[Step]:
 
 
 def _step_context(game: StoredGame, steps: list[Step], step: int) -> dict[str, Any]:
+    """A step of the replay, with the review's verdict on its move once it is there: the
+    better cell is ringed in the mover's colour, and a move that was the only one left is
+    never praised (``forced``)."""
     current = steps[step]
     snapshot = current.snapshot
+    review = reviews.review_for(game)
+    loss = review.loss_of(step) if review is not None and review.state == "ready" else None
+    if loss is not None and loss.best != loss.played and current.mover is not None:
+        snapshot = dataclasses.replace(snapshot, hint=loss.best, to_move=current.mover)
     context = render.live_context(snapshot)
-    context.update(stored=game, steps=steps, step=step, current=current)
+    context.update(
+        stored=game,
+        steps=steps,
+        step=step,
+        current=current,
+        review=review,
+        loss=loss,
+        forced=forced_steps(game, steps),
+    )
     return context
+
+
+def forced_steps(game: StoredGame, steps: list[Step]) -> frozenset[int]:
+    """The steps whose move was the only one the mover had (the last empty cell)."""
+    view = render.view_of(game.game)
+    if view is None:
+        return frozenset()
+    return frozenset(s.number for s in steps[1:] if view.forced(s.snapshot))
 
 
 @bp.get("/history/<int:game_id>")
@@ -245,7 +269,6 @@ def game(game_id: int) -> str:
         return render_template("game.html", stored=stored, steps=None, problem=str(exc))
     step = _step_arg(len(steps) - 1)
     context = _step_context(stored, steps, step)
-    context["review"] = reviews.review_for(stored)
     return render_template("game.html", problem=None, **context)
 
 
@@ -256,7 +279,6 @@ def game_moves(game_id: int) -> str:
     stored = _stored_game(game_id)
     steps = _replayable(stored)
     context = _step_context(stored, steps, _step_arg(len(steps) - 1))
-    context["review"] = reviews.review_for(stored)
     return render_template("_moves.html", **context)
 
 
@@ -330,6 +352,12 @@ def led_test() -> BaseResponse:
 
 @bp.get("/settings")
 def settings() -> str:
+    return _settings_page()
+
+
+def _settings_page(pin_error: str = "", pin_form: dict[str, str] | None = None) -> str:
+    """The settings page; after a PIN change that did not work, its form says why in
+    place, with what was typed kept."""
     web = web_state()
     return render_template(
         "settings.html",
@@ -337,6 +365,8 @@ def settings() -> str:
         brightness=_brightness_percent(),
         has_buzzer=web.table.has_buzzer,
         volume=web.household.volume,
+        pin_error=pin_error,
+        pin_form=pin_form or {},
     )
 
 
@@ -363,24 +393,33 @@ def settings_pin() -> BaseResponse:
     current = request.form.get("current", "")
     new = request.form.get("new", "")
     again = request.form.get("again", "")
+    typed = {"current": current, "new": new, "again": again}
     try:
         household.valid_pin(new)
     except household.SettingError as exc:
-        _refused(exc)
+        return _pin_refused(400, exc.render(gettext), typed)
     if new != again:
-        abort(400, gettext("The two new PINs differ."))
+        return _pin_refused(400, gettext("The two new PINs differ."), typed)
     # The current PIN is always asked for, even in an unlocked browser: a phone left
     # unlocked on the table must not let anyone lock the family out.
     if not current:
-        abort(403, gettext("Enter the current PIN."))
+        return _pin_refused(403, gettext("Enter the current PIN."), typed)
     try:
         auth.unlock(current)
     except PermissionError as exc:
-        abort(403, str(exc))
+        return _pin_refused(403, str(exc), typed)
     web_state().household.set_pin(new)
     auth.unlock(new)
     flash(gettext("The PIN was changed. Other browsers must unlock again."), "ok")
     return redirect(url_for("pages.settings"))
+
+
+def _pin_refused(status: int, why: str, typed: dict[str, str]) -> BaseResponse:
+    """The settings page again, the PIN form saying ``why`` beside what was typed (kept,
+    so that one mistyped field does not mean typing all three again; never stored)."""
+    response = make_response(_settings_page(why, typed), status)
+    response.headers["Cache-Control"] = "no-store"
+    return response
 
 
 @bp.post("/settings/language")

@@ -240,13 +240,31 @@ def live_context(snapshot: Snapshot) -> dict[str, Any]:
     context["mover_badge"] = term("computer", level) if named else ""
     context["winners"] = [drawing.swatch_of(palette, w) for w in snapshot.winners]
     context["take_off"] = _take_off(snapshot, view)
-    context["elsewhere"] = _elsewhere(snapshot, view)
+    context["elsewhere"] = elsewhere = _elsewhere(snapshot, view)
+    other = _owner(elsewhere, view)
+    context["elsewhere_said"] = (
+        other.left_over(len(elsewhere)) if other is not None and other.left_over else ""
+    )
     # What to do, without the turn again: the headline and the bar say whose turn it is.
     said = TURN_SAID
     if placing and snapshot.mismatches and _speaks_of(snapshot.note, snapshot.last_move):
         said = said | FIX_SAID  # the note says where to place the other board's move
     context["prompt_now"] = say(tuple(m for m in snapshot.prompt if m.key not in said))
+    # The hint's first sentence, for the bar at the foot of the screen.
+    context["hint_said"] = say(tuple(m for m in snapshot.note if m.key in HINT_SAID)[:1])
+    # Where a computer seat plays, when the prompt says something else first (the bonus
+    # pearls owed): only its ring on the board would say it otherwise.
+    chosen = snapshot.computer_move
+    context["computer_next"] = bool(chosen) and not any(
+        m.key in COMPUTER_SAID for m in snapshot.prompt
+    )
     return context
+
+
+HINT_SAID = frozenset({"hint", "hint_chances", "hint_wins", "hint_denies"})
+"""The notes that give a hint's cell (a second note may say what it is worth)."""
+COMPUTER_SAID = frozenset({"computer_chose", "unnamed_computer_chose"})
+"""The prompts that say where a computer seat plays."""
 
 
 TURN_SAID = frozenset({"to_move"})
@@ -287,6 +305,15 @@ def _elsewhere(snapshot: Snapshot, view: GameView | None) -> list[str]:
         return []
     found = (s for s in snapshot.sensors if s not in view.places and not s.startswith("button:"))
     return sorted(found, key=_channel_order)
+
+
+def _owner(places: list[str], view: GameView | None) -> GameView | None:
+    """The other game whose drawing has every one of ``places`` (the pearls of the last
+    game left on the cells during a game of balls), to name its pieces; None if none has."""
+    if not places:
+        return None
+    others = (v for v in web_state().views.values() if v is not view)
+    return next((v for v in others if set(places) <= v.places), None)
 
 
 def _take_off(snapshot: Snapshot, view: GameView | None) -> str:

@@ -46,8 +46,8 @@ class Step:
     """What the move earned at once, in placing order (Perlen-Pyramide's bonus pearls)."""
     snapshot: Snapshot
     said: Message | None = None
-    """The event in words, as the live page said it (``Oma landed on t1.``), where the
-    game words its events."""
+    """The event in words, as the live page said it (``Oma's ball landed on the top.``),
+    where the game words its events."""
 
 
 class ReplayUnavailable(ValueError):

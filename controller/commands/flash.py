@@ -7,15 +7,23 @@ Then::
     pyramid flash                          # the Pico found by USB id 2E8A:0005
     pyramid flash --port /dev/ttyACM1      # or a path / pyserial URL
     pyramid flash --config my_board.py     # your pins instead of firmware/config.py
-    pyramid flash --sensing reflective     # the printed pico board (IR under every cell)
+    pyramid flash --sensing matrix         # a reed matrix board instead of the pico board
 
+firmware/config.py as shipped is the printed pico board's (``SENSING = "reflective"``, the
+speaker's driver on ``BUZZER_PIN = 15``), so ``pyramid flash`` with no options flashes what
+that board needs.
+
+The files come from the firmware/ folder of the project folder you are in (a checkout or
+a release archive, found from the current directory upwards), so that the config.py you
+edited is the one flashed; run anywhere else, from the copy installed with the program.
+It says which config.py it copies, with its full path. It
 copies protocol.py, debounce.py, config.py and main.py (last, so that a half-finished
 copy never boots a new main.py with old modules) with mpremote, showing progress, resets
 the Pico and waits for its ``HELLO``: the protocol version must be 1 and the firmware
 version the one just copied. If the firmware does not like the config, what it prints
 is shown instead. ``--sensing`` sets the config's ``SENSING`` in the copy that goes onto
-the Pico (the config file itself is left as it is): ``reflective`` for the printed pico
-board, ``matrix`` for a reed matrix.
+the Pico (the config file itself is left as it is): ``matrix`` for a reed matrix,
+``reflective`` for the printed pico board (the shipped config's own).
 
 mpremote first stops the running firmware with Ctrl-C; the firmware then keeps its
 watchdog fed from a timer, so the copy is not cut short by a reset, and the reset at the
@@ -72,6 +80,39 @@ class DeviceFile:
     size: int
 
 
+def project_firmware(start: Path) -> Path | None:
+    """The firmware/ folder of the pyramid-board project folder ``start`` is in, if any.
+
+    >>> project_firmware(FIRMWARE_DIR.parent / "docs") == FIRMWARE_DIR
+    True
+    >>> project_firmware(Path("/")) is None
+    True
+    """
+    for folder in (start, *start.parents):
+        firmware_dir = folder / "firmware"
+        if not (firmware_dir / "main.py").is_file():
+            continue
+        try:
+            project = (folder / "pyproject.toml").read_text(encoding="utf-8")
+        except OSError:
+            continue
+        if re.search(r'^name = "pyramid-board"$', project, re.M):
+            return firmware_dir
+    return None
+
+
+def firmware_source(start: Path | None = None) -> tuple[Path, str]:
+    """Where the files come from, and why: the project folder's firmware/, else the
+    installed program's."""
+    found = project_firmware(Path.cwd() if start is None else start)
+    if found is not None:
+        return found.resolve(), "the project folder you are in"
+    return FIRMWARE_DIR, (
+        "installed with the program; run `pyramid flash` inside your project folder to "
+        "flash its firmware/config.py, or give --config"
+    )
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "flash",
@@ -88,15 +129,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         "--config",
         type=Path,
         default=None,
-        help="the config.py to copy (default: firmware/config.py)",
+        help="the config.py to copy (default: firmware/config.py of the project folder you "
+        "are in, else the installed program's)",
     )
     parser.add_argument(
         "--sensing",
         choices=SENSINGS,
         default=None,
         help="how the board senses its cells, written into the copy of config.py: "
-        "'reflective' for the printed pico board, 'matrix' for reed switches "
-        "(default: as config.py says)",
+        "'matrix' for reed switches, 'reflective' for the printed pico board "
+        "(default: as config.py says; the shipped one is the pico board's)",
     )
     parser.add_argument(
         "--mpremote",
@@ -137,20 +179,26 @@ def flash(
     out: TextIO | None = None,
 ) -> protocol.Hello:
     """Copy, reset, check; the Pico's HELLO. Raises :class:`FlashError` with the reason."""
+    out = sys.stdout if out is None else out
+    firmware_dir, why = firmware_source()
+    source = config.absolute() if config is not None else firmware_dir / "config.py"
+    said = "given with --config" if config is not None else why
+    if sensing is not None:
+        said += f"; SENSING = {sensing!r} in the copy that goes onto the Pico"
+    print(f"config.py: {source} ({said})", file=out, flush=True)
     if sensing is None:
-        return _flash(port, device_files(config), mpremote, hello_timeout, out)
+        return _flash(port, device_files(source, firmware_dir), mpremote, hello_timeout, out)
     with tempfile.TemporaryDirectory(prefix="pyramid-flash-") as folder:
-        source = config if config is not None else FIRMWARE_DIR / "config.py"
         copy_of = Path(folder) / "config.py"
         copy_of.write_text(with_sensing(source, sensing), encoding="utf-8")
-        return _flash(port, device_files(copy_of), mpremote, hello_timeout, out)
+        return _flash(port, device_files(copy_of, firmware_dir), mpremote, hello_timeout, out)
 
 
 def with_sensing(config: Path, sensing: str) -> str:
     """The text of ``config`` with ``SENSING`` set to ``sensing``.
 
-    >>> SENSING_LINE.findall(with_sensing(FIRMWARE_DIR / "config.py", "reflective"))
-    ['SENSING = "reflective"']
+    >>> SENSING_LINE.findall(with_sensing(FIRMWARE_DIR / "config.py", "matrix"))
+    ['SENSING = "matrix"']
     """
     if sensing not in SENSINGS:
         raise FlashError(f"sensing is one of {', '.join(SENSINGS)}, not {sensing!r}")
@@ -205,11 +253,12 @@ def _flash(
     return hello
 
 
-def device_files(config: Path | None = None) -> list[DeviceFile]:
-    """The files to copy, each checked to exist and to be valid Python."""
+def device_files(config: Path | None = None, folder: Path = FIRMWARE_DIR) -> list[DeviceFile]:
+    """The files to copy from ``folder`` (``config`` in place of its config.py), each checked
+    to exist and to be valid Python."""
     files = []
     for name in DEVICE_FILES:
-        source = config if name == "config.py" and config is not None else FIRMWARE_DIR / name
+        source = config if name == "config.py" and config is not None else folder / name
         try:
             text = source.read_text(encoding="utf-8")
         except OSError as error:

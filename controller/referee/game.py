@@ -255,8 +255,8 @@ class GameKind(Protocol):
         pieces every game's picture is made of)."""
 
     def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
-        """A replayed step in words, as the live page said it (``Oma landed on t1.``), or
-        None when the picture says it all."""
+        """A replayed step in words, as the live page said it (``Oma's ball landed on the
+        top.``), or None when the picture says it all."""
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
         """One of its positions as text for a terminal (``pyramid replay``)."""

@@ -13,7 +13,7 @@ translate (``N_`` and ``NP_`` mark them for ``pybabel extract``; see ``web_ui/ba
 'Game 4 resumed after 1 move.'
 >>> fix = Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls"))
 >>> english(Message.of("fix_board", fixes=Items((fix,))))
-'Take the pearls off b3 and c4.'
+'Take off the pearls with the red ✕ (b3 and c4).'
 >>> english(Message.of("played", player="Anna"))
 Traceback (most recent call last):
 ...
@@ -180,7 +180,7 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "ready": N_("Ready for a new game."),
         "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
         "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
-        "hint": N_("Hint: %(cell)s."),
+        "hint": N_("Hint: the cell with the dotted ring (%(cell)s)."),
         "no_hint": N_("No hint this time."),
         "looking": N_("Looking for a good cell…"),
         "still_looking": N_("Still thinking…"),
@@ -198,12 +198,18 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         # -- what to do now (prompts) ------------------------------------------------------
         "to_move": N_("%(player)s to move."),
         "computer_thinking": N_("%(player)s (computer) is thinking…"),
-        "computer_chose": N_("%(player)s (computer) chose %(cell)s: put its pearl there."),
+        "computer_chose": N_(
+            "%(player)s (computer) chose the blinking cell with the dashed ring (%(cell)s): "
+            "put its pearl there."
+        ),
         "remote_to_move": N_("%(player)s plays on the other board: wait for the move."),
         "unnamed_computer_thinking": N_("%(player)s is thinking…"),
-        "unnamed_computer_chose": N_("%(player)s chose %(cell)s: put its pearl there."),
+        "unnamed_computer_chose": N_(
+            "%(player)s chose the blinking cell with the dashed ring (%(cell)s): "
+            "put its pearl there."
+        ),
         "fix_board": N_("%(fixes)s."),
-        "fix_extra": N_("take the %(thing)s off %(cells)s"),
+        "fix_extra": N_("take off the %(thing)s with the red ✕ (%(cells)s)"),
         "fix_clear": NP_(
             "take the %(thing)s off the board", "take all %(num)d %(thing)s off the board"
         ),
@@ -402,8 +408,8 @@ class Translations(Protocol):
 
 
 CAPITALISED: Final[set[str]] = {"fix_board"}
-"""Sentences that begin with a part written in lower case (``take the pearl off b3``);
-other sentences begin as their template does (a cell name stays ``c3``)."""
+"""Sentences that begin with a part written in lower case (``take off the pearl with the
+red ✕ (b3)``); other sentences begin as their template does (a cell name stays ``c3``)."""
 
 
 def render(message: Message, translations: Translations, numbers: Numbers = english_number) -> str:

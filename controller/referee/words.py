@@ -20,8 +20,9 @@ from controller.referee.state import RefereeState
 
 
 def take_off(extra: Sequence[str], word: str, everything: bool, count: int = 0) -> Message:
-    """``take the pearls off b3 and c4``; ``take all 55 pearls off the board`` when the
-    game has none on it (between games), so a full board is one short sentence.
+    """``take off the pearls with the red ✕ (b3 and c4)``; ``take all 55 pearls off the
+    board`` when the game has none on it (between games), so a full board is one short
+    sentence.
 
     ``word``: ``pearl`` or ``ball``; ``count``: how many pieces lie on the board (the
     game's :meth:`~controller.referee.game.GameKind.stacked`; else one per place)."""
@@ -32,7 +33,8 @@ def take_off(extra: Sequence[str], word: str, everything: bool, count: int = 0) 
 
 
 def fixes(state: RefereeState) -> Items:
-    """How to make the board match: ``take the pearl off d5; put Ben's blue pearl back on c3``."""
+    """How to make the board match: ``take off the pearl with the red ✕ (d5); put Ben's
+    blue pearl back on c3``."""
     session = state.session
     assert session is not None
     watch = state.comparison

@@ -64,16 +64,16 @@ Nothing a stranger replays is believed:
 >>> from controller.remote.wire import derive_keys
 >>> keys = derive_keys("5A4L-KPRX-AC7H")
 >>> oma = Link.restore(MemoryJournal(), keys=keys, side=Side.INVITER, board="o1", name="Oma",
-...                    now=0.0)
+...                    now=0.0, secret=b"o" * 32)
 >>> tim = Link.restore(MemoryJournal(), keys=keys, side=Side.JOINER, board="t1", name="Tim",
-...                    now=0.0)
+...                    now=0.0, secret=b"t" * 32)
 >>> a, b = oma.connected(1.0), tim.connected(1.0)
 >>> t = b.link.received(a.publish[0].topic, a.publish[0].payload, 1.1)  # not yet believed
 >>> o = a.link.received(t.publish[0].topic, t.publish[0].payload, 1.2)  # names Oma's run
 >>> t = t.link.received(o.publish[0].topic, o.publish[0].payload, 1.3)  # names Tim's run
 >>> oma, tim = o.link, t.link
->>> oma.report().peer_online, tim.report().peer_online
-(True, True)
+>>> oma.report().peer_online, tim.report().peer_online, oma.report().paired
+(True, True, True)
 >>> step = oma.send({"kind": "move", "cell": "c3"}, now=2.0)
 >>> [m.topic.rsplit("/", 2)[1:] for m in step.publish]
 [['a', 'event']]
@@ -102,8 +102,10 @@ from controller.remote.outcomes import (
     Acknowledged,
     Crossed,
     Delivered,
+    Differs,
     Ignored,
     Outcome,
+    Paired,
     RecordCame,
     RecordWanted,
     RefusedThere,
@@ -117,12 +119,15 @@ from controller.remote.wire import (
     Kind,
     LinkKeys,
     OtherVersion,
+    Pairing,
     Reason,
     RecordEntry,
     Refused,
     Side,
     event_bytes,
     open_message,
+    pair_key,
+    pairing,
     seal,
 )
 
@@ -135,6 +140,10 @@ MAX_BATCH: Final = 256
 """Events sent again at most in one go (a whole game is fewer)."""
 RETIRED: Final = 8
 """Ended runs of the other board remembered (their messages are stale)."""
+MAX_EVENTS: Final = 1024
+"""Events the other board can make in one game at most (a game has some fifty; a record
+carries at most as many): later numbers are refused, so nobody makes a board store
+events without end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,19 +174,27 @@ class Counts:
     once, and events the order of the two boards set aside."""
 
     duplicates: int = 0
+    junk: int = 0
+    """Not even shaped like a message of the link: dropped before any decrypt."""
     wrong_key: int = 0
     malformed: int = 0
     other_game: int = 0
     strangers: int = 0
+    unpaired: int = 0
+    """Sealed with the code alone after the two boards paired."""
     stale: int = 0
     resent: int = 0
     crossed: int = 0
     """The other board's events not applied here: they crossed this board's (inviter)."""
     voided: int = 0
     """This board's events undone: they crossed the other board's (joiner)."""
+    differs: int = 0
+    """The other board's events that came again unlike the ones taken here."""
 
     def of(self, reason: Reason) -> Counts:
         """One more message dropped for ``reason``."""
+        if reason is Reason.JUNK:
+            return replace(self, junk=self.junk + 1)
         if reason is Reason.WRONG_KEY:
             return replace(self, wrong_key=self.wrong_key + 1)
         if reason is Reason.MALFORMED:
@@ -186,6 +203,8 @@ class Counts:
             return replace(self, other_game=self.other_game + 1)
         if reason is Reason.STALE:
             return replace(self, stale=self.stale + 1)
+        if reason is Reason.UNPAIRED:
+            return replace(self, unpaired=self.unpaired + 1)
         return replace(self, strangers=self.strangers + 1)
 
     @property
@@ -193,10 +212,12 @@ class Counts:
         """Messages not used or not believed, whatever the reason."""
         return (
             self.duplicates
+            + self.junk
             + self.wrong_key
             + self.malformed
             + self.other_game
             + self.strangers
+            + self.unpaired
             + self.stale
         )
 
@@ -230,6 +251,8 @@ class Report:
     counts: Counts
     unanswered: bool = False
     """Joined, and the inviting board has not answered for :attr:`LinkTiming.answer_s`."""
+    paired: bool = False
+    """The two boards share their pair key: only the other board can speak for it."""
 
     def data(self) -> dict[str, Any]:
         """The report as JSON."""
@@ -244,15 +267,19 @@ class Report:
             "unanswered": self.unanswered,
             "counts": {
                 "duplicates": self.counts.duplicates,
+                "junk": self.counts.junk,
                 "wrong_key": self.counts.wrong_key,
                 "malformed": self.counts.malformed,
                 "other_game": self.counts.other_game,
                 "strangers": self.counts.strangers,
+                "unpaired": self.counts.unpaired,
                 "stale": self.counts.stale,
                 "resent": self.counts.resent,
                 "crossed": self.counts.crossed,
                 "voided": self.counts.voided,
+                "differs": self.counts.differs,
             },
+            "paired": self.paired,
         }
 
 
@@ -296,6 +323,15 @@ class Link:
     """This run's id: random, new at each :meth:`restore`."""
     nonces: Nonces = field(default=os.urandom, compare=False, repr=False)
     timing: LinkTiming = LinkTiming()
+    pairing: Pairing | None = None
+    """This board's key for the game (its public half goes out in every message)."""
+    peer_pub: bytes = b""
+    """The other board's public key, once paired (b"": not yet)."""
+    pair: bytes = field(default=b"", repr=False)
+    """The key only the two boards share (:func:`~controller.remote.wire.pair_key`): every
+    message sealed with it once the boards paired."""
+    theirs: tuple[JsonObject | None, ...] = ()
+    """The other board's events taken here, by number (None: not known here)."""
     mine: tuple[JsonObject, ...] = ()
     """This board's events; number ``i + 1`` is ``mine[i]``."""
     bases: tuple[int, ...] = ()
@@ -366,10 +402,15 @@ class Link:
         nonces: Nonces = os.urandom,
         timing: LinkTiming = LinkTiming(),
         refused: int = 0,
+        secret: bytes,
+        peer: tuple[str, bytes] | None = None,
     ) -> Link:
         """The link of a game whose events so far are in ``journal`` (none for a new one);
         ``refused``: the last of the joining board's events the inviting board's game could
-        not take, as either board keeps it beside the journal.
+        not take, as either board keeps it beside the journal; ``secret``: this board's
+        own (random, made once and kept: its key for the game comes from it); ``peer``: the
+        other board's id and public key, kept since :class:`~controller.remote.outcomes.
+        Paired` said them (None: not paired yet).
 
         Raises :class:`JournalError` when the journal's numbers do not run 1, 2, 3 … for
         each origin or it acknowledges more events than were made here.
@@ -381,6 +422,7 @@ class Link:
         bases: list[int] = []
         void: set[int] = set()
         theirs = 0
+        events: list[JsonObject | None] = []
         for entry in journal.logged():
             count = len(mine) if entry.origin is Origin.HERE else theirs
             if entry.seq != count + 1:
@@ -395,14 +437,22 @@ class Link:
                     void.add(entry.seq)
             else:
                 theirs = entry.seq
+                events.append(entry.event)
         acked = journal.acked()
         if not 0 <= acked <= len(mine):
             raise JournalError(f"acknowledged up to {acked}, but {len(mine)} events were made")
+        mine_key = pairing(secret, keys)
+        pair = pair_key(keys, mine_key, side, peer[1]) if peer is not None else b""
         return cls(
             keys=keys,
             side=side,
             board=board,
             name=name,
+            pairing=mine_key,
+            peer_board=peer[0] if peer is not None else None,
+            peer_pub=peer[1] if peer is not None else b"",
+            pair=pair,
+            theirs=tuple(events),
             since=now,
             boot=nonces(8).hex(),
             nonces=nonces,
@@ -432,9 +482,9 @@ class Link:
         return max(self.peer_last, ahead, self.delivered) - self.delivered
 
     @property
-    def subscription(self) -> str:
-        """The MQTT filter this board subscribes to (everything the other side says)."""
-        return self.keys.subscription(self.side.other)
+    def topics(self) -> tuple[str, ...]:
+        """The topics this board subscribes to, exactly: the other side's two."""
+        return self.keys.topics(self.side.other)
 
     def report(self) -> Report:
         return Report(
@@ -447,6 +497,7 @@ class Link:
             other_version=self.other_version,
             counts=self.counts,
             unanswered=self.unanswered,
+            paired=bool(self.pair),
         )
 
     def next_deadline(self) -> float | None:
@@ -591,7 +642,9 @@ class Link:
         kinds = {self.keys.topic(self.side.other, kind): kind for kind in Kind}
         if topic not in kinds:
             return self._ignore(Refused(Reason.MALFORMED, f"not the other board's topic: {topic}"))
-        opened = open_message(self.keys, topic, payload)
+        opened = open_message(
+            self.keys, topic, payload, mine=self.pairing, pair=(self.peer_pub, self.pair)
+        )
         if isinstance(opened, Refused):
             return self._ignore(opened)
         if isinstance(opened, OtherVersion):
@@ -631,6 +684,12 @@ class Link:
             return self._ignore(
                 Refused(Reason.STRANGER, f"from board {envelope.board}, not {self.peer_board}")
             )
+        if self.pair and not envelope.paired:
+            return self._ignore(
+                Refused(Reason.UNPAIRED, "sealed with the code alone after the boards paired")
+            )
+        if not self.pair and not envelope.pub:
+            return self._ignore(Refused(Reason.MALFORMED, "no public key"))
         if (envelope.seq is None) != (kind is Kind.STATE):
             where = (
                 "no event on the event topic"
@@ -642,6 +701,25 @@ class Link:
             return self._ignore(
                 Refused(Reason.MALFORMED, f"acknowledges {envelope.ack} of {len(self.mine)}")
             )
+        link, bound = self, not self.pair
+        if bound:  # the first word of the other board: from now on only its key counts
+            try:
+                pair = pair_key(self.keys, self._own(), self.side, envelope.pub)
+            except ValueError:
+                return self._ignore(Refused(Reason.MALFORMED, "no public key"))
+            link = replace(self, peer_board=envelope.board, peer_pub=envelope.pub, pair=pair)
+        step = link._taken(envelope, kind, now, bound=bound)
+        if bound:
+            return Step(step.link, step.publish, (Paired(envelope.board, envelope.pub),
+                                                  *step.happened))  # fmt: skip
+        return step
+
+    def _own(self) -> Pairing:
+        if self.pairing is None:
+            raise ValueError("this link has no key of its own")
+        return self.pairing
+
+    def _taken(self, envelope: Envelope, kind: Kind, now: float, *, bound: bool) -> Step:
         trust = self._trust(envelope)
         new_run = trust is _Trust.FRESH and envelope.boot != self.peer_boot
         came_back = (
@@ -696,7 +774,7 @@ class Link:
             polite = False
         if trust is _Trust.UNSURE and not answer:
             answer = polite = True  # tell that run which run of this board it speaks to
-        if new_run:
+        if new_run or bound:
             answer, polite = True, False  # so that the other board believes this one
         if answer and polite:
             if link.replied_at is not None and now < link.replied_at + self.timing.resend_s:
@@ -710,7 +788,9 @@ class Link:
                 link, resent = link._resend(envelope.resend, now)
                 link = replace(link, answered=(envelope.resend, now))
                 out += resent
-            elif came_back and link.unsent:
+            elif (came_back or bound) and link.unsent:
+                # Back, or just paired: what it sent before may have been sealed with the
+                # code alone, which it refuses now.
                 link, resent = link._resend(link.acked + 1, now)
                 out += resent
         step = link._out(out)
@@ -739,8 +819,16 @@ class Link:
         is taken (in order; a duplicate gives nothing), whether to answer (an
         acknowledgement, also for a duplicate: the last one may have been lost)."""
         if seq <= self.delivered or any(number == seq for number, _, _ in self.held):
+            taken = self.theirs[seq - 1] if seq <= min(self.delivered, len(self.theirs)) else None
+            taken = next((e for n, e, _ in self.held if n == seq), taken)
+            if taken is not None and taken != event:
+                counts = replace(self.counts, differs=self.counts.differs + 1)
+                return replace(self, counts=counts), [Differs(seq, event)], False
             counts = replace(self.counts, duplicates=self.counts.duplicates + 1)
             return replace(self, counts=counts), [], True
+        if seq > MAX_EVENTS:
+            counts = self.counts.of(Reason.MALFORMED)
+            return replace(self, counts=counts), [], False
         if seq > self.delivered + 1:
             if seq > self.delivered + MAX_HELD:
                 return self, [], False  # sent again once the gap is filled
@@ -759,7 +847,8 @@ class Link:
 
     def _order(self, seq: int, event: JsonObject, base: int) -> tuple[Link, list[Outcome]]:
         """The other board's next event, in the one order of both boards."""
-        link = replace(self, delivered=seq)
+        known = (*self.theirs, *(None,) * (seq - 1 - len(self.theirs)))[: seq - 1]
+        link = replace(self, delivered=seq, theirs=(*known, event))
         if base > len(self.mine):
             # It claims to be made on events this board never made: no board with the code
             # does that; take it as it stands (the game refuses what does not fit).
@@ -818,8 +907,12 @@ class Link:
         )
 
     def _seal(self, kind: Kind, envelope: Envelope, retain: bool) -> Publish:
+        """Sealed with the pair key once the boards paired, with the code's before (its
+        public key inside, so the other board can pair)."""
         topic = self.keys.topic(self.side, kind)
-        return Publish(topic, seal(self.keys, topic, envelope, self.nonces(NONCE_BYTES)), retain)
+        envelope = replace(envelope, pub=self.pairing.public if self.pairing else b"")
+        payload = seal(self.keys, topic, envelope, self.nonces(NONCE_BYTES), self.pair or None)
+        return Publish(topic, payload, retain)
 
     def _out(self, drafts: list[_Draft]) -> Step:
         """The drafts numbered in this run and sealed, in order."""

@@ -6,8 +6,9 @@ from dataclasses import dataclass, field
 
 from controller.remote.wire import JsonObject, OtherVersion, Reason, RecordEntry
 
-__all__ = ["Acknowledged", "Crossed", "Delivered", "Ignored", "OtherVersion", "Outcome",
-           "RecordCame", "RecordWanted", "RefusedThere", "Voided"]  # fmt: skip
+__all__ = ["Acknowledged", "Crossed", "Delivered", "Differs", "Ignored", "OtherVersion",
+           "Outcome", "Paired", "RecordCame", "RecordWanted", "RefusedThere",
+           "Voided"]  # fmt: skip
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,8 +85,31 @@ class RecordCame:
     acked: int
 
 
+@dataclass(frozen=True, slots=True)
+class Paired:
+    """The other board is known: its id and its public key for the game. Keep them (the
+    link's ``restore`` takes them back): from now on only that board is believed, and
+    only in messages sealed with the key the two share."""
+
+    board: str
+    public: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Differs:
+    """The other board sent its event ``seq`` again, but not the one taken here: the
+    boards disagree (a store that lost or changed events), which no family causes. The
+    inviting board's order stands: it says so as it says a refused event, and the joining
+    board's way back is to take its record."""
+
+    seq: int
+    event: JsonObject
+
+
 Outcome = (
     Delivered
+    | Paired
+    | Differs
     | Crossed
     | Voided
     | Acknowledged

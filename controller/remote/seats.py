@@ -1,5 +1,9 @@
 """Seats on another board: the Table's games carried over a :class:`RemoteLink`.
 
+(Longer than most modules: every way a linked game starts, goes on and stops at this
+board, from the Table's side, in one place; the link's rules are
+:mod:`controller.remote.link`'s, what is kept in the store :mod:`controller.remote.stored`.)
+
 The glue between the Table (:mod:`controller.table`, whose :class:`~controller.table.
 Linker` this is) and the link (:mod:`controller.remote.mqtt`):
 
@@ -55,8 +59,10 @@ from controller.remote.outcomes import (
     Acknowledged,
     Crossed,
     Delivered,
+    Differs,
     OtherVersion,
     Outcome,
+    Paired,
     RecordCame,
     RecordWanted,
     RefusedThere,
@@ -81,6 +87,9 @@ log = logging.getLogger("controller.remote")
 
 _TIMING: Final = LinkTiming()
 _BOARD_KEY: Final = "remote.board"
+_SECRET_KEY: Final = "remote.secret"
+"""This board's own secret (32 random bytes in hex, made once): its key for each linked
+game comes from it (:func:`controller.remote.wire.pairing`)."""
 _JOINING_KEY: Final = "remote.joining"
 
 
@@ -139,6 +148,13 @@ class RemoteSeats:
             board = secrets.token_hex(8)
             store.set_setting(_BOARD_KEY, board)
         self.board = board
+        secret = store.get_setting(_SECRET_KEY)
+        if secret is None:
+            secret = secrets.token_hex(32)
+            store.set_setting(_SECRET_KEY, secret)
+        self._secret = bytes.fromhex(secret)
+        self._peer: tuple[str, bytes] | None = None
+        """The board a game being joined paired with (kept with its record once made)."""
 
     # -- the Table's thread -------------------------------------------------------------------
     def _kind_of(self, record: LinkRecord | None) -> GameKind:
@@ -210,6 +226,7 @@ class RemoteSeats:
         link = self._link(code, Side.JOINER, _NoJournal())
         with self._lock:
             self._joining, self._game_id, self._record, self._stopped = code, None, None, None
+            self._peer = None
         self._open(link)
         return code
 
@@ -262,6 +279,7 @@ class RemoteSeats:
             Side.JOINER,
             self._setup,
             tuple(p.number for p in session.players if p.remote),
+            peer=self._peer,
         )
         self._store.set_setting(record_key(session.game_id), record.json())
         self._store.set_setting(_JOINING_KEY, None)
@@ -271,12 +289,22 @@ class RemoteSeats:
 
     def _start(self, game_id: int, record: LinkRecord) -> None:
         journal = StoreJournal(self._store, game_id, record, self._kind_of(record))
-        link = self._link(record.code, record.side, journal, refused=record.refused)
+        link = self._link(
+            record.code, record.side, journal, refused=record.refused, peer=record.peer
+        )
         with self._lock:
             self._game_id, self._record, self._joining, self._stopped = game_id, record, None, None
+            self._peer = record.peer
         self._open(link)
 
-    def _link(self, code: str, side: Side, journal: Journal, refused: int = 0) -> Link:
+    def _link(
+        self,
+        code: str,
+        side: Side,
+        journal: Journal,
+        refused: int = 0,
+        peer: tuple[str, bytes] | None = None,
+    ) -> Link:
         return Link.restore(
             journal,
             keys=derive_keys(code),
@@ -286,6 +314,8 @@ class RemoteSeats:
             now=time.monotonic(),
             timing=self._timing,
             refused=refused,
+            secret=self._secret,
+            peer=peer,
         )
 
     def _open(self, link: Link) -> None:
@@ -338,7 +368,44 @@ class RemoteSeats:
                 self._send_record()
             elif isinstance(outcome, RecordCame):
                 self._take_record(outcome, report)
+            elif isinstance(outcome, Paired):
+                self._paired(outcome)
+            elif isinstance(outcome, Differs):
+                self._differs(outcome)
         self._table.republish()
+
+    def _paired(self, outcome: Paired) -> None:
+        """The other board is known: kept, so a restart believes it alone."""
+        peer = (outcome.board, outcome.public)
+        record, game_id = self._record, self._game_id
+        if record is not None and game_id is not None and record.peer != peer:
+            record = dataclasses.replace(record, peer=peer)
+            self._store.set_setting(record_key(game_id), record.json())
+        log.info("remote: paired with the other board (%s)", outcome.board)
+        with self._lock:
+            self._peer = peer
+            if record is not None:
+                self._record = record
+
+    def _differs(self, outcome: Differs) -> None:
+        """The other board's event ``seq`` came again unlike the one taken here: the boards
+        disagree. The inviting board says so as for a refused event (its order stands);
+        the joining board stops and offers to take the inviting board's record."""
+        record, game_id, remote = self._record, self._game_id, self._remote
+        why = f"the other board's event {outcome.seq} differs from the one taken here"
+        if record is None or game_id is None or remote is None:
+            self._stop(why)
+            return
+        if record.side is Side.JOINER:
+            self._stop(why)
+            return
+        log.error("remote: game %d: %s", game_id, why)
+        if outcome.seq > record.refused:
+            record = dataclasses.replace(record, refused=outcome.seq)
+            self._store.set_setting(record_key(game_id), record.json())
+            with self._lock:
+                self._record = record
+            remote.refuse(outcome.seq)
 
     def _refused_there(self, outcome: RefusedThere) -> None:
         record = self._record

@@ -59,6 +59,9 @@ class LinkRecord:
     board's game refused them): number, this board's events made by then, event."""
     refused: int = 0
     """The inviting board: the last of the joining board's events its game refused."""
+    peer: tuple[str, bytes] | None = None
+    """The other board's id and public key, once the boards paired (a record kept before
+    pairing existed has none: the boards pair again at their next word)."""
 
     def json(self) -> str:
         return json.dumps(
@@ -72,12 +75,14 @@ class LinkRecord:
                 "void_here": [list(v) for v in self.void_here],
                 "void_there": [list(v) for v in self.void_there],
                 "refused": self.refused,
+                "peer": None if self.peer is None else [self.peer[0], self.peer[1].hex()],
             }
         )
 
     @classmethod
     def read(cls, text: str) -> LinkRecord:
         data = json.loads(text)
+        peer = data.get("peer")
         return cls(
             data["code"],
             Side(data["side"]),
@@ -88,6 +93,7 @@ class LinkRecord:
             tuple((int(n), int(b), e) for n, b, e in data.get("void_here", ())),
             tuple((int(n), int(m), e) for n, m, e in data.get("void_there", ())),
             int(data.get("refused", 0)),
+            None if peer is None else (str(peer[0]), bytes.fromhex(peer[1])),
         )
 
 

@@ -1,12 +1,7 @@
-"""The wire: keys from the invitation code, topics, the envelope, sealing and opening.
+"""The wire: the envelope, sealing and opening (the keys and topics are
+:mod:`controller.remote.keys`'s, and named here too, as the link's one face).
 
 Pure values and functions (the only randomness is the nonce, which the caller passes).
-
-**Keys.** :func:`derive_keys` runs scrypt (N = 2¹⁵, r = 8, p = 1: 32 MiB and about a
-third of a second) over the code's twelve characters, once per game and board start, and
-splits the result with keyed BLAKE2b into the message key, the room (the topics' name)
-and the game's id. Everything a stranger on the broker can see — the topics and the
-sealed messages — depends on the code only through scrypt.
 
 **Messages.** Every MQTT payload is ``FRAME`` (two bytes: the frame layout, which no
 protocol version changes), a random 12-byte nonce and the :class:`Envelope`'s JSON
@@ -37,38 +32,45 @@ second on one GPU, is some 5,000 years; a broker's operator is no better placed.
 code is no login: the broker's own username, password and TLS keep strangers off the
 broker and protect the connection; the code keeps the game private on it.
 
->>> keys = derive_keys("7KQM-X4PA-9HZ3")
-Traceback (most recent call last):
-...
-controller.remote.invitation.InvitationError: a character is mistyped, or two are swapped
 """
 
 from __future__ import annotations
 
 import enum
-import hashlib
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import ChaCha20Poly1305
 
-from controller.remote.invitation import parse_code
+from controller.remote.keys import (
+    PUBLIC_BYTES,
+    Kind,
+    LinkKeys,
+    Pairing,
+    Side,
+    derive_keys,
+    pair_key,
+    pairing,
+)
 
 __all__ = [
     "FRAME",
     "MAX_EVENT_BYTES",
     "MAX_PAYLOAD",
     "NONCE_BYTES",
+    "PAIR_FRAME",
     "PROTOCOL",
+    "PUBLIC_BYTES",
     "SIZES",
     "Envelope",
     "JsonObject",
     "Kind",
     "LinkKeys",
     "OtherVersion",
+    "Pairing",
     "Reason",
     "RecordEntry",
     "Refused",
@@ -76,27 +78,35 @@ __all__ = [
     "derive_keys",
     "event_bytes",
     "open_message",
+    "pair_key",
+    "pairing",
+    "plausible",
     "seal",
 ]
 
-PROTOCOL: Final = 2
+PROTOCOL: Final = 3
 """The version of the envelope and of the link's rules (:mod:`controller.remote.link`):
 2 added each event's ``base`` (one order for both boards) and each message's ``boot``,
-``conn``, ``n`` and ``seen`` (fresh or stale)."""
+``conn``, ``n`` and ``seen`` (fresh or stale); 3 the pair key (:class:`Pairing`): each
+board's public key in its messages sealed with the code, every later one sealed with
+the key the two boards share."""
 FRAME: Final = b"\xb0\x01"
-"""The frame layout: these two bytes, the nonce, the ciphertext with its tag."""
+"""A message sealed with the code's key: these two bytes, the nonce, the ciphertext
+with its tag (a layout no protocol version changes, so boards of two versions can tell
+each other which they speak)."""
+PAIR_FRAME: Final = b"\xb0\x02"
+"""A message sealed with the pair key: these two bytes, the sender's public key (32
+bytes), the nonce, the ciphertext with its tag."""
 NONCE_BYTES: Final = 12
 MAX_PAYLOAD: Final = 64 * 1024
-"""A larger MQTT payload is refused before it is opened."""
+"""No payload of the link is larger (the largest is 32,798 bytes); the broker is told to
+send nothing larger (:data:`controller.remote.mqtt.MAX_PACKET`)."""
 MAX_EVENT_BYTES: Final = 16 * 1024
 """The largest event, as compact JSON."""
 SIZES: Final = (512, 2048, 8192, 32768)
 """The sealed JSON is padded with spaces to the first of these that holds it, so a
 message's size tells a stranger only which of four it is (a state or a move: 512; the
 inviter's setup: 512 or 2048), not the length of a name or which kind of event."""
-
-_SALT: Final = b"pyramid-board invitation"
-_SCRYPT: Final = {"n": 2**15, "r": 8, "p": 1, "maxmem": 64 * 1024 * 1024, "dklen": 32}
 
 JsonObject = Mapping[str, Any]
 """An event as the store keeps it: a JSON object, opaque to the link."""
@@ -105,63 +115,6 @@ RecordEntry = tuple[str, int, bool, JsonObject]
 number there, whether it was set aside (crossed, or refused), the event."""
 MAX_RECORD: Final = 1024
 """Events in a record at most (a game has some fifty)."""
-
-
-class Side(enum.Enum):
-    """The two boards of a linked game: the one that invited and the one that joined."""
-
-    INVITER = "a"
-    JOINER = "b"
-
-    @property
-    def other(self) -> Side:
-        return Side.JOINER if self is Side.INVITER else Side.INVITER
-
-
-class Kind(enum.Enum):
-    """The two topics of a side: its events, and its retained state (acks, requests)."""
-
-    EVENT = "event"
-    STATE = "state"
-
-
-@dataclass(frozen=True, slots=True)
-class LinkKeys:
-    """What both boards derive from the invitation code; ``repr`` shows no secret."""
-
-    key: bytes = field(repr=False)
-    """The ChaCha20-Poly1305 key."""
-    room: str
-    """The topics' name: 32 hex digits."""
-    game: str
-    """The linked game's id on both boards: 16 hex digits."""
-
-    def topic(self, side: Side, kind: Kind) -> str:
-        """Where ``side`` publishes messages of ``kind``."""
-        return f"pyramid/{self.room}/{side.value}/{kind.value}"
-
-    def subscription(self, side: Side) -> str:
-        """The MQTT filter for everything ``side`` publishes."""
-        return f"pyramid/{self.room}/{side.value}/+"
-
-
-def derive_keys(code: str) -> LinkKeys:
-    """The keys of the game behind ``code`` (checked first: an :class:`InvitationError`
-    for a mistyped code comes at once, before the slow part).
-
-    >>> keys = derive_keys("5A4L-KPRX-AC7H")
-    >>> keys.topic(Side.INVITER, Kind.EVENT) == f"pyramid/{keys.room}/a/event"
-    True
-    >>> len(keys.room), len(keys.game), keys == derive_keys("5a4l kprx ac7h")
-    (32, 16, True)
-    """
-    letters = parse_code(code).replace("-", "").encode("ascii")
-    master = hashlib.scrypt(letters, salt=_SALT, **_SCRYPT)
-
-    def part(label: bytes, size: int) -> bytes:
-        return hashlib.blake2b(label, key=master, digest_size=size).digest()
-
-    return LinkKeys(key=part(b"key", 32), room=part(b"room", 16).hex(), game=part(b"game", 8).hex())
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,6 +165,11 @@ class Envelope:
     """From the joining board: please send your record of the game."""
     record: tuple[RecordEntry, ...] | None = None
     """From the inviting board, when asked: the game's events in its order."""
+    pub: bytes = b""
+    """The sender's public key for the game (:class:`Pairing`): in the sealed JSON of a
+    message sealed with the code, in the frame of one sealed with the pair key."""
+    paired: bool = False
+    """Opened with the pair key (set by :func:`open_message`; never sent)."""
     version: int = PROTOCOL
 
     def data(self) -> dict[str, Any]:
@@ -242,6 +200,8 @@ class Envelope:
             data["want_record"] = True
         if self.record is not None:
             data["record"] = [list(entry) for entry in self.record]
+        if self.pub:
+            data["pub"] = self.pub.hex()
         return data
 
 
@@ -250,12 +210,19 @@ class Reason(enum.Enum):
 
     WRONG_KEY = "wrong key"
     """Not sealed with this game's key: another client on the broker, or tampered."""
+    JUNK = "junk"
+    """Not shaped like a sealed message (its frame or its length): dropped before any
+    decrypt."""
     MALFORMED = "malformed"
-    """Opened, but not an envelope this version can use (or no frame at all)."""
+    """Opened, but not an envelope this version can use (or larger than any)."""
     OTHER_GAME = "other game"
     """Sealed with this key but naming another game."""
     STRANGER = "stranger"
     """From a board other than the one this link plays with."""
+    UNPAIRED = "unpaired"
+    """Sealed with the code alone, from the paired board, after the two boards paired:
+    sent before it had this board's key (its events come again), or made by someone who
+    knows the code."""
     STALE = "stale"
     """Authentic, but no newer than what came already from that run of the other board,
     or from a run of it that has ended (a replay, or a copy the broker sent again): its
@@ -313,15 +280,49 @@ def padded(plain: bytes) -> bytes:
     return plain + b" " * (size - len(plain))
 
 
-def seal(keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes) -> bytes:
+OVERHEAD: Final = len(FRAME) + NONCE_BYTES + 16
+"""A payload's bytes around the sealed JSON: the frame, the nonce, Poly1305's tag."""
+_LENGTHS: Final = {
+    FRAME: frozenset(OVERHEAD + size for size in SIZES),
+    PAIR_FRAME: frozenset(OVERHEAD + PUBLIC_BYTES + size for size in SIZES),
+}
+
+
+def plausible(payload: bytes, peer: bytes | None = None) -> bool:
+    """Whether ``payload`` could be a sealed message at all: a frame and one of the four
+    lengths (:data:`SIZES`), and once the boards are paired (``peer``: the other board's
+    public key) a pair key's frame only with that key in it. A cheap look before any
+    decrypt, so junk costs next to nothing (junk shaped right costs one decrypt: a few
+    microseconds; before the boards paired, an X25519 too).
+
+    >>> plausible(FRAME + bytes(12 + 512 + 16)), plausible(FRAME + bytes(100))
+    (True, False)
+    """
+    lengths = _LENGTHS.get(payload[: len(FRAME)])
+    if lengths is None or len(payload) not in lengths:
+        return False
+    return peer is None or payload.startswith(FRAME) or payload[2 : 2 + PUBLIC_BYTES] == peer
+
+
+def seal(
+    keys: LinkKeys, topic: str, envelope: Envelope, nonce: bytes, pair: bytes | None = None
+) -> bytes:
     """The MQTT payload that carries ``envelope`` on ``topic``; ``nonce`` must be 12 fresh
     random bytes (the two boards share the key, so counters could collide). The sealed
-    JSON is :func:`padded`."""
+    JSON is :func:`padded`. With ``pair`` (:func:`pair_key`) it is sealed with that key
+    and the envelope's ``pub`` goes in the frame; otherwise with the code's key."""
     if len(nonce) != NONCE_BYTES:
         raise ValueError(f"the nonce must be {NONCE_BYTES} bytes, not {len(nonce)}")
-    plain = padded(_compact(envelope.data()))
-    sealed = ChaCha20Poly1305(keys.key).encrypt(nonce, plain, topic.encode())
-    return FRAME + nonce + sealed
+    if pair is not None and len(envelope.pub) != PUBLIC_BYTES:
+        raise ValueError("a message sealed with the pair key carries its sender's key")
+    inside = envelope if pair is None else replace(envelope, pub=b"")
+    plain = padded(_compact(inside.data()))
+    if len(plain) > SIZES[-1]:
+        raise ValueError(f"an envelope of {len(plain)} bytes is more than {SIZES[-1]}")
+    if pair is None:
+        return FRAME + nonce + ChaCha20Poly1305(keys.key).encrypt(nonce, plain, topic.encode())
+    sealed = ChaCha20Poly1305(pair).encrypt(nonce, plain, topic.encode() + envelope.pub)
+    return PAIR_FRAME + envelope.pub + nonce + sealed
 
 
 def _no_twice(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -351,7 +352,7 @@ def _text(data: Mapping[str, Any], key: str, most: int) -> str:
 
 _KEYS: Final = frozenset({"v", "game", "board", "name", "ack", "last", "online", "seq", "event",
                           "resend", "base", "boot", "conn", "n", "seen", "refused",
-                          "want_record", "record"})  # fmt: skip
+                          "want_record", "record", "pub"})  # fmt: skip
 
 
 def _record(value: object) -> tuple[RecordEntry, ...]:
@@ -396,6 +397,13 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
     want = data.get("want_record", False)
     if not isinstance(want, bool):
         raise ValueError(f"want_record must be true or false, not {want!r}")
+    pub = data.get("pub", "")
+    if not isinstance(pub, str) or len(pub) not in (0, 2 * PUBLIC_BYTES):
+        raise ValueError(f"pub must be {PUBLIC_BYTES} bytes in hex, not {pub!r}")
+    try:
+        public = bytes.fromhex(pub)
+    except ValueError:
+        raise ValueError(f"pub must be {PUBLIC_BYTES} bytes in hex, not {pub!r}") from None
     return Envelope(
         game=_text(data, "game", 64),
         board=_text(data, "board", 64),
@@ -414,26 +422,58 @@ def _envelope(data: Mapping[str, Any]) -> Envelope:
         refused=_count(data, "refused", low=0) if "refused" in data else 0,
         want_record=want,
         record=_record(data["record"]) if "record" in data else None,
+        pub=public,
     )
 
 
-def open_message(keys: LinkKeys, topic: str, payload: bytes) -> Envelope | OtherVersion | Refused:
-    """The envelope in ``payload`` received on ``topic``, or why there is none.
+def _unseal(
+    keys: LinkKeys, topic: str, payload: bytes, mine: Pairing | None, pair: tuple[bytes, bytes]
+) -> tuple[bytes, bytes] | Refused:
+    """The plain text of ``payload`` and the public key it was sealed from (b"" for the
+    code's key), or why not. ``pair``: the other board's public key and the pair key
+    (empty before the boards paired)."""
+    if payload.startswith(FRAME):
+        nonce, sealed, pub = payload[2:14], payload[14:], b""
+        key, aad = keys.key, topic.encode()
+    else:
+        pub, nonce, sealed = payload[2:34], payload[34:46], payload[46:]
+        peer, key = pair
+        if not peer:  # not paired yet: whoever sealed it must know the code and its key
+            if mine is None:
+                return Refused(Reason.WRONG_KEY, "sealed with a pair key; this link has none")
+            side = Side.INVITER if f"/{Side.JOINER.value}/" in topic else Side.JOINER
+            try:
+                key = pair_key(keys, mine, side, pub)
+            except ValueError:
+                return Refused(Reason.WRONG_KEY, "no public key")
+        aad = topic.encode() + pub
+    try:
+        return ChaCha20Poly1305(key).decrypt(nonce, sealed, aad), pub
+    except InvalidTag:
+        return Refused(Reason.WRONG_KEY, "not sealed with this game's key for this topic")
+
+
+def open_message(
+    keys: LinkKeys,
+    topic: str,
+    payload: bytes,
+    *,
+    mine: Pairing | None = None,
+    pair: tuple[bytes, bytes] = (b"", b""),
+) -> Envelope | OtherVersion | Refused:
+    """The envelope in ``payload`` received on ``topic``, or why there is none. ``mine``:
+    this board's key, ``pair``: the other board's public key and the pair key once the
+    two boards paired (then a message sealed from another key is refused unopened).
 
     Never raises for what a stranger can send: every failure is a :class:`Refused`.
     """
-    if len(payload) > MAX_PAYLOAD:
-        return Refused(Reason.MALFORMED, f"{len(payload)} bytes, more than {MAX_PAYLOAD}")
-    if not payload.startswith(FRAME) or len(payload) < len(FRAME) + NONCE_BYTES + 16:
-        return Refused(Reason.MALFORMED, "not a pyramid-board frame")
-    nonce = payload[len(FRAME) : len(FRAME) + NONCE_BYTES]
-    try:
-        plain = ChaCha20Poly1305(keys.key).decrypt(
-            nonce, payload[len(FRAME) + NONCE_BYTES :], topic.encode()
-        )
-    except InvalidTag:
-        return Refused(Reason.WRONG_KEY, "not sealed with this game's key for this topic")
-    # Authentic from here on: only a board with the code sealed it.
+    if not plausible(payload, pair[0] or None):
+        return Refused(Reason.JUNK, "not a pyramid-board frame, or not the paired board's")
+    opened = _unseal(keys, topic, payload, mine, pair)
+    if isinstance(opened, Refused):
+        return opened
+    plain, pub = opened
+    # Authentic from here on: only a board with the code (and, with a pub, its key) sealed it.
     try:
         data = json.loads(plain, object_pairs_hook=_no_twice, parse_constant=_no_constant)
     except (ValueError, RecursionError) as exc:
@@ -454,4 +494,8 @@ def open_message(keys: LinkKeys, topic: str, payload: bytes) -> Envelope | Other
         return Refused(Reason.OTHER_GAME, f"names game {envelope.game}, not {keys.game}")
     if envelope.event is not None and event_bytes(envelope.event) > MAX_EVENT_BYTES:
         return Refused(Reason.MALFORMED, f"an event of more than {MAX_EVENT_BYTES} bytes")
+    if pub:
+        if envelope.pub:
+            return Refused(Reason.MALFORMED, "a public key in the frame and in the message")
+        return replace(envelope, pub=pub, paired=True)
     return envelope

@@ -27,10 +27,12 @@
 // - A piezo on a PWM pin: its frequency and duty measured from the pin's edges.
 // - With `analog` in the config, the reflective build's front end (hardware/README.md,
 //   "The reflective build's wiring"): the select pins pick one input of each multiplexer,
-//   and the ADC input of multiplexer m reads its sensor: room light, plus its reflection
-//   and cross talk while its emitter group's pin is driven high, in 12-bit counts, at the
-//   instant of the read; the switches on their own pins are open (high). Not modelled: the phototransistor's response time, the
-//   multiplexers' settling, the ADC's noise.
+//   and the ADC input of multiplexer m reads its sensor: room light (steady and a mains
+//   ripple), plus its reflection, the window wall and cross talk while its emitter group's
+//   pin is driven high, through the phototransistor's first-order lag and the 10 kΩ
+//   load's saturation, in 12-bit counts with the ADC's noise, at the instant of the read
+//   (tests/rigs/room.py is the same model and says where each figure comes from); the
+//   switches on their own pins are open (high). Not modelled: the multiplexers' settling.
 // - The flash chip (a W25Q16JV) on the SSI: read, fast read, status, write enable, page
 //   program, sector/block erase, JEDEC and unique id, so that MicroPython can write its
 //   filesystem. Chip select comes from IO_QSPI's SS override, as the boot ROM drives it.
@@ -126,10 +128,76 @@ function updateColumns() {
 }
 
 // -- the reflective build's analog front end --------------------------------------------
+// The same model as tests/rigs/room.py (which says where each figure comes from): each
+// sensor's collector current is its room light (steady µA plus a mains ripple) plus,
+// while its emitter group's pin is high, (cross talk + the window wall + a piece or a
+// hand) × the part's gain over a minimum part; it reaches the load through a first-order
+// lag (tau_us); the 10 kΩ load is linear to a soft knee at 2.7 V and saturates at 3.0 V;
+// the ADC adds Gaussian noise (counts rms) from a seeded generator.
 
 const analog = config.analog || null;
-const reflection = new Map(); // channel -> counts while lit
-const ambient = new Map(); // channel -> counts of room light
+const ADC_PER_UA = (4096 / 3300) * 10;
+const part = { gain: 1, tau_us: 200, noise: 0, wall: 0, crosstalk_ua: 1, ...(analog && analog.part) };
+const reflection = new Map(); // channel -> µA while lit, on a minimum part
+const light = new Map(); // channel -> { steady, ripple, hz, phase } in µA
+const lag = new Map(); // channel -> { current, at } (µA, ns)
+const groupLit = [];
+let seed = 35;
+
+function uniform() {
+  // mulberry32
+  seed = (seed + 0x6d2b79f5) | 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+}
+
+function gauss() {
+  return Math.sqrt(-2 * Math.log(1 - uniform())) * Math.cos(2 * Math.PI * uniform());
+}
+
+function sensorOf(channel) {
+  return analog.sensors.find((s) => s[0] === channel);
+}
+
+function photocurrent(channel, group, tNs) {
+  const room = light.get(channel);
+  let value = 0;
+  if (room) {
+    value = room.steady || 0;
+    if (room.ripple) value += room.ripple * Math.sin(2 * Math.PI * room.hz * tNs * 1e-9 + (room.phase || 0));
+  }
+  if (groupLit[group]) {
+    const back = part.crosstalk_ua + 28 * part.wall + (reflection.get(channel) || 0);
+    value += back * part.gain;
+  }
+  return value;
+}
+
+function advance(channel, group, untilNs) {
+  let state = lag.get(channel);
+  if (!state) {
+    state = { current: photocurrent(channel, group, untilNs), at: untilNs };
+    lag.set(channel, state);
+  }
+  const tau = part.tau_us * 1000;
+  const room = light.get(channel);
+  const longest = room && room.ripple ? Math.min(40000, tau / 5) : Infinity;
+  while (state.at < untilNs) {
+    const step = Math.min(longest, untilNs - state.at);
+    const target = photocurrent(channel, group, state.at + step / 2);
+    state.current += (target - state.current) * (1 - Math.exp(-step / tau));
+    state.at += step;
+  }
+  return state.current;
+}
+
+function loadVolts(currentUa) {
+  const volts = (Math.max(currentUa, 0) * 10) / 1000;
+  if (volts <= 2.7) return volts;
+  return 2.7 + 0.3 * (1 - Math.exp(-(volts - 2.7) / 0.3));
+}
 
 function driven(gpio) {
   return mcu.gpio[gpio].value === GPIOPinState.High ? 1 : 0;
@@ -143,9 +211,36 @@ function analogReading(adcChannel) {
   const sensor = analog.sensors.find((s) => s[1] === mux && s[2] === address);
   if (!sensor) return 0;
   const [channel, , , group] = sensor;
-  let value = ambient.get(channel) || 0;
-  if (driven(analog.emitters[group])) value += (reflection.get(channel) || 0) + analog.crosstalk;
-  return Math.max(0, Math.min(4095, Math.round(value)));
+  const current = advance(channel, group, now());
+  const counts = loadVolts(current) * 1000 * (4096 / 3300) + part.noise * gauss();
+  return Math.max(0, Math.min(4095, Math.round(counts)));
+}
+
+// The emitters' edges: each group's sensors are brought up to the edge before it, and
+// the scan's rhythm is measured from group 0's first rise in a scan.
+const emitterTiming = { lastRise: -1, scans: 0, sumPeriod: 0, maxPeriod: 0, phaseRise: -1, sumPhase: 0, phases: 0 };
+
+function onEmitter(group, value) {
+  const t = now();
+  const lit = value === GPIOPinState.High;
+  if (!!groupLit[group] === lit) return;
+  for (const s of analog.sensors) if (s[3] === group) advance(s[0], group, t);
+  groupLit[group] = lit;
+  if (group !== 0 || !lit) return;
+  if (emitterTiming.phaseRise >= 0 && t - emitterTiming.phaseRise < 5e6) {
+    emitterTiming.sumPhase += (t - emitterTiming.phaseRise) / 2; // rise to rise is two phases
+    emitterTiming.phases += 1;
+    emitterTiming.phaseRise = t;
+    return;
+  }
+  emitterTiming.phaseRise = t;
+  if (emitterTiming.lastRise >= 0) {
+    const period = t - emitterTiming.lastRise;
+    emitterTiming.scans += 1;
+    emitterTiming.sumPeriod += period;
+    emitterTiming.maxPeriod = Math.max(emitterTiming.maxPeriod, period);
+  }
+  emitterTiming.lastRise = t;
 }
 
 // Scan timing at the pins: when row 0 is pulled low, a scan starts; it ends when the last
@@ -585,6 +680,11 @@ function powerUp(why) {
     // gives the value the wires have when the read starts.
     // The switches on their own pins (buttons, the top's module) are open: pulled up.
     for (const gpio of analog.switches || []) rp.gpio[gpio].setInputValue(true);
+    lag.clear();
+    groupLit.length = 0;
+    emitterTiming.lastRise = -1;
+    emitterTiming.phaseRise = -1;
+    analog.emitters.forEach((gpio, group) => rp.gpio[gpio].addListener((value) => onEmitter(group, value)));
     const adc = rp.adc;
     const read = adc.onADCRead;
     adc.onADCRead = (channel) => {
@@ -632,12 +732,24 @@ function control(message) {
       }
       updateColumns();
       break;
-    case 'reflect':
+    case 'reflect': {
       // A piece over sensor `channel`: `counts` of reflection while lit (0: none), and
-      // `ambient` counts of room light.
-      reflection.set(message.channel, message.counts || 0);
-      if (message.ambient != null) ambient.set(message.channel, message.ambient);
+      // `ambient` counts of steady room light, as the ADC would read them.
+      const [channel, , , group] = sensorOf(message.channel);
+      advance(channel, group, now());
+      reflection.set(channel, (message.counts || 0) / ADC_PER_UA / part.gain);
+      if (message.ambient != null) light.set(channel, { steady: message.ambient / ADC_PER_UA });
       break;
+    }
+    case 'room': {
+      // The room at sensor `channel` (µA): `light` {steady, ripple, hz, phase} and
+      // `reflection` (while lit, on a minimum part: a pearl, a hand), each if given.
+      const [channel, , , group] = sensorOf(message.channel);
+      advance(channel, group, now());
+      if (message.light) light.set(channel, message.light);
+      if (message.reflection != null) reflection.set(channel, message.reflection);
+      break;
+    }
     case 'reset':
       resetPending = 'button';
       break;
@@ -666,11 +778,16 @@ function control(message) {
         scan_mean_time: scan.count ? Math.round(scan.sumTime / scan.count) : 0,
         scan_max_time: Math.round(scan.maxTime),
         ws2812_errors: ws2812 ? ws2812.line.errors : 0,
+        emitter_scans: emitterTiming.scans,
+        emitter_mean_period: emitterTiming.scans ? Math.round(emitterTiming.sumPeriod / emitterTiming.scans) : 0,
+        emitter_max_period: Math.round(emitterTiming.maxPeriod),
+        emitter_mean_phase: emitterTiming.phases ? Math.round(emitterTiming.sumPhase / emitterTiming.phases) : 0,
         to_host_held: toHostBytes,
         ...stats,
       });
       if (message.clear) {
         Object.assign(scan, { count: 0, maxGap: 0, sumGap: 0, gaps: 0, sumTime: 0, maxTime: 0 });
+        Object.assign(emitterTiming, { scans: 0, sumPeriod: 0, maxPeriod: 0, sumPhase: 0, phases: 0 });
         busyCycles = 0;
         idleNs = 0;
         statsWall = performance.now();

@@ -165,7 +165,8 @@ class EmulatedPico:
         self._closed = {self.config.pins_of(c) for c in closed}
         self._analog = dict(analog) if analog is not None else None
         """The reflective build's front end (pico.mjs): ``select``, ``adcs``, ``emitters``
-        (GPIOs), ``sensors`` ((channel, mux, input, group), …) and ``crosstalk`` (counts)."""
+        (GPIOs), ``sensors`` ((channel, mux, input, group), …) and ``part`` (``gain``,
+        ``tau_us``, ``noise``, ``wall``: tests/rigs/room.py's Part and wall)."""
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout: float = 60.0) -> None:
@@ -281,6 +282,26 @@ class EmulatedPico:
         message: dict[str, Any] = {"cmd": "reflect", "channel": channel, "counts": counts}
         if ambient is not None:
             message["ambient"] = ambient
+        self._command(message)
+
+    def room(
+        self,
+        channel: int,
+        *,
+        steady: float | None = None,
+        ripple: float = 0.0,
+        hz: float = 100.0,
+        phase: float = 0.0,
+        reflection: float | None = None,
+    ) -> None:
+        """The reflective build: the room at sensor ``channel`` in µA of collector current
+        (tests/rigs/room.py): ``steady`` light with a ``ripple`` at ``hz``, and
+        ``reflection`` while lit (a pearl, a hand; on a minimum part), each if given."""
+        message: dict[str, Any] = {"cmd": "room", "channel": channel}
+        if steady is not None:
+            message["light"] = {"steady": steady, "ripple": ripple, "hz": hz, "phase": phase}
+        if reflection is not None:
+            message["reflection"] = reflection
         self._command(message)
 
     def stall(self, ms: float) -> None:

@@ -58,6 +58,21 @@ class Pin:
         return f"Pin(GPIO{self.id})"
 
 
+class ADC:
+    """An ADC input, ``ADC(pin)`` as on the rp2 port (GP26–GP29). The simulator models no
+    light: every reading is 0, an empty board in the dark (the reflective build's sensing
+    is modelled on the emulated chip, tests/firmware/test_emulated_reflective.py)."""
+
+    def __init__(self, pin) -> None:
+        gpio = pin.id if isinstance(pin, Pin) else pin
+        if gpio not in (26, 27, 28, 29):
+            raise ValueError(f"GPIO{gpio} has no ADC")
+        self.id = gpio
+
+    def read_u16(self) -> int:
+        return 0
+
+
 class PWM:
     """A PWM output, ``PWM(pin, *, freq, duty_u16)`` as on the rp2 port; each change of
     frequency or duty is reported to the harness (the buzzer's tone)."""

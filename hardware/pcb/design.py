@@ -197,6 +197,9 @@ class Board:
     route_first: tuple[str, ...] = ()
     """Nets the router takes, in this order, before all but the LEDs' (the pins of a
     crowded chip, which the nets routed before them would otherwise wall in)."""
+    loose: tuple[tuple[PartKind, int, str], ...] = ()
+    """What the BOM orders that is not on the board: (part, how many, what for), e.g. the
+    buttons' plungers and the screws that hold the board to the wood."""
 
     def nets(self) -> dict[str, list[tuple[str, str]]]:
         """Net name → its (ref, pad) pairs, sorted."""
@@ -604,8 +607,10 @@ def led_supply_input(
     """The LEDs' supply input, the same on every base board, on the back near the front
     edge: USB-C (5 V only: the sink's 5.1 kΩ on CC1 and CC2 ask no more) → PTC fuse →
     +5V, which a field of nine vias takes into the front's +5V pour; an ESD diode across
-    the input, and a 1000 µF at the input and at the chain's end (``last_led``). The fuse
-    is returned for what is placed beside it."""
+    the input, and a 1 µF ceramic at the input and at the chain's end (``last_led``): with
+    the LEDs' 100 nF each, what a USB port sees at attach stays within the 10 µF a device
+    may show (:func:`hardware.pcb.mechanics.attach_capacitance`). The fuse is returned for
+    what is placed beside it."""
     tracks: list[Track] = []
     vias: list[Via] = []
     usb = parts.add(
@@ -646,13 +651,13 @@ def led_supply_input(
             f"USB-C sink's {cc[-3:]} resistor (asks for 5 V only)", 90.0, "B",
         )  # fmt: skip
     parts.add_near(
-        CATALOGUE["c1000u"], (fx + 10.0, fy), {"1": "+5V", "2": "GND"},
-        "bulk capacitor at the supply", 0.0, "B",
+        CATALOGUE["c1u"], (fx + 10.0, fy), {"1": "+5V", "2": "GND"},
+        "capacitor at the supply", 0.0, "B",
     )  # fmt: skip
     if last_led is not None:
         parts.add_near(
-            CATALOGUE["c1000u"], (last_led.x, last_led.y + 8.0), {"1": "+5V", "2": "GND"},
-            "bulk capacitor at the chain's end", 0.0, "B",
+            CATALOGUE["c1u"], (last_led.x, last_led.y + 8.0), {"1": "+5V", "2": "GND"},
+            "capacitor at the chain's end", 0.0, "B",
         )  # fmt: skip
     return fuse, tracks, vias
 
@@ -665,7 +670,7 @@ def _base_supply(
 
     USB-C (5 V only: the sink's 5.1 kΩ on CC1 and CC2 ask no more) → PTC fuse → +5V,
     which a field of vias takes into the front's +5V pour; an ESD diode across the
-    input and a 1000 µF at the input and at the chain's end. The 74AHCT125 runs on +5V,
+    input and a 1 µF at the input and at the chain's end. The 74AHCT125 runs on +5V,
     the LEDs' own rail: with the LED supply unplugged it has no supply, and its inputs
     (no clamp to V_CC: SN74AHCT125 datasheet, absolute maximum V_I −0.5 to 7 V whatever
     V_CC) feed nothing from the Pi's 3.3 V."""

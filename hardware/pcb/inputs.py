@@ -59,9 +59,6 @@ FIRMWARE_CONFIG = ROOT / "firmware" / "config.py"
 data and the buzzer are on, and each sensor's multiplexer and input."""
 PICO_HOST_CONFIG = ROOT / "configs" / "serial.toml"
 """The computer's config for the Pico: which channel is which place, the LEDs' order."""
-PICO_BUZZER_PIN = 15
-"""The speaker's GPIO when the firmware's ``BUZZER_PIN`` is None (not fitted): GP15, as
-hardware/README.md's Pico wiring says; the board fits the driver either way."""
 
 
 @dataclass(frozen=True)
@@ -89,6 +86,12 @@ def pico_pins(firmware: Path = FIRMWARE_CONFIG, host: Path = PICO_HOST_CONFIG) -
             raise ValueError(f"{_relative(firmware)}: sensor channel {channel} has no name")
         sensors[name_of[channel]] = (int(mux), int(channel_in), int(group))
     buzzer = fw.get("BUZZER_PIN")
+    if buzzer is None:
+        raise ValueError(
+            f"{_relative(firmware)}: BUZZER_PIN is None, but the pico board wires its "
+            "speaker's driver to a GPIO: set it (15, as hardware/README.md says), or the "
+            "board is silent as flashed"
+        )
     return PicoPins(
         emitters=tuple(int(p) for p in fw["EMITTER_PINS"]),
         select=tuple(int(p) for p in fw["MUX_SELECT_PINS"]),
@@ -96,7 +99,7 @@ def pico_pins(firmware: Path = FIRMWARE_CONFIG, host: Path = PICO_HOST_CONFIG) -
         sensors=sensors,
         switches={name_of[int(ch)]: int(gpio) for ch, gpio in fw["SWITCHES"]},
         led_gpio=int(fw["LED_PIN"]),
-        buzzer_gpio=PICO_BUZZER_PIN if buzzer is None else int(buzzer),
+        buzzer_gpio=int(buzzer),
         leds=dict(cmap.led_by_name),
         source=f"{_relative(firmware)}, {_relative(host)}",
     )

@@ -76,6 +76,10 @@ def bom_csv(board: Board) -> str:
     for (value, fp, lcsc, maker, mpn, assembly), refs in sorted(groups.items()):
         rows.append([value, ",".join(refs), fp, lcsc, maker, mpn, assembly, str(len(refs)),
                      f"{prices[mpn]:g}"])  # fmt: skip
+    # what is ordered with the board but not on it: no designator, no footprint
+    for k, count, _ in board.loose:
+        rows.append([k.value, "", "", k.lcsc, k.manufacturer, k.mpn, k.assembly, str(count),
+                     f"{k.price:g}"])  # fmt: skip
     return _rows(rows)
 
 
@@ -95,8 +99,10 @@ def cpl_csv(board: Board) -> str:
 
 
 def parts_cost(board: Board) -> float:
-    """USD: every part's unit price (:mod:`hardware.pcb.parts`), summed."""
-    return round(sum(p.kind.price for p in board.parts), 2)
+    """USD: every part's unit price (:mod:`hardware.pcb.parts`), summed, and what is
+    ordered with the board (:attr:`~hardware.pcb.design.Board.loose`)."""
+    on_board = sum(p.kind.price for p in board.parts)
+    return round(on_board + sum(k.price * n for k, n, _ in board.loose), 2)
 
 
 _DATED = re.compile(

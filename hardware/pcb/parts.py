@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["CATALOGUE", "MUX_INPUT_PAD", "PartKind", "Pin"]
+__all__ = ["CATALOGUE", "MUX_INPUT_PAD", "RESISTOR_WATTS", "PartKind", "Pin", "resistor_size"]
 
 PinType = Literal[
     "input", "output", "bidirectional", "passive", "power_in", "power_out", "open_collector"
@@ -54,12 +54,26 @@ def _two(a: str, b: str, t: PinType = "passive") -> dict[str, Pin]:
     return {"1": Pin(a, t), "2": Pin(b, t)}
 
 
-def _resistor(ohms: str, mpn: str, lcsc: str) -> PartKind:
+RESISTOR_WATTS = {"0603": 0.1, "0805": 0.125, "1206": 0.25}
+"""The UNI-ROYAL thick-film chip resistors' rated power at 70 °C by size (UNI-ROYAL, Thick
+Film Chip Resistors data sheet, 0603WAF / 0805W8F / 1206W4F series, "Ratings": 1/10,
+1/8 and 1/4 W): what :mod:`hardware.pcb.ratings` holds each resistor to."""
+
+_METRIC = {"0603": "1608", "0805": "2012", "1206": "3216"}
+
+
+def _resistor(ohms: str, mpn: str, lcsc: str, size: str = "0603", price: float = 0.002) -> PartKind:
     return PartKind(
-        f"R{ohms}", "R", ohms, "Resistor_SMD:R_0603_1608Metric", _two("~", "~"),
-        f"resistor {ohms}, 1 %, 0603", "UNI-ROYAL", mpn, lcsc, "smt", 0.002,
-        "LCSC basic part, about $0.002 at 100",
+        f"R{ohms}" if size == "0603" else f"R{ohms}_{size}", "R", ohms,
+        f"Resistor_SMD:R_{size}_{_METRIC[size]}Metric", _two("~", "~"),
+        f"resistor {ohms}, 1 %, {size}, {RESISTOR_WATTS[size]:g} W", "UNI-ROYAL", mpn, lcsc,
+        "smt", price, f"LCSC basic part, about ${price:g} at 100",
     )  # fmt: skip
+
+
+def resistor_size(kind: PartKind) -> str:
+    """A resistor's size code (``0603``, ``0805``, ``1206``) from its footprint."""
+    return kind.footprint.split("_")[2]
 
 
 def _pico_pins() -> dict[str, Pin]:
@@ -231,6 +245,15 @@ CATALOGUE: dict[str, PartKind] = {
             "Visaton", "K 28 WP 8 Ohm", "", "hand", 3.0,
         ),
         PartKind(
+            # the pico board's: surface mount, so that no pin comes through to the wood
+            "sounder_smd", "LS", "speaker", "Connector_PinHeader_2.54mm:"
+            "PinHeader_1x02_P2.54mm_Vertical_SMD_Pin1Left",
+            _two("+", "-"),
+            "the sounder's two leads on a 1 × 2 SMD header: a dynamic speaker, 8 Ω "
+            "(hardware/README.md, The buzzer)",
+            "Visaton", "K 28 WP 8 Ohm", "", "hand", 3.0,
+        ),
+        PartKind(
             "testpoint", "TP", "WP", "TestPoint:TestPoint_Pad_D1.5mm",
             {"1": Pin("1", "passive")},
             "test point: ground it to write the ID EEPROM", "-", "copper pad", "", "hand", 0.0,
@@ -283,6 +306,10 @@ CATALOGUE: dict[str, PartKind] = {
         ),
         _resistor("47", "0603WAF470JT5E", "C23182"),
         _resistor("150", "0603WAF1500T5E", "C22808"),
+        # the TCRT1000 emitters' (the pico board): 0.12 W lit without end (ratings.py)
+        _resistor("150", "0805W8F1500T5E", "C17471", "0805", 0.003),
+        # the speaker's series resistor (the pico board): 0.17 W sounding without end
+        _resistor("150", "1206W4F1500T5E", "C17917", "1206", 0.005),
         _resistor("100", "0603WAF1000T5E", "C22775"),
         _resistor("330", "0603WAF3300T5E", "C23138"),
         _resistor("1k", "0603WAF1001T5E", "C21190"),

@@ -49,6 +49,7 @@ from hardware.pcb.design import (
 )
 from hardware.pcb.footprints import load_footprint, rotate
 from hardware.pcb.library import PICO_PINS
+from hardware.pcb.mechanics import loose_parts
 from hardware.pcb.parts import CATALOGUE, MUX_INPUT_PAD
 
 __all__ = ["PICO_AT", "PicoPins", "pico_board"]
@@ -75,9 +76,11 @@ class PicoPins:
     source: str
 
 
-PICO_AT: Point = (160.0, 146.5)
+PICO_AT: Point = (160.0, 148.2)
 """The Pico's centre on the board (on the back, its micro-USB towards the front edge,
-beside the LED supply's USB-C: both cables leave on player 1's side)."""
+beside the LED supply's USB-C: both cables leave on player 1's side): the micro-USB's
+mouth, 26.8 mm from the Pico's centre, at the board's edge, so that a plug seats
+(:func:`hardware.pcb.mechanics.usb_mouths`)."""
 
 EMITTER_OHMS = 150.0
 """Each TCRT1000 emitter's series resistor from +5V (hardware/README.md, "What the chosen
@@ -185,14 +188,16 @@ def pico_board(spec: BaseSpec, pins: PicoPins) -> Board:
         fan_vias += vias
     # the Pico, where PICO_AT puts it: on the back, its USB towards the front edge
     pico = CATALOGUE["pico"]
-    if not parts.free(courtyard(pico, PICO_AT, 0.0, "B"), "B"):
+    # its courtyard up to a millimetre inside the edge: the socket itself reaches the edge
+    x0, y0, x1, y1 = courtyard(pico, PICO_AT, 0.0, "B")
+    if not parts.free((x0, y0, x1, min(y1, spec.height - 1.0)), "B"):
         raise ValueError(f"the Pico has no room at {PICO_AT}")
     parts.add(pico, PICO_AT, _pico_nets(pins), "Raspberry Pi Pico", 0.0, "B")
     # each sensor's emitter resistor (+5V side towards the front) and load, on the back
     for site, tcrt in sensors:
         tcrt_pads = {n: (x, y) for n, x, y in tcrt.pad_positions()}
         for kind, want, nets, role, toward in (
-            ("R150", (tcrt.x - 1.27, tcrt.y - 4.5), {"1": "+5V", "2": f"EA_{site.name}"},
+            ("R150_0805", (tcrt.x - 1.27, tcrt.y - 4.5), {"1": "+5V", "2": f"EA_{site.name}"},
              f"emitter resistor {site.name}", ("2", "1")),
             ("R10k", (tcrt.x + 1.27, tcrt.y + 4.5), {"1": f"SNS_{site.name}", "2": "GND"},
              f"sensor load {site.name}", ("1", "3")),
@@ -226,6 +231,7 @@ def pico_board(spec: BaseSpec, pins: PicoPins) -> Board:
         pours=(("F.Cu", "+5V"), ("B.Cu", "GND")),
         keepouts=tuple(("B.Cu", _between_rows(p)) for p in parts.parts if p.kind.key == "mux"),
         # the sensors' lines out of the multiplexers first, then their select and ADC lines
+        loose=loose_parts(sum(1 for s in spec.sites if s.kind == "button"), len(spec.holes)),
         route_first=tuple(
             sorted(
                 {n for p in parts.parts if p.kind.key == "mux" for n in p.nets.values()}
@@ -431,12 +437,13 @@ def _switch_lines(parts: _Parts, pins: PicoPins, spec: BaseSpec) -> None:
 
 
 def _sounder(parts: _Parts, pins: PicoPins) -> None:
-    """GPIO → 1 kΩ → NPN (10 kΩ base pull-down) switching the speaker and its 47 Ω from
-    +5V, a flyback diode across the coil (hardware/README.md, "The buzzer")."""
+    """GPIO → 1 kΩ → NPN (10 kΩ base pull-down) switching the speaker and its 150 Ω (1206:
+    within its rating sounding without end, :mod:`hardware.pcb.ratings`) from +5V, a
+    flyback diode across the coil (hardware/README.md, "The buzzer")."""
     gpio = gpio_net(pins.buzzer_gpio)
     px, py = PICO_AT
     sounder = parts.add_near(
-        CATALOGUE["sounder"], (px + 30.0, py + 5.0), {"1": "SND+", "2": "SND-"},
+        CATALOGUE["sounder_smd"], (px + 30.0, py + 5.0), {"1": "SND+", "2": "SND-"},
         "sounder leads", 0.0, "B",
     )  # fmt: skip
     q = parts.add_near(
@@ -452,7 +459,7 @@ def _sounder(parts: _Parts, pins: PicoPins) -> None:
         "sounder switch base pull-down", 90.0, "B",
     )  # fmt: skip
     parts.add_near(
-        CATALOGUE["R47"], (sounder.x + 4.0, sounder.y - 6.0), {"1": "+5V", "2": "SND+"},
+        CATALOGUE["R150_1206"], (sounder.x + 4.0, sounder.y - 6.0), {"1": "+5V", "2": "SND+"},
         "sounder series resistor", 90.0, "B",
     )  # fmt: skip
     parts.add_near(

@@ -58,8 +58,8 @@ WS2812_COLOUR_AMPS = 0.012
 EMITTER_AMPS = round((5.0 - 1.0) / 150.0, 4)
 """A TCRT1000 emitter through its 150 Ω at most: (5 V − 1.0 V) / 150 Ω (the forward
 voltage taken low: :data:`hardware.pcb.pico.EMITTER_VF_LOW`)."""
-SPEAKER_AMPS = round(5.0 / (8.0 + 47.0), 4)
-"""The speaker switched on: 5 V across its 8 Ω coil and 47 Ω series resistor."""
+SPEAKER_AMPS = round(5.0 / (8.0 + 150.0), 4)
+"""The speaker switched on: 5 V across its 8 Ω coil and 150 Ω series resistor."""
 LED_KINDS: dict[str, tuple[float, str, str]] = {
     "led": (COLOUR_AMPS, "1", "6"),
     "ws2812": (WS2812_COLOUR_AMPS, "4", "2"),
@@ -86,7 +86,7 @@ def _groups(board: Board) -> dict[str, list[Placed]]:
     anode = {p.nets["1"]: p.nets["2"] for p in board.parts if p.kind.key == "tcrt"}
     out: dict[str, list[Placed]] = {}
     for p in board.parts:
-        if p.kind.key == "R150" and p.nets["2"] in anode:
+        if p.kind.key.startswith("R150") and p.nets["2"] in anode:
             out.setdefault(anode[p.nets["2"]], []).append(p)
     return out
 
@@ -135,7 +135,7 @@ def loads(
         return leds, [(ldo.ref, "1", ldo.ref, "2", ir * IR_MODULE_AMPS)], entry
     # the pico board: every emitter lit at once (more than the firmware ever lights: one
     # group at a time), each from its resistor's +5V pad back through its group's MOSFET,
-    # and the speaker through its 47 Ω and transistor
+    # and the speaker through its 150 Ω and transistor
     switch = {p.nets["3"]: p for p in board.parts if p.kind.key == "nfet"}
     others = [
         (r.ref, "1", switch[group].ref, "2", EMITTER_AMPS)

@@ -115,6 +115,6 @@ def test_a_hint_through_the_table_says_why_the_cell_is_good(
         snap = h.wait(lambda s: s.hint is not None, timeout=10)
         assert snap.hint == "a4"
         assert (
-            "Hint: a4, which wins the bonus pearl 2:a4. It is worth about 1.0 visible "
-            "pearls more than the next best cell."
+            "Hint: the cell with the dotted ring (a4). It wins the bonus pearl 2:a4. It is worth "
+            "about 1.0 visible pearls more than the next best cell."
         ) in h.said()

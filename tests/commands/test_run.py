@@ -16,7 +16,7 @@ from typing import IO
 
 import pytest
 
-from pyramid_board.run import interface_addresses, page_urls
+from controller.addresses import interface_addresses, page_urls
 from tests.support.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]

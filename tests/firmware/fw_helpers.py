@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import runpy
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -11,7 +12,7 @@ from typing import Any
 import serial
 
 from firmware import protocol
-from firmware.sim.harness import SimConfig
+from firmware.sim.harness import DEVICE_FILES, FIRMWARE_DIR, SimConfig
 
 # Firmware timings short enough for quick tests (the shipped values are in config.py).
 FAST = SimConfig(report_ms=200, blank_after_ms=1500)
@@ -119,3 +120,27 @@ def raw_host(port: str, *, check: bool = True) -> Iterator[RawHost]:
         talker.close()
     if check:
         only_protocol(talker)
+
+
+PATIENCE = 180.0
+"""Wall seconds a busy machine may take for a few emulated seconds (a MicroPython scan of
+29 sensors keeps the emulated core busy, and other emulators may share the machine): a
+wait ends as soon as its line arrives, so this costs nothing when it is quick."""
+
+
+def reflective_files() -> tuple[dict[str, bytes], dict[str, object]]:
+    shipped = (FIRMWARE_DIR / "config.py").read_text(encoding="utf-8")
+    assert 'SENSING = "reflective"' in shipped  # the chosen build is the default
+    source = shipped.replace("REPORT_MS = 1000", "REPORT_MS = 200")
+    files = {name: (FIRMWARE_DIR / name).read_bytes() for name in DEVICE_FILES[:-1]}
+    files["config.py"] = source.encode()
+    values = runpy.run_path(str(FIRMWARE_DIR / "config.py"))
+    analog = {
+        "select": list(values["MUX_SELECT_PINS"]),
+        "adcs": list(values["MUX_ADC_PINS"]),
+        "emitters": list(values["EMITTER_PINS"]),
+        "sensors": [list(s) for s in values["SENSORS"]],
+        "crosstalk": 12,
+        "switches": [gpio for _, gpio in values["SWITCHES"]],
+    }
+    return files, analog

@@ -351,6 +351,20 @@ class _raw:
         self.host.close()
 
 
+def pyramid_flash(pico: EmulatedPico, *options: str) -> subprocess.CompletedProcess[str]:
+    """``pyramid flash --port <the emulated Pico> [options]``, as a maker runs it."""
+    # `pyramid flash` waits 15 s for the HELLO after the reset, for a real Pico; the
+    # emulated one boots MicroPython at half speed, or slower on a loaded machine.
+    command = ["flash", "--port", pico.port, *options, "--timeout", f"{pico.wall(5):g}"]
+    return subprocess.run(
+        [sys.executable, "-m", "pyramid_board.cli", *command],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
 def test_pyramid_flash_onto_a_blank_pico() -> None:
     """MicroPython and nothing else (an erased filesystem, formatted at boot through the
     emulated flash chip); `pyramid flash` copies the firmware with mpremote, resets the
@@ -359,16 +373,7 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
     with EmulatedPico(CONFIG, files={}, rate=0.5) as pico:
         # A second of the chip's time: MicroPython formats littlefs and reaches the REPL.
         wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
-        # `pyramid flash` waits 15 s for the HELLO after the reset, for a real Pico; the
-        # emulated one boots MicroPython at half speed, or slower on a loaded machine.
-        command = ["flash", "--port", pico.port, "--timeout", f"{pico.wall(5):g}"]
-        done = subprocess.run(
-            [sys.executable, "-m", "pyramid_board.cli", *command],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            check=False,
-        )
+        done = pyramid_flash(pico)
         assert done.returncode == 0, done.stdout + done.stderr
         assert "100 %  4/4 main.py" in done.stdout  # progress, file by file
         assert f"firmware {VERSION}, protocol 1, 36 channels, 37 LEDs." in done.stdout

@@ -2,7 +2,8 @@
 firmware/config.py with ``SENSING = "reflective"``, its real ADC reads and GPIO writes
 against the analog front end of firmware/emulator/pico.mjs (multiplexers, emitter groups,
 a reflection per sensor). A pearl over c3 appears in the ``S`` bitmap and leaves it; room
-light that changes too fast to read past makes a new pearl wait, and never lifts one.
+light that changes too fast to read past makes a new pearl wait, and never lifts one. And
+the guide's ``pyramid flash --sensing reflective`` onto a blank Pico (docs/raspberry-pi.md).
 
 Without the UF2 and boot ROM (``PYRAMID_RP2040_DIR``) or Node the test skips, saying what
 to provide; under ``CI=true`` that is a failure.
@@ -10,43 +11,20 @@ to provide; under ``CI=true`` that is a failure.
 
 from __future__ import annotations
 
-import runpy
 from collections.abc import Iterator
 
 import pytest
-from fw_helpers import RawHost
-from test_emulated_pico import need_emulator
+from fw_helpers import PATIENCE, RawHost, reflective_files
+from test_emulated_pico import CHIP_TIME_PATIENCE, need_emulator, pyramid_flash
 
 from firmware import protocol
+from firmware.config import VERSION
 from firmware.emulator.pico import EmulatedPico
-from firmware.sim.harness import DEVICE_FILES, FIRMWARE_DIR, SimConfig
+from firmware.sim.harness import SimConfig
+from tests.support.poll import wait_until
 
 RATE = 0.25
 C3, E1 = 14, 4
-PATIENCE = 180.0
-"""Wall seconds a busy machine may take for a few emulated seconds (a MicroPython scan of
-29 sensors keeps the emulated core busy, and other emulators may share the machine): a
-wait ends as soon as its line arrives, so this costs nothing when it is quick."""
-
-
-def reflective_files() -> tuple[dict[str, bytes], dict[str, object]]:
-    shipped = (FIRMWARE_DIR / "config.py").read_text(encoding="utf-8")
-    assert 'SENSING = "matrix"' in shipped
-    source = shipped.replace('SENSING = "matrix"', 'SENSING = "reflective"').replace(
-        "REPORT_MS = 1000", "REPORT_MS = 200"
-    )
-    files = {name: (FIRMWARE_DIR / name).read_bytes() for name in DEVICE_FILES[:-1]}
-    files["config.py"] = source.encode()
-    values = runpy.run_path(str(FIRMWARE_DIR / "config.py"))
-    analog = {
-        "select": list(values["MUX_SELECT_PINS"]),
-        "adcs": list(values["MUX_ADC_PINS"]),
-        "emitters": list(values["EMITTER_PINS"]),
-        "sensors": [list(s) for s in values["SENSORS"]],
-        "crosstalk": 12,
-        "switches": [gpio for _, gpio in values["SWITCHES"]],
-    }
-    return files, analog
 
 
 @pytest.fixture(scope="module")
@@ -98,3 +76,41 @@ def test_a_pearl_over_a_window_is_seen_and_uncertain_light_changes_nothing(
         assert all(bitmap & (1 << E1) for bitmap in reports(host, pico, 4))
     finally:
         host.close()
+
+
+def test_pyramid_flash_with_no_options_onto_a_blank_pico() -> None:
+    """The guide's command for the printed pico board, ``pyramid flash`` with no options,
+    onto a Pico with MicroPython and nothing else: the real mpremote copies the files (the
+    shipped config: reflective sensing, the speaker on GP15), the Pico is reset, its HELLO
+    checked; then it reads its IR sensors (a pearl over c3)."""
+    need_emulator()
+    _, analog = reflective_files()
+    config = SimConfig(rows=(), columns=(), buzzer_pin=None)
+    with EmulatedPico(config, files={}, rate=0.5, analog=analog) as pico:
+        # A second of the chip's time: MicroPython formats littlefs and reaches the REPL.
+        wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
+        done = pyramid_flash(pico)
+        assert done.returncode == 0, done.stdout + done.stderr
+        assert "in the copy that goes onto the Pico" not in done.stdout
+        assert f"firmware {VERSION}, protocol 1," in done.stdout
+        assert done.stdout.rstrip().endswith("Done: the board is ready.")
+        flashed = pico.flash_files()
+        assert sorted(flashed) == ["config.py", "debounce.py", "main.py", "protocol.py"]
+        assert b'SENSING = "reflective"' in flashed["config.py"]
+        assert b"BUZZER_PIN = 15" in flashed["config.py"]
+        # It reads its IR sensors: a pearl over c3 shows in its report, and leaves it.
+        host = RawHost(pico.port)
+        try:
+            host.serial.reset_input_buffer()
+            pico.reflect(C3, 400)  # the darkest pearl the model allows
+            host.wait_for(
+                lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 1 << C3,
+                timeout=max(pico.wall(8), PATIENCE),
+            )
+            pico.reflect(C3, 0)
+            host.wait_for(
+                lambda m: isinstance(m, protocol.Sensors) and m.bitmap == 0,
+                timeout=max(pico.wall(8), PATIENCE),
+            )
+        finally:
+            host.close()

@@ -32,7 +32,9 @@ def test_a_bonus_pearl_waits_shows_its_footprint_and_the_confirm_button_places_i
     assert [(b.pos, b.colour, b.reason) for b in perlen_parts(snap).pending] == [
         ("2:c3", 0, "majority")
     ]
-    assert "Place the bonus pearl: Anna's red on 2:c3 (over c3–d4)." in p.said()
+    assert (
+        "Place the bonus pearl: Anna's red, on top of the four blinking pearls (2:c3)." in p.said()
+    )
     assert blinking(p) == {"c3", "d3", "c4", "d4"}
     assert p.lit["button:confirm"] == Led(RED)
     assert p.sounds[-1] is Sound.BONUS
@@ -47,8 +49,9 @@ def test_a_bonus_pearl_waits_shows_its_footprint_and_the_confirm_button_places_i
 def test_one_confirm_places_every_waiting_bonus_pearl(p: Play) -> None:
     snap = p.play(*CASCADE)
     assert [b.pos for b in perlen_parts(snap).pending] == ["2:b2", "2:b3", "3:b2"]
-    assert "Place 3 bonus pearls, in the order listed, starting with Anna's red on 2:b2" in (
-        p.said()
+    assert (
+        "Place 3 bonus pearls, in the order listed, starting with Anna's red, on top of the "
+        "four blinking pearls (2:b2)" in (p.said())
     )
     assert p.do(ConfirmBonus()).ok
     assert perlen_parts(p.snap).pending == ()

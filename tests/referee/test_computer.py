@@ -43,10 +43,13 @@ def test_a_computer_seat_is_asked_and_its_cell_blinks() -> None:
     snap = p.answer("b2")
     assert snap.computer_move == "b2" and not snap.thinking
     assert p.lit == {"seat:1": Led(BLUE), "b2": Led(BLUE, LedMode.BLINK)}
-    assert p.said() == "Ben (computer) chose b2: put its pearl there."
+    assert (
+        p.said()
+        == "Ben (computer) chose the blinking cell with the dashed ring (b2): put its pearl there."
+    )
     snap = p.play("d4")  # not the computer's cell
     assert snap.status == "mismatch"
-    assert p.said() == "Ben (computer) chose b2, not d4. Take the pearl off d4."
+    assert p.said() == "Ben (computer) chose b2, not d4. Take off the pearl with the red ✕ (d4)."
     p.lift("d4")
     snap = p.play("b2")
     assert snap.moves == 2 and snap.to_move == 2 and snap.computer_move is None
@@ -107,7 +110,7 @@ def test_a_hint_is_asked_for_the_person_to_move_and_cleared_by_a_move() -> None:
     cell = perlen.legal_moves(_position(ask))[-1].short
     snap = p.answer(cell, purpose="hint")
     assert snap.hint == "d4" and p.lit["d4"] == Led(BLUE, LedMode.BLINK)
-    assert p.said() == "Hint: d4. Ben to move."
+    assert p.said() == "Hint: the cell with the dotted ring (d4). Ben to move."
     assert p.play("b2").hint is None  # a move clears it
 
 
@@ -127,13 +130,16 @@ def test_a_hint_says_why_in_bonus_pearls_and_visible_pearls() -> None:
     assert p.do(Hint()).ok
     p.answer("c4", purpose="hint", why=Why(wins=("2:c3",), worth=1.46))
     assert p.said() == (
-        "Hint: c4, which wins the bonus pearl 2:c3. It is worth about 1.5 visible pearls more "
-        "than the next best cell. Anna to move."
+        "Hint: the cell with the dotted ring (c4). It wins the bonus pearl 2:c3. It is worth "
+        "about 1.5 visible pearls more than the next best cell. Anna to move."
     )
     p.play("b2")
     assert p.do(Hint()).ok
     p.answer("b3", purpose="hint", why=Why(denies=("2:b2", "2:b2"), worth=0.2))
-    assert p.said() == "Hint: b3, which keeps the bonus pearl 2:b2 from the others. Ben to move."
+    assert p.said() == (
+        "Hint: the cell with the dotted ring (b3). It keeps the bonus pearl 2:b2 from the "
+        "others. Ben to move."
+    )
 
 
 def test_the_first_hint_of_a_game_says_why_too() -> None:
@@ -144,6 +150,6 @@ def test_the_first_hint_of_a_game_says_why_too() -> None:
     assert p.do(Hint()).ok
     p.answer("b1", purpose="hint", why=Why(worth=0.1))
     assert p.said() == (
-        "Hint: b1. It wins no bonus pearl yet, but leaves you the best chances for the ones "
-        "to come. Anna to move."
+        "Hint: the cell with the dotted ring (b1). It wins no bonus pearl yet, but leaves you "
+        "the best chances for the ones to come. Anna to move."
     )

@@ -53,4 +53,5 @@ def test_a_pyramidos_end_turn_refusal_names_the_fix_once() -> None:
     p.play("t1", "top")
     reply = p.do(EndTurn())
     assert not reply.ok
-    assert p.said().count("top") == 2  # "The top opens only …" and "take the ball off the top"
+    # "The top opens only …" and "take off the ball with the red ✕ (the top)"
+    assert p.said().count("top") == 2

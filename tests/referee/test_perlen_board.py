@@ -21,7 +21,8 @@ def test_a_move_turns_to_the_next_player_and_lights_their_seat(p: Play) -> None:
     snap = p.play("c3")
     assert snap.status == "playing" and snap.to_move == 1 and snap.moves == 1
     assert p.said() == (
-        "Anna played c3. c3 stays hidden inside the pyramid: it will not count. Ben to move."
+        "Anna played c3. That pearl (c3) ends up hidden inside the pyramid: it will not count. "
+        "Ben to move."
     )
     assert p.lit == {"seat:1": Led(BLUE)}
     assert p.events == [("move", {"cell": "c3", "colour": 0})]
@@ -67,8 +68,8 @@ def test_a_pearl_on_an_illegal_cell_is_a_mismatch_until_lifted(p: Play) -> None:
     assert snap.status == "mismatch" and snap.moves == 1
     assert [(m.cell, m.kind) for m in snap.mismatches] == [("a1", "extra")]
     assert p.said() == (
-        "a1 is not a legal cell: a pearl must touch one already on the board. "
-        "Take the pearl off a1."
+        "Not on the cell with the red ✕ (a1): a pearl must touch one already on the board. "
+        "Take off the pearl with the red ✕ (a1)."
     )
     assert p.lit["a1"] == Led(WHITE, LedMode.BLINK)
     snap = p.lift("a1")
@@ -82,7 +83,7 @@ def test_several_new_pearls_at_once_never_become_a_move(p: Play) -> None:
     snap = p.set({"c3", "d4", "b2"})
     assert snap.status == "mismatch"
     assert {m.cell for m in snap.mismatches} == {"d4", "b2"}
-    assert p.said() == "Take the pearls off b2 and d4."
+    assert p.said() == "Take off the pearls with the red ✕ (b2 and d4)."
     # Lifting one leaves a single legal new pearl: still no move, the board must match first.
     assert p.lift("b2").status == "mismatch" and p.snap.moves == 1
     assert p.lift("d4").status == "playing"
@@ -118,7 +119,9 @@ def test_two_pearls_in_quick_succession_are_placed_together(p: Play) -> None:
     p.wait(0.1)
     snap = p.put("d4")
     assert snap.status == "mismatch" and snap.moves == 1
-    assert p.said() == "Two pearls at once: place one at a time. Take the pearl off d4."
+    assert p.said() == (
+        "Two pearls at once: place one at a time. Take off the pearl with the red ✕ (d4)."
+    )
     p.lift("d4")
     assert p.play("d4").moves == 2
 
@@ -129,7 +132,8 @@ def test_a_new_game_on_a_board_with_pearls_waits_for_it_to_be_cleared(p: Play) -
     assert reply.ok
     assert p.snap.status == "mismatch"
     assert p.said() == (
-        "Game 1 was aborted. Game 2 has started: Anna, Ben and Cleo. Take the pearl off c3."
+        "Game 1 was aborted. Game 2 has started: Anna, Ben and Cleo. Take off the pearl with "
+        "the red ✕ (c3)."
     )
     snap = p.lift("c3")
     assert snap.status == "playing" and snap.moves == 0
@@ -143,7 +147,10 @@ def test_lifting_the_last_pearl_takes_the_move_back(p: Play) -> None:
     p.play("c3", "d4")
     snap = p.lift("d4")
     assert snap.status == "mismatch" and snap.moves == 2  # waits settle_s first
-    assert p.said() == "Keep the pearl off d4 to take back Ben's move, or put it back to keep it."
+    assert p.said() == (
+        "Ben's last pearl (d4) is off. Leave it off to take the move back; put it back to keep "
+        "the move."
+    )
     assert p.lit["d4"] == Led(BLUE, LedMode.BLINK)
     snap = p.wait(0.5)
     assert snap.status == "playing" and snap.moves == 1 and snap.to_move == 1
@@ -195,7 +202,7 @@ def test_undo_takes_back_and_the_pearl_blinks_until_lifted(p: Play) -> None:
     assert [(m.cell, m.kind) for m in snap.mismatches] == [("d4", "extra")]
     assert p.lit["d4"] == Led(WHITE, LedMode.BLINK)
     assert p.events[-1] == ("undo", {"by": "button", "what": "d4"})
-    assert p.said() == "Took back Ben's pearl on d4. Take the pearl off d4."
+    assert p.said() == "Took back Ben's pearl on d4. Take off the pearl with the red ✕ (d4)."
     # The pearl still lying there is not taken as Ben's move again.
     assert p.wait(5).moves == 1
     snap = p.lift("d4")

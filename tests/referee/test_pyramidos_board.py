@@ -49,7 +49,7 @@ def test_a_landing_belongs_to_the_mover_and_passes_the_turn() -> None:
     p = game()
     snap = p.play("t2")
     assert pyramidos_parts(snap).targets["t2"] == 0 and snap.to_move == 1 and snap.last_move == "t2"
-    assert p.said() == "Anna landed on t2. Ben to move."
+    assert p.said() == "Anna's ball landed on the front right corner. Ben to move."
     assert p.lit["t2"] == Led(RED) and p.lit["seat:1"] == Led(BLUE)
     assert p.lit["button:end_turn"] == Led(BLUE)
 
@@ -69,7 +69,8 @@ def test_end_turn_counts_the_balls_just_knocked_off_and_says_whose_they_were() -
     p.lift("t1", "t3")
     assert p.do(EndTurn()).ok
     assert p.said() == (
-        "Anna's ball on t1 and Ben's ball on t3 were knocked off. Cleo ended the turn. "
+        "Anna's ball on the front left corner and Ben's ball on the back right corner were "
+        "knocked off. Cleo ended the turn. "
         "Anna to move."
     )
 
@@ -80,14 +81,14 @@ def test_a_ball_knocked_off_counts_once_it_stays_off() -> None:
     snap = p.lift("t1")
     assert pyramidos_parts(snap).targets["t1"] == 0 and snap.status == "mismatch"
     assert p.said() == (
-        "No ball on t1 any more: it counts as knocked off in a moment (put it back if it "
-        "only wobbled)."
+        "No ball on the front left corner any more: it counts as knocked off in a moment (put "
+        "it back if it only wobbled)."
     )
     assert p.lit["t1"] == Led(RED, LedMode.BLINK)
     snap = p.wait(0.5)
     assert pyramidos_parts(snap).targets["t1"] is None
     assert snap.status == "playing" and snap.to_move == 2  # a knock-off keeps the turn
-    assert p.said() == "Anna's ball on t1 was knocked off. Cleo to move."
+    assert p.said() == "Anna's ball on the front left corner was knocked off. Cleo to move."
     assert kinds(p) == ["land t1", "land t3", "leave t1"]
 
 
@@ -132,13 +133,15 @@ def test_a_ball_on_the_closed_top_is_a_mismatch_said_once() -> None:
     snap = p.play("top")
     assert snap.status == "mismatch" and pyramidos_parts(snap).targets["top"] is None
     assert p.said() == (
-        "The top opens only when all four base targets hold a ball. Take the ball off the top."
+        "The top opens only when all four base targets hold a ball. Take off the ball with the "
+        "red ✕ (the top)."
     )
     assert p.lit["top"] == Led(WHITE, LedMode.BLINK)
     assert p.sounds[-1] is Sound.WRONG
     reply = p.do(EndTurn())
     assert not reply.ok and reply.message is not None
-    assert english(reply.message) == "Fix the board first: take the ball off the top."
+    said = english(reply.message)
+    assert said == "Fix the board first: take off the ball with the red ✕ (the top)."
     snap = p.lift("top")
     assert snap.status == "playing" and snap.to_move == 1
 
@@ -153,7 +156,7 @@ def test_the_top_opens_pulses_and_a_ball_on_it_ends_the_game() -> None:
     assert snap.status == "over" and snap.winners == (0,)
     assert snap.points == (4, 2)
     assert p.ledger.games[1]["status"] == "over"
-    assert p.said() == "Anna landed on the top. Game over: Anna wins with 4 points!"
+    assert p.said() == "Anna's ball landed on the top. Game over: Anna wins with 4 points!"
     assert not p.do(Undo()).ok
 
 
@@ -161,7 +164,9 @@ def test_two_balls_landing_at_once_are_a_mismatch() -> None:
     p = game()
     snap = p.set({"t1", "t2"})
     assert snap.status == "mismatch" and snap.moves == 0
-    assert p.said() == "Balls on t1 and t2 at once: take off all but one."
+    assert p.said() == (
+        "Balls on the front left corner and the front right corner at once: take off all but one."
+    )
     p.lift("t2")
     assert p.snap.status == "mismatch"  # the board must match before a landing counts
     p.lift("t1")
@@ -175,7 +180,10 @@ def test_undo_a_landing_then_the_ball_must_come_off() -> None:
     snap = p.snap
     assert snap.to_move == 0 and pyramidos_parts(snap).targets["t1"] is None
     assert [(m.cell, m.kind) for m in snap.mismatches] == [("t1", "extra")]
-    assert p.said() == "Took back Anna's landing on t1. Take the ball off t1."
+    assert p.said() == (
+        "Took back Anna's landing on the front left corner. Take off the ball with the red ✕ "
+        "(the front left corner)."
+    )
     assert p.wait(5).moves == 0  # not landed again
     assert p.lift("t1").status == "playing"
 
@@ -190,7 +198,8 @@ def test_undo_a_knock_off_then_the_ball_must_go_back() -> None:
     assert pyramidos_parts(snap).targets["t3"] == 0 and snap.status == "mismatch"
     assert p.lit["t3"] == Led(RED, LedMode.BLINK)
     assert p.said() == (
-        "Took back the knock-off: the ball belongs on t3. Put Anna's red ball back on t3."
+        "Took back the knock-off: the ball belongs on the back right corner. Put Anna's red "
+        "ball back on the back right corner."
     )
     assert p.put("t3").status == "playing"
 
@@ -222,4 +231,4 @@ def test_a_new_game_on_a_board_with_balls_asks_for_them_off_in_one_sentence() ->
     p.lift("t2")
     assert p.said().endswith("Take all 2 balls off the board.")
     p.lift("t1")
-    assert p.said().endswith("Take the ball off t3.")
+    assert p.said().endswith("Take off the ball with the red ✕ (the back right corner).")

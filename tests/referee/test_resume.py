@@ -77,7 +77,7 @@ def test_anything_else_after_a_cut_waits_for_the_board_to_match(tmp_path: Path) 
         assert p.snap.moves == 2 and p.snap.status == "mismatch", what
         assert kinds(p) == ["move", "move"], what
     illegal = restarted(first, tmp_path / "illegal", cases["one on an illegal cell"])
-    assert "a1 is not a legal cell" in illegal.said()
+    assert "Not on the cell with the red ✕ (a1)" in illegal.said()
     # Put right, the game goes on from where it was: the next pearl is Cleo's move.
     illegal.lift("a1")
     illegal.play("d3")

@@ -92,7 +92,9 @@ def test_unnamed_seats_are_stored_unnamed_and_called_by_number_or_level() -> Non
     first = Play().new(players=("", "B", "C"), computer={"0": "strong"})
     assert first.said().endswith("Strong computer is thinking…")
     first.answer("c3")
-    assert first.said().endswith("Strong computer chose c3: put its pearl there.")
+    assert first.said().endswith(
+        "Strong computer chose the blinking cell with the dashed ring (c3): put its pearl there."
+    )
 
 
 def test_old_games_that_stored_english_computer_names_read_as_unnamed() -> None:

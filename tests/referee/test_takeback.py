@@ -32,9 +32,10 @@ def test_undo_under_placed_bonus_pearls_asks_for_them_top_down(p: Play) -> None:
     snap = p.snap
     assert [b.pos for b in perlen_parts(snap).removals] == ["3:b2", "2:b3", "2:b2"]
     assert p.said() == (
-        "Took back Cleo's pearl on b3. Take off the bonus pearls 3:b2, 2:b3 and 2:b2, the "
-        "highest first (the next one's place blinks), pressing “This bonus pearl is off” (or "
-        "Confirm on the board) after each, then take the pearl off b3."
+        "Took back Cleo's pearl on b3. First take off the bonus pearls from the top down, the "
+        "blinking one first (3:b2, 2:b3 and 2:b2), and press “This bonus pearl is off” (or "
+        "Confirm on the board) after each. Then take off the pearl on the base with the red ✕ "
+        "(b3)."
     )
     # The footprint of the top one flashes white (3:b2 rests on b2–d4).
     assert white(p) == {"b2", "c2", "d2", "b3", "c3", "d3", "b4", "c4", "d4"}
@@ -63,11 +64,11 @@ def test_bonus_pearls_side_by_side_come_off_in_any_order(p: Play) -> None:
     assert p.do(Undo()).ok
     assert [b.pos for b in perlen_parts(p.snap).removals] == ["2:c2", "2:b2"]
     assert p.said() == (
-        "Took back Cleo's pearl on c2. Take off the bonus pearls 2:c2 and 2:b2 (the next "
-        "one's place blinks), pressing “This bonus pearl is off” (or Confirm on the board) "
-        "after each, then take the pearl off c2."
+        "Took back Cleo's pearl on c2. First take off the bonus pearls, the blinking one first "
+        "(2:c2 and 2:b2), and press “This bonus pearl is off” (or Confirm on the board) after "
+        "each. Then take off the pearl on the base with the red ✕ (c2)."
     )
-    assert "highest" not in p.said()
+    assert "top down" not in p.said()
 
 
 def test_the_drawing_keeps_the_bonus_pearls_still_to_come_off(p: Play) -> None:
@@ -86,7 +87,7 @@ def test_unconfirmed_bonus_pearls_just_leave_the_list(p: Play) -> None:
     p.play(*CASCADE)
     assert p.do(Undo()).ok  # none of the three was placed
     assert perlen_parts(p.snap).removals == () and perlen_parts(p.snap).pending == ()
-    assert p.said() == "Took back Cleo's pearl on b3. Take the pearl off b3."
+    assert p.said() == "Took back Cleo's pearl on b3. Take off the pearl with the red ✕ (b3)."
 
 
 def test_a_game_of_0_1_0_that_confirmed_one_by_one_lists_only_the_placed(tmp_path: Path) -> None:
@@ -119,7 +120,8 @@ def test_lifting_a_last_pearl_with_bonus_pearls_takes_it_back_and_says_so(p: Pla
     p.do(ConfirmBonus())
     snap = p.lift("b3")  # the family took the three bonus pearls off first
     assert p.said() == (
-        "Keep the pearl off b3 to take back Cleo's move, or put it back to keep it."
+        "Cleo's last pearl (b3) is off. Leave it off to take the move back; put it back to "
+        "keep the move."
     )
     snap = p.wait(0.5)
     assert snap.moves == len(CASCADE) - 1 and snap.status == "playing"

@@ -6,8 +6,9 @@
 each step's delivered events and acknowledgement mark are one JSON line, written and
 fsynced before the call returns (the store commits before the Table goes on); a line cut
 short by a kill is ignored on reading (the store's WAL drops a torn commit the same way).
-Standard input takes ``make N`` (an event made here); standard output says ``ready``
-once the link is connected.
+Standard input takes ``make N`` (an event made here) and ``report`` (answered with
+``report`` and the link's report as JSON); standard output says ``ready`` once the link
+is connected.
 """
 
 from __future__ import annotations
@@ -26,8 +27,9 @@ from controller.config import RemoteConfig
 from controller.remote.journal import Logged, Origin
 from controller.remote.link import Connection, Link, LinkTiming, Report
 from controller.remote.mqtt import RemoteLink
-from controller.remote.outcomes import Acknowledged, Delivered, Outcome
+from controller.remote.outcomes import Acknowledged, Delivered, Outcome, Paired
 from controller.remote.wire import JsonObject, Side, derive_keys
+from tests.remote.network import secret_of
 from tests.support.poll import wait_until
 
 CODE = "5A4L-KPRX-AC7H"
@@ -67,6 +69,11 @@ class FileJournal:
     def acked(self) -> int:
         return max((line["ack"] for line in self._lines() if "ack" in line), default=0)
 
+    def peer(self) -> tuple[str, bytes] | None:
+        """The other board once paired (kept as the store keeps it)."""
+        peers = [line["peer"] for line in self._lines() if "peer" in line]
+        return (peers[-1][0], bytes.fromhex(peers[-1][1])) if peers else None
+
     def made(self, event: JsonObject) -> None:
         with self.lock:
             seq = 1 + sum(1 for e in self.logged() if e.origin is Origin.HERE)
@@ -79,6 +86,8 @@ class FileJournal:
                 lines.append({"origin": "there", "seq": outcome.seq, "event": dict(outcome.event)})
             elif isinstance(outcome, Acknowledged):
                 lines.append({"ack": outcome.upto})
+            elif isinstance(outcome, Paired):
+                lines.append({"peer": [outcome.board, outcome.public.hex()]})
         if lines:
             with self.lock:
                 self._write(lines)
@@ -92,9 +101,17 @@ def main() -> None:
     parser.add_argument("--journal", type=Path, required=True)
     args = parser.parse_args()
     journal = FileJournal(args.journal)
-    link = Link.restore(journal, keys=derive_keys(CODE), side=Side(args.side),
-                        board=f"{args.name}-board", name=args.name, now=time.monotonic(),
-                        timing=LinkTiming(resend_s=0.5, resend_max_s=2.0))  # fmt: skip
+    link = Link.restore(
+        journal,
+        keys=derive_keys(CODE),
+        side=Side(args.side),
+        board=f"{args.name}-board",
+        secret=secret_of(f"{args.name}-board"),
+        name=args.name,
+        now=time.monotonic(),
+        timing=LinkTiming(resend_s=0.5, resend_max_s=2.0),
+        peer=journal.peer(),
+    )
     config = RemoteConfig(host="127.0.0.1", port=args.port, tls=False, name=args.name)
     remote = RemoteLink(config, link, journal.keep)
     remote.start()
@@ -104,12 +121,14 @@ def main() -> None:
         sys.exit("no connection to the broker")
     print("ready", flush=True)
     for line in sys.stdin:
-        word, number = line.split()
-        if word == "make":
-            event = {"kind": "move", "n": int(number), "by": args.name}
+        word, *number = line.split()
+        if word == "report":  # what its page would show, as one line of JSON
+            print("report " + json.dumps(remote.report().data()), flush=True)
+        elif word == "make":
+            event = {"kind": "move", "n": int(number[0]), "by": args.name}
             journal.made(event)
             remote.send(event)
-            print(f"made {number}", flush=True)
+            print(f"made {number[0]}", flush=True)
     remote.close()
 
 

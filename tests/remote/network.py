@@ -13,16 +13,63 @@ redelivery can. The real broker is tests/remote/test_mqtt.py's Mosquitto.
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass, field
+import hashlib
+from dataclasses import dataclass, field, replace
 
-from controller.remote.journal import MemoryJournal, Origin
+from controller.remote.journal import Journal, MemoryJournal, Origin
 from controller.remote.link import Connection, Link, LinkTiming, Publish, Step
-from controller.remote.outcomes import Outcome
-from controller.remote.wire import JsonObject, LinkKeys, Side, derive_keys
+from controller.remote.outcomes import Outcome, Paired
+from controller.remote.wire import (
+    Envelope,
+    JsonObject,
+    LinkKeys,
+    OtherVersion,
+    Refused,
+    Side,
+    derive_keys,
+    open_message,
+    seal,
+)
 
 CODE = "5A4L-KPRX-AC7H"
 OTHER_CODE = "ABCD-EFGH-JKLV"
 TIMING = LinkTiming(resend_s=3.0, resend_max_s=48.0)
+
+
+def sealed_by(link: Link, topic: str, envelope: Envelope) -> bytes:
+    """``envelope`` sealed as ``link``'s board seals it (with the pair key once paired)."""
+    assert link.pairing is not None
+    mine = replace(envelope, pub=link.pairing.public)
+    return seal(link.keys, topic, mine, bytes(12), link.pair or None)
+
+
+def opened(link: Link, message: Publish) -> Envelope | OtherVersion | Refused:
+    """``message`` opened as ``link``'s board opens it."""
+    pair = (link.peer_pub, link.pair)
+    return open_message(link.keys, message.topic, message.payload, mine=link.pairing, pair=pair)
+
+
+def link_of(
+    board: str,
+    name: str,
+    side: Side,
+    *,
+    keys: LinkKeys | None = None,
+    journal: Journal | None = None,
+    timing: LinkTiming | None = None,
+    peer: tuple[str, bytes] | None = None,
+) -> Link:
+    """A board's link restored at time 0 (from an empty journal by default), its secret
+    :func:`secret_of` its id: a stranger's, or one the test drives by hand."""
+    return Link.restore(journal if journal is not None else MemoryJournal(),
+                        keys=keys if keys is not None else derive_keys(CODE), side=side,
+                        board=board, secret=secret_of(board), name=name, now=0.0,
+                        timing=timing or LinkTiming(), peer=peer)  # fmt: skip
+
+
+def secret_of(board: str) -> bytes:
+    """A board's own secret for the tests: its id's hash (a real board draws one)."""
+    return hashlib.sha256(board.encode()).digest()
 
 
 @functools.cache
@@ -40,6 +87,8 @@ class Board:
         self.code = code
         self.journal = MemoryJournal()
         self.happened: list[Outcome] = []
+        self.peer: tuple[str, bytes] | None = None
+        """The other board once paired, kept as the store keeps it."""
         self.link = self._restore(now)
 
     def _restore(self, now: float) -> Link:
@@ -48,15 +97,20 @@ class Board:
             keys=keys(self.code),
             side=self.side,
             board=f"{self.name}-board",
+            secret=secret_of(f"{self.name}-board"),
             name=self.name,
             now=now,
             timing=TIMING,
+            peer=self.peer,
         )
 
     def carry(self, step: Step) -> list[Publish]:
         """What the Table will do with a step: keep what happened, then publish."""
         self.journal.apply(step.happened)
         self.happened += step.happened
+        for outcome in step.happened:
+            if isinstance(outcome, Paired):
+                self.peer = (outcome.board, outcome.public)
         self.link = step.link
         return list(step.publish)
 
@@ -105,9 +159,8 @@ class Broker:
 
     def connect(self, board: Board) -> None:
         self.carry(board, board.link.connected(self.now))
-        prefix = board.link.subscription.removesuffix("+")
         for topic, message in sorted(self.retained.items()):
-            if topic.startswith(prefix):
+            if topic in board.link.topics:
                 self.flight.append(Flight(board, message))
 
     def disconnect(self, board: Board) -> None:

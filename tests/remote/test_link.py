@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.remote.journal import JournalError, Logged, MemoryJournal, Origin
-from controller.remote.link import MAX_BATCH, Connection, Link, Publish
+from controller.remote.link import MAX_BATCH, Connection, Publish
 from controller.remote.outcomes import (
     Crossed,
     Delivered,
@@ -27,7 +27,6 @@ from controller.remote.wire import (
     OtherVersion,
     Reason,
     Side,
-    open_message,
     seal,
 )
 from tests.remote.network import (
@@ -36,8 +35,11 @@ from tests.remote.network import (
     Board,
     Broker,
     keys,
+    link_of,
     move,
+    opened,
     pair,
+    sealed_by,
 )
 
 
@@ -101,7 +103,7 @@ def test_a_lost_event_is_asked_for_and_sent_again() -> None:
     assert tim.link.report().missing == 2  # 2 is missing, 3 is held
     asks = [f for f in broker.flight if f.to is oma and f.message.topic.endswith("/state")]
     assert asks, "the gap is reported at once"
-    request = open_message(keys(), asks[-1].message.topic, asks[-1].message.payload)
+    request = opened(oma.link, asks[-1].message)
     assert isinstance(request, Envelope) and request.resend == 2
     broker.deliver_all()
     assert delivered(tim) == [1, 2, 3, 4, 5]
@@ -238,16 +240,14 @@ def test_another_protocol_version_is_a_clear_error_and_no_broken_game() -> None:
 @pytest.mark.parametrize("where", ["event", "state"])
 def test_a_client_with_a_wrong_key_is_counted_and_ignored(where: str) -> None:
     broker, oma, tim = pair()
-    eve = Link.restore(MemoryJournal(), keys=keys(OTHER_CODE), side=Side.INVITER, board="eve",
-                       name="Eve", now=0.0).connected(0.0).link  # fmt: skip
+    eve = link_of("eve", "Eve", Side.INVITER, keys=keys(OTHER_CODE)).connected(0.0).link
     forged = eve.send(move(1), 0.0).publish[0].payload if where == "event" else (
         eve.will().payload)  # fmt: skip
     topic = keys().topic(Side.INVITER, Kind(where))  # the right topic, somehow known
     for payload in (forged, b"", b"garbage" * 20, forged[:2] + bytes(40)):
         broker.carry(tim, tim.link.received(topic, payload, broker.now))
-    assert ignored(tim) == [Reason.WRONG_KEY, Reason.MALFORMED, Reason.MALFORMED,
-                            Reason.WRONG_KEY]  # fmt: skip
-    assert (tim.link.counts.wrong_key, tim.link.counts.malformed) == (2, 2)
+    assert ignored(tim) == [Reason.WRONG_KEY, Reason.JUNK, Reason.JUNK, Reason.JUNK]
+    assert (tim.link.counts.wrong_key, tim.link.counts.junk) == (1, 3)
     assert delivered(tim) == [] and tim.link.report().peer_name == "Oma"
     assert keys(OTHER_CODE).room != tim.link.keys.room
     broker.make(oma, move(1))
@@ -259,14 +259,14 @@ def test_tampered_and_moved_messages_are_refused() -> None:
     broker, oma, tim = pair()
     broker.make(oma, move(1))
     sent = broker.flight.pop().message
-    for i in (3, 20, len(sent.payload) - 1):  # nonce, ciphertext, tag
+    for i in (3, 40, 60, len(sent.payload) - 1):  # the key in the frame, nonce, text, tag
         spoilt = bytearray(sent.payload)
         spoilt[i] ^= 0x01
         broker.carry(tim, tim.link.received(sent.topic, bytes(spoilt), broker.now))
     state_topic = keys().topic(Side.INVITER, Kind.STATE)
     broker.carry(tim, tim.link.received(state_topic, sent.payload, broker.now))  # moved
     broker.carry(tim, tim.link.received("pyramid/elsewhere/a/event", sent.payload, broker.now))
-    assert ignored(tim) == [Reason.WRONG_KEY] * 4 + [Reason.MALFORMED]
+    assert ignored(tim) == [Reason.JUNK] + [Reason.WRONG_KEY] * 4 + [Reason.MALFORMED]
     assert delivered(tim) == []
     broker.carry(tim, tim.link.received(sent.topic, sent.payload, broker.now))
     assert delivered(tim) == [1]
@@ -293,7 +293,7 @@ def test_a_replayed_request_is_stale_and_never_answered_again() -> None:
     link = tim.link  # the request exactly as Tim's board seals its next message
     ask = Envelope(keys().game, "Tim-board", "Tim", ack=3, last=0, resend=1, boot=link.boot,
                    conn=link.conn, n=link.numbered + 1, seen=oma.link.boot)  # fmt: skip
-    payload = seal(keys(), topic, ask, bytes(12))
+    payload = sealed_by(link, topic, ask)
     resent = []
     for _ in range(5):  # recorded off the broker and replayed
         step = oma.link.received(topic, payload, broker.now)
@@ -320,7 +320,7 @@ def test_an_acknowledgement_of_events_never_made_is_refused() -> None:
     broker, oma, _tim = pair()
     topic = keys().topic(Side.JOINER, Kind.STATE)
     lie = Envelope(keys().game, "Tim-board", "Tim", ack=5, last=0)
-    broker.carry(oma, oma.link.received(topic, seal(keys(), topic, lie, bytes(12)), 0.0))
+    broker.carry(oma, oma.link.received(topic, sealed_by(_tim.link, topic, lie), 0.0))
     assert ignored(oma) == [Reason.MALFORMED] and oma.journal.ack == 0
 
 
@@ -328,11 +328,11 @@ def test_a_journal_whose_numbers_do_not_run_on_is_refused() -> None:
     journal = MemoryJournal()
     journal.events = [Logged(Origin.HERE, 1, move(1)), Logged(Origin.HERE, 3, move(3))]
     with pytest.raises(JournalError, match="event 3 made here follows 1"):
-        Link.restore(journal, keys=keys(), side=Side.INVITER, board="o", name="Oma", now=0.0)
+        link_of("o", "Oma", Side.INVITER, journal=journal)
     journal.events = [Logged(Origin.HERE, 1, move(1))]
     journal.ack = 2
     with pytest.raises(JournalError, match="acknowledged up to 2, but 1 events were made"):
-        Link.restore(journal, keys=keys(), side=Side.INVITER, board="o", name="Oma", now=0.0)
+        link_of("o", "Oma", Side.INVITER, journal=journal)
 
 
 def test_a_resend_request_is_answered_in_batches() -> None:
@@ -495,7 +495,7 @@ def test_sealed_messages_come_in_a_few_sizes() -> None:
     broker.make(oma, {"kind": "undo", "n": 1})
     broker.deliver_all()
     sizes = {len(m.payload) for _, m in broker.sent}
-    assert sizes == {2 + 12 + 512 + 16}
+    assert sizes == {2 + 12 + 512 + 16, 2 + 32 + 12 + 512 + 16}  # before and after pairing
 
 
 def test_a_code_nobody_answers_is_said_within_a_minute() -> None:

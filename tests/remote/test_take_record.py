@@ -9,7 +9,9 @@ and Tim moves onto the cell where it really is: Oma's game refuses that move. He
 keeps going (its order stands) and says so in every message; Tim's link stops and offers
 to take her record. Taken, Tim's board has her game again (his refused move undone) and
 shows what to take off and put back; the game is played to its end, and both stores end
-equal.
+equal. The same way back when Oma's store is the one that changed and her board sends
+her last move again, with other content under its number: Tim's board says the boards
+disagree (``differs``) instead of dropping it as a duplicate.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import json
 import random
 import sqlite3
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -63,8 +65,40 @@ def corrupt_last_move(home: Home, cell: str) -> str:
     return was
 
 
+def tim_moves_where_his_store_is_wrong(oma: Home, tim: Home, cell: str, elsewhere: str) -> None:
+    """Tim's store says Oma's last pearl went ``elsewhere``; he moves onto ``cell``, free on
+    his board only: Oma's game refuses it, and says so."""
+    tim.program.kill()
+    assert corrupt_last_move(tim, elsewhere) == cell
+    tim.start()
+    wait_until(partial(matched, tim, oma.state()["moves"]), WAIT, what=tim.state)
+    assert touch(tim, cell, "on")["moves"] == oma.state()["moves"] + 1
+
+
+def oma_sends_her_last_move_again_changed(oma: Home, tim: Home, cell: str, elsewhere: str) -> None:
+    """Oma's store says her last pearl went ``elsewhere`` and that Tim has not yet
+    acknowledged it (a backup put back, say): she sends it again under its number, with
+    other content. Tim's board says the boards disagree instead of taking it as a
+    duplicate."""
+    oma.program.kill()
+    assert corrupt_last_move(oma, cell=elsewhere) == cell
+    with sqlite3.connect(oma.folder / "pyramid.sqlite3") as db:
+        (text,) = db.execute("SELECT value FROM settings WHERE key='remote.game.1'").fetchone()
+        record = json.loads(text)
+        record["acked"] = 0
+        db.execute("UPDATE settings SET value=? WHERE key='remote.game.1'", (json.dumps(record),))
+    oma.start()
+    wait_until(lambda: tim.remote()["counts"]["differs"] >= 1, WAIT, what=tim.remote)
+
+
+Fault = Callable[[Home, Home, str, str], None]
+
+
+@pytest.mark.parametrize(
+    "fault", [tim_moves_where_his_store_is_wrong, oma_sends_her_last_move_again_changed]
+)
 def test_a_joining_board_takes_the_inviting_boards_record_and_the_game_ends(
-    broker: Mosquitto, tmp_path: Path
+    broker: Mosquitto, tmp_path: Path, fault: Fault
 ) -> None:
     rng = random.Random(32)
     oma = Home(tmp_path / "oma", "Oma", broker)
@@ -90,17 +124,11 @@ def test_a_joining_board_takes_the_inviting_boards_record_and_the_game_ends(
             if not took and moves >= 3 and home is oma and len(legal) > 1:
                 next_is_tim = state["players"][(state["to_move"] + 1) % 3]["remote"]
                 if next_is_tim:
-                    # Oma moves; Tim's store then says her pearl went elsewhere.
+                    # Oma moves; then one of the two stores says her pearl went elsewhere.
                     assert touch(oma, cell, "on")["moves"] == moves + 1
                     moves += 1
                     wait_until(partial(has_moves, tim, moves), WAIT, what=tim.state)
-                    elsewhere = rng.choice([c for c in legal if c != cell])
-                    tim.program.kill()
-                    assert corrupt_last_move(tim, elsewhere) == cell
-                    tim.start()
-                    wait_until(partial(matched, tim, moves), WAIT, what=tim.state)
-                    # Tim moves onto the cell that is free on his board only.
-                    assert touch(tim, cell, "on")["moves"] == moves + 1
+                    fault(oma, tim, cell, rng.choice([c for c in legal if c != cell]))
                     wait_until(lambda: tim.remote()["stopped"], WAIT, what=tim.remote)
                     assert tim.remote()["can_take_record"] and oma.state()["moves"] == moves
                     assert tim.post("remote/take-record", {})["ok"]

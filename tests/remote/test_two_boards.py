@@ -27,11 +27,10 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.referee import shared_kinds
 from controller.remote.invitation import new_code
-from controller.remote.journal import MemoryJournal
-from controller.remote.link import Link
 from controller.remote.wire import Kind, Side, derive_keys
 from controller.store import Store
 from tests.remote.mosquitto import Mosquitto
+from tests.remote.network import link_of
 from tests.support.poll import wait_until
 from tests.support.program import Client, Program, unlocked
 
@@ -124,9 +123,7 @@ def stranger_publishes(broker: Mosquitto, code: str) -> None:
     """Someone on the broker who knows the room (the topics) but not the key."""
     real = derive_keys(code)
     keys = dataclasses.replace(derive_keys(new_code()), room=real.room)
-    link = Link.restore(
-        MemoryJournal(), keys=keys, side=Side.INVITER, board="intruder", name="Eve", now=0.0
-    )
+    link = link_of("intruder", "Eve", Side.INVITER, keys=keys)
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="eve")
     client.connect("127.0.0.1", broker.port)
     client.loop_start()

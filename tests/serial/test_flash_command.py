@@ -85,20 +85,23 @@ def test_flash_sets_the_sensing_in_the_copy_and_leaves_the_file(
     old_pico: SimPico, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """``--sensing`` writes ``SENSING`` into what goes onto the Pico: a config that says
-    reflective, flashed with ``--sensing matrix``, lands as the shipped matrix config (the
-    simulated Pico scans a matrix, so it answers), and the maker's file is unchanged."""
+    reflective (the shipped one), flashed with ``--sensing matrix``, lands as a matrix
+    config (the simulated Pico scans a matrix, so it answers), and the maker's file is
+    unchanged."""
     shipped = (FIRMWARE_DIR / "config.py").read_text()
+    assert 'SENSING = "reflective"' in shipped
     mine = tmp_path / "my_board.py"
-    mine.write_text(shipped.replace('SENSING = "matrix"', 'SENSING = "reflective"'))
+    mine.write_text(shipped)
     before = mine.read_text()
-    assert before != shipped
     status = main(
         ["flash", "--port", old_pico.port, "--config", str(mine), "--sensing", "matrix",
          "--mpremote", FAKE_MPREMOTE]
     )  # fmt: skip
     out, err = capsys.readouterr()
     assert status == 0, err
-    assert (old_pico.flash_dir / "config.py").read_text() == shipped
+    as_matrix = flash.SENSING_LINE.sub('SENSING = "matrix"', shipped)
+    assert as_matrix != shipped
+    assert (old_pico.flash_dir / "config.py").read_text() == as_matrix
     assert mine.read_text() == before
     assert out.rstrip().endswith("Done: the board is ready.")
 
@@ -112,8 +115,8 @@ def test_sensing_needs_one_line_to_set(tmp_path: Path, capsys: pytest.CaptureFix
     )  # fmt: skip
     assert status == 1
     assert 'has no line SENSING = "..." to set' in capsys.readouterr().err
-    changed = flash.with_sensing(FIRMWARE_DIR / "config.py", "reflective")
-    assert flash.SENSING_LINE.findall(changed) == ['SENSING = "reflective"']
+    changed = flash.with_sensing(FIRMWARE_DIR / "config.py", "matrix")
+    assert flash.SENSING_LINE.findall(changed) == ['SENSING = "matrix"']
 
 
 def test_a_copy_that_did_not_land_is_noticed(
@@ -194,3 +197,40 @@ def test_flash_is_a_pyramid_command(capsys: pytest.CaptureFixture[str]) -> None:
         main(["flash", "--help"])
     assert done.value.code == 0
     assert "--port" in capsys.readouterr().out
+
+
+def test_flash_takes_the_project_folder_one_is_in(
+    old_pico: SimPico,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The maker edits firmware/config.py in their project folder and runs `pyramid flash`
+    there (or below it): that file is flashed, not the installed program's copy, and the
+    output names it."""
+    project = tmp_path / "pyramid-board"
+    shutil.copytree(FIRMWARE_DIR, project / "firmware", ignore=shutil.ignore_patterns("sim*"))
+    (project / "pyproject.toml").write_text('[project]\nname = "pyramid-board"\n')
+    edited = project / "firmware" / "config.py"
+    edited.write_text(edited.read_text().replace(SHIPPED_VERSION, "3.0.0-edited", 1))
+    (project / "docs").mkdir()
+    monkeypatch.chdir(project / "docs")
+    status = main(["flash", "--port", old_pico.port, "--mpremote", FAKE_MPREMOTE])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert f"config.py: {edited.resolve()} (the project folder you are in)" in out
+    assert "firmware 3.0.0-edited, protocol 1" in out
+    assert (old_pico.flash_dir / "config.py").read_text() == edited.read_text()
+
+
+def test_outside_a_project_folder_the_installed_copy_is_named(
+    old_pico: SimPico,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    status = main(["flash", "--port", old_pico.port, "--mpremote", FAKE_MPREMOTE])
+    out, err = capsys.readouterr()
+    assert status == 0, err
+    assert f"config.py: {FIRMWARE_DIR / 'config.py'} (installed with the program;" in out

@@ -12,6 +12,7 @@ from controller.settings import (
     PIN_HASH_KEY,
     SECRET_KEY,
     VOLUME_KEY,
+    WRONG_PINS_KEY,
     SettingError,
     Settings,
     valid_volume,
@@ -35,6 +36,18 @@ def test_a_pin_is_kept_as_a_hash_and_a_new_one_replaces_it(store: Store) -> None
     assert settings.check_pin("135790") and not settings.check_pin("2468")
     # Another Settings over the same file (pyramid pin's process) sees the same PIN.
     assert Settings(store).check_pin("135790")
+
+
+def test_the_wrong_pins_are_counted_in_the_store_until_a_new_pin(store: Store) -> None:
+    settings = Settings(store)
+    settings.set_pin("2468")
+    assert settings.wrong_pins() == 0
+    settings.set_wrong_pins(7)
+    assert Settings(store).wrong_pins() == 7  # a restart, or pyramid pin's process
+    store.set_setting(WRONG_PINS_KEY, "many")  # damaged: the lockout holds
+    assert settings.wrong_pins() >= 10**9
+    settings.set_pin("97531")
+    assert settings.wrong_pins() == 0
 
 
 @pytest.mark.parametrize("pin", ["123", "1234567890123", "12a4", "１２３４", " 1234", 1234, None])

@@ -191,7 +191,8 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     cell = snap["computer_move"]
     page = client.get("/").get_data(as_text=True)
     assert "Gentle computer" in page  # a named computer seat says its level beside its name
-    assert f"Robo (computer) chose {cell}: put its pearl there." in page
+    chose = f"Robo (computer) chose the blinking cell with the dashed ring ({cell})"
+    assert f"{chose}: put its pearl there." in page
     # A person places the computer's pearl on the virtual board: it becomes Robo's move.
     client.post("/api/virtual", json={"name": cell, "action": "on"}, headers=headers)
     after = rig.wait(lambda s: s["moves"] == 1)
@@ -199,7 +200,9 @@ def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     hint = client.post("/api/command/hint", json={}, headers=headers)
     assert hint.status_code == 200
     hinted = rig.wait(lambda s: s["hint"] is not None)["hint"]
-    assert f"Hint: {hinted}." in client.get("/").get_data(as_text=True)
+    assert f"Hint: the cell with the dotted ring ({hinted})." in client.get("/").get_data(
+        as_text=True
+    )
 
 
 def test_session_gives_the_csrf_token_and_whether_this_browser_is_unlocked(
@@ -262,7 +265,7 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     rig.wait(lambda s: s["status"] == "mismatch" and len(s["mismatches"]) == 2)
     page = client.get("/").get_data(as_text=True)
     assert "Take off the pearls the game does not have" in page
-    assert "Take the pearls off a1 and e5." in page
+    assert "Take off the pearls with the red ✕ (a1 and e5)." in page
     clear = client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert clear.status_code == 200
     # The game's own pearl stays: only what it does not have came off.
@@ -272,7 +275,8 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     rig.new_perlen()
     snap = rig.wait(lambda s: s["game_id"] == 2 and s["status"] == "mismatch")
     page = client.get("/").get_data(as_text=True)
-    assert "Take the pearl off c3." in page and "Take off the pearls the game" in page
+    assert "Take off the pearl with the red ✕ (c3)." in page
+    assert "Take off the pearls the game" in page
     client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []
     # Pyramidos alike, with its balls.
@@ -282,6 +286,7 @@ def test_one_tap_takes_off_what_the_game_does_not_have(
     rig.new_pyramidos()
     rig.wait(lambda s: s["game_id"] == 4 and s["status"] == "mismatch")
     page = client.get("/").get_data(as_text=True)
-    assert "Take the ball off t1." in page and "Take off the balls the game" in page
+    assert "Take off the ball with the red ✕ (the front left corner)." in page
+    assert "Take off the balls the game" in page
     client.post("/api/virtual", json={"name": "board", "action": "clear"}, headers=headers)
     assert rig.wait(lambda s: s["status"] == "playing")["sensors"] == []

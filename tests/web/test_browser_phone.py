@@ -26,7 +26,7 @@ from controller.referee.snapshot import Status
 from controller.store import PlayerRecord
 from tests.support.referee import Play
 from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
-from tests.web.test_browser import PHONE, Served, serving, tap
+from tests.web.test_browser import PHONE, Served, serving, tap, with_bar, without_bar
 from web_ui.render import live_fragments
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
@@ -73,8 +73,9 @@ def phone_shot(page: Page, name: str) -> None:
     """The whole page, from the top, into :data:`DOCS_SHOTS`."""
     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
     page.evaluate("() => window.scrollTo(0, 0)")
-    page.wait_for_function("() => !document.querySelector('#live-bar:not([hidden])')")
+    without_bar(page)
     page.screenshot(path=str(DOCS_SHOTS / f"{name}.png"), full_page=True)
+    with_bar(page)
 
 
 def marked(page: Page, target: str) -> bool:
@@ -142,7 +143,8 @@ def test_pyramidos_play_again_draws_every_ball_left_on_the_targets(
     # A ball on the closed top: drawn, marked, and said.
     tap(page, "#target-top")
     rig.wait(lambda s: s["status"] == "mismatch")
-    page.wait_for_selector("#live-status >> text=Take the ball off the top.", timeout=WAIT_MS)
+    said = "#live-status >> text=Take off the ball with the red ✕ (the top)."
+    page.wait_for_selector(said, timeout=WAIT_MS)
     page.wait_for_selector("#target-top.extra", timeout=WAIT_MS)
     assert marked(page, "top")
 
@@ -192,12 +194,13 @@ def lines(page: Page, selector: str) -> float:
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
-def test_the_turn_bar_stays_two_lines_with_three_bonus_pearls_owed(
+def test_the_turn_bar_says_it_whole_with_three_bonus_pearls_owed(
     browser: Browser, served: tuple[Rig, Served], lang: str
 ) -> None:
-    """Item 3: scrolled down to the board with three bonus pearls owed, the bar says the
-    turn once and the first bonus pearl in one more line, nothing cut off, and leaves the
-    big drawing of the layer in view; the status above says it all."""
+    """Item 3 (and issue 37, 1 and 7): scrolled down to the board with three bonus pearls
+    owed, the bar at the foot of the screen says the turn once and the first bonus pearl,
+    each word of it whole, and covers no base cell; the status beside the board says it
+    all, with the big drawing of the layer."""
     rig, server = served
     words = SAID[lang]
     page = phone(browser, lang)
@@ -205,16 +208,11 @@ def test_the_turn_bar_stays_two_lines_with_three_bonus_pearls_owed(
     rig.new_perlen(FAMILY, colours=("red", "blue", "yellow"))
     play(rig, CASCADE)
     assert [b["pos"] for b in rig.snapshot()["pending"]] == ["2:b2", "2:b3", "3:b2"]
-    page.wait_for_selector("#live-board svg.pyramid-focus", timeout=WAIT_MS)
+    page.wait_for_selector("#live-status svg.pyramid-focus", timeout=WAIT_MS)
     status = " ".join(page.inner_text("#live-status").split())
     assert status.count(words["to move"]) == 1  # the headline; the message does not repeat it
-    # Scrolled so that the big drawing is just under where the bar will be.
-    page.evaluate(
-        """() => {
-            const focus = document.querySelector('#live-board svg.pyramid-focus');
-            window.scrollTo(0, window.scrollY + focus.getBoundingClientRect().top - 80);
-        }"""
-    )
+    # Scrolled so that the base is in the middle of the screen, as a thumb holds it.
+    page.locator("#cell-c3").evaluate("(el) => el.scrollIntoView({ block: 'center' })")
     page.wait_for_selector("#live-bar:not([hidden])", timeout=WAIT_MS)
     bar = page.locator("#live-bar")
     said = " ".join(bar.inner_text().split())
@@ -222,16 +220,29 @@ def test_the_turn_bar_stays_two_lines_with_three_bonus_pearls_owed(
     assert words["bonus"] in said and "2:b2" in said and "3:b2" not in said
     assert page.locator("#live-bar p").count() == 2
     for p in ("#live-bar .who", "#live-bar .do"):
-        assert lines(page, p) < 1.5, p  # one line each (a chip makes it a little taller)
-        cut = page.evaluate("(s) => { const e = document.querySelector(s); "
-                            "return e.scrollWidth > e.clientWidth; }", p)  # fmt: skip
-        assert not cut, p
+        assert whole(page, p), p
     box = bar.bounding_box()
-    assert box and box["height"] <= 0.09 * PHONE["height"]
-    focus = page.locator("#live-board svg.pyramid-focus").bounding_box()
-    assert focus and focus["y"] >= box["y"] + box["height"]  # the drawing is not under it
+    assert box and box["height"] <= 0.15 * PHONE["height"]
+    for cell in ("a1", "e1", "a5", "e5"):
+        cell_box = page.locator(f"#cell-{cell}").bounding_box()
+        assert cell_box and cell_box["y"] + cell_box["height"] <= box["y"], cell
     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(DOCS_SHOTS / f"turn-bar-three-bonus-{lang}-phone.png"))
+
+
+def whole(page: Page, selector: str) -> bool:
+    """Whether the element's words are all shown: none cut off with "…" or hidden."""
+    return bool(
+        page.evaluate(
+            """(s) => {
+                const e = document.querySelector(s);
+                const style = getComputedStyle(e);
+                return e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight + 1
+                    && style.textOverflow !== 'ellipsis';
+            }""",
+            selector,
+        )
+    )
 
 
 def stored_games(rig: Rig) -> None:

@@ -21,11 +21,11 @@ from paho.mqtt.enums import CallbackAPIVersion
 from controller.config import RemoteConfig
 from controller.referee import NewGame
 from controller.remote.invitation import new_code
-from controller.remote.journal import MemoryJournal
-from controller.remote.link import Link, LinkTiming
+from controller.remote.link import LinkTiming
 from controller.remote.seats import RemoteSeats
 from controller.remote.wire import Side, derive_keys
 from tests.remote.mosquitto import Mosquitto
+from tests.remote.network import link_of
 from tests.web.conftest import PIN, WAIT_MS, build_rig, close_rig
 from tests.web.test_browser import PHONE, Served, shot, tap
 
@@ -178,11 +178,15 @@ def test_a_family_invites_and_another_joins_from_their_phones(
     tap(other, "#cell-b2")
     oma.rig.wait(lambda s: s["moves"] == 2)
     assert oma.rig.snapshot()["remote"]["unsent"] == 0
-    # Settings names the broker, each sentence on its own.
+    # Settings says the link, each sentence on its own; the broker only for makers
+    # (issue 37, 12).
     page.goto(f"{oma.server.url}/settings")
     facts = page.locator("#remote-settings li").all_inner_texts()
-    assert facts[0].startswith(here["broker"]) and facts[0].endswith(".")
-    assert facts[1:] == [here["connected"], here["linked"].format(name="Tim")]
+    assert facts == [here["connected"], here["linked"].format(name="Tim")]
+    assert page.is_hidden("#remote-settings details.makers p")
+    page.click("#remote-settings details.makers summary")
+    broker = page.inner_text("#remote-settings details.makers p")
+    assert broker.startswith(here["broker"]) and broker.endswith(".")
 
 
 @pytest.mark.parametrize("lang", ["en", "de"])
@@ -235,10 +239,8 @@ def test_the_inviting_board_says_another_board_tried(
     assert code not in page.content()
     # A third board with the code: its first word is authentic, from a board that is
     # not the one playing (here the first to speak, so Tim's board joins as the stranger).
-    first = Link.restore(MemoryJournal(), keys=derive_keys(code), side=Side.JOINER,
-                         board="first-board", name="Ann", now=0.0).connected(0.0)  # fmt: skip
-    second = Link.restore(MemoryJournal(), keys=derive_keys(code), side=Side.JOINER,
-                          board="second-board", name="Bea", now=0.0).connected(0.0)  # fmt: skip
+    first = link_of("first-board", "Ann", Side.JOINER, keys=derive_keys(code)).connected(0.0)
+    second = link_of("second-board", "Bea", Side.JOINER, keys=derive_keys(code)).connected(0.0)
     client = mqtt.Client(CallbackAPIVersion.VERSION2, client_id="third")
     client.connect("127.0.0.1", oma.port)
     client.loop_start()

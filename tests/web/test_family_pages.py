@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from flask.testing import FlaskClient
 
+from controller.referee.commands import Abort
 from controller.referee.snapshot import Snapshot
 from tests.support.referee import Play
 from tests.web.conftest import Rig
@@ -44,8 +45,9 @@ def test_the_big_drawing_stays_on_the_first_bonus_pearl_the_words_name(rig: Rig)
         snap = p.wait(1.6)  # the LEDs show the next place every 1.5 s
         seen.add(snap.parts.shown_bonus)  # type: ignore[attr-defined]
         status, board = (regions(rig, snap)[r] for r in ("live-status", "live-board"))
-        assert "starting with Anna's red on 2:b2" in text(status)
-        focus = board.split('class="pyramid-focus"', 1)[1].split("</svg>", 1)[0]
+        assert "starting with Anna's red, on top of the four blinking pearls (2:b2)" in text(status)
+        assert 'class="pyramid-focus"' not in board  # beside the board, never above it
+        focus = status.split('class="pyramid-focus"', 1)[1].split("</svg>", 1)[0]
         assert "Layer 2: the bonus pearl goes here" in focus
         assert 'id="cell-' not in focus and "2:b2: empty" in text(focus)
         assert "bonus pearl due here" in focus.split("2:b2: empty", 1)[1].split("</title>")[0]
@@ -57,12 +59,12 @@ def test_the_big_drawing_stays_on_the_first_bonus_pearl_the_words_name(rig: Rig)
 
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_a_pearl_lifted_to_take_it_back_is_not_also_called_missing(rig: Rig, lang: str) -> None:
-    """Item 7: "Keep the pearl off a2 to take back …" and nothing in red that asks for
+    """Item 7: "Ben's last pearl (a2) is off. Leave it off …" and nothing in red that asks for
     the pearl back at the same time; the same while a pearl moves to another cell."""
     p = Play().new()
     p.play("a1", "a2")
     snap = p.lift("a2")
-    assert "Keep the pearl off a2" in p.said()
+    assert "Ben's last pearl (a2) is off. Leave it off to take the move back" in p.said()
     status = regions(rig, snap, lang)["live-status"]
     assert 'class="todo mismatch"' not in status
     assert "a2:" not in text(status)
@@ -118,7 +120,7 @@ def test_no_english_word_in_the_sentences_of_a_pyramidos_game(
             found[path] = strays
 
     rig.new_pyramidos(("Ida", "Jonas"))
-    rig.place("top")  # the closed top: "Take the ball off the top."
+    rig.place("top")  # the closed top: "Take off the ball with the red ✕ (the top)."
     rig.wait(lambda s: s["status"] == "mismatch")
     look("/")
     rig.place("top", False)
@@ -237,3 +239,27 @@ def test_the_setup_says_the_computer_seats_names_only_for_games_with_computer_se
     note = page.split("A computer seat left without a name", 1)[0].rsplit("<p", 1)[1]
     assert 'data-for-game="perlen-pyramide"' in note
     assert "Strongest computer" in page and "computer, strongest" not in page
+
+
+def test_help_for_children_marks_allowed_cells_in_the_movers_colour(rig: Rig) -> None:
+    """Issue 37, 13: "Help for children" marks the allowed cells in the colour of the player
+    to move, as the setup promises, not in one grey for everyone."""
+    rig.new_perlen(children_help=True)
+    rig.place("c3")
+    snap = rig.wait(lambda s: s["moves"] == 1)
+    mover = snap["players"][snap["to_move"]]["colour"]
+    board = regions(rig, rig.table.snapshot)["live-board"]
+    fills = set(re.findall(r'class="legal" fill="([^"]+)"', board))
+    assert fills == {mover} and len(re.findall(r'class="legal"', board)) == len(snap["legal"])
+
+
+def test_after_an_abort_the_page_says_what_happened(rig: Rig) -> None:
+    """Issue 37, 13: with no game on after an abort, the page says the game ended, not
+    only that no game is on."""
+    rig.new_perlen()
+    rig.place("c3")
+    rig.wait(lambda s: s["moves"] == 1)
+    assert rig.table.submit(Abort()).ok
+    rig.wait(lambda s: s["game"] is None)
+    status = text(regions(rig, rig.table.snapshot)["live-status"])
+    assert "No game is being played" in status and "ended without a result" in status

@@ -312,6 +312,10 @@ def test_house_rules_and_colour_letters_are_in_the_pages_language(
         assert f"{render_colour(rig, lang, c.name)} ({letters[c.name]})</option>" in setup
     yellow = {"de": "gelb (Ge)", "da": "gul (Gu)"}[lang]
     assert yellow in setup and "(Y)" not in setup + rules
+    # Pink's letter is that of the language's own word (never the palette's K, nor P for
+    # an English "pink" the page does not say).
+    pink = {"de": "rosa (Ro)", "da": "lyserød (Ly)"}[lang]
+    assert pink in setup and "(K)" not in setup + rules
 
     # A game of the colours whose letters changed: the page, its pearls and its words.
     rig.new_perlen(("Anna", "Ben", "Cleo"), colours=("yellow", "pink", "cyan"))

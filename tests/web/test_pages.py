@@ -53,8 +53,10 @@ def test_live_page_draws_the_pyramid_with_pearls_turn_and_scores(
 
         rig.wait(moved)
     page = text(client.get("/"))
-    # The bonus pearl of the worked example (RULES.md) is waiting on 2:c3 in red.
-    assert "2:c3" in page
+    # The bonus pearl of the worked example (RULES.md) is waiting on 2:c3 in red: the list
+    # of bonus pearls names its place as the family sees it, the notation after it.
+    assert "red (R), on top of the four blinking pearls (2:c3)" in page
+    assert "red (R) on 2:c3" not in page
     assert 'aria-label="c3: Anna (red, R) pearl, hidden inside, under the next bonus pearl"' in page
     assert "c4: Anna (red, R) pearl, hidden inside, under the next bonus pearl, just placed" in page
     assert "2:c3: empty, hidden inside, bonus pearl due here: Anna (red, R)" in page
@@ -84,7 +86,7 @@ def test_mismatch_and_link_are_explained(rig: Rig, client: FlaskClient) -> None:
     rig.wait(lambda s: s["status"] == "mismatch")
     page = text(client.get("/"))
     assert "The board does not match the game" in page
-    assert '<li class="take-off">Take the pearl off a1.</li>' in page
+    assert '<li class="take-off">Take off the pearl with the red ✕ (a1).</li>' in page
 
 
 def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: FlaskClient) -> None:
@@ -112,12 +114,19 @@ def test_history_replay_and_leaderboard_after_a_whole_game(rig: Rig, client: Fla
 @pytest.mark.parametrize(
     ("lang", "sentences"),
     [
-        ("en", ("Oma landed on t1.", "Oma's ball on t1 was knocked off.", "Jonas ended the turn.")),
+        (
+            "en",
+            (
+                "Oma's ball landed on the front left corner.",
+                "Oma's ball on the front left corner was knocked off.",
+                "Jonas ended the turn.",
+            ),
+        ),
         (
             "de",
             (
-                "Oma ist auf t1 gelandet.",
-                "Die Kugel von Oma auf t1 wurde heruntergestoßen.",
+                "Die Kugel von Oma ist auf der vorderen linken Ecke gelandet.",
+                "Die Kugel von Oma auf der vorderen linken Ecke wurde heruntergestoßen.",
                 "Jonas hat den Zug beendet.",
             ),
         ),
@@ -170,6 +179,28 @@ def test_language_follows_the_browser_and_the_cookie(rig: Rig, client: FlaskClie
     assert '<html lang="en">' in text(other)
     client.set_cookie("lang", "da")
     assert '<html lang="da">' in text(client.get("/", headers={"Accept-Language": "de"}))
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", ("up to %s s a move", "answers at once")),
+        ("de", ("bis zu %s s pro Zug", "antwortet er sofort")),
+        ("da", ("op til %s s pr. træk", "svarer den med det samme")),
+    ],
+)
+def test_the_setup_promises_the_computer_s_time_as_it_plans_it(
+    client: FlaskClient, lang: str, words: tuple[str, str]
+) -> None:
+    """Issue 37, point 13: the strongest level thinks up to its budget, less when its
+    planned work is done, and not at all once it counts the endgame out: the page says
+    "up to", and why it can be at once."""
+    from controller.games.perlen.bot.player import LEVEL_SETTINGS
+
+    budget = LEVEL_SETTINGS["strongest"].budget
+    page = text(client.get("/setup", headers={"Accept-Language": lang}))
+    up_to, at_once = words
+    assert up_to % f"{budget:g}" in page and at_once in page
 
 
 def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(

@@ -52,13 +52,16 @@ def test_the_review_says_best_about_as_good_or_cost_and_what_cost_means(
     monkeypatch.setattr(reviewer, "get", lambda *args: Review("ready", moves))
     client = rig.app.test_client()
     page = client.get(f"/history/{game_id}").get_data(as_text=True)
-    assert "✓ best move" in page
-    assert "≈ about as good as the best move, c3" in page
-    assert "cost about 1.3 visible pearls; best was b2" in page
+    # The list says it as the step does: the better cell is the one with the ring.
+    assert "✓ The best move." in page
+    assert "≈ About as good as the cell with the ring (c3)." in page
+    assert "Better: the cell with the ring (b2). This move cost about 1.3 visible pearls." in page
+    assert "best was" not in page
     assert "names a cost only when it is sure of it (99 times in 100)" in page
     german = client.get(f"/history/{game_id}", headers={"Accept-Language": "de"})
     text = german.get_data(as_text=True)
-    assert "≈ etwa so gut wie der beste Zug, c3" in text and "in 99 von 100 Fällen" in text
+    assert "≈ Etwa so gut wie das Feld mit dem Ring (c3)." in text
+    assert "in 99 von 100 Fällen" in text
 
 
 def test_a_game_is_reviewed_as_soon_as_it_ends_and_its_moves_show_it(tmp_path: Path) -> None:

@@ -98,6 +98,13 @@ class GameView:
     ``rules`` macro's argument)."""
     review: Review | None = None
     """The computer's review of its finished games, or None."""
+    forced: Callable[[Snapshot], bool] = lambda snapshot: False
+    """Whether the move that led to ``snapshot`` was the only one the mover had (the
+    review never praises it as the best)."""
+    left_over: Callable[[int], str] | None = None
+    """The sentence saying that ``count`` of its pieces lie on the board while another game
+    is played (the live page lists them beside that game's drawing), or None: the page
+    then says "pieces the game does not have"."""
 
     @property
     def name(self) -> str:

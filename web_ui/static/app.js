@@ -48,15 +48,15 @@
     return { response, data };
   }
 
-  // POST JSON. When the server wants the PIN, ask for it; the tap that asked is dropped
-  // (minutes may pass in the dialog, and the board may have changed): tap again to act.
+  // POST JSON. When the server wants the PIN, ask for it; once it is given, the tap that
+  // asked is carried out (the server checks it against the board as it is then).
   async function post(url, body) {
     let result;
     try {
       result = await send(url, body);
       if (result.response.status === 403 && result.data.need_pin) {
-        if (await askPin()) toast(messages.unlocked);
-        return null;
+        if (!(await askPin())) return null;
+        result = await send(url, body);
       }
     } catch (e) {
       toast(messages.offline);
@@ -146,7 +146,7 @@
   function setMuted(on) {
     try { window.localStorage.setItem(MUTE_KEY, on ? "1" : "0"); } catch (e) { /* private mode */ }
     $$("[data-mute]").forEach((b) => {
-      b.setAttribute("aria-pressed", on ? "true" : "false");
+      b.setAttribute("aria-checked", on ? "false" : "true");  // checked: sounds play
       $$("[data-when]", b).forEach((span) => { span.hidden = (span.dataset.when === "off") !== on; });
     });
   }
@@ -210,17 +210,27 @@
     }
   }
 
-  // A phone's bar with the turn and what to do, shown once the status scrolled away (the
-  // board is tapped further down); CSS keeps it off wide screens.
+  // The bar with the turn and what to do, at the foot of the screen while the words
+  // beside the board (what to do now, or whose turn it is) are out of sight.
   function turnBar(root) {
     const bar = $("#live-bar", root);
     const status = $("#live-status", root);
     if (!bar || !status) return () => {};
     let queued = false;
+    const inView = (el) => {
+      if (!el) return false;
+      const box = el.getBoundingClientRect();
+      // A short sentence must be seen whole (it may sit at the foot of the screen, right
+      // under the board); of a long list, its first lines are enough.
+      const first = Math.min(box.height, 120);
+      return box.top >= 0 && box.top + first <= window.innerHeight - bar.offsetHeight;
+    };
     const update = () => {
       queued = false;
-      const head = $(".message, .headline", status) || status;
-      bar.hidden = !bar.textContent.trim() || head.getBoundingClientRect().bottom > 0;
+      const now = $(".status-now .message, .status-now .todo, .status-now", status);
+      const head = $(".status-head .headline", status);
+      const seen = now && now.textContent.trim() ? inView(now) : inView(head);
+      bar.hidden = !bar.textContent.trim() || seen;
     };
     const soon = () => {
       if (!queued) { queued = true; window.requestAnimationFrame(update); }
@@ -229,6 +239,18 @@
     window.addEventListener("resize", soon);
     update();
     return soon;
+  }
+
+  // "Show a good cell" answers where the eyes are: once the hint comes, its ringed cell
+  // is brought to the middle of the screen (the sentence is beside the board, and the bar
+  // at the foot of the screen says it too).
+  let revealHint = false;
+  function showHint() {
+    const ring = $("#live-board .marks circle.hint");
+    if (!ring) return;
+    revealHint = false;
+    const cell = document.getElementById("cell-" + ring.closest(".marks").dataset.pos);
+    (cell || ring).scrollIntoView({ block: "center" });
   }
 
   function connect(root) {
@@ -254,6 +276,7 @@
         cues = snap.cue.count;
         play(tunes, snap.cue.sound);
       }
+      if (revealHint) showHint();
       barChanged();
       root.dispatchEvent(new CustomEvent("snapshot", { detail: update }));
     });
@@ -284,14 +307,28 @@
 
   // -- the virtual board and the game buttons ------------------------------------------------
 
-  async function virtualPress(el) {
-    if (el.dataset.busy === "1") return;
-    el.dataset.busy = "1";
+  // A double tap is one tap: the second click of a double click or double tap (its
+  // detail is 2: the browser saw two taps on one spot in quick succession), or a second
+  // press of the same place or button while the first is on its way, is not a second move
+  // (it would lift the pearl just placed). The board is redrawn between the two, so
+  // presses of the board are kept by name; a game button's by its form.
+  const pressesByName = new Map();
+  const formPresses = new WeakMap();
+
+  async function once(key, act) {
+    const presses = typeof key === "string" ? pressesByName : formPresses;
+    if (presses.get(key)) return;
+    presses.set(key, true);
     try {
-      await post("/api/virtual", { name: el.dataset.virtual, action: el.dataset.action || "toggle" });
+      await act();
     } finally {
-      el.dataset.busy = "0";
+      presses.delete(key);
     }
+  }
+
+  function virtualPress(el) {
+    const name = el.dataset.virtual;
+    return once(name, () => post("/api/virtual", { name, action: el.dataset.action || "toggle" }));
   }
 
   document.addEventListener("click", (event) => {
@@ -300,6 +337,19 @@
       event.preventDefault();
       virtualPress(el);
     }
+  });
+
+  // Before any other listener sees it: the second click of a double click or double tap
+  // on the board or a game button goes nowhere.
+  document.addEventListener("click", (event) => {
+    if (event.detail >= 2 && event.target.closest("form[data-command] button, [data-virtual]")) {
+      event.preventDefault();
+      event.stopPropagation();
+    }
+  }, true);
+
+  document.addEventListener("dblclick", (event) => {
+    if (event.target.closest("[data-virtual]")) event.preventDefault();
   });
 
   document.addEventListener("keydown", (event) => {
@@ -316,7 +366,11 @@
     if (form.dataset.command) {
       event.preventDefault();
       if (form.dataset.confirm && !window.confirm(messages.confirmAbort)) return;
-      await post("/api/command/" + form.dataset.command, {});
+      const command = form.dataset.command;
+      await once(form, async () => {
+        const done = await post("/api/command/" + command, {});
+        if (done && command === "hint") { revealHint = true; showHint(); }
+      });
     } else if (form.dataset.api) {
       event.preventDefault();
       const body = {};
@@ -367,6 +421,19 @@
       });
     });
     range.addEventListener("input", () => go(Number(range.value)));
+    // A move of the list opens its step in place: no reload to the top of the page. On a
+    // wide screen the board is beside the list; on a phone the page goes to the board,
+    // whose caption says the review's verdict, with the better cell ringed.
+    document.addEventListener("click", async (event) => {
+      const link = event.target.closest("ol.moves li[data-step] > a");
+      if (!link || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      event.preventDefault();
+      await go(Number(link.closest("li").dataset.step));
+      const box = stage.getBoundingClientRect();
+      if (box.top < 0 || box.top > window.innerHeight / 2) {
+        stage.scrollIntoView({ block: "start" });
+      }
+    });
     document.addEventListener("keydown", (event) => {
       if (event.target.matches("input, select, textarea")) return;
       if (event.key === "ArrowLeft") go(step - 1);

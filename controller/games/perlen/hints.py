@@ -6,11 +6,11 @@ referee asks the game to word it (:meth:`~controller.referee.game.GameKind.expla
 >>> from controller.referee.messages import english
 >>> for said in explained("b3", Why(wins=("2:b2",), worth=1.5)):
 ...     print(english(said))
-Hint: b3, which wins the bonus pearl 2:b2.
+Hint: the cell with the dotted ring (b3). It wins the bonus pearl 2:b2.
 It is worth about 1.5 visible pearls more than the next best cell.
 >>> for said in explained("c2", Why(close="d4")):
-...     print(english(said))
-Hint: c2. It wins no bonus pearl yet, but leaves you the best chances for the ones to come.
+...     print(english(said)[:60])
+Hint: the cell with the dotted ring (c2). It wins no bonus p
 d4 is about as good.
 """
 

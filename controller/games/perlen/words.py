@@ -5,7 +5,7 @@ Importing this module registers them (:func:`~controller.referee.messages.regist
 
 >>> from controller.referee.messages import Term, english
 >>> english(Message.of("not_legal", cell="e5", why=Term("illegal", "not touching")))
-'e5 is not a legal cell: a pearl must touch one already on the board.'
+'Not on the cell with the red ✕ (e5): a pearl must touch one already on the board.'
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from controller.rules.notation import parse_cell
 
 register(
     {
-        "hidden": N_("%(pos)s stays hidden inside the pyramid: it will not count."),
+        "hidden": N_("That pearl (%(pos)s) ends up hidden inside the pyramid: it will not count."),
         "hidden_bonus": NP_(
             "The bonus pearl %(positions)s stays hidden inside the pyramid: it will not count.",
             "The bonus pearls %(positions)s stay hidden inside the pyramid: they will not count.",
@@ -34,7 +34,7 @@ register(
         "took_off": N_("The bonus pearl %(pos)s is off."),
         "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
         "passes": N_("%(player)s has no pearls left and passes."),
-        "bonus_at": N_("%(owner)s's %(colour)s on %(pos)s (over %(cells)s)"),
+        "bonus_at": N_("%(owner)s's %(colour)s, on top of the four blinking pearls (%(pos)s)"),
         "bonus_owed": NP_(
             "Place the bonus pearl: %(first)s. Then press Confirm, or just make the next move.",
             "Place %(num)d bonus pearls, in the order listed, starting with %(first)s. "
@@ -45,25 +45,27 @@ register(
             "Finish the pyramid with the last %(num)d bonus pearls, starting with %(first)s.",
         ),
         "remove_bonuses": NP_(
-            "Take off the bonus pearl %(positions)s (its place blinks) and press “This bonus "
-            "pearl is off” (or Confirm on the board), then take the pearl off %(cell)s.",
-            "Take off the bonus pearls %(positions)s (the next one's place blinks), pressing "
-            "“This bonus pearl is off” (or Confirm on the board) after each, then take the "
-            "pearl off %(cell)s.",
+            "First take off the blinking bonus pearl (%(positions)s) and press “This bonus "
+            "pearl is off” (or Confirm on the board). Then take off the pearl on the base "
+            "with the red ✕ (%(cell)s).",
+            "First take off the bonus pearls, the blinking one first (%(positions)s), and "
+            "press “This bonus pearl is off” (or Confirm on the board) after each. Then take "
+            "off the pearl on the base with the red ✕ (%(cell)s).",
         ),
         "remove_bonuses_top_down": NP_(
-            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
-            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
-            "then take the pearl off %(cell)s.",
-            "Take off the bonus pearls %(positions)s, the highest first (the next one's place "
-            "blinks), pressing “This bonus pearl is off” (or Confirm on the board) after each, "
-            "then take the pearl off %(cell)s.",
+            "First take off the bonus pearls from the top down, the blinking one first "
+            "(%(positions)s), and press “This bonus pearl is off” (or Confirm on the board) "
+            "after each. Then take off the pearl on the base with the red ✕ (%(cell)s).",
+            "First take off the bonus pearls from the top down, the blinking one first "
+            "(%(positions)s), and press “This bonus pearl is off” (or Confirm on the board) "
+            "after each. Then take off the pearl on the base with the red ✕ (%(cell)s).",
         ),
         "keep_off": N_(
-            "Keep the pearl off %(cell)s to take back %(player)s's move, or put it back to keep it."
+            "%(player)s's last pearl (%(cell)s) is off. Leave it off to take the move back; "
+            "put it back to keep the move."
         ),
         "moving": N_("Moving %(player)s's pearl from %(origin)s to %(cell)s…"),
-        "not_legal": N_("%(cell)s is not a legal cell: %(why)s."),
+        "not_legal": N_("Not on the cell with the red ✕ (%(cell)s): %(why)s."),
         "two_at_once": N_("Two pearls at once: place one at a time."),
         "pyramid_complete": N_("The pyramid is complete: no more pearls go on the base."),
         "no_bonus": N_("No bonus pearl is waiting."),
@@ -73,16 +75,20 @@ register(
         ),
         "no_cell_sensors": N_("This board has no cell sensors: it cannot referee Perlen-Pyramide."),
         "hint_chances": N_(
-            "Hint: %(cell)s. It wins no bonus pearl yet, but leaves you the best chances "
-            "for the ones to come."
+            "Hint: the cell with the dotted ring (%(cell)s). It wins no bonus pearl yet, but "
+            "leaves you the best chances for the ones to come."
         ),
         "hint_wins": NP_(
-            "Hint: %(cell)s, which wins the bonus pearl %(positions)s.",
-            "Hint: %(cell)s, which wins the bonus pearls %(positions)s.",
+            "Hint: the cell with the dotted ring (%(cell)s). It wins the bonus pearl "
+            "%(positions)s.",
+            "Hint: the cell with the dotted ring (%(cell)s). It wins the bonus pearls "
+            "%(positions)s.",
         ),
         "hint_denies": NP_(
-            "Hint: %(cell)s, which keeps the bonus pearl %(positions)s from the others.",
-            "Hint: %(cell)s, which keeps the bonus pearls %(positions)s from the others.",
+            "Hint: the cell with the dotted ring (%(cell)s). It keeps the bonus pearl "
+            "%(positions)s from the others.",
+            "Hint: the cell with the dotted ring (%(cell)s). It keeps the bonus pearls "
+            "%(positions)s from the others.",
         ),
         "hint_worth": N_(
             "It is worth about %(worth)s visible pearls more than the next best cell."
@@ -104,14 +110,14 @@ register(
 
 
 def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
-    """``Anna's red on 2:c3 (over c3–d4)``."""
+    """``Anna's red, on top of the four blinking pearls (2:c3)``: what the family sees
+    first, the notation for grown-ups after it."""
     owner = session.players[bonus.colour]
     return Message.of(
         "bonus_at",
         owner=session.name(bonus.colour),
         colour=colour_term(owner.colour.name),
         pos=bonus.position.short,
-        cells=bonus.position.footprint_name,
     )
 
 

@@ -5,7 +5,7 @@ Importing this module registers them (:func:`~controller.referee.messages.regist
 
 >>> from controller.referee.messages import english
 >>> english(knocked_off({"t1": 0}, ["t1"], lambda seat: "Oma"))
-"Oma's ball on t1 was knocked off."
+"Oma's ball on the front left corner was knocked off."
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from controller.vocabulary import TARGETS
 
 register(
     {
-        "landed": N_("%(player)s landed on %(target)s."),
+        "landed": N_("%(player)s's ball landed on %(target)s."),
         "knocked_off": NP_("%(balls)s was knocked off.", "%(balls)s were knocked off."),
         "turn_ended": N_("%(player)s ended the turn."),
         "top_opened": N_("The top is open!"),
@@ -46,7 +46,18 @@ register(
         "pyramidos_no_remote": N_("Pyramidos is not played across two boards."),
         "pyramidos_no_help": N_("Pyramidos has no help for children."),
     },
-    {"game": {pyramidos.NAME: "Pyramidos"}, "place": {"top": N_("the top")}},
+    {
+        "game": {pyramidos.NAME: "Pyramidos"},
+        # The targets as a family sees them: the four corners of the second step (the
+        # front is the a1–e1 edge, where seat 1 sits, and the drawing's bottom), the top.
+        "place": {
+            "t1": N_("the front left corner"),
+            "t2": N_("the front right corner"),
+            "t3": N_("the back right corner"),
+            "t4": N_("the back left corner"),
+            "top": N_("the top"),
+        },
+    },
     capitalised=("knocked_off",),
 )
 
@@ -59,7 +70,7 @@ def ordered(targets: Iterable[str]) -> tuple[str, ...]:
 def knocked_off(
     owners: Mapping[str, int | None], gone: Iterable[str], name: Callable[[int], Param]
 ) -> Message:
-    """``Oma's ball on t1 was knocked off.`` (``owners``: whose ball each target held)."""
+    """``Oma's ball on the top was knocked off.`` (``owners``: whose ball each target held)."""
     balls: list[Param] = []
     for target in ordered(frozenset(gone)):
         owner = owners.get(target)
@@ -69,8 +80,9 @@ def knocked_off(
 
 
 def said(before: pyramidos.PyramidosState, text: str, name: Callable[[int], Param]) -> Message:
-    """One event of a Pyramidos record in words, as the live page said it: ``Oma landed
-    on t1.``, ``Oma's ball on t1 was knocked off.``, ``Jonas ended the turn.``"""
+    """One event of a Pyramidos record in words, as the live page said it: ``Oma's ball
+    landed on the front left corner.``, ``Oma's ball on the top was knocked off.``,
+    ``Jonas ended the turn.``"""
     kind, *rest = text.split()
     if kind == "land":
         return Message.of("landed", player=name(before.to_move), target=place(rest[0]))

@@ -5,25 +5,15 @@ copying it, and the electrical check finds what it is for."""
 from __future__ import annotations
 
 import itertools
-import os
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from hardware.pcb import checks, design, sexpr
-from hardware.pcb.footprints import FootprintError, load_footprint
 from hardware.pcb.inputs import CONFIG, Inputs, load_inputs, pin_map
 
-
-@pytest.fixture(autouse=True)
-def footprints() -> None:
-    try:
-        load_footprint("Resistor_SMD:R_0603_1608Metric")
-    except FootprintError as exc:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"the board design cannot be checked in CI: {exc}")
-        pytest.skip(str(exc))
+pytestmark = pytest.mark.usefixtures("footprints")
 
 
 def test_the_hat_follows_the_configs_pins(tmp_path: Path) -> None:

@@ -171,14 +171,14 @@ def test_the_pico_boards_fuse_holds_its_budget_and_its_supplies_stay_apart(
     designed: dict[str, Board],
 ) -> None:
     """37 WS2812B-2020 at 3 × 12 mA + 1 mA, the largest emitter group (six TCRT1000s,
-    each at most (5 − 1.0) V / 150 Ω) and the speaker (5 V / 55 Ω) under the fuse's hold
+    each at most (5 − 1.0) V / 150 Ω) and the speaker (5 V / 158 Ω) under the fuse's hold
     current; USB-C asks for 5 V only; the Pico's VBUS and VSYS are on no net (it runs from
     the computer's USB), the LEDs' buffer on the LED rail, nothing between +5V and 3V3."""
     board = designed["pico"]
     budget = power.budget(board)
     assert budget.leds == 37
     assert budget.full_white == pytest.approx(
-        37 * (3 * 0.012 + 0.001) + 6 * (5.0 - 1.0) / 150.0 + 5.0 / 55.0, abs=2e-3
+        37 * (3 * 0.012 + 0.001) + 6 * (5.0 - 1.0) / 150.0 + 5.0 / 158.0, abs=2e-3
     )
     fuse = next(p for p in board.parts if p.kind.key == "fuse")
     assert budget.full_white <= power.FUSE_HOLD and fuse.kind.value == f"{power.FUSE_HOLD:g}A"

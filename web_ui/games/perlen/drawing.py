@@ -86,7 +86,8 @@ class Place:
     """Base only: under the bonus pearl the LEDs show (they blink these cells)."""
     remove: bool = False
     """A bonus pearl of a move taken back that is still to come off."""
-    legal: bool = False
+    legal: Swatch | None = None
+    """An allowed cell (help for children): marked in the mover's colour."""
     hint: Swatch | None = None
     """A hint for the player to move: ringed in their colour."""
     computer: Swatch | None = None
@@ -248,7 +249,7 @@ def _place(pos: Position, marks: _Marks, large: bool = False) -> Place:
         if under and shown is not None
         else None,
         remove=name in marks.removals,
-        legal=name in marks.legal,
+        legal=marks.mover if name in marks.legal else None,
         hint=marks.mover if name == marks.hint else None,
         computer=marks.mover if name == marks.computer else None,
         last=name == marks.last,

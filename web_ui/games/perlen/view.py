@@ -56,6 +56,14 @@ def _held(snapshot: Snapshot) -> bool:
     return any(message.key in HELD for message in snapshot.prompt)
 
 
+def _forced(snapshot: Snapshot) -> bool:
+    """The last base pearl went into the only empty cell, or the first onto c3 with the
+    centre start."""
+    base = sum(1 for p in parts_of(snapshot).pearls if p.pos.startswith("1:"))
+    centre = snapshot.options.get("start") == "centre"
+    return base == len(CELLS) or (base == 1 and centre)
+
+
 def _review(record: Record, budget_per_move: float, cancel: Any) -> Sequence[MoveLoss]:
     if not isinstance(record, PerlenRecord):
         raise TypeError(f"not a Perlen-Pyramide record: {type(record).__name__}")
@@ -83,5 +91,7 @@ PERLEN_VIEW: Final = GameView(
     },
     pictures=lambda players: pictures.rule_pictures(players[:3]),
     review=_review,
+    forced=_forced,
+    left_over=words.left_over,
 )
 """Perlen-Pyramide, as the page shows it."""

@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from flask_babel import gettext, lazy_gettext, pgettext
+from flask_babel import gettext, lazy_gettext, ngettext, pgettext
 
 from web_ui.games.perlen import drawing
 from web_ui.render import swatch_text
@@ -139,3 +139,13 @@ def house_rules() -> list[HouseRule]:
              gettext("every pearl counts: all 55, the hidden ones too")),
         ]),
     ]  # fmt: skip
+
+
+def left_over(count: int) -> str:
+    """What the live page says of ``count`` pearls of this game left on the board while
+    another game is played."""
+    return ngettext(
+        "A pearl of Perlen-Pyramide is here: take it off.",
+        "%(num)d pearls of Perlen-Pyramide are here: take them off.",
+        count,
+    )

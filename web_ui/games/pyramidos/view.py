@@ -41,5 +41,6 @@ PYRAMIDOS_VIEW: Final = GameView(
     places=frozenset(TARGETS),
     helpers={"target_label": words.target_label, "target_name": words.target_name},
     pictures=_pictures,
+    left_over=words.left_over,
 )
 """Pyramidos, as the page shows it."""

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flask_babel import gettext
+from flask_babel import gettext, ngettext
 
 from web_ui.games.pyramidos import drawing
 from web_ui.render import place_name, swatch_text
@@ -28,3 +28,13 @@ def target_label(target: drawing.TargetMark) -> str:
     if target.name == "top":
         parts.append(gettext("open") if target.open else gettext("closed until t1–t4 hold balls"))
     return f"{target_name(target.name)}: " + ", ".join(parts)
+
+
+def left_over(count: int) -> str:
+    """What the live page says of ``count`` balls of this game left on the board while
+    another game is played."""
+    return ngettext(
+        "A ball of Pyramidos is here: take it off.",
+        "%(num)d balls of Pyramidos are here: take them off.",
+        count,
+    )

@@ -1,0 +1,196 @@
+"""The pico board meets the wood and its parts their ratings (hardware/pcb/mechanics.py,
+hardware/pcb/ratings.py): pockets with room for every error, screws that hold and never
+reach the surface, both USB mouths at the edge, plungers for the buttons, what a USB port
+sees at attach, every part within its rating, and the speaker on the pin the firmware
+drives as flashed."""
+
+from __future__ import annotations
+
+import csv
+import io
+import runpy
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from hardware.geometry import Point, load_geometry
+from hardware.pcb import design, mechanics, outputs, pico, ratings
+from hardware.pcb.design import Board
+from hardware.pcb.inputs import FIRMWARE_CONFIG, Inputs, load_inputs, pico_pins
+from hardware.pcb.library import PICO_PINS
+from hardware.pcb.parts import CATALOGUE
+
+pytestmark = pytest.mark.usefixtures("footprints")
+
+
+@pytest.fixture(scope="module")
+def inputs() -> Inputs:
+    return load_inputs()
+
+
+@pytest.fixture(scope="module")
+def board(inputs: Inputs) -> Board:
+    assert inputs.pico_spec is not None and inputs.pico_pins is not None
+    return pico.pico_board(inputs.pico_spec, inputs.pico_pins)
+
+
+def test_every_pocket_clears_its_sensor_with_room_for_every_error() -> None:
+    """A round pocket clears the TCRT1000's corners by at least the template's, the
+    drill's, the wood's and the part's errors added; it is deeper than the body, and the
+    sensor's face (where the optical model puts it) is the board's top plus the body."""
+    g = load_geometry()
+    build = g.build("pico")
+    wood = build.wood_thickness
+    for sensor in (g.sensor("pico"), g.sensor("pico", "target")):
+        clearance = mechanics.pocket_clearance(sensor.hole_diameter)
+        assert clearance >= mechanics.pocket_error() == pytest.approx(1.5)
+        assert sensor.hole_depth >= mechanics.BODY[2] + mechanics.DEPTH_ROOM
+        # wood is left between the pocket and the hollow above it
+        assert sensor.hole_depth < wood - g.hollow.depth
+        # the optical model's sensor face: on the board, the body's height up
+        assert sensor.elements[0].depth == pytest.approx(wood - mechanics.BODY[2])
+        # the pocket's floor is above that face: the body never touches the wood
+        assert wood - sensor.hole_depth <= sensor.elements[0].depth - mechanics.DEPTH_ROOM
+    # the pocket of before (8.5 mm) left 0.22 mm: less than the errors
+    assert mechanics.pocket_clearance(8.5) < mechanics.pocket_error()
+
+
+def test_the_screws_hold_and_never_reach_the_surface(board: Board) -> None:
+    """Every mounting hole's screw leaves at least 1 mm of wood over its tip, holds with
+    4.9 mm of thread in the wood, passes the board's hole and is in the BOM, one per hole;
+    the same screw under a hollow, or a longer one, would not do."""
+    g = load_geometry()
+    wood = g.build("pico").wood_thickness
+    screw = mechanics.SCREW
+    assert screw.length - mechanics.PCB_THICKNESS == pytest.approx(4.9)
+    assert screw.pilot < screw.thread < g.mounting_hole_diameter
+    for hole in g.mounting_holes:
+        assert mechanics.screw_cover(g, wood, hole) >= mechanics.SURFACE_COVER, hole
+    # under a cell's hollow, or 8 mm long, it would come through
+    assert mechanics.screw_cover(g, wood, g.cells["c3"]) < mechanics.SURFACE_COVER
+    longer = replace(screw, length=8.0)
+    assert mechanics.screw_cover(g, wood, g.mounting_holes[0], longer) < mechanics.SURFACE_COVER
+    # beside a light hole (through the wood), nothing is left
+    beside = g.led_position("c3")
+    assert mechanics.screw_cover(g, wood, Point(beside.x + 2.5, beside.y)) < 0
+    bom = _bom(board)
+    assert bom[screw.kind.mpn] == str(len(g.mounting_holes))
+
+
+def test_both_usb_mouths_reach_the_boards_edge(board: Board) -> None:
+    """The Pico's micro-USB and the LED supply's USB-C open at the board's edge (0 to
+    1 mm beyond it), so that a plug's overmould clears the board; the Pico as it was
+    (1.7 mm further in) does not."""
+    mouths = mechanics.usb_mouths(board)
+    kinds = {p.ref: p.kind.key for p in board.parts}
+    assert sorted(kinds[ref] for ref in mouths) == ["pico", "usbc"]
+    for ref, beyond in mouths.items():
+        assert 0.0 <= beyond <= 1.0, (ref, beyond)
+    the_pico = next(p for p in board.parts if p.kind.key == "pico")
+    inside = replace(the_pico, y=the_pico.y - 1.7)
+    moved = replace(board, parts=tuple(inside if p is the_pico else p for p in board.parts))
+    assert mechanics.usb_mouths(moved)[the_pico.ref] < 0
+
+
+def test_each_button_has_a_plunger_to_the_surface_in_the_bom(board: Board) -> None:
+    """A 6 mm plunger on each button's 1.5 mm switch stands 1 mm above 6.5 mm of wood,
+    narrower than its hole; the BOM orders one per button and the cost counts them."""
+    g = load_geometry()
+    wood = g.build("pico").wood_thickness
+    length = mechanics.plunger_length(wood)
+    assert length == pytest.approx(6.0)
+    assert mechanics.SWITCH_HEIGHT + length - wood == pytest.approx(mechanics.PLUNGER_PROUD)
+    buttons = [p for p in board.parts if p.kind.key == "button"]
+    assert len(buttons) == len(g.buttons) == 3
+    assert _bom(board)[mechanics.PLUNGER.mpn] == str(len(buttons))
+    on_board = round(sum(p.kind.price for p in board.parts), 2)
+    assert outputs.parts_cost(board) == pytest.approx(
+        on_board + 3 * mechanics.PLUNGER.price + 5 * mechanics.SCREW.kind.price, abs=0.011
+    )
+
+
+def test_a_usb_port_sees_at_most_10_uf_at_attach(inputs: Inputs, board: Board) -> None:
+    """Every capacitor on the LED rail, the LEDs' 100 nF included, within USB's 10 µF
+    at attach on both base boards; a 1000 µF as before would not be."""
+    base = design.base_board(inputs.spec, inputs.pins)
+    for each in (board, base):
+        assert 0 < mechanics.attach_capacitance(each) <= mechanics.ATTACH_MAX_UF
+    assert mechanics.attach_capacitance(board) == pytest.approx(37 * 0.1 + 0.1 + 2 * 1.0)
+    cap = next(p for p in board.parts if p.role == "capacitor at the supply")
+    bulk = replace(cap, kind=CATALOGUE["c1000u"])
+    before = replace(board, parts=tuple(bulk if p is cap else p for p in board.parts))
+    assert mechanics.attach_capacitance(before) > mechanics.ATTACH_MAX_UF
+
+
+def test_every_part_is_within_its_rating_held_on_without_end(board: Board) -> None:
+    """The emitters, their resistors and switches, and the speaker's driver within their
+    ratings at 5.25 V with every switch left on; the speaker's resistor of before (47 Ω in
+    0603) would take 0.46 W of its 0.1 W."""
+    found = ratings.ratings(board)
+    assert all(r.within for r in found), [str(r) for r in found if not r.within]
+    refs = {r.ref for r in found}
+    for key in ("tcrt", "nfet", "npn", "flyback"):
+        assert {p.ref for p in board.parts if p.kind.key == key} <= refs, key
+    series = next(p for p in board.parts if p.role == "sounder series resistor")
+    (watts,) = [r for r in found if r.ref == series.ref and r.unit == "W"]
+    assert watts.value == pytest.approx(5.25**2 * 150 / 156**2)
+    # the transistor saturates: its forced gain well under its least hFE (30 at 100 mA)
+    assert ratings.base_overdrive(board) < 20
+    old = replace(series, kind=CATALOGUE["R47"])
+    before = replace(board, parts=tuple(old if p is series else p for p in board.parts))
+    (too_much,) = [r for r in ratings.ratings(before) if r.ref == series.ref and r.unit == "W"]
+    assert not too_much.within and too_much.value == pytest.approx(0.46, abs=0.01)
+
+
+def test_the_speaker_is_on_the_pin_the_flashed_firmware_drives(
+    board: Board, tmp_path: Path
+) -> None:
+    """firmware/config.py as shipped (what `pyramid flash` copies with no options) is the
+    printed pico board's: reflective sensing and BUZZER_PIN on the GPIO the speaker's
+    driver is wired to; a config without a buzzer pin makes no board."""
+    shipped = runpy.run_path(str(FIRMWARE_CONFIG))
+    assert shipped["SENSING"] == "reflective"
+    gpio = shipped["BUZZER_PIN"]
+    assert isinstance(gpio, int)
+    base = next(p for p in board.parts if p.role == "sounder switch base resistor")
+    assert base.nets["1"] == pico.gpio_net(gpio)
+    the_pico = next(p for p in board.parts if p.kind.key == "pico")
+    (pad,) = [pad for pad, name in PICO_PINS.items() if name == f"GP{gpio}"]
+    assert the_pico.nets[pad] == base.nets["1"]
+    silent = tmp_path / "config.py"
+    silent.write_text(
+        FIRMWARE_CONFIG.read_text().replace(f"BUZZER_PIN = {gpio}\n", "BUZZER_PIN = None\n")
+    )
+    with pytest.raises(ValueError, match="BUZZER_PIN is None"):
+        pico_pins(silent)
+
+
+def _bom(board: Board) -> dict[str, str]:
+    """MPN → quantity in the board's BOM."""
+    rows = csv.DictReader(io.StringIO(outputs.bom_csv(board)))
+    return {row["MPN"]: row["Quantity"] for row in rows}
+
+
+def test_the_pilot_holes_take_the_thread_and_stop_short_of_the_surface() -> None:
+    """The drilling template's pilot hole is deeper than the thread reaches into the wood
+    and leaves the surface's cover."""
+    g = load_geometry()
+    wood = g.build("pico").wood_thickness
+    screw = mechanics.SCREW
+    assert screw.length - mechanics.PCB_THICKNESS <= screw.pilot_depth
+    assert screw.pilot_depth <= wood - mechanics.SURFACE_COVER
+
+
+def test_only_the_usb_c_sends_pins_through_to_the_wood(board: Board) -> None:
+    """Of the parts on the side away from the wood, only the USB-C has pins through the
+    board (its four shell legs, cut flush before mounting: hardware/README.md); the
+    speaker's leads land on a surface-mount header."""
+    through = {
+        p.kind.key
+        for p in board.parts
+        if p.side == "B" and any(pad.kind != "smd" for pad in p.footprint.pads)
+    }
+    assert through == {"usbc"}
+    speaker = next(p for p in board.parts if p.role == "sounder leads")
+    assert all(pad.kind == "smd" for pad in speaker.footprint.pads)
