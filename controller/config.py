@@ -1,8 +1,9 @@
 """The one TOML config file: board adapter, wiring, channel and LED maps, seats, web, store.
 
-Its keys are declared once, in :mod:`controller.config_schema` (pydantic models, read
-only when a file is); this module says where the file is, and holds the values the
-program reads after the check.
+Its keys are declared once, in :mod:`controller.config_schema`: frozen pydantic
+dataclasses that are also the values the program reads. This module says where the file
+is and reads it; it imports the schema (and pydantic) only when a config is read or a
+value named here is first used, so ``pyramid --help`` loads none of it.
 
 Where it is read from (the first that exists wins; see :func:`find_config`):
 
@@ -15,8 +16,8 @@ No file at all gives the defaults: the ``sim`` board with the default channel ma
 (:meth:`ChannelMap.default`), so ``make run`` works on any computer.
 
 Every value from the file is checked, and every mistake is reported at once: a
-:class:`ConfigError` (:class:`~controller.hardware.wiring.ConfigErrors` for several, one per
-line) names each dotted key and its problem, so a maker can find the lines to fix:
+:class:`ConfigError` (:class:`ConfigErrors` for several, one per line) names each
+dotted key and its problem, so a maker can find the lines to fix:
 
 >>> try:
 ...     config_from_toml('[board]\\nadapter = "gpoi"')
@@ -40,19 +41,20 @@ board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'
 The data directory (where the game store lives unless ``[store] path`` says otherwise) is
 ``$PYRAMID_DATA_DIR``, else systemd's ``$STATE_DIRECTORY``, else
 ``$XDG_DATA_HOME/pyramid-board`` (``~/.local/share/pyramid-board``); see
-:func:`default_data_dir`.
+:func:`~controller.config_schema.default_data_dir`.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import importlib
 import os
+import sys
 import tomllib
-from collections.abc import Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from controller.hardware.port import Colour
 from controller.hardware.wiring import (
     ADAPTERS,
     DEFAULT_COLS,
@@ -65,23 +67,31 @@ from controller.hardware.wiring import (
     SETTLE_US,
     SPI0_PINS,
     TOPOLOGIES,
-    Adapter,
-    BoardConfig,
-    BuzzerConfig,
     ConfigError,
     ConfigErrors,
-    GpioConfig,
-    LedConfig,
-    ScanTiming,
-    SerialConfig,
-    SpiConfig,
-    Topology,
-    needs_spi0,
 )
-from controller.palette import parse_hex, to_hex
 
 if TYPE_CHECKING:
-    from controller.config_schema import RemoteFile
+    from controller.config_schema import (
+        DATA_ENV,
+        DEFAULT_SEAT_COLOURS,
+        STORE_FILE,
+        Adapter,
+        BoardConfig,
+        BuzzerConfig,
+        Config,
+        GpioConfig,
+        LedConfig,
+        RemoteConfig,
+        SeatConfig,
+        SerialConfig,
+        SpiConfig,
+        StoreConfig,
+        Topology,
+        WebConfig,
+        default_data_dir,
+        needs_spi0,
+    )
 
 __all__ = [
     "ADAPTERS",
@@ -108,7 +118,6 @@ __all__ = [
     "GpioConfig",
     "LedConfig",
     "RemoteConfig",
-    "ScanTiming",
     "SeatConfig",
     "SerialConfig",
     "SpiConfig",
@@ -124,88 +133,15 @@ __all__ = [
     "needs_spi0",
 ]
 
-DEFAULT_SEAT_COLOURS: Final[tuple[str, ...]] = ("#d62728", "#1f77b4", "#f2c500", "#2ca02c")
-
 CONFIG_ENV: Final = "PYRAMID_CONFIG"
-DATA_ENV: Final = "PYRAMID_DATA_DIR"
-STORE_FILE: Final = "pyramid.sqlite3"
+_SCHEMA: Final = "controller.config_schema"
 
 
-# -- values --------------------------------------------------------------------------------
-# The [board], [leds] and [buzzer] values live in controller/hardware/wiring.py, beside the
-# adapters that use them; the rest of the file's sections are here.
-
-
-@dataclass(frozen=True, slots=True)
-class SeatConfig:
-    """``[seats]``: the colour of each seat, index = colour number."""
-
-    colours: tuple[Colour, ...] = tuple(parse_hex(h) for h in DEFAULT_SEAT_COLOURS)
-
-    def hex(self, colour: int) -> str:
-        """``#rrggbb`` of colour number ``colour``, for the web page."""
-        return to_hex(self.colours[colour])
-
-
-@dataclass(frozen=True, slots=True)
-class WebConfig:
-    """``[web]``: where the web page listens."""
-
-    host: str = "0.0.0.0"
-    port: int = 8080
-    names: tuple[str, ...] = ()
-    """Host names beyond the built-in ones (this machine's name, ``*.local``,
-    ``localhost``, its addresses) that the page answers to, e.g. ``pyramid.fritz.box``;
-    any other name in a request's Host is refused (DNS rebinding, ``web_ui.hosts``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class StoreConfig:
-    """``[store]``: the SQLite game store."""
-
-    path: Path = field(default_factory=lambda: default_data_dir() / STORE_FILE)
-
-
-@dataclass(frozen=True, slots=True)
-class RemoteConfig:
-    """``[remote]``: the MQTT broker through which this board plays a board in another home
-    (both connect outwards to it; see controller/remote)."""
-
-    host: str
-    port: int
-    tls: bool
-    """``mqtts://``: TLS, checked against ``ca_file`` or the system's certificates."""
-    name: str
-    """This board's name, shown on the other board."""
-    username: str | None = None
-    password: str | None = field(default=None, repr=False)
-    ca_file: Path | None = None
-
-    @property
-    def broker(self) -> str:
-        """The broker's address as the config file spells it."""
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{'mqtts' if self.tls else 'mqtt'}://{host}:{self.port}"
-
-
-@dataclass(frozen=True, slots=True)
-class Config:
-    """The whole config; ``Config()`` is what no file at all gives."""
-
-    board: BoardConfig = field(default_factory=BoardConfig)
-    leds: LedConfig = field(default_factory=LedConfig)
-    seats: SeatConfig = field(default_factory=SeatConfig)
-    web: WebConfig = field(default_factory=WebConfig)
-    store: StoreConfig = field(default_factory=StoreConfig)
-    buzzer: BuzzerConfig | None = None
-    """``[buzzer]``: the piezo on the Pi's header, or None (no section: no buzzer)."""
-    remote: RemoteConfig | None = None
-    """``[remote]``: the broker for games across two homes, or None (no section)."""
-    source: Path | None = None
-    """The file this came from, or None for the built-in defaults."""
-
-
-# -- where the file is -----------------------------------------------------------------------
+def __getattr__(name: str) -> Any:
+    """The schema's values, loaded on first use (pydantic costs ``pyramid --help``)."""
+    if name in __all__:
+        return getattr(config_schema(), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def default_config_paths() -> tuple[Path, ...]:
@@ -231,18 +167,6 @@ def find_config() -> Path | None:
     return None
 
 
-def default_data_dir() -> Path:
-    """Where the game store lives by default (see the module docstring for the order)."""
-    named = os.environ.get(DATA_ENV)
-    if named:
-        return Path(named).expanduser()
-    state = os.environ.get("STATE_DIRECTORY")  # set by systemd's StateDirectory=
-    if state:
-        return Path(state.split(":")[0])
-    xdg = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(xdg) / "pyramid-board"
-
-
 def load_config(path: Path | None = None) -> Config:
     """Read and check the config; ``path`` None searches the default places.
 
@@ -252,7 +176,7 @@ def load_config(path: Path | None = None) -> Config:
     if path is None:
         path = find_config()
         if path is None:
-            return Config()
+            return config_from_mapping({})
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
@@ -273,30 +197,36 @@ def config_from_toml(text: str, source: Path | None = None) -> Config:
 
 def config_from_mapping(data: Mapping[str, Any], source: Path | None = None) -> Config:
     """Check an already parsed TOML document and build the :class:`Config`."""
-    # Only now: pydantic and the models cost `pyramid --help` a quarter of a second.
+    # Only now: pydantic and the schema cost `pyramid --help` a quarter of a second.
     from controller.checks import validate
-    from controller.config_schema import ConfigFile
+    from controller.config_schema import Config
 
-    file = validate(ConfigFile, data, context=source)
-    board, leds, buzzer = file.hardware()
-    store = StoreConfig()
-    if file.store.path is not None:
-        path = Path(file.store.path).expanduser()
-        # A relative path lives in the data dir: the config file may sit in read-only /etc.
-        store = StoreConfig(path if path.is_absolute() else default_data_dir() / path)
-    return Config(
-        board=board,
-        leds=leds,
-        buzzer=buzzer,
-        seats=SeatConfig(file.seats.colours) if file.seats.colours else SeatConfig(),
-        web=WebConfig(file.web.host, file.web.port, file.web.names),
-        store=store,
-        remote=_remote(file.remote, source) if file.remote else None,
-        source=source,
-    )
+    config = validate(Config, data, context={"source": source})
+    return config if source is None else dataclasses.replace(config, source=source)
 
 
-def _remote(file: RemoteFile, source: Path | None) -> RemoteConfig:
-    host, port, tls = file.broker.host, file.broker.port, file.broker.tls
-    return RemoteConfig(host, port, tls, file.name, file.username, file.password,
-                        file.ca_path(source))  # fmt: skip
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m controller.config FILE``: FILE checked as ``pyramid run`` checks it, and
+    what deploy/install-pi.sh reads of it: the adapter, whether its LEDs need SPI0 (yes or
+    no), the page's host and port; every mistake on standard error, exit status 1."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m controller.config FILE", file=sys.stderr)
+        return 2
+    try:
+        config = load_config(Path(args[0]))
+    except ConfigError as exc:
+        print(f"{args[0]}: {exc}", file=sys.stderr)
+        return 1
+    spi0 = "yes" if config_schema().needs_spi0(config) else "no"
+    print(config.board.adapter, spi0, config.web.host or "0.0.0.0", config.web.port)
+    return 0
+
+
+def config_schema() -> Any:
+    """:mod:`controller.config_schema`, loaded now."""
+    return importlib.import_module(_SCHEMA)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
