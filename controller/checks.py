@@ -1,13 +1,17 @@
 """The schema layer's words for a maker's TOML files (the config, the board's geometry).
 
-A file is declared as frozen pydantic models (:class:`Schema`: unknown keys refused), each
-field once, its range beside its type (``Annotated[float, Range(5, 100)]``) and the rules
-across fields in validators that report every problem they find (:class:`Problems`).
+A file is declared as frozen pydantic dataclasses (``extra="forbid"``: unknown keys
+refused), each field once, its range beside its type (``Annotated[float, Range(5, 100)]``)
+and the rules across fields in validators that report every problem they find
+(:class:`Problems`).
 :func:`validate` checks a whole document and raises every mistake at once as
 :class:`~controller.hardware.wiring.ConfigErrors`, each naming its dotted key in the words a
 maker reads:
 
->>> class Board(Schema):
+>>> from pydantic import ConfigDict
+>>> from pydantic.dataclasses import dataclass
+>>> @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+... class Board:
 ...     pitch: Annotated[float, Range(5, 100)] = 25.0
 ...     label: Annotated[str, Text()] = "b"
 >>> try:
@@ -26,9 +30,9 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args
+from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from controller.hardware.wiring import ConfigError, ConfigErrors
@@ -39,10 +43,8 @@ __all__ = [
     "Items",
     "Key",
     "Missing",
-    "Parse",
     "Problems",
     "Range",
-    "Schema",
     "Shaped",
     "Text",
     "describe",
@@ -53,12 +55,6 @@ __all__ = [
 ]
 
 M = TypeVar("M")
-
-
-class Schema(BaseModel):
-    """A table of a maker's file: frozen, and a key it does not declare is a mistake."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
 
 
 def describe(value: object) -> str:
@@ -199,18 +195,6 @@ class Items:
 
 
 @dataclass(frozen=True)
-class Parse:
-    """A value read by a function of its own (which calls :func:`fail`)."""
-
-    read: Callable[[Any], Any]
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        return _plain(self.read)
-
-
-@dataclass(frozen=True)
 class Shaped:
     """A value read from another type, ``inner``, checked first: ``read(value, inner)``
     checks the value's shape, has ``inner`` check the rest and builds the value."""
@@ -300,7 +284,7 @@ def _table_at(root: type, loc: tuple[str | int, ...]) -> Any:
 def _table_in(annotation: Any) -> Any:
     if isinstance(annotation, type) and _fields(annotation):
         return annotation
-    for arg in get_args(annotation) if _origin(annotation) in _UNIONS else ():
+    for arg in get_args(annotation) if get_origin(annotation) in _UNIONS else ():
         if _table_in(arg) is not None:
             return _table_in(arg)
     return None
@@ -308,16 +292,12 @@ def _table_in(annotation: Any) -> Any:
 
 def _item_of(annotation: Any) -> Any:
     """The value type of a ``dict[str, X]`` or ``tuple[X, ...]`` (None otherwise)."""
-    for arg in get_args(annotation) if _origin(annotation) in _UNIONS else (annotation,):
-        if _origin(arg) is dict:
+    for arg in get_args(annotation) if get_origin(annotation) in _UNIONS else (annotation,):
+        if get_origin(arg) is dict:
             return get_args(arg)[1]
-        if _origin(arg) is tuple:
+        if get_origin(arg) is tuple:
             return get_args(arg)[0]
     return None
-
-
-def _origin(annotation: Any) -> Any:
-    return typing.get_origin(annotation)
 
 
 _UNIONS = (typing.Union, types.UnionType, Annotated)

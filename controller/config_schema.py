@@ -43,7 +43,6 @@ from controller.checks import (
     Items,
     Key,
     Missing,
-    Parse,
     Problems,
     Range,
     Text,
@@ -100,7 +99,7 @@ def _gpio(value: object) -> int:
     return value
 
 
-Gpio = Annotated[int, Parse(_gpio)]
+Gpio = Annotated[int, PlainValidator(_gpio)]
 _LIST = "a list of BCM GPIO numbers"
 
 
@@ -261,9 +260,9 @@ class SerialConfig:
     """``auto`` (find USB id 2E8A:0005), a device path, or a pyserial URL (``loop://``)."""
     baudrate: Annotated[int, Range(300, 4_000_000)] = 115_200
     """Only matters for a USB-serial adapter or a real UART; USB CDC ignores it."""
-    usb_id: Annotated[tuple[int, int], Parse(_usb_id)] = (0x2E8A, 0x0005)
+    usb_id: Annotated[tuple[int, int], PlainValidator(_usb_id)] = (0x2E8A, 0x0005)
     """``usb_id = "2E8A:0005"``: the vendor and product id that ``auto`` looks for."""
-    buzzer: Annotated[bool | None, Parse(_auto_bool)] = None
+    buzzer: Annotated[bool | None, PlainValidator(_auto_bool)] = None
     """``buzzer = "auto"`` (the default: the Pico says so after its HELLO), true or false."""
     silence_s: Annotated[float, Range(0.5, 600)] = 3.0
     """Seconds without a valid line before the link counts as lost (the Pico reports ≤ 1 s)."""
@@ -424,7 +423,7 @@ class SeatConfig:
     """``[seats]``: the colour of each seat, index = colour number."""
 
     colours: Annotated[
-        tuple[Annotated[Colour, Parse(_colour)], ...],
+        tuple[Annotated[Colour, PlainValidator(_colour)], ...],
         Items(len(SEATS), len(SEATS), "colours (one per seat)", "a list of four '#rrggbb' colours"),
     ] = tuple(parse_hex(h) for h in DEFAULT_SEAT_COLOURS)  # fmt: skip
 
@@ -476,7 +475,7 @@ class WebConfig:
 
     host: Annotated[str, Text("must name an address, e.g. '0.0.0.0' or '127.0.0.1'")] = "0.0.0.0"
     port: Annotated[int, PlainValidator(_port)] = 8080
-    names: Annotated[tuple[str, ...], Parse(_host_names)] = ()
+    names: Annotated[tuple[str, ...], PlainValidator(_host_names)] = ()
     """Host names beyond the built-in ones (this machine's name, ``*.local``,
     ``localhost``, its addresses) that the page answers to, e.g. ``pyramid.fritz.box``;
     any other name in a request's Host is refused (DNS rebinding, ``web_ui.hosts``)."""
@@ -494,7 +493,7 @@ def _store_path(value: object) -> Path:
 class StoreConfig:
     """``[store]``: the SQLite game store (a relative path: in the data directory)."""
 
-    path: Annotated[Path, Parse(_store_path)] = Field(
+    path: Annotated[Path, PlainValidator(_store_path)] = Field(
         default_factory=lambda: default_data_dir() / STORE_FILE
     )
 
@@ -546,13 +545,13 @@ class RemoteConfig:
     (both connect outwards to it; see controller/remote)."""
 
     broker: Annotated[
-        str, Parse(_broker), Missing("is required, e.g. 'mqtts://broker.example.net:8883'")
+        str, PlainValidator(_broker), Missing("is required, e.g. 'mqtts://broker.example.net:8883'")
     ]
     """``mqtt://host:port`` or ``mqtts://host:port`` (TLS, checked against ``ca_file`` or
     the system's certificates), as read: the port always given."""
-    name: Annotated[str, Parse(_name), Missing("is required, e.g. 'Oma and Opa'")]
+    name: Annotated[str, PlainValidator(_name), Missing("is required, e.g. 'Oma and Opa'")]
     """This board's name, shown on the other board."""
-    username: Annotated[str, Parse(_username)] | None = None
+    username: Annotated[str, PlainValidator(_username)] | None = None
     password: Annotated[str, Text(strip=False)] | None = dataclasses.field(default=None, repr=False)
     ca_file: Annotated[Path, BeforeValidator(_ca_file)] | None = None
 

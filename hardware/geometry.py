@@ -863,27 +863,19 @@ LEAD_SLACK: Final = 0.2
 """mm of room a bent lead needs beside it in its hole (the lead is not straight)."""
 
 
-def check_lead_budget(sensor: Sensor, wood: float, where: str) -> None:
+def lead_problems(sensor: Sensor, wood: float, where: str) -> list[tuple[str, str]]:
     """An upright reed's upper lead leaves the glass's top, runs ``bend_clearance``
     straight up, and is bent down beside the glass: the hole drilled from below must end
     at least that far (plus the bend's lead) above the glass, and be wide enough for the
-    bent lead beside it.
+    bent lead beside it. The problems found, as ``(key, problem)``:
 
-    >>> g = load_geometry()
-    >>> reed = g.sensors["reed-upright"]
-    >>> check_lead_budget(reed, 15.0, "builds.matrix")
-    >>> try:
-    ...     check_lead_budget(replace(reed, hole_diameter=3.5), 15.0, "builds.matrix")
-    ... except GeometryError as exc:
-    ...     print(exc)  # doctest: +ELLIPSIS
+    >>> reed = load_geometry().sensors["reed-upright"]
+    >>> lead_problems(reed, 15.0, "builds.matrix")
+    []
+    >>> for key, problem in lead_problems(replace(reed, hole_diameter=3.5), 15.0, "builds.matrix"):
+    ...     print(f"{key}: {problem}")  # doctest: +ELLIPSIS
     sensors.reed-upright.hole_diameter: 3.5 mm leaves ... 0.035 mm; ... at least 3.83 mm)
     """
-    for key, problem in lead_problems(sensor, wood, where)[:1]:
-        raise GeometryError(key, problem)
-
-
-def lead_problems(sensor: Sensor, wood: float, where: str) -> list[tuple[str, str]]:
-    """What :func:`check_lead_budget` finds, as ``(key, problem)``."""
     if sensor.kind != "reed":
         return []
     assert sensor.bend_clearance is not None and sensor.lead_diameter is not None
