@@ -580,6 +580,12 @@ class RemoteConfig:
         return urllib.parse.urlsplit(self.broker).port or 0
 
 
+def _source(value: Path | None, info: ValidationInfo) -> Path | None:
+    if info.context is not None:  # a key of the file: not one of its sections
+        fail(f"unknown key (expected one of: {', '.join(_SECTIONS)})")
+    return value
+
+
 @dataclass(frozen=True, config=TABLE)
 class Config:
     """The whole config; ``Config()`` is what no file at all gives (a missing section is
@@ -594,14 +600,12 @@ class Config:
     store: StoreConfig = Field(default_factory=StoreConfig)
     remote: RemoteConfig | None = None
     """``[remote]``: the broker for games across two homes, or None (no section)."""
-    source: Annotated[Path | None, Key()] = None
+    source: Annotated[Path | None, Key(), PlainValidator(_source)] = None
     """The file this came from, or None for the built-in defaults."""
 
     @model_validator(mode="wrap")
     @classmethod
     def _rules(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Config:
-        if isinstance(data, dict) and "source" in data:
-            fail_at("source", "unknown key (expected one of: " + ", ".join(_SECTIONS) + ")")
         config: Config = handler(data)
         problems, adapter = Problems(), config.board.adapter
         if config.buzzer is not None and adapter != "gpio":

@@ -424,3 +424,13 @@ def test_config_is_frozen() -> None:
     config = Config()
     with pytest.raises(AttributeError):
         config.board = config.board  # type: ignore[misc]
+
+
+def test_the_source_is_not_a_key_of_the_file() -> None:
+    """``Config.source`` says which file a config came from; a file cannot say it."""
+    problem = error('source = "/etc/passwd"\n[board.gpio]\nscan = 1\n')
+    assert [(e.key, e.problem.split(" (")[0]) for e in problem.errors] == [
+        ("board.gpio.scan", "unknown key"),
+        ("source", "unknown key"),
+    ]
+    assert "board, leds, buzzer, seats, web, store, remote)" in problem.errors[1].problem
