@@ -24,7 +24,7 @@ import os
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -641,20 +641,7 @@ class Config:
 _SECTIONS = ("board", "leds", "buzzer", "seats", "web", "store", "remote")
 
 
-class HardwareConfig(Protocol):
-    """What :func:`~controller.hardware.build_board` reads of a config (:class:`Config`)."""
-
-    @property
-    def board(self) -> BoardConfig: ...
-
-    @property
-    def leds(self) -> LedConfig: ...
-
-    @property
-    def buzzer(self) -> BuzzerConfig | None: ...
-
-
-def needs_spi0(config: HardwareConfig) -> bool:
+def needs_spi0(config: Config) -> bool:
     """True when the config drives LEDs from the Pi's own SPI0 (so SPI must be enabled).
 
     >>> needs_spi0(Config(board=BoardConfig("gpio"))), needs_spi0(Config(BoardConfig("serial")))

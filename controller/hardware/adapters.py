@@ -29,13 +29,13 @@ from controller.hardware.sim import SimBoard
 from controller.hardware.wiring import ConfigError
 
 if TYPE_CHECKING:
-    from controller.config_schema import HardwareConfig
+    from controller.config_schema import Config
 
 __all__ = ["build_board"]
 
 
 def build_board(
-    config: HardwareConfig, *, pin_factory: Factory | None = None, data_dir: Path | None = None
+    config: Config, *, pin_factory: Factory | None = None, data_dir: Path | None = None
 ) -> tuple[Board, ChannelMap]:
     """Build the board ``config.board.adapter`` names; it is not started yet.
 
