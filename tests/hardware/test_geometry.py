@@ -119,6 +119,16 @@ def test_everything_lies_inside_the_outline() -> None:
             "diameter = 19.0\ndensity = 7.85",
             "inserts.steel-ball.diameter",
         ),
+        (
+            "diameter = 8.0\ndensity = 7.85",
+            "diameter = 0.2\ndensity = 7.85",
+            "inserts.steel-ball.diameter",
+        ),
+        (
+            "diameter = 8.0\ndensity = 7.85",
+            "diameter = 8.0\ndensity = 0",
+            "inserts.steel-ball.density",
+        ),
         ("reflectance = [0.3, 0.8]", "reflectance = [0.8, 0.3]", "hollow.reflectance"),
         ("plug_diameter = 4.0", "plug_diameter = 5.0", "leds.plug_diameter"),
         ("schema = 1", "schema = 2", "schema"),
