@@ -63,8 +63,8 @@ if TYPE_CHECKING:  # importing it needs lgpio, which lgpio_factory() installs (t
 
 NO_LEDS = LedConfig(spi=None)
 MATRIX = GpioConfig()
-MUX = GpioConfig("mux", rows=(), cols=(), select=(5, 6, 13, 19), signals=(26, 16), enable=20)
-DIRECT = GpioConfig("direct", rows=(), cols=(), pins=(4, 17, 27, 22, 5, 6, 13, 19))
+MUX = GpioConfig("mux", select=(5, 6, 13, 19), signals=(26, 16), enable=20)
+DIRECT = GpioConfig("direct", pins=(4, 17, 27, 22, 5, 6, 13, 19))
 Circuit = Callable[[LgpioModel], object]
 TOPOLOGIES: tuple[tuple[str, GpioConfig, Circuit], ...] = (
     ("matrix 6×6", MATRIX, lambda m: DiodeMatrix(m, DEFAULT_ROWS, DEFAULT_COLS)),
@@ -272,9 +272,9 @@ def main() -> None:
         sys.setswitchinterval(args.switch_interval)
     print(f"python switch interval {sys.getswitchinterval() * 1000:g} ms")
     print(
-        f"timing: idle {MATRIX.scan.idle_ms:g} ms, fast {MATRIX.scan.fast_ms:g} ms, "
-        f"agree {MATRIX.scan.agree}; worst case after settling "
-        f"{MATRIX.scan.worst_latency_ms:g} ms + scan time"
+        f"timing: idle {MATRIX.idle_ms:g} ms, fast {MATRIX.fast_ms:g} ms, "
+        f"agree {MATRIX.agree}; worst case after settling "
+        f"{MATRIX.worst_latency_ms:g} ms + scan time"
     )
     calls_per_scan()
     calls_per_picture()

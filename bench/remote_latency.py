@@ -115,7 +115,11 @@ def latency(
     ca = tls.ca_file if tls else None
 
     def config(name: str) -> RemoteConfig:
-        return RemoteConfig(host=host, port=broker.port, tls=tls is not None, name=name, ca_file=ca)
+        return RemoteConfig(
+            broker=f"{'mqtts' if tls is not None else 'mqtt'}://{host}:{broker.port}",
+            name=name,
+            ca_file=ca,
+        )
 
     oma, tim = Board(config("Oma"), Side.INVITER, keys), Board(config("Tim"), Side.JOINER, keys)
     try:
@@ -139,7 +143,7 @@ def catch_up(broker: Mosquitto, events: int) -> tuple[float, float]:
     keys = derive_keys(CODE)
 
     def config(name: str) -> RemoteConfig:
-        return RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+        return RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name)
 
     oma, tim = Board(config("Oma"), Side.INVITER, keys), Board(config("Tim"), Side.JOINER, keys)
     try:

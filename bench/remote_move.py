@@ -91,7 +91,7 @@ class Home:
     """One home: its board, store, Table and link, which can be stopped and built again."""
 
     def __init__(self, folder: Path, name: str, broker: Mosquitto) -> None:
-        self.config = RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+        self.config = RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name)
         self.board = TimedBoard()
         self.store = Store(folder / f"{name}.sqlite3")
         self.build()

@@ -57,7 +57,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder, Mosquitto(Path(folder)) as broker:
 
         def config(name: str) -> RemoteConfig:
-            return RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+            return RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name)
 
         oma = Board(config("Oma"), Side.INVITER, keys)
         tim = Board(config("Tim"), Side.JOINER, keys)

@@ -1,22 +1,60 @@
-"""Checks for values read from a maker's TOML file (the config, the board's geometry).
+"""The schema layer's words for a maker's TOML files (the config, the board's geometry).
 
-Each returns the value in the type wanted or raises :class:`ConfigError` naming the dotted
-key and what is wrong, so a maker can find the line to fix:
+A file is declared as frozen pydantic dataclasses (``extra="forbid"``: unknown keys
+refused), each field once, its range beside its type (``Annotated[float, Range(5, 100)]``)
+and the rules across fields in validators that report every problem they find
+(:class:`Problems`).
+:func:`validate` checks a whole document and raises every mistake at once as
+:class:`~controller.hardware.wiring.ConfigErrors`, each naming its dotted key in the words a
+maker reads:
 
->>> number("25", "board.pitch", 5, 100)
-Traceback (most recent call last):
-  ...
-controller.hardware.wiring.ConfigError: board.pitch: must be a number, not '25' (text)
+>>> from pydantic import ConfigDict
+>>> from pydantic.dataclasses import dataclass
+>>> @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
+... class Board:
+...     pitch: Annotated[float, Range(5, 100)] = 25.0
+...     label: Annotated[str, Text()] = "b"
+>>> try:
+...     validate(Board, {"pitch": "25", "label": 3, "pitchh": 1})
+... except ConfigError as exc:
+...     print(exc)
+3 mistakes:
+  pitch: must be a number, not '25' (text)
+  label: must be text in quotes, not 3 (a whole number)
+  pitchh: unknown key (expected one of: pitch, label)
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any, cast
+import types
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args, get_origin
 
-from controller.hardware.wiring import ConfigError
+from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-__all__ = ["choice", "describe", "integer", "known", "number", "string", "table"]
+from controller.hardware.wiring import ConfigError, ConfigErrors
+
+__all__ = [
+    "Annotated",
+    "Choice",
+    "Items",
+    "Key",
+    "Missing",
+    "Problems",
+    "Range",
+    "Shaped",
+    "Text",
+    "describe",
+    "fail",
+    "fail_at",
+    "text",
+    "validate",
+]
+
+M = TypeVar("M")
 
 
 def describe(value: object) -> str:
@@ -27,45 +65,239 @@ def describe(value: object) -> str:
     return f"{value!r}" + (f" ({kind})" if kind else "")
 
 
-def known(table: Mapping[str, Any], prefix: str, allowed: tuple[str, ...]) -> None:
-    for key in table:
-        if key not in allowed:
-            dotted = f"{prefix}.{key}" if prefix else key
-            raise ConfigError(dotted, f"unknown key (expected one of: {', '.join(allowed)})")
+def fail(problem: str) -> NoReturn:
+    """Refuse the value being checked, in the maker's words."""
+    raise PydanticCustomError("pyramid", "{problem}", {"problem": problem})
 
 
-def table(value: object, key: str) -> dict[str, Any]:
-    if not isinstance(value, dict):
-        raise ConfigError(key, f"must be a table, not {describe(value)}")
-    return cast(dict[str, Any], value)
+def fail_at(key: str, problem: str) -> NoReturn:
+    """Refuse the table being checked for its ``key`` (relative; ``""``: the table)."""
+    problems = Problems()
+    problems.add(key, problem)
+    problems.raise_any()
+    raise AssertionError  # not reached
 
 
-def string(value: object, key: str) -> str:
+class Problems:
+    """The rules across the fields of one table: every problem found, raised at once.
+
+    Keys are relative to the table the validator belongs to (``""`` is the table itself).
+    """
+
+    def __init__(self) -> None:
+        self.found: list[tuple[str, str]] = []
+
+    def add(self, key: str, problem: str) -> None:
+        self.found.append((key, problem))
+
+    def raise_any(self) -> None:
+        if self.found:
+            raise PydanticCustomError(
+                "pyramid_rules", "{problem}", {"problem": self.found[0][1], "found": self.found}
+            )
+
+
+def _plain(check: Callable[[Any], Any]) -> CoreSchema:
+    return core_schema.no_info_plain_validator_function(check)
+
+
+@dataclass(frozen=True)
+class Range:
+    """``low <= value <= high``: a whole number for an ``int`` field, else any number."""
+
+    low: float
+    high: float
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return _plain(self.whole if source is int else self.number)
+
+    def whole(self, value: object) -> int:
+        if isinstance(value, bool) or not isinstance(value, int):
+            fail(f"must be a whole number, not {describe(value)}")
+        if not self.low <= value <= self.high:
+            fail(f"must be from {int(self.low)} to {int(self.high)}, not {value}")
+        return value
+
+    def number(self, value: object) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            fail(f"must be a number, not {describe(value)}")
+        if not self.low <= value <= self.high:
+            fail(f"must be from {self.low:g} to {self.high:g}, not {value:g}")
+        return float(value)
+
+
+def text(value: object) -> str:
     if not isinstance(value, str):
-        raise ConfigError(key, f"must be text in quotes, not {describe(value)}")
+        fail(f"must be text in quotes, not {describe(value)}")
     return value
 
 
-def choice(value: object, key: str, choices: tuple[str, ...]) -> str:
-    text = string(value, key)
-    if text not in choices:
-        options = ", ".join(repr(c) for c in choices)
-        raise ConfigError(key, f"must be one of {options}, not {text!r}")
-    return text
+@dataclass(frozen=True)
+class Text:
+    """Text in quotes; ``empty`` (a problem) refuses it blank, stripped when ``strip``."""
+
+    empty: str | None = None
+    strip: bool = True
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return _plain(self.check)
+
+    def check(self, value: object) -> str:
+        result = text(value).strip() if self.strip else text(value)
+        if self.empty is not None and not result.strip():
+            fail(self.empty)
+        return result
 
 
-def integer(value: object, key: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ConfigError(key, f"must be a whole number, not {describe(value)}")
-    if not low <= value <= high:
-        raise ConfigError(key, f"must be from {low} to {high}, not {value}")
-    return value
+class Choice:
+    """One of a ``Literal``'s texts."""
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        choices = get_args(source)
+
+        def check(value: object) -> str:
+            if text(value) not in choices:
+                fail(f"must be one of {', '.join(map(repr, choices))}, not {value!r}")
+            return cast(str, value)
+
+        return _plain(check)
 
 
-def number(value: object, key: str, low: float, high: float) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ConfigError(key, f"must be a number, not {describe(value)}")
-    number = float(value)
-    if not low <= number <= high:
-        raise ConfigError(key, f"must be from {low:g} to {high:g}, not {number:g}")
-    return number
+@dataclass(frozen=True)
+class Items:
+    """A list of ``low`` to ``high`` items (``noun`` counts them, ``kind`` says what)."""
+
+    low: int
+    high: int
+    noun: str
+    kind: str
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        def check(value: object, inner: core_schema.ValidatorFunctionWrapHandler) -> Any:
+            if value == ():  # a value built by code, without these (a file gives lists)
+                return value
+            if not isinstance(value, list | tuple):  # a tuple: a value built by code
+                fail(f"must be {self.kind}, not {describe(value)}")
+            if not self.low <= len(value) <= self.high:
+                count = f"{self.low}" if self.low == self.high else f"{self.low} to {self.high}"
+                fail(f"must list {count} {self.noun}, not {len(value)}")
+            return inner(value)
+
+        return core_schema.no_info_wrap_validator_function(check, handler(source))
+
+
+@dataclass(frozen=True)
+class Shaped:
+    """A value read from another type, ``inner``, checked first: ``read(value, inner)``
+    checks the value's shape, has ``inner`` check the rest and builds the value."""
+
+    inner: Any
+    read: Callable[[Any, Callable[[Any], Any]], Any]
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        inner = handler.generate_schema(self.inner)
+        return core_schema.no_info_wrap_validator_function(self.read, inner)
+
+
+class Key:
+    """A field that is its table's name in the table above (``[magnets.NAME]``), not a key."""
+
+
+@dataclass(frozen=True)
+class Missing:
+    """What a required key's absence says (``is required`` otherwise)."""
+
+    problem: str
+
+
+# -- every mistake, with its dotted key ------------------------------------------------------
+
+
+def validate(
+    model: type[M],
+    data: Mapping[str, Any],
+    context: Any = None,
+    errors: type[ConfigErrors] = ConfigErrors,
+) -> M:
+    """``model`` (a model or a pydantic dataclass) checked from a parsed TOML document, or
+    ``errors`` (:class:`ConfigErrors`) with every mistake."""
+    try:
+        return TypeAdapter(model).validate_python(data, context=context)
+    except ValidationError as exc:
+        found = [e for error in exc.errors() for e in _errors(model, error)]
+        raise errors(tuple(found)) from None
+
+
+def dotted(loc: tuple[str | int, ...]) -> str:
+    key = ""
+    for part in loc:
+        key += f"[{part}]" if isinstance(part, int) else f".{part}" if key else part
+    return key
+
+
+def _errors(root: type, error: Any) -> list[ConfigError]:
+    loc = tuple(error["loc"])
+    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    if kind == "pyramid_rules":
+        return [ConfigError(dotted((*loc, *([k] if k else []))), p) for k, p in ctx["found"]]
+    if kind in ("pyramid_unresolved", "default_factory_not_called"):
+        return []  # follows from a mistake reported in its own place
+    if kind in ("extra_forbidden", "unexpected_keyword_argument"):
+        fields = _fields(_table_at(root, loc[:-1])).items()
+        allowed = ", ".join(n for n, f in fields if not any(isinstance(m, Key) for m in f.metadata))
+        return [ConfigError(dotted(loc), f"unknown key (expected one of: {allowed})")]
+    if kind in ("model_type", "dict_type", "model_attributes_type", "dataclass_type",
+                "dataclass_args_type"):  # fmt: skip
+        return [ConfigError(dotted(loc), f"must be a table, not {describe(value)}")]
+    if kind in ("missing", "missing_argument"):
+        field = _fields(_table_at(root, loc[:-1])).get(str(loc[-1]))
+        said = [m.problem for m in (field.metadata if field else ()) if isinstance(m, Missing)]
+        return [ConfigError(dotted(loc), said[0] if said else "is missing")]
+    return [ConfigError(dotted(loc), ctx.get("problem", error["msg"]))]
+
+
+def _fields(table: Any) -> dict[str, Any]:
+    """The declared keys of a model or pydantic dataclass."""
+    return dict(getattr(table, "__pydantic_fields__", None) or {})
+
+
+def _table_at(root: type, loc: tuple[str | int, ...]) -> Any:
+    """The model or dataclass a key's table is declared by (None: not one)."""
+    annotation: Any = root
+    for part in loc:
+        table = _table_in(annotation)
+        field = _fields(table).get(str(part)) if table is not None else None
+        annotation = field.annotation if field is not None else _item_of(annotation)
+    return _table_in(annotation)
+
+
+def _table_in(annotation: Any) -> Any:
+    if isinstance(annotation, type) and _fields(annotation):
+        return annotation
+    for arg in get_args(annotation) if get_origin(annotation) in _UNIONS else ():
+        if _table_in(arg) is not None:
+            return _table_in(arg)
+    return None
+
+
+def _item_of(annotation: Any) -> Any:
+    """The value type of a ``dict[str, X]`` or ``tuple[X, ...]`` (None otherwise)."""
+    for arg in get_args(annotation) if get_origin(annotation) in _UNIONS else (annotation,):
+        if get_origin(arg) is dict:
+            return get_args(arg)[1]
+        if get_origin(arg) is tuple:
+            return get_args(arg)[0]
+    return None
+
+
+_UNIONS = (typing.Union, types.UnionType, Annotated)

@@ -6,12 +6,13 @@
 #   sudo deploy/install-pi.sh [--config configs/matrix.toml] [--hostname NAME] [--dry-run]
 #
 # What it does (each step is safe to repeat; a re-run with nothing changed needs no network):
-#   1. the host name: NAME, or `pyramid` when the Pi is still called `raspberrypi`;
-#   2. system packages, only those missing: python3-venv; for a board on the Pi's header
-#      the lgpio library (Debian's python3-lgpio, else pip's, built only where no wheel
-#      fits); build tools only when pip must build;
-#   3. a venv in $PREFIX/venv with this folder's program at the versions of
-#      deploy/constraints.txt (the versions the tests ran with); `pyramid` in /usr/local/bin;
+#   1. a venv in $PREFIX/venv (python3-venv first, if missing) with this folder's program
+#      at the versions of deploy/constraints.txt (the versions the tests ran with);
+#      `pyramid` in /usr/local/bin; then the config is read by that program's own check
+#      (python -m controller.config), and a config it would refuse stops the install here;
+#   2. the host name: NAME, or `pyramid` when the Pi is still called `raspberrypi`;
+#   3. for a board on the Pi's header, the lgpio library (Debian's python3-lgpio, else
+#      pip's, built only where no wheel fits); build tools only when pip must build;
 #   4. the system user `pyramid` in the groups gpio, spi and dialout (any group the system
 #      lacks is made, with a udev rule that gives it its devices);
 #   5. its working directory /var/lib/pyramid-board (the game store);
@@ -89,21 +90,71 @@ fi
 CONFIG_SOURCE="$(cd "$(dirname "$CONFIG_SOURCE")" && pwd)/$(basename "$CONFIG_SOURCE")"
 
 config_facts() {
-  # What the program's own rules read in a config (controller.config needs only the
-  # standard library): the adapter, whether its LEDs need SPI0, the page's host and port.
-  PYTHONPATH="$SOURCE_DIR" python3 -c 'import sys, pathlib
-from controller.config import ConfigError, load_config, needs_spi0
-try:
-    c = load_config(pathlib.Path(sys.argv[1]))
-except ConfigError as error:
-    sys.exit(f"install-pi.sh: {sys.argv[1]}: {error}")
-print(c.board.adapter, "yes" if needs_spi0(c) else "no", c.web.host or "0.0.0.0", c.web.port)' "$1"
+  # What the program's own check reads in a config (python -m controller.config): the
+  # adapter, whether its LEDs need SPI0, the page's host and port. The venv's program
+  # reads it; a dry run, which installs nothing, reads this folder's code with the venv's
+  # Python, or python3 where there is no venv yet (it then needs the program's packages).
+  local said python=python3
+  if [ "$DRY_RUN" -eq 0 ]; then
+    said="$("$VENV/bin/python" -m controller.config "$1" 2>&1)" || {
+      printf 'install-pi.sh: %s\n' "$said" >&2
+      return 1
+    }
+  else
+    [ ! -x "$VENV/bin/python" ] || python="$VENV/bin/python"
+    said="$(PYTHONPATH="$SOURCE_DIR" "$python" -m controller.config "$1" 2>&1)" || {
+      printf 'install-pi.sh: %s\n' "$said" >&2
+      return 1
+    }
+  fi
+  printf '%s\n' "$said"
 }
 
 installed() {
   # Whether the Debian package $1 is installed.
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null)" = installed ]
 }
+
+apt_updated=0
+apt_update() {
+  # apt-get update, once, where there is apt-get.
+  if [ "$apt_updated" -eq 0 ] && command -v apt-get >/dev/null 2>&1; then
+    run apt-get update -qq
+    apt_updated=1
+  fi
+}
+
+apt_install() {
+  # Install the Debian packages given that are missing.
+  local missing=() package
+  for package in "$@"; do
+    installed "$package" || missing+=("$package")
+  done
+  if [ "${#missing[@]}" -eq 0 ]; then
+    echo "   all there: $*"
+  elif command -v apt-get >/dev/null 2>&1; then
+    apt_update
+    run apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  else
+    echo "apt-get not found: make sure python3 (3.11+) with venv is installed" >&2
+  fi
+}
+
+echo "== 1. the program, in $VENV"
+apt_install python3-venv
+run mkdir -p "$PREFIX"
+if [ ! -x "$VENV/bin/python" ]; then
+  run python3 -m venv "$VENV"
+fi
+# The versions the tests ran with (deploy/constraints.txt). pip asks PyPI only for what is
+# not installed at those versions already, and builds this folder's program with the
+# venv's own setuptools (no isolated build, which would fetch setuptools every time).
+PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
+run "${PIP[@]}" install --quiet --constraint "$CONSTRAINTS" pip setuptools wheel
+run "${PIP[@]}" install --quiet --constraint "$CONSTRAINTS" --no-build-isolation "$SOURCE_DIR"
+# `pyramid diag` for the maker, as themselves (Raspberry Pi OS puts the first user in the
+# gpio and spi groups), from any directory they can write to (lgpio needs one).
+run ln -sf "$VENV/bin/pyramid" /usr/local/bin/pyramid
 
 # The build is the config's that will be in place: the existing one unless replaced.
 FACTS_OF="$CONFIG_SOURCE"
@@ -113,7 +164,7 @@ fi
 facts="$(config_facts "$FACTS_OF")"  # a config the program would refuse stops the install
 read -r ADAPTER NEEDS_SPI WEB_HOST WEB_PORT <<<"$facts"
 
-echo "== 1. the host name"
+echo "== 2. the host name"
 current_name="$(hostname)"
 wanted_name="$HOSTNAME_WANTED"
 if [ -z "$wanted_name" ] && [ "$current_name" = raspberrypi ]; then
@@ -148,26 +199,22 @@ else
 fi
 
 
-echo "== 2. system packages"
+echo "== 3. the Pi's header"
 # lgpio only for a board on the Pi's header (adapter "gpio"); a Pico build never loads it.
 # Debian's python3-lgpio (prebuilt for the system's Python) when the distribution has it:
 # the venv then sees it (--system-site-packages). PyPI's lgpio has wheels for CPython
 # 3.9-3.12 only; for another Python pip builds it, with the C library, swig and the headers.
 SYSTEM_SITE=""
-EXTRA=""
-wanted=(python3-venv)
+wanted=()
 if [ "$ADAPTER" = gpio ]; then
   if installed python3-lgpio; then
     SYSTEM_SITE=--system-site-packages
   else
-    if command -v apt-get >/dev/null 2>&1; then
-      run apt-get update -qq
-    fi
+    apt_update
     if apt-cache show python3-lgpio >/dev/null 2>&1; then
       wanted+=(python3-lgpio)
       SYSTEM_SITE=--system-site-packages
     else
-      EXTRA="[pi]"
       if ! python3 -c 'import sys; sys.exit(not (3, 9) <= sys.version_info[:2] <= (3, 12))'; then
         echo "   no python3-lgpio here and no lgpio wheel for this Python: pip builds it"
         wanted+=(python3-dev swig gcc)
@@ -177,38 +224,21 @@ if [ "$ADAPTER" = gpio ]; then
       fi
     fi
   fi
-fi
-missing=()
-for package in "${wanted[@]}"; do
-  installed "$package" || missing+=("$package")
-done
-if [ "${#missing[@]}" -eq 0 ]; then
-  echo "   all there: ${wanted[*]}"
-elif command -v apt-get >/dev/null 2>&1; then
-  [ "$ADAPTER" = gpio ] || run apt-get update -qq
-  run apt-get install -y -qq --no-install-recommends "${missing[@]}"
+  [ "${#wanted[@]}" -eq 0 ] || apt_install "${wanted[@]}"
 else
-  echo "apt-get not found: make sure python3 (3.11+) with venv is installed" >&2
+  echo "   not used: the $ADAPTER adapter needs no lgpio"
 fi
-
-echo "== 3. the program, in $VENV"
-run mkdir -p "$PREFIX"
 site="$(grep -s '^include-system-site-packages' "$VENV/pyvenv.cfg" | tr -d ' ' | cut -d= -f2 || true)"
+site="${site:-false}"  # a dry run's venv, made plain in step 1
 want_site=false
 [ -z "$SYSTEM_SITE" ] || want_site=true
-if [ ! -x "$VENV/bin/python" ] || [ "$site" != "$want_site" ]; then
+if [ "$site" != "$want_site" ]; then  # the venv sees Debian's lgpio, or no longer does
   run python3 -m venv ${SYSTEM_SITE:+"$SYSTEM_SITE"} "$VENV"
 fi
-# The versions the tests ran with (deploy/constraints.txt). pip asks PyPI only for what is
-# not installed at those versions already, and builds this folder's program with the
-# venv's own setuptools (no isolated build, which would fetch setuptools every time).
-PIP=("$VENV/bin/python" -m pip --disable-pip-version-check)
-run "${PIP[@]}" install --quiet --constraint "$CONSTRAINTS" pip setuptools wheel
-run "${PIP[@]}" install --quiet --constraint "$CONSTRAINTS" --no-build-isolation \
-  "${SOURCE_DIR}${EXTRA}"
-# `pyramid diag` for the maker, as themselves (Raspberry Pi OS puts the first user in the
-# gpio and spi groups), from any directory they can write to (lgpio needs one).
-run ln -sf "$VENV/bin/pyramid" /usr/local/bin/pyramid
+if [ "$ADAPTER" = gpio ] && [ -z "$SYSTEM_SITE" ]; then
+  run "${PIP[@]}" install --quiet --constraint "$CONSTRAINTS" --no-build-isolation \
+    "${SOURCE_DIR}[pi]"
+fi
 
 echo "== 4. the service user $SERVICE_USER"
 if ! id "$SERVICE_USER" >/dev/null 2>&1; then

@@ -45,9 +45,10 @@ from types import FrameType
 from typing import TYPE_CHECKING
 
 from controller.addresses import page_url, page_urls
-from controller.config import STORE_FILE, Config, ConfigError, load_config
+from controller.config import ConfigError, load_config
 
 if TYPE_CHECKING:
+    from controller.config_schema import Config
     from controller.hardware.port import Board
     from controller.store import Store
     from controller.table import Linker, Table
@@ -90,6 +91,9 @@ def _configure(args: argparse.Namespace) -> Config:
         web = dataclasses.replace(web, port=args.port)
     store = config.store
     if args.data_dir is not None:
+        # Here, not at the top: the schema (and pydantic) would cost `pyramid --help`.
+        from controller.config_schema import STORE_FILE
+
         name = store.path.name or STORE_FILE
         store = dataclasses.replace(store, path=args.data_dir.expanduser() / name)
     return dataclasses.replace(config, web=web, store=store)

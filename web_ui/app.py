@@ -18,7 +18,7 @@ import logging
 from collections.abc import Mapping
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from babel.dates import format_datetime
 from flask import Flask, Response, g, request, url_for
@@ -26,7 +26,6 @@ from flask_babel import Babel, get_locale
 from flask_wtf.csrf import CSRFProtect, generate_csrf
 from jinja2 import ChoiceLoader, FileSystemLoader
 
-from controller.config import Config
 from web_ui import (
     api,
     errors,
@@ -45,6 +44,9 @@ from web_ui.games.view import GameView, plain_view
 from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
 from web_ui.state import KEY, TablePort, WebSettings, WebState, state_of, web_state
+
+if TYPE_CHECKING:
+    from controller.config_schema import Config
 
 __all__ = ["WebSettings", "WebState", "close_app", "create_app", "web_state"]
 

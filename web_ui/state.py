@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, Final, Protocol
 
 from flask import Flask, current_app
 
-from controller.config import Config
 from controller.hardware.channels import BUTTONS, CELLS, SEATS, TARGETS, ChannelMap
 from controller.hardware.port import Touchable
 from controller.referee.commands import Command
@@ -36,6 +35,8 @@ from web_ui.reviews import Reviewer
 
 if TYPE_CHECKING:
     from waitress.server import BaseWSGIServer
+
+    from controller.config_schema import Config
 
 KEY: Final = "pyramid"
 

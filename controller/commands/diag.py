@@ -47,15 +47,18 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from controller.commands import acceptance
 from controller.commands.causes import causes
-from controller.config import HEADER_PIN, Config, ConfigError, load_config
+from controller.config import HEADER_PIN, ConfigError, load_config
 from controller.hardware.adapters import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
 from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, LinkState, SensorFrame
 from firmware import config as pico_config
+
+if TYPE_CHECKING:
+    from controller.config_schema import Config
 
 WALK: tuple[tuple[str, Colour], ...] = (
     ("red", (255, 0, 0)),
@@ -519,10 +522,10 @@ def header_map(config: Config) -> str:
         if spi is not None and cmap.led_count:
             uses[spi.clock] = "LED clock (CI)" + (" SPI0 SCLK" if spi.hardware else "")
             uses[spi.mosi] = "LED data (DI)" + (" SPI0 MOSI" if spi.hardware else "")
-            uses[spi.select] = "SPI chip select (not wired)"
+            uses[spi.chip_select] = "SPI chip select (not wired)"
             if spi.hardware:
                 uses.setdefault(9, "SPI0 MISO (kernel; not wired)")
-                uses.setdefault(7 if spi.select == 8 else 8, "SPI0 CE (kernel; not wired)")
+                uses.setdefault(7 if spi.chip_select == 8 else 8, "SPI0 CE (kernel; not wired)")
     if config.board.adapter == "gpio" and config.buzzer is not None:
         uses[config.buzzer.pin] = "buzzer: 220 Ω to the piezo (its other lead to GND)"
     power = {1: "3V3", 2: "5V", 4: "5V", 17: "3V3", 27: "ID_SD", 28: "ID_SC"}

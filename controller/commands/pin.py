@@ -30,11 +30,14 @@ import pwd
 import shlex
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
-from controller.config import STORE_FILE, Config, ConfigError, load_config
+from controller.config import ConfigError, load_config
 from controller.settings import SettingError, Settings, generate_pin, valid_pin
 from controller.store import Store, StoreError
+
+if TYPE_CHECKING:
+    from controller.config_schema import Config
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -56,12 +59,16 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
 def store_path(config: Config, data_dir: Path | None) -> Path:
     """The store ``pyramid run`` would use with the same config and ``--data-dir``.
 
+    >>> from controller.config import Config
     >>> store_path(Config(), Path("/srv/pb"))
     PosixPath('/srv/pb/pyramid.sqlite3')
     """
     path = config.store.path
     if data_dir is None:
         return path
+    # Here, not at the top: the schema (and pydantic) would cost `pyramid --help`.
+    from controller.config_schema import STORE_FILE
+
     return data_dir.expanduser() / (path.name or STORE_FILE)
 
 
@@ -91,6 +98,7 @@ def writable(path: Path) -> bool:
 def run_as_hint(args: argparse.Namespace, config: Config, owner: str) -> str:
     """The command that sets the PIN as ``owner``, with the same options.
 
+    >>> from controller.config import Config
     >>> ns = argparse.Namespace(config=None, data_dir=None, generate=True)
     >>> run_as_hint(ns, Config(source=Path("/etc/pyramid-board/config.toml")), "pyramid")
     'sudo -u pyramid pyramid pin --config /etc/pyramid-board/config.toml --generate'

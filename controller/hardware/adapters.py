@@ -17,6 +17,7 @@ module only once it runs (pyramid_board/run.py), so the command line stays light
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from gpiozero.pins import Factory
 
@@ -25,13 +26,16 @@ from controller.hardware.gpio import GpioBoard, GpioUnavailable
 from controller.hardware.port import Board
 from controller.hardware.serial import SerialBoard
 from controller.hardware.sim import SimBoard
-from controller.hardware.wiring import ConfigError, HardwareConfig
+from controller.hardware.wiring import ConfigError
+
+if TYPE_CHECKING:
+    from controller.config_schema import Config
 
 __all__ = ["build_board"]
 
 
 def build_board(
-    config: HardwareConfig, *, pin_factory: Factory | None = None, data_dir: Path | None = None
+    config: Config, *, pin_factory: Factory | None = None, data_dir: Path | None = None
 ) -> tuple[Board, ChannelMap]:
     """Build the board ``config.board.adapter`` names; it is not started yet.
 

@@ -44,7 +44,7 @@ import warnings
 import weakref
 from collections import Counter
 from collections.abc import Callable
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from gpiozero import Device
 from gpiozero.exc import (
@@ -78,8 +78,10 @@ from controller.hardware.scanners import (
     Scanner,
     make_scanner,
 )
-from controller.hardware.wiring import BuzzerConfig, GpioConfig, LedConfig, ScanTiming
 from firmware.debounce import Debouncer
+
+if TYPE_CHECKING:
+    from controller.config_schema import BuzzerConfig, GpioConfig, LedConfig
 
 __all__ = [
     "BLINK_HALF_PERIOD_S",
@@ -169,7 +171,8 @@ def bits_of(mask: int) -> frozenset[int]:
 class AdaptiveScan:
     """Debounces raw scans and says when to scan next.
 
-    >>> policy = AdaptiveScan(ScanTiming(idle_ms=8, fast_ms=1, agree=3))
+    >>> from controller.config import GpioConfig
+    >>> policy = AdaptiveScan(GpioConfig(idle_ms=8, fast_ms=1, agree=3))
     >>> policy.feed(0b1)             # first sight of a change: look again soon
     (None, 0.001)
     >>> policy.feed(0b1), policy.feed(0b1)
@@ -178,7 +181,7 @@ class AdaptiveScan:
     ((None, 0.001), (None, 0.001))
     """
 
-    def __init__(self, timing: ScanTiming, initial: int = 0) -> None:
+    def __init__(self, timing: GpioConfig, initial: int = 0) -> None:
         self.timing = timing
         self.debouncer = Debouncer(agree=timing.agree, initial=initial)
         self._idle = timing.idle_ms / 1000
@@ -269,7 +272,7 @@ class GpioBoard(Board):
             raise
         self._buzzer_pin = buzzer.pin if buzzer is not None else None
         self._leds_config = leds
-        self._policy = AdaptiveScan(gpio.scan)
+        self._policy = AdaptiveScan(gpio)
         self._toggles: Counter[int] = Counter()
         self._counters: Counter[str] = Counter()
         self._started_at = clock()
@@ -295,7 +298,7 @@ class GpioBoard(Board):
                 clock_pin=config.clock,
                 mosi_pin=config.mosi,
                 miso_pin=None,
-                select_pin=config.select,
+                select_pin=config.chip_select,
             )
         fallback = [w for w in caught if issubclass(w.category, SPISoftwareFallback)]
         for w in caught:
@@ -310,7 +313,7 @@ class GpioBoard(Board):
             why = str(fallback[0].message) if fallback else f"gpiozero gave {spi!r}"
             why = why.partition("(error was: ")[2].rstrip(")").strip("'\"") or why
             raise SpiUnavailable(
-                f"SPI0 (/dev/spidev0.{config.device}) cannot be opened ({why}), so the LEDs "
+                f"SPI0 (/dev/spidev0.{config.spidev}) cannot be opened ({why}), so the LEDs "
                 "would be bit-banged by the scan thread; " + SPI_FIX + ". To bit-bang the "
                 "LEDs on purpose, give [leds] spi other pins (clock, mosi, select)."
             )
@@ -321,13 +324,13 @@ class GpioBoard(Board):
             # format the SPIFixedRate message), so only the kernel's SPI is asked.
             if config.hardware and not software:
                 with contextlib.suppress(SPIFixedRate):
-                    spi.rate = config.rate_hz
+                    spi.rate = config.rate
             if software:
                 why = " (MockFactory has no kernel SPI)" if mock and config.hardware else ""
                 self._spi_in_use = f"GPIO {config.clock}/{config.mosi} (bit-banged{why})"
             else:
                 rate = f"{spi.rate / 1e6:g} MHz" if isinstance(spi.rate, int | float) else "?"
-                self._spi_in_use = f"SPI0 (hardware, /dev/spidev0.{config.device}, {rate})"
+                self._spi_in_use = f"SPI0 (hardware, /dev/spidev0.{config.spidev}, {rate})"
             chain = Apa102Chain(spi, count, leds.brightness, leds.order)
             chain.blank()  # whatever the LEDs showed before (or at power-on) goes dark
         except Exception:

@@ -30,12 +30,15 @@ import sys
 import time
 import weakref
 from collections.abc import Callable, Iterable, Sequence
-from typing import Final, Protocol, cast
+from typing import TYPE_CHECKING, Final, Protocol, cast
 
 from gpiozero.pins import Factory, Pin
 from gpiozero.pins.pi import PiFactory
 
-from controller.hardware.wiring import MUX_CHANNELS, GpioConfig
+from controller.hardware.wiring import MUX_CHANNELS
+
+if TYPE_CHECKING:
+    from controller.config_schema import GpioConfig
 
 log = logging.getLogger(__name__)
 

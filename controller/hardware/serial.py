@@ -60,7 +60,7 @@ from controller.hardware.port import TUNES, Board, BoardStatus, LedFrame, Sound
 from firmware import protocol
 
 if TYPE_CHECKING:
-    from controller.config import SerialConfig
+    from controller.config_schema import SerialConfig
 
 log = logging.getLogger(__name__)
 

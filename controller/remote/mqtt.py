@@ -56,7 +56,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import paho.mqtt.client as mqtt
 from paho.mqtt.enums import CallbackAPIVersion
@@ -65,7 +65,6 @@ from paho.mqtt.properties import Properties
 from paho.mqtt.reasoncodes import ReasonCode
 from paho.mqtt.subscribeoptions import SubscribeOptions
 
-from controller.config import RemoteConfig
 from controller.remote.backoff import Backoff
 from controller.remote.link import Connection, Link, Report, Step
 from controller.remote.outcomes import Acknowledged, Crossed, Delivered, Ignored, Outcome, Voided
@@ -79,6 +78,9 @@ from controller.remote.wire import (
     event_bytes,
     plausible,
 )
+
+if TYPE_CHECKING:
+    from controller.config_schema import RemoteConfig
 
 __all__ = ["CODE_OPEN_S", "COUNTS_S", "KEEPALIVE_S", "MAX_PACKET", "QUEUE_BYTES", "RECONNECT_S",
            "SESSION_S", "OnStep", "RemoteLink", "client_id", "worth_saying"]  # fmt: skip

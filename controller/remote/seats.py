@@ -32,9 +32,8 @@ import secrets
 import threading
 import time
 from collections.abc import Mapping, Sequence
-from typing import Final, Protocol
+from typing import TYPE_CHECKING, Final, Protocol
 
-from controller.config import RemoteConfig
 from controller.games.registry import GAMES
 from controller.referee import (
     Aborted,
@@ -80,6 +79,9 @@ from controller.remote.stored import (
 )
 from controller.remote.wire import JsonObject, RecordEntry, Side, derive_keys
 from controller.store import Store
+
+if TYPE_CHECKING:
+    from controller.config_schema import RemoteConfig
 
 __all__ = ["RemoteSeats"]
 

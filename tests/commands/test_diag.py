@@ -6,6 +6,7 @@ import _thread
 import io
 import re
 import signal
+import subprocess
 import sys
 import threading
 from collections.abc import Callable, Iterator
@@ -387,6 +388,27 @@ def test_bad_config_exits_2_naming_the_key(
     path.write_text('[board]\nadapter = "gpio"\n[board.gpio]\nrows = [4, 99]\n')
     assert main(["diag", "--config", str(path)]) == 2
     assert "board.gpio.rows[1]" in capsys.readouterr().err
+
+
+def test_a_config_with_three_mistakes_names_all_three(tmp_path: Path) -> None:
+    """As a maker runs it: one run of the real command, every mistake on its own line."""
+    path = tmp_path / "bad.toml"
+    path.write_text(
+        '[board]\nadapter = "gpio"\n[board.gpio]\nrows = [4, 99]\n'
+        "[leds]\nbrightness = 1.5\n[remote]\nbroker = 'http://example.net'\nname = 'x'\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "pyramid_board.cli", "diag", "--pins", "--config", str(path)],
+        capture_output=True, text=True, cwd=ROOT, check=False,
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == ""
+    assert done.stderr.splitlines() == [
+        "pyramid diag: config: 3 mistakes:",
+        "  board.gpio.rows[1]: GPIO 99 is not on the 40-pin header (BCM GPIO 2–27 are valid)",
+        "  leds.brightness: must be from 0 to 1, not 1.5",
+        "  remote.broker: must be mqtt://host:port or mqtts://host:port, not 'http://example.net'",
+    ]
 
 
 @pytest.mark.usefixtures("ctrl_c_raises")

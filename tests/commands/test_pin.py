@@ -104,9 +104,10 @@ def test_an_installed_config_names_the_services_store(tmp_path: Path) -> None:
 
 
 NOBODY = 65534
-PIN_MODULES = (*COMMANDS, "controller.settings")
-"""What ``pyramid pin`` imports (the command line loads every command's module): their
-packages are copied for the other user."""
+PIN_MODULES = (*COMMANDS, "controller.settings", "controller.config_schema")
+"""What ``pyramid pin`` imports (the command line loads every command's module, and the
+config's schema, with pydantic, once a file is read): their packages are copied for the
+other user."""
 LIST_IMPORTS = """
 import importlib, sys, sysconfig
 for name in sys.argv[1:]:

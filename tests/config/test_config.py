@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,8 +13,8 @@ import controller.config
 from controller.config import (
     Config,
     ConfigError,
+    ConfigErrors,
     GpioConfig,
-    ScanTiming,
     SpiConfig,
     config_from_toml,
     default_data_dir,
@@ -148,7 +151,7 @@ def test_shipped_configs_load(path: Path) -> None:
 def test_matrix_example_puts_ranks_on_rows() -> None:
     config = load_config(ROOT / "configs" / "matrix.toml")
     cmap = config.board.channel_map
-    assert config.board.channels["t1"] == 5 and config.board.leds["e2"] == 5
+    assert cmap.channel("t1") == 5 and cmap.led("e2") == 5
     assert config.board.gpio == GpioConfig()  # the shipped default wiring
     assert [cmap.channel(f"{f}1") for f in "abcde"] == [0, 1, 2, 3, 4]
     assert cmap.channel("c3") == 2 * 6 + 2
@@ -292,9 +295,9 @@ def test_bad_spi_names_its_key(spi: str, key: str, words: str) -> None:
 
 
 def test_spi_forms() -> None:
-    assert config_from_toml("[leds]\nspi = { port = 0, device = 1 }").leds.spi == SpiConfig(
-        select=7
-    )
+    ce1 = config_from_toml("[leds]\nspi = { port = 0, device = 1 }").leds.spi
+    assert ce1 is not None and (ce1.chip_select, ce1.spidev, ce1.hardware) == (7, 1, True)
+    assert SpiConfig(select=7).spidev == 1
     soft = config_from_toml("[leds]\nspi = { clock = 21, mosi = 20, select = 12 }").leds.spi
     assert soft is not None and not soft.hardware
     assert config_from_toml("[leds]\nspi = false").leds.spi is None
@@ -354,10 +357,63 @@ def test_serial_section_is_read() -> None:
 
 def test_scan_timing_is_read() -> None:
     config = config_from_toml(GPIO + "[board.gpio]\nidle_ms = 10\nfast_ms = 0.5\nagree = 3\n")
-    timing = config.board.gpio.scan
-    assert timing == ScanTiming(idle_ms=10, fast_ms=0.5, agree=3)
+    timing = config.board.gpio
+    assert (timing.idle_ms, timing.fast_ms, timing.agree) == (10, 0.5, 3)
     assert timing.worst_latency_ms == 11.0
     assert timing.glitch_window_ms == 1.0
+
+
+def test_every_mistake_is_named_at_once() -> None:
+    """Three sections, four mistakes, one run: each with its key, one per line."""
+    problem = error(
+        "[board]\nadapter = 'gpoi'\n[board.gpio]\nrows = [4, 17, 28]\n"
+        "[web]\nport = 0\n[remote]\nname = 'Oma'\n"
+    )
+    assert isinstance(problem, ConfigErrors)
+    keys = [e.key for e in problem.errors]
+    assert keys == ["board.adapter", "board.gpio.rows[2]", "web.port", "remote.broker"]
+    lines = str(problem).splitlines()
+    assert lines[0] == "4 mistakes:"
+    assert lines[1:] == [f"  {e.key}: {e.problem}" for e in problem.errors]
+    assert "GPIO 28 is not on the 40-pin header" in lines[2]
+    assert (problem.key, problem.problem) == (keys[0], problem.errors[0].problem)
+
+
+def test_every_broken_rule_across_keys_is_named_at_once() -> None:
+    """Once every key has its type, the rules across keys report all they find too."""
+    problem = error(
+        GPIO
+        + "[board.gpio]\nrows = [4, 17, 27, 22, 5, 6]\ncols = [13, 19, 26, 16, 17, 4]\n"
+        + "[buzzer]\npin = 13\n"
+    )
+    assert [(e.key, e.problem) for e in problem.errors] == [
+        ("board.gpio.cols[4]", "GPIO 17 is already used by board.gpio.rows[1]"),
+        ("board.gpio.cols[5]", "GPIO 4 is already used by board.gpio.rows[0]"),
+        ("buzzer.pin", "GPIO 13 is already used by board.gpio.cols[0]"),
+    ]
+
+
+def test_one_mistake_reads_as_before() -> None:
+    problem = error("[web]\nport = 0\n")
+    assert len(problem.errors) == 1
+    assert str(problem) == "web.port: must be from 1 to 65535, not 0"
+
+
+def test_the_command_line_reads_no_schema_until_a_config_is_read() -> None:
+    """pydantic costs `pyramid --help` a quarter of a second (docs/performance.md); the
+    defaults (no file) are the schema's values too."""
+    code = (
+        "import sys, pyramid_board.cli as cli; cli.build_parser(); "
+        "from controller.config import load_config; print('pydantic' in sys.modules, end=' '); "
+        "load_config(None); print('pydantic' in sys.modules, end=' '); "
+        "load_config(__import__('pathlib').Path('configs/sim.toml')); "
+        "print('pydantic' in sys.modules)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True,
+        env={k: v for k, v in os.environ.items() if k != "PYRAMID_CONFIG"},
+    )  # fmt: skip
+    assert done.stdout.strip() == "False True True"
 
 
 def test_config_error_is_a_value_error() -> None:
@@ -368,3 +424,13 @@ def test_config_is_frozen() -> None:
     config = Config()
     with pytest.raises(AttributeError):
         config.board = config.board  # type: ignore[misc]
+
+
+def test_the_source_is_not_a_key_of_the_file() -> None:
+    """``Config.source`` says which file a config came from; a file cannot say it."""
+    problem = error('source = "/etc/passwd"\n[board.gpio]\nscan = 1\n')
+    assert [(e.key, e.problem.split(" (")[0]) for e in problem.errors] == [
+        ("board.gpio.scan", "unknown key"),
+        ("source", "unknown key"),
+    ]
+    assert "board, leds, buzzer, seats, web, store, remote)" in problem.errors[1].problem

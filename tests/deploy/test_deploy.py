@@ -40,8 +40,14 @@ def checkable_unit(tmp_path: Path) -> Path:
     return checked
 
 
+def with_our_python(path: str) -> str:
+    """``path`` with this Python's folder first: a dry run makes no venv, so it reads the
+    config with the ``python3`` it finds, which needs the program's packages."""
+    return f"{Path(sys.executable).parent}:{path}"
+
+
 def dry_run(*args: str, path: str | None = None) -> str:
-    env = {**os.environ, "PATH": path} if path else None
+    env = {**os.environ, "PATH": with_our_python(path or os.environ["PATH"])}
     result = subprocess.run(
         ["bash", str(SCRIPT), "--dry-run", *args],
         capture_output=True,
@@ -287,15 +293,27 @@ def test_unit_is_rated_ok_by_systemd_analyze_security(tmp_path: Path) -> None:
     assert float(found.group(1)) <= 2.0 and found.group(2) in ("OK", "SAFE", "PERFECT"), found[0]
 
 
-def test_a_config_the_program_refuses_stops_the_install_before_any_step(tmp_path: Path) -> None:
+def test_a_config_the_program_refuses_stops_the_install_after_the_program(
+    tmp_path: Path,
+) -> None:
+    """The program's own check reads the config (its packages are in the venv, step 1);
+    every mistake is named, and nothing after the program is done."""
     bad = tmp_path / "bad.toml"
-    bad.write_text('[board]\nadapter = "gpoi"\n')
+    bad.write_text('[board]\nadapter = "gpoi"\n[web]\nport = 0\n[leds]\nbrightness = 2\n')
     result = subprocess.run(
         ["bash", str(SCRIPT), "--dry-run", "--config", str(bad)],
         capture_output=True,
         text=True,
         timeout=60,
+        env={**os.environ, "PATH": with_our_python(os.environ["PATH"])},
     )
     assert result.returncode == 1
-    assert f"install-pi.sh: {bad}: board.adapter: must be one of" in result.stderr
-    assert "==" not in result.stdout  # not even the host name was touched
+    assert result.stderr.splitlines() == [
+        f"install-pi.sh: {bad}: 3 mistakes:",
+        "  board.adapter: must be one of 'sim', 'gpio', 'serial', not 'gpoi'",
+        "  leds.brightness: must be from 0 to 1, not 2",
+        "  web.port: must be from 1 to 65535, not 0",
+    ]
+    steps = [line.split()[0] for line in result.stdout.splitlines() if line.startswith("== ")]
+    assert steps == ["=="]  # the program's step only: not even the host name was touched
+    assert "== 1. the program" in result.stdout

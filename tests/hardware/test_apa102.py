@@ -137,7 +137,7 @@ def board_with_strip(
     """A gpio board and the strip it drives; ``clock``: a virtual clock ([seconds])."""
     DiodeMatrix(factory, (4, 17), (13, 19))
     spi = leds.spi or SpiConfig()
-    strip = Apa102Strip(factory, count, clock=spi.clock, mosi=spi.mosi, select=spi.select)
+    strip = Apa102Strip(factory, count, clock=spi.clock, mosi=spi.mosi, select=spi.chip_select)
     config = GpioConfig(rows=(4, 17), cols=(13, 19))
     if clock is None:
         board = GpioBoard(config, leds, count)

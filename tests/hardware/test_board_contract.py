@@ -156,7 +156,7 @@ def matrix_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
 
 def mux_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
     return gpio_rig(
-        GpioConfig("mux", rows=(), cols=(), select=SELECT, signals=SIGNALS),
+        GpioConfig("mux", select=SELECT, signals=SIGNALS),
         lambda header: MuxBank(header, SELECT, SIGNALS).sensors,
         on_lgpio,
     )
@@ -164,7 +164,7 @@ def mux_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
 
 def direct_rig(on_lgpio: bool = False) -> AbstractContextManager[Rig]:
     return gpio_rig(
-        GpioConfig("direct", rows=(), cols=(), pins=PINS),
+        GpioConfig("direct", pins=PINS),
         lambda header: DirectWiring(header, PINS).switches,
         on_lgpio,
     )

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-from controller.config import ConfigError, GpioConfig, LedConfig, config_from_toml
+from controller.config import BuzzerConfig, ConfigError, GpioConfig, LedConfig, config_from_toml
 from controller.hardware.adapters import build_board
 from controller.hardware.buzzer import duty_for
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import TUNES, Sound
 from controller.hardware.sim import SimBoard
-from controller.hardware.wiring import DEFAULT_COLS, DEFAULT_ROWS, BuzzerConfig
+from controller.hardware.wiring import DEFAULT_COLS, DEFAULT_ROWS
 from tests.rigs.circuits import DiodeMatrix
 
 from .conftest import LgpioRig
@@ -72,7 +72,7 @@ def test_the_buzzer_on_mock_pins_records_its_duty(mock_factory: MockFactory) -> 
     """gpiozero's MockPWMPin keeps the duty history (MockFactory hands out PWM pins only
     when every pin is one, so this board reads one plain sensor pin)."""
     mock_factory.pin_class = MockPWMPin
-    direct = GpioConfig("direct", rows=(), cols=(), pins=(4,))
+    direct = GpioConfig("direct", pins=(4,))
     with GpioBoard(direct, NO_LEDS, 0, pin_factory=mock_factory, buzzer=BUZZER) as board:
         pin = mock_factory.pin(18)
         pin.clear_states()

@@ -18,9 +18,9 @@ from typing import Final
 
 import pytest
 
-from controller.config import GpioConfig, load_config
+from controller.config import GpioConfig, LedConfig, load_config
 from controller.hardware.gpio import GpioBoard
-from controller.hardware.wiring import SETTLE_US, LedConfig
+from controller.hardware.wiring import SETTLE_US
 from firmware import config as firmware_config
 from hardware.electrical import BCM2711, column_volts
 from hardware.spice import (

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import GpioConfig, LedConfig, ScanTiming
+from controller.config import GpioConfig, LedConfig, Topology
 from controller.hardware.gpio import AdaptiveScan, GpioBoard
 from tests.rigs.circuits import (
     BouncingContacts,
@@ -23,7 +24,8 @@ from tests.rigs.circuits import (
 )
 
 PINS = (4, 17, 27, 22)
-TIMING = ScanTiming(idle_ms=8, fast_ms=1, agree=4)
+TIMING = GpioConfig(idle_ms=8, fast_ms=1, agree=4)
+"""The scan's timing (any wiring's GpioConfig carries it; this one's is the default matrix)."""
 NO_LEDS = LedConfig(spi=None)
 
 
@@ -105,12 +107,17 @@ def check(truth: list[list[Edge]], frames: list[tuple[float, frozenset[int]]]) -
     return latencies
 
 
+def timed(topology: Topology = "matrix", **wiring: Any) -> GpioConfig:
+    """A wiring scanned with TIMING's timing."""
+    return GpioConfig(topology, **wiring, idle_ms=8, fast_ms=1, agree=4)
+
+
 def test_bouncing_edges_pass_exactly_once(mock_factory: MockFactory) -> None:
     clock = VirtualClock()
     contacts = BouncingContacts(len(PINS), clock, seed=1)
     DirectWiring(mock_factory, PINS, contacts)
     truth = schedule(contacts, len(PINS), 600, random.Random(1), glitches=False)
-    config = GpioConfig("direct", rows=(), cols=(), pins=PINS, scan=TIMING)
+    config = timed("direct", pins=PINS)
     with GpioBoard(config, NO_LEDS, 0, clock=clock) as board:
         frames = run(board, clock, until=max(e[-1].settled for e in truth) + 0.05)
     latencies = check(truth, frames)
@@ -123,7 +130,7 @@ def test_edges_with_glitches_between_them(mock_factory: MockFactory) -> None:
     contacts = BouncingContacts(len(PINS), clock, seed=2)
     DirectWiring(mock_factory, PINS, contacts)
     truth = schedule(contacts, len(PINS), 400, random.Random(2), glitches=True)
-    config = GpioConfig("direct", rows=(), cols=(), pins=PINS, scan=TIMING)
+    config = timed("direct", pins=PINS)
     with GpioBoard(config, NO_LEDS, 0, clock=clock) as board:
         frames = run(board, clock, until=max(e[-1].settled for e in truth) + 0.05)
     check(truth, frames)
@@ -143,7 +150,7 @@ def test_thousands_of_glitches_make_no_frame(mock_factory: MockFactory) -> None:
             width = rng.uniform(0.00005, 0.0009)
             contacts.glitch(channel, t, width)
             t += width
-    config = GpioConfig("direct", rows=(), cols=(), pins=PINS, scan=TIMING)
+    config = timed("direct", pins=PINS)
     with GpioBoard(config, NO_LEDS, 0, clock=clock) as board:
         frames = run(board, clock, until=t + 0.05)
         counters = board.status().counters
@@ -160,7 +167,7 @@ def test_a_pulse_longer_than_the_window_does_pass(mock_factory: MockFactory) -> 
     contacts = BouncingContacts(1, clock, seed=4)
     DirectWiring(mock_factory, PINS[:1], contacts)
     contacts.glitch(0, 0.0105, 0.012)
-    config = GpioConfig("direct", rows=(), cols=(), pins=PINS[:1], scan=TIMING)
+    config = timed("direct", pins=PINS[:1])
     with GpioBoard(config, NO_LEDS, 0, clock=clock) as board:
         frames = run(board, clock, until=0.05)
     assert [active for _, active in frames] == [frozenset({0}), frozenset()]
@@ -173,7 +180,7 @@ def test_bouncing_matrix(mock_factory: MockFactory) -> None:
     contacts = BouncingContacts(36, clock, seed=5)
     DiodeMatrix(mock_factory, rows, cols, contacts)
     truth = schedule(contacts, 36, 12, random.Random(5), glitches=True)
-    config = GpioConfig(rows=rows, cols=cols, scan=TIMING)
+    config = timed(rows=rows, cols=cols)
     with GpioBoard(config, NO_LEDS, 0, clock=clock) as board:
         frames = run(board, clock, until=max(e[-1].settled for e in truth) + 0.05)
     assert len(check(truth, frames)) == 36 * 12
@@ -181,7 +188,7 @@ def test_bouncing_matrix(mock_factory: MockFactory) -> None:
 
 @pytest.mark.parametrize("agree", [2, 3, 4, 8])
 def test_any_one_scan_glitch_is_rejected(agree: int) -> None:
-    policy = AdaptiveScan(ScanTiming(idle_ms=8, fast_ms=1, agree=agree))
+    policy = AdaptiveScan(GpioConfig(idle_ms=8, fast_ms=1, agree=agree))
     rng = random.Random(agree)
     state = 0
     for _ in range(2000):

@@ -119,6 +119,16 @@ def test_everything_lies_inside_the_outline() -> None:
             "diameter = 19.0\ndensity = 7.85",
             "inserts.steel-ball.diameter",
         ),
+        (
+            "diameter = 8.0\ndensity = 7.85",
+            "diameter = 0.2\ndensity = 7.85",
+            "inserts.steel-ball.diameter",
+        ),
+        (
+            "diameter = 8.0\ndensity = 7.85",
+            "diameter = 8.0\ndensity = 0",
+            "inserts.steel-ball.density",
+        ),
         ("reflectance = [0.3, 0.8]", "reflectance = [0.8, 0.3]", "hollow.reflectance"),
         ("plug_diameter = 4.0", "plug_diameter = 5.0", "leds.plug_diameter"),
         ("schema = 1", "schema = 2", "schema"),
@@ -130,6 +140,41 @@ def test_a_wrong_value_is_named_by_its_key(old: str, new: str, key: str) -> None
     with pytest.raises(GeometryError) as caught:
         geometry_from_toml(edited(old, new))
     assert caught.value.key == key, str(caught.value)
+
+
+def test_every_mistake_is_named_at_once() -> None:
+    """Four tables, four mistakes, one run; a name whose table has a mistake is not
+    reported again where it is used."""
+    text = (
+        edited("pitch = 25.0", 'pitch = "25"')
+        .replace('shape = "disc"', 'shape = "cube"', 1)
+        .replace("plug_gap = 1.5", "plug_gap = true")
+        .replace("current = 2.7", "current = 2.7\ncolour = 'red'")
+    )
+    with pytest.raises(GeometryError) as caught:
+        geometry_from_toml(text)
+    assert [e.key for e in caught.value.errors] == [
+        "board.pitch",
+        "magnets.pearl.shape",
+        "leds.plug_gap",
+        "sensors.hall-drv5033aj.colour",
+    ]
+    assert str(caught.value).splitlines()[0] == "4 mistakes:"
+    assert "unknown key (expected one of: kind, part" in caught.value.errors[3].problem
+
+
+def test_the_rules_across_tables_report_all_they_find() -> None:
+    text = edited("wood_thickness = 4.5", "wood_thickness = 3.0").replace(
+        "plug_diameter = 4.0", "plug_diameter = 5.0"
+    )
+    with pytest.raises(GeometryError) as caught:
+        geometry_from_toml(text)
+    keys = [e.key for e in caught.value.errors]
+    assert keys == ["leds.plug_diameter"]  # a table's own rule, before those across tables
+    with pytest.raises(GeometryError) as caught:
+        geometry_from_toml(edited("wood_thickness = 4.5", "wood_thickness = 3.0"))
+    assert [e.key for e in caught.value.errors] == [HALL_DEPTH]
+    assert "is not inside builds.mux's 3 mm of wood" in caught.value.problem
 
 
 def test_a_missing_file_and_bad_toml_are_errors(tmp_path: Path) -> None:

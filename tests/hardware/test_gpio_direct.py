@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import GpioConfig, LedConfig, ScanTiming
+from controller.config import GpioConfig, LedConfig
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import SensorFrame
 from tests.rigs.circuits import DirectWiring
@@ -17,7 +17,7 @@ NO_LEDS = LedConfig(spi=None)
 
 
 def direct_config() -> GpioConfig:
-    return GpioConfig("direct", rows=(), cols=(), pins=PINS)
+    return GpioConfig("direct", pins=PINS)
 
 
 def test_every_pin_reads_as_its_channel(mock_factory: MockFactory) -> None:
@@ -49,12 +49,10 @@ def test_an_edge_wakes_the_scanner_long_before_the_idle_scan(mock_factory: MockF
     scan is 100 virtual ms away, and each press must arrive within the debounce's three.
     """
     wiring = DirectWiring(mock_factory, PINS)
-    timing = ScanTiming(idle_ms=100, fast_ms=1, agree=3)
     frames: list[SensorFrame] = []
     now = [0.0]
-    with GpioBoard(
-        replace(direct_config(), scan=timing), NO_LEDS, 0, clock=lambda: now[0]
-    ) as board:
+    timing = replace(direct_config(), idle_ms=100, fast_ms=1, agree=3)
+    with GpioBoard(timing, NO_LEDS, 0, clock=lambda: now[0]) as board:
         board.start(frames.append)
 
         def scans() -> int:

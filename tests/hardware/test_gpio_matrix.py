@@ -9,7 +9,7 @@ import pytest
 from gpiozero.exc import GPIOPinInUse
 from gpiozero.pins.mock import MockFactory
 
-from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig, ScanTiming
+from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig
 from controller.hardware.gpio import GpioBoard, MatrixScanner, _PinClaim
 from controller.hardware.port import SensorFrame
 from tests.rigs.circuits import DiodeMatrix
@@ -171,7 +171,7 @@ def test_a_closed_board_cannot_start(mock_factory: MockFactory) -> None:
 def test_glitch_window_follows_the_timing(mock_factory: MockFactory) -> None:
     """agree scans must agree: with agree=2 a change needs exactly two scans."""
     matrix = DiodeMatrix(mock_factory, ROWS, COLS)
-    config = GpioConfig(scan=ScanTiming(idle_ms=8, fast_ms=1, agree=2))
+    config = GpioConfig(idle_ms=8, fast_ms=1, agree=2)
     with GpioBoard(config, NO_LEDS, 0) as board:
         matrix.switches.press(0)
         assert board.scan_once(now=0.0) == pytest.approx(0.001)

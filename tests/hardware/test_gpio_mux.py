@@ -19,7 +19,7 @@ NO_LEDS = LedConfig(spi=None)
 
 
 def mux_config() -> GpioConfig:
-    return GpioConfig("mux", rows=(), cols=(), select=SELECT, signals=SIGNALS, enable=ENABLE)
+    return GpioConfig("mux", select=SELECT, signals=SIGNALS, enable=ENABLE)
 
 
 def read_with(bank: MuxBank, board: GpioBoard, active: set[int]) -> frozenset[int]:

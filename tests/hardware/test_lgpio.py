@@ -14,7 +14,7 @@ import threading
 
 import pytest
 
-from controller.config import ConfigError, GpioConfig, LedConfig, ScanTiming, config_from_toml
+from controller.config import ConfigError, GpioConfig, LedConfig, config_from_toml
 from controller.hardware.adapters import build_board
 from controller.hardware.apa102 import apparent
 from controller.hardware.gpio import GpioBoard, MatrixScanner, _PinClaim
@@ -34,8 +34,8 @@ from .conftest import LgpioRig
 
 ROWS, COLS = DEFAULT_ROWS, DEFAULT_COLS
 NO_LEDS = LedConfig(spi=None)
-MUX = GpioConfig("mux", rows=(), cols=(), select=(5, 6, 13, 19), signals=(26, 16), enable=20)
-DIRECT = GpioConfig("direct", rows=(), cols=(), pins=(4, 17, 27, 22, 5, 6, 13, 19))
+MUX = GpioConfig("mux", select=(5, 6, 13, 19), signals=(26, 16), enable=20)
+DIRECT = GpioConfig("direct", pins=(4, 17, 27, 22, 5, 6, 13, 19))
 
 
 def read_with(
@@ -254,7 +254,7 @@ def test_active_high_mux_sensors_on_lgpio(lgpio_pi: LgpioRig) -> None:
 
 def test_direct_sensors_wake_the_scan_thread_through_lgpio_alerts(lgpio_pi: LgpioRig) -> None:
     wiring = DirectWiring(lgpio_pi.model, DIRECT.pins)
-    slow = dataclasses.replace(DIRECT, scan=ScanTiming(idle_ms=100, fast_ms=1, agree=3))
+    slow = dataclasses.replace(DIRECT, idle_ms=100, fast_ms=1, agree=3)
     arrived = threading.Event()
     with GpioBoard(slow, NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
         board.start(lambda frame: arrived.set())
@@ -340,7 +340,7 @@ def test_settle_time_is_honoured_on_lgpio(lgpio_pi: LgpioRig) -> None:
 
     matrix = DiodeMatrix(lgpio_pi.model, ROWS, COLS)
     matrix.switches.press(3)
-    config = dataclasses.replace(GpioConfig(), scan=ScanTiming(settle_us=500))
+    config = dataclasses.replace(GpioConfig(), settle_us=500)
     with GpioBoard(config, NO_LEDS, 0, pin_factory=lgpio_pi.factory) as board:
         start = time.perf_counter()
         board.scan_once()

@@ -49,7 +49,9 @@ def test_importing_the_gpio_adapter_does_not_load_the_config_reader() -> None:
 
 def test_the_config_still_offers_every_hardware_name() -> None:
     import controller.config as config
+    from controller import config_schema
     from controller.hardware import wiring
 
-    for name in ("GpioConfig", "LedConfig", "SpiConfig", "ScanTiming", "ConfigError"):
-        assert getattr(config, name) is getattr(wiring, name)
+    for name in ("GpioConfig", "LedConfig", "SpiConfig"):
+        assert getattr(config, name) is getattr(config_schema, name)
+    assert config.ConfigError is wiring.ConfigError

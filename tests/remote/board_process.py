@@ -112,7 +112,7 @@ def main() -> None:
         timing=LinkTiming(resend_s=0.5, resend_max_s=2.0),
         peer=journal.peer(),
     )
-    config = RemoteConfig(host="127.0.0.1", port=args.port, tls=False, name=args.name)
+    config = RemoteConfig(broker=f"mqtt://127.0.0.1:{args.port}", name=args.name)
     remote = RemoteLink(config, link, journal.keep)
     remote.start()
     try:

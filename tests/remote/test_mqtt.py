@@ -105,7 +105,7 @@ class Home:
 
 
 def remote_config(broker: Mosquitto, name: str) -> RemoteConfig:
-    return RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+    return RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name)
 
 
 @pytest.fixture
@@ -252,7 +252,7 @@ def test_tls_with_the_test_ca_and_a_password(tmp_path: Path) -> None:
 
         def config(name: str, user: str, ca: Path | None = tls.ca_file) -> RemoteConfig:
             password = users.get(user, "wrong")
-            return RemoteConfig(host="localhost", port=broker.port, tls=True, name=name,
+            return RemoteConfig(broker=f"mqtts://localhost:{broker.port}", name=name,
                                 username=user, password=password, ca_file=ca)  # fmt: skip
 
         oma = Home(config("Oma", "oma"), Side.INVITER)

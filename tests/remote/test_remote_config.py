@@ -19,7 +19,7 @@ def test_no_section_is_no_link() -> None:
 
 def test_a_plain_and_a_tls_broker_with_their_default_ports() -> None:
     plain = remote('broker = "mqtt://192.0.2.7"\nname = "Oma and Opa"')
-    assert plain == RemoteConfig(host="192.0.2.7", port=1883, tls=False, name="Oma and Opa")
+    assert plain == RemoteConfig(broker="mqtt://192.0.2.7:1883", name="Oma and Opa")
     assert plain is not None and plain.broker == "mqtt://192.0.2.7:1883"
     tls = remote('broker = "mqtts://broker.example.net"\nname = "Tim"\nusername = "tim"\n'
                  'password = "s3cret"')  # fmt: skip

@@ -286,7 +286,7 @@ def test_the_guides_broker_settings_let_the_boards_play_and_keep_others_out(
     with Mosquitto(tmp_path, users=users, extra=extra) as broker:
 
         def config(name: str, user: str) -> RemoteConfig:
-            return RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name,
+            return RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name,
                                 username=user, password=users[user])  # fmt: skip
 
         oma, tim = Home(config("Oma", "oma"), Side.INVITER), Home(config("Tim", "tim"), Side.JOINER)
@@ -329,7 +329,7 @@ def test_a_broker_that_ignores_the_limit_is_left_at_the_packets_length() -> None
     sockets' buffers hold (it read all 250 MiB before)."""
     with socket.create_server(("127.0.0.1", 0)) as server:
         server.settimeout(WAIT)
-        config = RemoteConfig(host="127.0.0.1", port=server.getsockname()[1], tls=False,
+        config = RemoteConfig(broker=f"mqtt://127.0.0.1:{server.getsockname()[1]}",
                               name="Tim")  # fmt: skip
         tim = RemoteLink(config, link_of("Tim-board", "Tim", Side.JOINER), lambda *_: None)
         tim.start()

@@ -15,11 +15,10 @@ from typing import Final
 
 from serial_helpers import Recorder
 
-from controller.config import load_config
+from controller.config import LedConfig, load_config
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.serial import SerialBoard
-from controller.hardware.wiring import LedConfig
 from firmware import config as firmware_config
 from firmware.sim.harness import SimPico
 from tests.rigs.circuits import DiodeMatrix

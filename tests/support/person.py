@@ -65,7 +65,7 @@ def gpio_looked(board: GpioBoard) -> Looked:
     """The gpio adapter has looked once ``agree + 2`` scans have begun since the move: the
     scan under way may have read some rows before it, the next ``agree`` read it all and
     the last of them publishes the frame, and a scan publishes before the next begins."""
-    agree = board.gpio.scan.agree
+    agree = board.gpio.agree
 
     def scans() -> int:
         return board.status().counters.get("scans", 0)

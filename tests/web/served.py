@@ -82,7 +82,7 @@ def served(folder: Path, web: WebSettings | None = None, host: str = "127.0.0.1"
     seats = RemoteSeats(
         rig.table,
         rig.store,
-        RemoteConfig(host="127.0.0.1", port=free_port(), tls=False, name="Oma"),
+        RemoteConfig(broker=f"mqtt://127.0.0.1:{free_port()}", name="Oma"),
     )
     rig.table.linker = seats
     ready = threading.Event()

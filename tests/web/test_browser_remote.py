@@ -72,7 +72,7 @@ class Home:
     def __init__(self, folder: Path, name: str, broker: Mosquitto) -> None:
         folder.mkdir()
         self.rig = build_rig(folder)
-        config = RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name=name)
+        config = RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name)
         self.port = broker.port
         self.seats = RemoteSeats(self.rig.table, self.rig.store, config)
         self.rig.table.linker = self.seats
@@ -203,7 +203,7 @@ def test_a_code_nobody_answers_says_so_and_can_be_cancelled(
         folder = tmp_path / "tim"
         folder.mkdir()
         rig = build_rig(folder)
-        config = RemoteConfig(host="127.0.0.1", port=broker.port, tls=False, name="Tim")
+        config = RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name="Tim")
         seats = RemoteSeats(rig.table, rig.store, config, timing=LinkTiming(answer_s=1.0))
         rig.table.linker = seats
         server = Served(rig)

@@ -27,7 +27,7 @@ PLAYERS: list[dict[str, object]] = [
 
 @pytest.fixture
 def linked(rig: Rig) -> Iterator[Rig]:
-    config = RemoteConfig(host="127.0.0.1", port=free_port(), tls=False, name="Oma")
+    config = RemoteConfig(broker=f"mqtt://127.0.0.1:{free_port()}", name="Oma")
     seats = RemoteSeats(rig.table, rig.store, config)
     rig.table.linker = seats
     yield rig
