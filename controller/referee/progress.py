@@ -136,9 +136,11 @@ def mismatch(
     armed: bool,
     refusal: Refusal | None = None,
     settling: Settling | None = None,
+    refused: frozenset[str] = frozenset(),
 ) -> RefereeState:
     """The board differs from the game: say where; unless ``armed`` stays, disarm (nothing
-    is played until the board matches again)."""
+    is played until the board matches again, unless ``refused`` pieces are all that keep it
+    from one right move: :attr:`~controller.referee.state.BoardCheck.wrong`)."""
     owners = game.owners
     wrong = [Mismatch(c, MismatchKind.EXTRA) for c in sorted(extra, key=place_order)]
     wrong += [
@@ -150,6 +152,7 @@ def mismatch(
         mismatches=tuple(wrong),
         refusal=refusal,
         settling=settling,
+        wrong=refused,
     )
     return dataclasses.replace(state, comparison=watch)
 

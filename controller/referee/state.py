@@ -121,6 +121,11 @@ class BoardCheck:
     """The game came back after a restart and the board has not been read since: one
     pearl more than the game, on a legal cell of a person to move, is the move placed
     while the power was off (:mod:`controller.referee.resume`)."""
+    wrong: frozenset[str] = frozenset()
+    """Pieces refused since the board last matched, with nothing missing since (a pearl on
+    an illegal cell, not on a computer seat's cell): the only ones marked wrong while one
+    right piece lies beside them, which stays the move once they are lifted (wrong, then
+    right)."""
 
 
 @dataclass(frozen=True, slots=True)

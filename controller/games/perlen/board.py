@@ -13,7 +13,10 @@ sensors (:func:`reconcile`):
   back and made there (:mod:`controller.games.perlen.takeback`);
 - anything else (a pearl on an illegal cell, several new pearls, one placed too soon
   after the last move, a pearl missing): a mismatch. Nothing is played until the board
-  matches the game again, so a bumped board never makes a move.
+  matches the game again, so a bumped board never makes a move; except that pearls
+  refused since the board matched, with nothing missing since, are the only ones marked
+  wrong while a single right pearl lies beside them, and lifting them leaves that one as
+  the move (wrong, then right).
 """
 
 from __future__ import annotations
@@ -63,16 +66,8 @@ def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: floa
     # did not match just before: a pearl put back with a new one in the same frame is no
     # move until the board matches again (docs/architecture.md, reconciliation).
     matched_before = watch.armed and watch.settling is None
-    if (matched_before or watch.resumed) and not missing and len(extra) == 1:
-        (cell,) = extra
-        refusal = refusal_for(state, session, game, cell, now)
-        if refusal is None:
-            step = play(state, session, game, cell, now)
-            if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
-                said = Announcement((*state.note.messages, *step.state.note.messages))
-                step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
-            return step
-        return Step(progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal))
+    if (matched_before or watch.resumed or watch.wrong) and not missing:
+        return _sorted_out(state, session, game, extra, now)
     last = game.last
     here = last is not None and not session.players[last.colour].remote
     if watch.armed and last is not None and here and missing == {last.cell}:
@@ -83,6 +78,39 @@ def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: floa
             if takeback.can_shift(session, game, cell):
                 return _held(state, session, game, Settling(takeback.SHIFT, cells, 0.0, cell), now)
     return Step(progress.mismatch(state, game, extra, missing, armed=False))
+
+
+def _sorted_out(
+    state: RefereeState, session: Session, game: PerlenGame, extra: frozenset[str], now: float
+) -> Step:
+    """New pearls on a board that matched just before, or beside pearls refused since:
+    one right pearl is the move once the wrong ones are off (wrong, then right); until
+    then only the wrong ones are marked. Two or more right ones: none is the move."""
+    watch = state.comparison
+    chosen = computer.chosen(state)
+    refusals = {c: refusal_for(state, session, game, c, now) for c in sorted(extra)}
+    # A pearl refused once stays wrong while it lies (placed too soon stays too soon), but
+    # never the cell a computer seat chose since: that cell is never marked wrong.
+    wrong = frozenset(
+        c for c, why in refusals.items() if why is not None or (c in watch.wrong and c != chosen)
+    )
+    right = extra - wrong
+    if len(right) == 1 and not wrong:
+        (cell,) = right
+        step = play(state, session, game, cell, now)
+        if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
+            said = Announcement((*state.note.messages, *step.state.note.messages))
+            step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
+        return step
+    if len(right) > 1:  # which one is meant? Nothing is played until the board matches.
+        return Step(progress.mismatch(state, game, extra, (), armed=False))
+    refusal = None
+    if len(wrong) == 1:
+        (cell,) = wrong
+        refusal = refusals[cell] or watch.refusal
+    return Step(
+        progress.mismatch(state, game, wrong, (), armed=False, refusal=refusal, refused=wrong)
+    )
 
 
 def _held(
