@@ -246,6 +246,10 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "no_such_led": N_("This board has no LED named %(led)s."),
         "table_busy": N_("The referee is busy; try again in a moment."),
         # -- a new game refused --------------------------------------------------------------
+        "game_seats": N_("%(game)s is not for this many players."),
+        "game_no_computer": N_("%(game)s has no computer player."),
+        "game_no_help": N_("%(game)s has no help for children."),
+        "game_no_remote": N_("%(game)s cannot be played with another board."),
         "choose_game": N_("Choose one of the games this board plays: %(games)s."),
         "players_list": N_("The players must be a list of names, one per seat."),
         "name_text": N_("The name for seat %(seat)d must be text."),

@@ -13,7 +13,7 @@ another board (:mod:`.arrivals`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games.perlen import arrivals, board, bonuses, hints, lights, takeback, text, views
@@ -29,8 +29,8 @@ from controller.palette import PaletteColour
 from controller.referee import computer, progress, words
 from controller.referee.commands import Command
 from controller.referee.events import Aborted, By, Event, TakeBack
-from controller.referee.game import Game, GameError, Options
-from controller.referee.messages import Items, Message, Param
+from controller.referee.game import Game, GameError, GameKind, Options
+from controller.referee.messages import Items, Message
 from controller.referee.session import Player, Session
 from controller.referee.snapshot import Snapshot, Status
 from controller.referee.state import RefereeConfig, RefereeState, Step
@@ -44,7 +44,7 @@ def _game(game: Game) -> PerlenGame:
     return game
 
 
-class PerlenPyramide:
+class PerlenPyramide(GameKind):
     """Perlen-Pyramide's part of the referee (see :mod:`controller.referee.game`)."""
 
     name = perlen.NAME
@@ -223,9 +223,6 @@ class PerlenPyramide:
         removals = takeback.removals(state)
         take_off = removals[0].position.footprint if removals else ()
         return lights.picture(game.state, players, pending, wrong, options, take_off)
-
-    def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
-        return None
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
         return text.drawn(state, colour=colour)
