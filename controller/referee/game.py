@@ -13,8 +13,9 @@ games`).
 A game's kind subclasses :class:`GameKind` and writes only the members without a body
 here (as boardgame.io's ``ProcessGameConfig`` fills what a ``Game`` leaves out, and as
 :class:`web_ui.games.view.GameView` does for the page): its name, seats, piece and
-events, its options, a new game, how an event applies, how the board reads and a move is
-taken back, its snapshot, LEDs and text, its record. Everything else has a default: no
+events, its options, a new game, how an event applies, what a new piece on a place means
+(or how it reads the board and takes a move back itself), its snapshot, LEDs and text,
+its record. Everything else has a default: no
 options or buttons of its own, each seat playing for itself, no computer player, no
 children's help, no seats on another board (each refused in the referee's words).
 
@@ -239,8 +240,16 @@ class GameKind(Protocol):
     def apply(self, game: Game, event: Event) -> Game:
         """``game`` after a stored ``event``; :class:`GameError` when it does not fit."""
 
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
-        """Compare the board with the game and act on what it says."""
+    def placed(self, game: Game, place: str) -> Stored | Message:
+        """The event one new piece on ``place`` makes for the player to move (the referee
+        applies it with :meth:`apply`), or why it is no move: what the referee's own
+        reading asks (:mod:`controller.referee.placing`)."""
+        raise GameError(f"{self.name} reads its board itself")
+
+    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step | None:
+        """Compare the board with the game and act on what it says; None: the referee's
+        own reading (:mod:`controller.referee.placing`), which asks :meth:`placed`."""
+        return None
 
     def pressed(self, button: str) -> Command | None:
         """The command one of the board's buttons (``button:confirm`` …) gives in this
@@ -255,8 +264,10 @@ class GameKind(Protocol):
         """Carry out one of its own commands (after :meth:`refusal` let it through)."""
         raise GameError(f"{self.name} has no commands of its own")
 
-    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
-        """The Undo command: take back the last move or event."""
+    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step | None:
+        """The Undo command: take back the last move or event; None: the referee takes
+        it back through :meth:`apply` of a :class:`~controller.referee.events.TakeBack`."""
+        return None
 
     def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
         """A shared event made on the other board of a linked game: play it here (the

@@ -233,6 +233,7 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "game_over_new": N_("The game is over; start a new one."),
         "not_over": N_("Play again once this game is over (or abort it first)."),
         "nothing_to_take_back": N_("There is nothing to take back."),
+        "took_back_move": N_("Took back the move on %(cell)s."),
         "fix_first": N_("Fix the board first: %(fixes)s."),
         "computer_turn": N_("It is the computer's turn."),
         "remote_turn": N_("It is %(player)s's turn, on the other board."),

@@ -37,6 +37,7 @@ from controller.referee import (
     arrivals,
     computer,
     guard,
+    placing,
     progress,
     setup,
 )
@@ -101,7 +102,8 @@ def reconcile(state: RefereeState, now: float) -> Step:
     session = state.session
     if session is None:
         return Step(dataclasses.replace(state, comparison=BoardCheck()))
-    return session.kind.reconcile(state, session, now)
+    step = session.kind.reconcile(state, session, now)
+    return placing.read(state, session, now) if step is None else step
 
 
 def chain(first: Step, second: Step) -> Step:
@@ -236,7 +238,10 @@ def _command(state: RefereeState, order: Command, now: float) -> Step:
     assert session is not None
     kind = session.kind
     if isinstance(order, Undo):
-        return _looked(kind.undo(state, session, order.by, now), now)
+        undone = kind.undo(state, session, order.by, now)
+        if undone is None:
+            undone = placing.take_back(state, session, order.by, now)
+        return _looked(undone, now)
     assert isinstance(order, GameCommand)  # the guard let only these through
     step = kind.act(state, order, now)
     return _looked(step, now) if order.looks else step

@@ -16,13 +16,12 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
-from controller.referee import progress
-from controller.referee.events import By, Event, Stored, TakeBack
+from controller.referee.events import Event, Stored, TakeBack
 from controller.referee.game import Game, GameError, GameKind, Options, Outcome
 from controller.referee.messages import N_, Message, register
 from controller.referee.session import Session
 from controller.referee.snapshot import Snapshot, Status
-from controller.referee.state import BoardCheck, RefereeState, Reply, Step
+from controller.referee.state import RefereeState
 from controller.rules.records import (
     RECORD_VERSION,
     OptionError,
@@ -43,8 +42,6 @@ LINES: Final = (
 register(
     {
         "row_two": N_("Three in a row is for two players."),
-        "row_taken": N_("%(cell)s is taken."),
-        "row_not_here": N_("%(cell)s is not on the 3 × 3 corner a1–c3."),
     },
     {"game": {NAME: "Three in a row"}},
 )
@@ -272,31 +269,10 @@ class ThreeInARow(GameKind):
             return played.undo()
         return played  # an abort ends nothing more
 
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
-        game = _game(session.game)
-        on = state.reading.names & game.pieces
-        extra, missing = on - game.expected, game.expected - on
-        if not extra and not missing:
-            return Step(progress.matched(state))
-        if game.over or not state.comparison.armed or missing or len(extra) != 1:
-            return Step(progress.mismatch(state, game, extra, missing, armed=False))
-        (cell,) = extra
-        mover = game.to_move
-        assert mover is not None
-        said = Message.of("played", player=session.name(mover), cell=cell)
-        step = progress.advance(
-            state, session, game.play(cell), (Marked(cell, mover),), [said], now
-        )
-        armed = dataclasses.replace(step.state, comparison=BoardCheck(armed=True))
-        return Step(armed, step.commit, step.effects)
-
-    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
-        game = _game(session.game)
-        cell = game.last_move or ""
-        said = Message.of("row_taken", cell=cell)
-        step = progress.advance(state, session, game.undo(), (TakeBack(by, cell),), [said], now)
-        unarmed = dataclasses.replace(step.state, comparison=BoardCheck(armed=False))
-        return Step(unarmed, step.commit, step.effects, Reply(True, said))
+    def placed(self, game: Game, place: str) -> Marked:
+        mover = _game(game).to_move
+        assert mover is not None  # the referee reads no move into a finished game
+        return Marked(place, mover)
 
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None

@@ -1,0 +1,63 @@
+"""The referee's own reading of the board, for a game that answers only where a piece may go.
+
+A game whose kind leaves :meth:`~controller.referee.game.GameKind.reconcile` and
+:meth:`~controller.referee.game.GameKind.undo` to the referee (they return None) is read
+so: on a board that matched just before, one new piece on one of its places, nothing
+missing, is a move, when :meth:`~controller.referee.game.GameKind.placed` gives the event
+it makes (it may say why not instead); anything else is a mismatch until the board
+matches again. Undo takes back the last move through the game's own
+:meth:`~controller.referee.game.GameKind.apply` of a :class:`~controller.referee.events.
+TakeBack`. The game answers pure questions over its own value; the flow (armed checks,
+storing, what is said) is the referee's. ``tests/games/toy`` is read so.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from controller.referee import progress
+from controller.referee.events import By, TakeBack
+from controller.referee.messages import Message
+from controller.referee.session import Session
+from controller.referee.state import BoardCheck, RefereeState, Refusal, Reply, Step
+
+
+def differences(state: RefereeState, session: Session) -> tuple[frozenset[str], frozenset[str]]:
+    """The places of the game's pieces that hold one too many, and those missing one."""
+    game = session.game
+    on = state.reading.names & game.pieces
+    return on - game.expected, game.expected - on
+
+
+def read(state: RefereeState, session: Session, now: float) -> Step:
+    """Compare the board with the game; play the one new piece, or show the mismatch."""
+    game, kind = session.game, session.kind
+    extra, missing = differences(state, session)
+    if not extra and not missing:
+        return Step(progress.matched(state))
+    if game.over:  # the game is decided: the board is cleared for the next one
+        cleared = BoardCheck(last_move_at=state.comparison.last_move_at)
+        return Step(dataclasses.replace(state, comparison=cleared))
+    mover = game.to_move
+    if not state.comparison.armed or missing or len(extra) != 1 or mover is None:
+        return Step(progress.mismatch(state, game, extra, missing, armed=False))
+    (place,) = extra
+    answer = kind.placed(game, place)
+    if isinstance(answer, Message):
+        refused = Refusal(answer)
+        return Step(progress.mismatch(state, game, extra, (), armed=False, refusal=refused))
+    said = Message.of("played", player=session.name(mover), cell=place)
+    step = progress.advance(state, session, kind.apply(game, answer), (answer,), [said], now)
+    armed = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
+    return Step(armed, step.commit, step.effects)
+
+
+def take_back(state: RefereeState, session: Session, by: By, now: float) -> Step:
+    """Undo: the last move taken back (its piece then comes off the board)."""
+    game, kind = session.game, session.kind
+    place = game.last_move or ""
+    event = TakeBack(by, place)
+    said = Message.of("took_back_move", cell=place)
+    step = progress.advance(state, session, kind.apply(game, event), (event,), [said], now)
+    unarmed = dataclasses.replace(step.state, comparison=BoardCheck(armed=False))
+    return Step(unarmed, step.commit, step.effects, Reply(True, said))
