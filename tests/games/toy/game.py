@@ -16,12 +16,14 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
-from controller.referee.events import Event, Stored, TakeBack
+from controller.referee.events import Event, Reader, Stored, TakeBack, notation
+from controller.referee.events import number as seat_number
 from controller.referee.game import Game, GameError, GameKind, Options, Outcome
 from controller.referee.messages import N_, Message, register
 from controller.referee.session import Session
 from controller.referee.snapshot import Snapshot, Status
 from controller.referee.state import RefereeState
+from controller.rules.notation import parse_cell
 from controller.rules.records import (
     RECORD_VERSION,
     OptionError,
@@ -163,6 +165,10 @@ class Marked(Stored):
     cell: str
     seat: int
     kind: ClassVar[str] = "mark"
+    readers: ClassVar[Mapping[str, Reader]] = {
+        "cell": notation(lambda text: parse_cell(text).short),
+        "seat": seat_number,
+    }
 
 
 @dataclass(frozen=True, slots=True)
