@@ -11,6 +11,7 @@ translate (``N_`` and ``NP_`` mark them for ``pybabel extract``; see ``web_ui/ba
 'Anna played b3.'
 >>> english(Message.of("resumed", number=4, num=1))
 'Game 4 resumed after 1 move.'
+>>> register({}, {"thing": {"pearls": "pearls"}})  # a game's word for its pieces
 >>> fix = Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls"))
 >>> english(Message.of("fix_board", fixes=Items((fix,))))
 'Take off the pearls with the red ✕ (b3 and c4).'
@@ -315,18 +316,9 @@ TERMS: Final[dict[str, dict[str, str]]] = {
     },
     "game": {},
     "place": {},  # the games' words for places that are not written like c3 or t1
-    "thing": {
-        "pearl": N_("pearl"),
-        "pearls": N_("pearls"),
-        "ball": N_("ball"),
-        "balls": N_("balls"),
-    },
-    "unit": {
-        "visible": N_("visible pearls"),
-        "pearls": N_("pearls in the pyramid"),
+    "thing": {},  # each game's piece, one and several (``pearl``, ``pearls``)
+    "unit": {  # what scores count; the games add theirs
         "points": N_("points"),
-        "visible_one": N_("visible pearl"),
-        "pearls_one": N_("pearl in the pyramid"),
         "points_one": N_("point"),
     },
     "button": {  # the board's buttons, as the page names them

@@ -368,7 +368,7 @@ def next_deadline(state: RefereeState) -> float | None:
         t
         for t in (
             state.comparison.settling.deadline if state.comparison.settling is not None else None,
-            show.bonus_next,
+            show.pending_next,
             show.sweep_next,
             show.led_test.until if show.led_test is not None else None,
             show.led_test.next_step if show.led_test is not None else None,
@@ -392,7 +392,7 @@ def timer(state: RefereeState, now: float) -> Step:
         step = reconcile(state, now)
     state = step.state
     show = state.animations
-    if show.bonus_next is not None and now >= show.bonus_next:
+    if show.pending_next is not None and now >= show.pending_next:
         state = progress.step_shown(state, now)
         show = state.animations
     if show.sweep_next is not None and now >= show.sweep_next:

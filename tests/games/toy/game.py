@@ -45,7 +45,7 @@ register(
     {
         "row_two": N_("Three in a row is for two players."),
     },
-    {"game": {NAME: "Three in a row"}},
+    {"game": {NAME: "Three in a row"}, "thing": {"pearl": "pearl", "pearls": "pearls"}},
 )
 
 
