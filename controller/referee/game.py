@@ -246,9 +246,18 @@ class GameKind(Protocol):
         reading asks (:mod:`controller.referee.placing`)."""
         raise GameError(f"{self.name} reads its board itself")
 
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step | None:
-        """Compare the board with the game and act on what it says; None: the referee's
-        own reading (:mod:`controller.referee.placing`), which asks :meth:`placed`."""
+    def reconcile(
+        self,
+        state: RefereeState,
+        session: Session,
+        extra: frozenset[str],
+        missing: frozenset[str],
+        now: float,
+    ) -> Step | None:
+        """Act on a board that differs from a game still played: ``extra`` of its places
+        hold a piece the game does not, ``missing`` lack one it does (the referee arms a
+        board that matches and only clears a finished game's). None: the referee's own
+        reading (:mod:`controller.referee.placing`), which asks :meth:`placed`."""
         return None
 
     def pressed(self, button: str) -> Command | None:

@@ -1,6 +1,8 @@
 """The referee's own reading of the board, for a game that answers only where a piece may go.
 
-A game whose kind leaves :meth:`~controller.referee.game.GameKind.reconcile` and
+The referee compares the board with every game (:func:`differences`): a board that
+matches arms it, a finished game's board is only cleared. A game whose kind leaves
+:meth:`~controller.referee.game.GameKind.reconcile` and
 :meth:`~controller.referee.game.GameKind.undo` to the referee (they return None) is read
 so: on a board that matched just before, one new piece on one of its places, nothing
 missing, is a move, when :meth:`~controller.referee.game.GameKind.placed` gives the event
@@ -29,15 +31,16 @@ def differences(state: RefereeState, session: Session) -> tuple[frozenset[str], 
     return on - game.expected, game.expected - on
 
 
-def read(state: RefereeState, session: Session, now: float) -> Step:
-    """Compare the board with the game; play the one new piece, or show the mismatch."""
+def read(
+    state: RefereeState,
+    session: Session,
+    extra: frozenset[str],
+    missing: frozenset[str],
+    now: float,
+) -> Step:
+    """The board differs from a game still played (``extra``, ``missing``: see
+    :func:`differences`): play the one new piece, or show the mismatch."""
     game, kind = session.game, session.kind
-    extra, missing = differences(state, session)
-    if not extra and not missing:
-        return Step(progress.matched(state))
-    if game.over:  # the game is decided: the board is cleared for the next one
-        cleared = BoardCheck(last_move_at=state.comparison.last_move_at)
-        return Step(dataclasses.replace(state, comparison=cleared))
     mover = game.to_move
     if not state.comparison.armed or missing or len(extra) != 1 or mover is None:
         return Step(progress.mismatch(state, game, extra, missing, armed=False))

@@ -46,21 +46,17 @@ from controller.vocabulary import CELLS
 CELL_SET: Final = frozenset(CELLS)
 
 
-def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: float) -> Step:
-    """Compare the board with the game; play what the board says, or show the mismatch."""
+def reconcile(
+    state: RefereeState,
+    session: Session,
+    game: PerlenGame,
+    extra: frozenset[str],
+    missing: frozenset[str],
+    now: float,
+) -> Step:
+    """The base differs from a game still played (``extra`` cells hold a pearl the game
+    does not, ``missing`` lack one): play what the board says, or show the mismatch."""
     cells = state.reading.names & CELL_SET
-    expected = game.expected
-    extra = cells - expected
-    missing = expected - cells
-    if not extra and not missing:
-        return Step(progress.matched(state))
-    if game.over:
-        # The pyramid is complete: the board is cleared for the next game, not refereed.
-        return Step(
-            dataclasses.replace(
-                state, comparison=BoardCheck(last_move_at=state.comparison.last_move_at)
-            )
-        )
     watch = state.comparison
     # A take-back or shift settling keeps ``armed`` (so it can still act), but the board
     # did not match just before: a pearl put back with a new one in the same frame is no

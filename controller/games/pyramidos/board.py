@@ -35,20 +35,17 @@ KNOCK_OFF: Final = "knock-off"
 from their targets; they count as knocked off once they stay gone for ``settle_s``."""
 
 
-def reconcile(state: RefereeState, session: Session, game: PyramidosGame, now: float) -> Step:
-    """Compare the targets with the game; land, knock off, or show the mismatch."""
+def reconcile(
+    state: RefereeState,
+    session: Session,
+    game: PyramidosGame,
+    extra: frozenset[str],
+    missing: frozenset[str],
+    now: float,
+) -> Step:
+    """The targets differ from a game still played (``extra`` hold a ball the game does
+    not, ``missing`` lack one): land, knock off, or show the mismatch."""
     targets = state.reading.names & TARGET_SET
-    expected = game.expected
-    extra = targets - expected
-    missing = expected - targets
-    if not extra and not missing:
-        return Step(progress.matched(state))
-    if game.over:  # the game is decided: the board is cleared for the next one
-        return Step(
-            dataclasses.replace(
-                state, comparison=BoardCheck(last_move_at=state.comparison.last_move_at)
-            )
-        )
     if not state.comparison.armed:
         return Step(progress.mismatch(state, game, extra, missing, armed=False))
     if extra:

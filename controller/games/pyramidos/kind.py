@@ -85,8 +85,15 @@ class Pyramidos(GameKind):
             return played
         raise GameError(f"{event.kind!r} is not a Pyramidos event")
 
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
-        return board.reconcile(state, session, _game(session.game), now)
+    def reconcile(
+        self,
+        state: RefereeState,
+        session: Session,
+        extra: frozenset[str],
+        missing: frozenset[str],
+        now: float,
+    ) -> Step:
+        return board.reconcile(state, session, _game(session.game), extra, missing, now)
 
     def pressed(self, button: str) -> Command | None:
         return PRESSES.get(button)
