@@ -201,8 +201,14 @@ def from_stored(game: GameKind, kind: str, data: Mapping[str, Any]) -> Event:
 
 
 def apply(kind: GameKind, game: Game, event: Event) -> Game:
-    """``game`` after ``event``; :class:`EventError` when the event does not fit it."""
+    """``game`` after ``event``; :class:`EventError` when the event does not fit it. The
+    take-back and the abort are every game's (:meth:`~controller.referee.game.Game.undo`);
+    ``kind`` applies its own events."""
     try:
+        if isinstance(event, Aborted):
+            return game  # an abort ends the game in the store; the position stays
+        if isinstance(event, TakeBack):
+            return game.undo()
         return kind.apply(game, event)
     except GameError as exc:
         raise EventError(str(exc)) from None

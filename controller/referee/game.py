@@ -128,6 +128,10 @@ class Game(Protocol):
     def standing(self) -> tuple[str, ...]:
         """The moves or events that stand: the record's."""
 
+    def undo(self) -> Game:
+        """The game with the last move or event that stands taken back (the referee's
+        :class:`~controller.referee.events.TakeBack`); :class:`GameError` when none does."""
+
     def outcome(self) -> Outcome: ...
 
     def record(self, players: tuple[str, ...]) -> Record: ...
@@ -238,7 +242,8 @@ class GameKind(Protocol):
 
     # -- playing ---------------------------------------------------------------------------
     def apply(self, game: Game, event: Event) -> Game:
-        """``game`` after a stored ``event``; :class:`GameError` when it does not fit."""
+        """``game`` after one of its own stored events (the take-back and the abort are
+        the referee's: :meth:`Game.undo`); :class:`GameError` when it does not fit."""
 
     def placed(self, game: Game, place: str) -> Stored | Message:
         """The event one new piece on ``place`` makes for the player to move (the referee
@@ -275,7 +280,7 @@ class GameKind(Protocol):
 
     def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step | None:
         """The Undo command: take back the last move or event; None: the referee takes
-        it back through :meth:`apply` of a :class:`~controller.referee.events.TakeBack`."""
+        it back (:meth:`Game.undo`, stored as a :class:`~controller.referee.events.TakeBack`)."""
         return None
 
     def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:

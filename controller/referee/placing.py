@@ -7,10 +7,10 @@ matches arms it, a finished game's board is only cleared. A game whose kind leav
 so: on a board that matched just before, one new piece on one of its places, nothing
 missing, is a move, when :meth:`~controller.referee.game.GameKind.placed` gives the event
 it makes (it may say why not instead); anything else is a mismatch until the board
-matches again. Undo takes back the last move through the game's own
-:meth:`~controller.referee.game.GameKind.apply` of a :class:`~controller.referee.events.
-TakeBack`. The game answers pure questions over its own value; the flow (armed checks,
-storing, what is said) is the referee's. ``tests/games/toy`` is read so.
+matches again. Undo takes back the last move (:meth:`~controller.referee.game.Game.undo`,
+stored as a :class:`~controller.referee.events.TakeBack`). The game answers pure
+questions over its own value; the flow (armed checks, storing, what is said) is the
+referee's. ``tests/games/toy`` is read so.
 """
 
 from __future__ import annotations
@@ -57,10 +57,10 @@ def read(
 
 def take_back(state: RefereeState, session: Session, by: By, now: float) -> Step:
     """Undo: the last move taken back (its piece then comes off the board)."""
-    game, kind = session.game, session.kind
+    game = session.game
     place = game.last_move or ""
     event = TakeBack(by, place)
     said = Message.of("took_back_move", cell=place)
-    step = progress.advance(state, session, kind.apply(game, event), (event,), [said], now)
+    step = progress.advance(state, session, game.undo(), (event,), [said], now)
     unarmed = dataclasses.replace(step.state, comparison=BoardCheck(armed=False))
     return Step(unarmed, step.commit, step.effects, Reply(True, said))

@@ -28,7 +28,7 @@ from controller.guidance import GuidanceOptions, Light, Mismatch, MismatchKind, 
 from controller.palette import PaletteColour
 from controller.referee import computer, progress, words
 from controller.referee.commands import Command
-from controller.referee.events import Aborted, By, Event, TakeBack
+from controller.referee.events import By, Event
 from controller.referee.game import Game, GameError, GameKind, Options
 from controller.referee.messages import Items, Message
 from controller.referee.session import Player, Session
@@ -108,10 +108,6 @@ class PerlenPyramide(GameKind):
             return played.move(event.cell)
         if isinstance(event, BonusPlaced):
             return played.acknowledge(event.pos)
-        if isinstance(event, TakeBack):
-            return played.undo()
-        if isinstance(event, Aborted):
-            return played
         raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
 
     def reconcile(

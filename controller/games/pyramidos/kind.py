@@ -23,7 +23,7 @@ from controller.games.pyramidos.words import said
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
 from controller.referee import words
 from controller.referee.commands import Command
-from controller.referee.events import Aborted, By, Event, TakeBack
+from controller.referee.events import By, Event
 from controller.referee.game import Game, GameError, GameKind, Options
 from controller.referee.messages import Message, Param
 from controller.referee.session import Session
@@ -79,10 +79,6 @@ class Pyramidos(GameKind):
             return played.event(f"leave {event.target}")
         if isinstance(event, TurnEnded):
             return played.event("end")
-        if isinstance(event, TakeBack):
-            return played.undo()
-        if isinstance(event, Aborted):
-            return played
         raise GameError(f"{event.kind!r} is not a Pyramidos event")
 
     def reconcile(

@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
-from controller.referee.events import Event, Reader, Stored, TakeBack, notation
+from controller.referee.events import Event, Reader, Stored, notation
 from controller.referee.events import number as seat_number
 from controller.referee.game import Game, GameError, GameKind, Options, Outcome
 from controller.referee.messages import N_, Message, register
@@ -271,9 +271,7 @@ class ThreeInARow(GameKind):
             if event.seat != played.to_move:
                 raise GameError(f"a piece of seat {event.seat}, expected {played.to_move}")
             return played.play(event.cell)
-        if isinstance(event, TakeBack):
-            return played.undo()
-        return played  # an abort ends nothing more
+        raise GameError(f"{event.kind!r} is not a three-in-a-row event")
 
     def placed(self, game: Game, place: str) -> Marked:
         mover = _game(game).to_move
