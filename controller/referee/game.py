@@ -319,15 +319,12 @@ class GameKind(Protocol):
         for the live page, the replay and the rules pictures."""
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        """The LED picture of the game on the table (:mod:`controller.guidance` has the
-        pieces every game's picture is made of)."""
+    ) -> Picture:  # fmt: skip
+        """The LED picture of ``game`` on the table, ``wrong`` where the board differs,
+        ``options`` what the referee adds (:mod:`controller.guidance` has the pieces every
+        game's picture is made of)."""
 
     def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
         """A replayed step in words, as the live page said it (``Oma's ball landed on the

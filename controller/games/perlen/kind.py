@@ -213,19 +213,15 @@ class PerlenPyramide(GameKind):
         return views.position(state, options, pending, last_move)
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        game = _game(session.game)
-        first = progress.shown(state)  # the waiting bonus pearl shown now leads
-        pending = game.pending[first:] + game.pending[:first]
-        removals = takeback.removals(state)
+    ) -> Picture:  # fmt: skip
+        played = _game(game)
+        first = options.pending_shown  # the waiting bonus pearl shown now leads
+        pending = played.pending[first:] + played.pending[:first]
+        removals = [b for b in options.removals if isinstance(b, perlen.Bonus)]
         take_off = removals[0].position.footprint if removals else ()
-        return lights.picture(game.state, players, pending, wrong, options, take_off)
+        return lights.picture(played.state, players, pending, wrong, options, take_off)
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
         return text.drawn(state, colour=colour)

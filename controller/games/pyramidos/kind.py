@@ -127,14 +127,10 @@ class Pyramidos(GameKind):
         return views.position(state, options, pending, last_move)
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        return lights.picture(_game(session.game).state, players, wrong, options)
+    ) -> Picture:  # fmt: skip
+        return lights.picture(_game(game).state, players, wrong, options)
 
     def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
         assert isinstance(before, pyramidos.PyramidosState), "a Pyramidos position"

@@ -20,9 +20,7 @@ from controller.referee.events import Event, Reader, Stored, notation
 from controller.referee.events import number as seat_number
 from controller.referee.game import Game, GameError, GameKind, Options, Outcome
 from controller.referee.messages import N_, Message, register
-from controller.referee.session import Session
 from controller.referee.snapshot import Snapshot, Status
-from controller.referee.state import RefereeState
 from controller.rules.notation import parse_cell
 from controller.rules.records import (
     RECORD_VERSION,
@@ -297,14 +295,9 @@ class ThreeInARow(GameKind):
         )
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        game = _game(session.game)
+    ) -> Picture:  # fmt: skip
         lit: Picture = {c: Led(players[o].rgb, LedMode.STEADY) for c, o in game.owners.items()}
         seat(lit, players, game.to_move, False)
         lit.update(mismatch_picture(wrong, players))
