@@ -193,6 +193,10 @@ class GameKind(Protocol):
     shared: frozenset[str] = frozenset()
     """The kinds of its events both boards of a linked game keep (with the take-back
     and the abort); every other event stays on the board that made it."""
+    presses: Mapping[str, Command] = MappingProxyType({})
+    """The command each of the board's buttons (``button:confirm`` …) gives in this
+    game, on its rising edge (``button:undo`` is the referee's); a button not here does
+    nothing in it."""
 
     def stacked(self, sensed: frozenset[str]) -> int:
         """How many of its pieces lie on the board when ``sensed`` are the places the
@@ -263,11 +267,6 @@ class GameKind(Protocol):
         hold a piece the game does not, ``missing`` lack one it does (the referee arms a
         board that matches and only clears a finished game's). None: the referee's own
         reading (:mod:`controller.referee.placing`), which asks :meth:`placed`."""
-        return None
-
-    def pressed(self, button: str) -> Command | None:
-        """The command one of the board's buttons (``button:confirm`` …) gives in this
-        game, on its rising edge, or None (``button:undo`` is the referee's)."""
         return None
 
     def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:

@@ -75,7 +75,7 @@ from controller.vocabulary import BoardStatus, Colour, Sound
 _BUTTON_SET: Final = frozenset(BUTTON_NAMES)
 _PRESSES: Final[Mapping[str, Command]] = {"button:undo": Undo(By.BUTTON)}
 """What the board's buttons every game has do, on their rising edge (the game on the
-table says what its own do: :meth:`~controller.referee.game.GameKind.pressed`)."""
+table says what its own do: :attr:`~controller.referee.game.GameKind.presses`)."""
 
 __all__ = [
     "RefereeConfig",
@@ -202,7 +202,7 @@ def _pressed(state: RefereeState, button: str) -> Command | None:
     """What ``button`` does now: the referee's own, or what the game on the table says."""
     order = _PRESSES.get(button)
     if order is None and state.session is not None:
-        order = state.session.kind.pressed(button)
+        order = state.session.kind.presses.get(button)
     return order
 
 

@@ -49,13 +49,14 @@ CELL_SET: Final = frozenset(CELLS)
 def reconcile(
     state: RefereeState,
     session: Session,
-    game: PerlenGame,
     extra: frozenset[str],
     missing: frozenset[str],
     now: float,
 ) -> Step:
     """The base differs from a game still played (``extra`` cells hold a pearl the game
     does not, ``missing`` lack one): play what the board says, or show the mismatch."""
+    game = session.game
+    assert isinstance(game, PerlenGame), "a Perlen-Pyramide game"  # the registry's promise
     cells = state.reading.names & CELL_SET
     watch = state.comparison
     # A take-back or shift settling keeps ``armed`` (so it can still act), but the board

@@ -52,6 +52,8 @@ class PerlenPyramide(GameKind):
     option_names = ("ties", "pools", "start", "placement", "score")
     piece = "pearl"
     actions = ACTIONS
+    presses = PRESSES
+    reconcile = staticmethod(board.reconcile)
     events = EVENTS
     shared = frozenset({BasePearl.kind})
 
@@ -109,19 +111,6 @@ class PerlenPyramide(GameKind):
         if isinstance(event, BonusPlaced):
             return played.acknowledge(event.pos)
         raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
-
-    def reconcile(
-        self,
-        state: RefereeState,
-        session: Session,
-        extra: frozenset[str],
-        missing: frozenset[str],
-        now: float,
-    ) -> Step:
-        return board.reconcile(state, session, _game(session.game), extra, missing, now)
-
-    def pressed(self, button: str) -> Command | None:
-        return PRESSES.get(button)
 
     def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
         game = _game(session.game)

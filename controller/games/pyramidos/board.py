@@ -38,13 +38,14 @@ from their targets; they count as knocked off once they stay gone for ``settle_s
 def reconcile(
     state: RefereeState,
     session: Session,
-    game: PyramidosGame,
     extra: frozenset[str],
     missing: frozenset[str],
     now: float,
 ) -> Step:
     """The targets differ from a game still played (``extra`` hold a ball the game does
     not, ``missing`` lack one): land, knock off, or show the mismatch."""
+    game = session.game
+    assert isinstance(game, PyramidosGame), "a Pyramidos game"  # the registry's promise
     targets = state.reading.names & TARGET_SET
     if not state.comparison.armed:
         return Step(progress.mismatch(state, game, extra, missing, armed=False))

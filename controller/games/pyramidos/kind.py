@@ -46,6 +46,8 @@ class Pyramidos(GameKind):
     option_names = ("variant",)
     piece = "ball"
     actions = ACTIONS
+    presses = PRESSES
+    reconcile = staticmethod(board.reconcile)
     events = EVENTS
 
     def missing_sensors(self, config: RefereeConfig) -> Message | None:
@@ -80,19 +82,6 @@ class Pyramidos(GameKind):
         if isinstance(event, TurnEnded):
             return played.event("end")
         raise GameError(f"{event.kind!r} is not a Pyramidos event")
-
-    def reconcile(
-        self,
-        state: RefereeState,
-        session: Session,
-        extra: frozenset[str],
-        missing: frozenset[str],
-        now: float,
-    ) -> Step:
-        return board.reconcile(state, session, _game(session.game), extra, missing, now)
-
-    def pressed(self, button: str) -> Command | None:
-        return PRESSES.get(button)
 
     def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
         game = _game(session.game)
