@@ -62,6 +62,16 @@ class Outcome:
     """The game's own figures (visible pearls and totals, or points)."""
 
 
+@dataclass(frozen=True, slots=True)
+class Differences:
+    """Where the board differs from the game on its places (the referee's comparison)."""
+
+    extra: frozenset[str]
+    """Places that hold a piece the game does not."""
+    missing: frozenset[str]
+    """Places that lack a piece the game has there."""
+
+
 class Options(Protocol):
     """A game's options as chosen at setup (each game's own frozen dataclass)."""
 
@@ -256,15 +266,9 @@ class GameKind(Protocol):
         raise GameError(f"{self.name} reads its board itself")
 
     def reconcile(
-        self,
-        state: RefereeState,
-        session: Session,
-        extra: frozenset[str],
-        missing: frozenset[str],
-        now: float,
+        self, state: RefereeState, session: Session, board: Differences, now: float
     ) -> Step | None:
-        """Act on a board that differs from a game still played: ``extra`` of its places
-        hold a piece the game does not, ``missing`` lack one it does (the referee arms a
+        """Act on a ``board`` that differs from a game still played (the referee arms a
         board that matches and only clears a finished game's). None: the referee's own
         reading (:mod:`controller.referee.placing`), which asks :meth:`placed`."""
         return None

@@ -19,28 +19,24 @@ import dataclasses
 
 from controller.referee import progress
 from controller.referee.events import By, TakeBack
+from controller.referee.game import Differences
 from controller.referee.messages import Message
 from controller.referee.session import Session
 from controller.referee.state import BoardCheck, RefereeState, Refusal, Reply, Step
 
 
-def differences(state: RefereeState, session: Session) -> tuple[frozenset[str], frozenset[str]]:
-    """The places of the game's pieces that hold one too many, and those missing one."""
+def differences(state: RefereeState, session: Session) -> Differences:
+    """Where the board differs from the game on the game's places."""
     game = session.game
     on = state.reading.names & game.pieces
-    return on - game.expected, game.expected - on
+    return Differences(on - game.expected, game.expected - on)
 
 
-def read(
-    state: RefereeState,
-    session: Session,
-    extra: frozenset[str],
-    missing: frozenset[str],
-    now: float,
-) -> Step:
-    """The board differs from a game still played (``extra``, ``missing``: see
-    :func:`differences`): play the one new piece, or show the mismatch."""
+def read(state: RefereeState, session: Session, board: Differences, now: float) -> Step:
+    """The ``board`` differs from a game still played: play the one new piece, or show
+    the mismatch."""
     game, kind = session.game, session.kind
+    extra, missing = board.extra, board.missing
     mover = game.to_move
     if not state.comparison.armed or missing or len(extra) != 1 or mover is None:
         return Step(progress.mismatch(state, game, extra, missing, armed=False))

@@ -102,14 +102,14 @@ def reconcile(state: RefereeState, now: float) -> Step:
     session = state.session
     if session is None:
         return Step(dataclasses.replace(state, comparison=BoardCheck()))
-    extra, missing = placing.differences(state, session)
-    if not extra and not missing:
+    board = placing.differences(state, session)
+    if not board.extra and not board.missing:
         return Step(progress.matched(state))
     if session.game.over:  # the result stands: the board is cleared for the next game
         cleared = BoardCheck(last_move_at=state.comparison.last_move_at)
         return Step(dataclasses.replace(state, comparison=cleared))
-    step = session.kind.reconcile(state, session, extra, missing, now)
-    return placing.read(state, session, extra, missing, now) if step is None else step
+    step = session.kind.reconcile(state, session, board, now)
+    return placing.read(state, session, board, now) if step is None else step
 
 
 def chain(first: Step, second: Step) -> Step:

@@ -31,6 +31,7 @@ from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.words import hidden_notes
 from controller.referee import computer, progress
 from controller.referee.events import By, Event
+from controller.referee.game import Differences
 from controller.referee.messages import Message, Term
 from controller.referee.session import Session, unnamed
 from controller.referee.state import (
@@ -46,16 +47,11 @@ from controller.vocabulary import CELLS
 CELL_SET: Final = frozenset(CELLS)
 
 
-def reconcile(
-    state: RefereeState,
-    session: Session,
-    extra: frozenset[str],
-    missing: frozenset[str],
-    now: float,
-) -> Step:
-    """The base differs from a game still played (``extra`` cells hold a pearl the game
-    does not, ``missing`` lack one): play what the board says, or show the mismatch."""
+def reconcile(state: RefereeState, session: Session, board: Differences, now: float) -> Step:
+    """The base differs from a game still played: play what the board says (a move, a
+    take-back, a shift), or show the mismatch."""
     game = session.game
+    extra, missing = board.extra, board.missing
     assert isinstance(game, PerlenGame), "a Perlen-Pyramide game"  # the registry's promise
     cells = state.reading.names & CELL_SET
     watch = state.comparison

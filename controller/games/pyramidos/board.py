@@ -17,6 +17,7 @@ from controller.games.pyramidos.words import knocked_off, ordered, said
 from controller.guidance import MismatchKind
 from controller.referee import progress
 from controller.referee.events import By, Event, TakeBack
+from controller.referee.game import Differences
 from controller.referee.messages import Items, Message, place, places
 from controller.referee.session import Session
 from controller.referee.state import (
@@ -35,16 +36,11 @@ KNOCK_OFF: Final = "knock-off"
 from their targets; they count as knocked off once they stay gone for ``settle_s``."""
 
 
-def reconcile(
-    state: RefereeState,
-    session: Session,
-    extra: frozenset[str],
-    missing: frozenset[str],
-    now: float,
-) -> Step:
-    """The targets differ from a game still played (``extra`` hold a ball the game does
-    not, ``missing`` lack one): land, knock off, or show the mismatch."""
+def reconcile(state: RefereeState, session: Session, board: Differences, now: float) -> Step:
+    """The targets differ from a game still played: land, knock off, or show the
+    mismatch."""
     game = session.game
+    extra, missing = board.extra, board.missing
     assert isinstance(game, PyramidosGame), "a Pyramidos game"  # the registry's promise
     targets = state.reading.names & TARGET_SET
     if not state.comparison.armed:
