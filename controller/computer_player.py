@@ -1,7 +1,7 @@
 """The computer player as the Table uses it: the thread that asks a game's player.
 
 The Table asks off its own thread and never waits: a
-:class:`~controller.referee.game.ComputerPlayer` (the seam's port: each game with a
+:class:`~controller.computer_port.ComputerPlayer` (the port: each game with a
 computer player has one, :meth:`~controller.referee.game.GameKind.computer`) answers a
 computer seat's move or a hint, and stops early when ``cancel`` is set (the position
 changed). Tests give the Table their own player (any object with these
@@ -16,8 +16,8 @@ import logging
 import threading
 from collections.abc import Callable, Mapping
 
+from controller.computer_port import ComputerPlayer as ComputerPlayer  # the port
 from controller.referee import AskComputer, Purpose
-from controller.referee.game import ComputerPlayer as ComputerPlayer  # the seam's port
 
 log = logging.getLogger(__name__)
 

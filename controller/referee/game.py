@@ -20,19 +20,20 @@ options or buttons of its own, each seat playing for itself, no computer player,
 children's help, no seats on another board (each refused in the referee's words).
 
 Everything here is a protocol or a small value, and it imports nothing of the referee at
-run time: the referee's modules import it, and :class:`ComputerPlayer` (the port the
-Table's thinker asks) lives here so that the seam names nothing above the referee.
+run time: the referee's modules import it. The computer player it names is a port below
+the referee (:class:`controller.computer_port.ComputerPlayer`), so the seam names
+nothing above it.
 """
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 if TYPE_CHECKING:
+    from controller.computer_port import ComputerPlayer
     from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
     from controller.palette import PaletteColour
     from controller.referee.commands import Command
@@ -145,25 +146,6 @@ class Game(Protocol):
     def outcome(self) -> Outcome: ...
 
     def record(self, players: tuple[str, ...]) -> Record: ...
-
-
-class ComputerPlayer(Protocol):
-    """A game's computer player, as the Table's thinker asks it off the referee's thread
-    (:class:`controller.computer_player.Thinker`)."""
-
-    @property
-    def levels(self) -> tuple[str, ...]:
-        """The levels it plays, weakest first."""
-
-    def legal(self, position: object) -> frozenset[str]:
-        """The places a move may go in ``position`` (an answer elsewhere is refused)."""
-
-    def choose(self, position: object, level: str, seed: int, cancel: threading.Event) -> str:
-        """The place a computer seat of ``level`` plays in ``position``."""
-
-    def hint(self, position: object, cancel: threading.Event) -> tuple[str, object]:
-        """A good place for the person to move, and why it is good (the game words it:
-        :meth:`GameKind.explained`)."""
 
 
 def _said(key: str, /, **params: Param) -> Message:
