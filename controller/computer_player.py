@@ -1,9 +1,10 @@
-"""The computer player as the Table uses it: a small port, and the thread that asks it.
+"""The computer player as the Table uses it: the thread that asks a game's player.
 
-The Table asks off its own thread and never waits: a :class:`ComputerPlayer` (each game
-with a computer player has one, :meth:`~controller.referee.game.GameKind.computer`)
-answers a computer seat's move or a hint, and stops early when ``cancel`` is set (the
-position changed). Tests give the Table their own player (any object with these
+The Table asks off its own thread and never waits: a
+:class:`~controller.computer_port.ComputerPlayer` (the port: each game with a
+computer player has one, :meth:`~controller.referee.game.GameKind.computer`) answers a
+computer seat's move or a hint, and stops early when ``cancel`` is set (the position
+changed). Tests give the Table their own player (any object with these
 members).
 """
 
@@ -14,27 +15,11 @@ import contextlib
 import logging
 import threading
 from collections.abc import Callable, Mapping
-from typing import Protocol
 
+from controller.computer_port import ComputerPlayer as ComputerPlayer  # the port
 from controller.referee import AskComputer, Purpose
 
 log = logging.getLogger(__name__)
-
-
-class ComputerPlayer(Protocol):
-    @property
-    def levels(self) -> tuple[str, ...]:
-        """The levels it plays, weakest first."""
-
-    def legal(self, position: object) -> frozenset[str]:
-        """The places a move may go in ``position`` (an answer elsewhere is refused)."""
-
-    def choose(self, position: object, level: str, seed: int, cancel: threading.Event) -> str:
-        """The place a computer seat of ``level`` plays in ``position``."""
-
-    def hint(self, position: object, cancel: threading.Event) -> tuple[str, object]:
-        """A good place for the person to move, and why it is good (the game words it:
-        :meth:`~controller.referee.game.GameKind.explained`)."""
 
 
 Answer = Callable[[Purpose, tuple[int, int], str | None, object], None]

@@ -85,6 +85,12 @@ class GuidanceOptions:
     """A computer seat is to move and has not chosen yet (its seat LED blinks)."""
     sweep_frame: int | None = 0
     """Game over: the frame of the sweep animation; None for the calm picture after it."""
+    pending_shown: int = 0
+    """Which of the pieces waiting to be placed by hand (a game's ``pending``) is shown
+    now: several take turns."""
+    removals: tuple[object, ...] = ()
+    """Pieces of a move taken back still to come off first, in order (the game's own
+    values: Perlen-Pyramide's bonus pearls)."""
 
 
 CALM: Final = GuidanceOptions()

@@ -453,11 +453,8 @@ class Table:
                 self._publish()
                 continue
             try:
-                self._handle(item)
-                deadline = referee.next_deadline(self._state)
-                now = self._clock.now()
-                if deadline is not None and now >= deadline:
-                    self._carry(referee.timer(self._state, now))
+                if not self._handle(item):  # nothing carried: only what fell due, if anything
+                    self._carry(Step(self._state))
             except Exception:  # the referee must keep refereeing
                 log.exception("table: error while handling %r", item)
                 note = Announcement((Message.of("internal_error"),), fault=True)
@@ -473,7 +470,8 @@ class Table:
             for future, reply in replies:
                 future.set_result(reply)
 
-    def _handle(self, item: object) -> None:
+    def _handle(self, item: object) -> bool:
+        """Hand ``item`` to the referee and carry out its step; False: nothing to carry."""
         now = self._clock.now()
         state = self._state
         if isinstance(item, _Frame):
@@ -508,6 +506,9 @@ class Table:
                 log.exception("table: command %r failed", item.command)
                 reply = Reply(False, Message.of("internal_error"))
             self._replies.append((item.future, reply or Reply(True)))
+        else:
+            return False
+        return True
 
     def _rewind(self, item: _Rewind, now: float) -> Reply:
         try:
@@ -533,15 +534,20 @@ class Table:
         return Reply(True, item.note)
 
     def _carry(self, step: Step, *, arrived: bool = False) -> Reply | None:
-        """Carry out ``step``: store first; only what was stored is adopted."""
-        asked = step
-        step = store_first(self._state, step, self.store, self._clock.now())
-        self._state = step.state
-        if self.linker is not None and step.state.fault is None:
-            self.linker.carried(asked, step.state, arrived=arrived)
-        for effect in step.effects:
-            self._effect(effect)
-        return step.reply
+        """Carry out ``step``, then whatever timer fell due (:func:`carried`): store first;
+        only what was stored is adopted. The reply is the step's own."""
+        reply = None
+        for number, (asked, adopted) in enumerate(
+            carried(self._state, step, self.store, self._clock.now())
+        ):
+            self._state = adopted.state
+            if self.linker is not None and adopted.state.fault is None:
+                self.linker.carried(asked, adopted.state, arrived=arrived and number == 0)
+            for effect in adopted.effects:
+                self._effect(effect)
+            if number == 0:
+                reply = adopted.reply
+        return reply
 
     def _effect(self, effect: object) -> None:
         if isinstance(effect, CancelSearches):
@@ -593,6 +599,22 @@ class Ledger(Protocol):
     def append(
         self, game_id: int, events: Sequence[Event], *, result: Result | None = None
     ) -> object: ...
+
+
+def carried(
+    state: RefereeState, step: Step, ledger: Ledger, now: float
+) -> tuple[tuple[Step, Step], ...]:
+    """The Table's carrying step, pure: ``step`` (made from ``state`` by one thing that
+    happened), then the referee's timer if one fell due by ``now``; each as asked and as
+    adopted (:func:`store_first`), in the order the Table adopts them. The Table and the
+    referee's tests (``tests/support/referee.py``) both carry every step through it."""
+    first = store_first(state, step, ledger, now)
+    out = [(step, first)]
+    deadline = referee.next_deadline(first.state)
+    if deadline is not None and now >= deadline:
+        timed = referee.timer(first.state, now)
+        out.append((timed, store_first(first.state, timed, ledger, now)))
+    return tuple(out)
 
 
 def store_first(before: RefereeState, step: Step, ledger: Ledger, now: float) -> Step:

@@ -40,7 +40,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final
 
 from controller.referee.game import GameError
 from controller.referee.kept import EventRow, KeptGame
-from controller.rules.notation import NotationError, parse_cell, parse_position, parse_target
+from controller.rules.notation import NotationError
 from controller.rules.records import OptionError, Record
 
 if TYPE_CHECKING:
@@ -64,15 +64,22 @@ class By(enum.Enum):
     """The last pearl lifted off the board (a take-back)."""
 
 
+Reader = Callable[[Mapping[str, Any], str, str], Any]
+"""How one field of a stored event is read back: (its JSON data, the field's name, the
+event's kind) to the value, or an :class:`EventError` naming what is wrong."""
+
+
 @dataclass(frozen=True, slots=True)
 class Stored:
     """What every event is: a kind and fields, which are its JSON data (the one schema).
 
-    A field is read back by its name (:data:`READERS`: ``cell``, ``pos``, ``target``,
-    ``colour``, ``seat``, ``by``, ``what``, ``reason``); ``nullable`` names the fields that
-    may be null."""
+    Each event says how its fields are read back (``readers``, by field name: the
+    helpers below, :func:`number`, :func:`made_by`, :func:`text`, :func:`notation`), so a game
+    with a new field declares it with its event; ``nullable`` names the fields that may
+    be null."""
 
     kind: ClassVar[str]
+    readers: ClassVar[Mapping[str, Reader]]
     nullable: ClassVar[frozenset[str]] = frozenset()
 
     def data(self) -> dict[str, Any]:
@@ -83,6 +90,44 @@ class Stored:
         }
 
 
+# -- reading a field back --------------------------------------------------------------------
+
+
+def number(data: Mapping[str, Any], name: str, kind: str) -> int:
+    """A colour or seat number (0 to 3)."""
+    value = data[name]
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
+        raise EventError(f"a {kind!r} event's {name} is a colour or seat number, not {value!r}")
+    return value
+
+
+def made_by(data: Mapping[str, Any], name: str, kind: str) -> By:
+    """Who made it (:class:`By`)."""
+    try:
+        return By(data[name])
+    except ValueError:
+        raise EventError(f"a {kind!r} event's by must be one of {[b.value for b in By]}") from None
+
+
+def text(data: Mapping[str, Any], name: str, kind: str) -> str:
+    """Text of 1 to 200 characters."""
+    value = data[name]
+    if not isinstance(value, str) or not 0 < len(value) <= 200:
+        raise EventError(f"a {kind!r} event's {name} must be text, not {value!r}")
+    return value
+
+
+def notation(parse: Callable[[str], object]) -> Reader:
+    """A place in a game's notation: text that ``parse`` reads (a
+    :class:`~controller.rules.notation.NotationError` names what is wrong), kept as the
+    parsed value's text."""
+
+    def read(data: Mapping[str, Any], name: str, kind: str) -> str:
+        return str(parse(text(data, name, kind)))
+
+    return read
+
+
 @dataclass(frozen=True, slots=True)
 class TakeBack(Stored):
     """The last move (a base pearl with its bonus pearls, a landing …) taken back; ``what``
@@ -91,6 +136,7 @@ class TakeBack(Stored):
     by: By
     what: str
     kind: ClassVar[str] = "undo"
+    readers: ClassVar[Mapping[str, Reader]] = {"by": made_by, "what": text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,6 +145,7 @@ class Aborted(Stored):
 
     reason: str
     kind: ClassVar[str] = "abort"
+    readers: ClassVar[Mapping[str, Reader]] = {"reason": text}
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,52 +174,6 @@ def kinds_of(game: GameKind) -> Mapping[str, type[Stored]]:
 # -- JSON in -------------------------------------------------------------------------------
 
 
-def _int(data: Mapping[str, Any], name: str, kind: str) -> int:
-    value = data[name]
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 4:
-        raise EventError(f"a {kind!r} event's {name} is a colour or seat number, not {value!r}")
-    return value
-
-
-def _by(data: Mapping[str, Any], name: str, kind: str) -> By:
-    try:
-        return By(data[name])
-    except ValueError:
-        raise EventError(f"a {kind!r} event's by must be one of {[b.value for b in By]}") from None
-
-
-def _text(data: Mapping[str, Any], name: str, kind: str) -> str:
-    value = data[name]
-    if not isinstance(value, str) or not 0 < len(value) <= 200:
-        raise EventError(f"a {kind!r} event's {name} must be text, not {value!r}")
-    return value
-
-
-def _cell(data: Mapping[str, Any], name: str, kind: str) -> str:
-    return parse_cell(_text(data, name, kind)).short
-
-
-def _pos(data: Mapping[str, Any], name: str, kind: str) -> str:
-    return str(parse_position(_text(data, name, kind)))
-
-
-def _target(data: Mapping[str, Any], name: str, kind: str) -> str:
-    return str(parse_target(_text(data, name, kind)))
-
-
-READERS: Final[Mapping[str, Callable[[Mapping[str, Any], str, str], Any]]] = {
-    "cell": _cell,
-    "pos": _pos,
-    "target": _target,
-    "colour": _int,
-    "seat": _int,
-    "by": _by,
-    "what": _text,
-    "reason": _text,
-}
-"""How each field is read back, by its name (every event's fields are among these)."""
-
-
 def from_stored(game: GameKind, kind: str, data: Mapping[str, Any]) -> Event:
     """The event of ``game`` a stored row (kind, JSON data) holds; :class:`EventError` if
     none fits."""
@@ -188,7 +189,7 @@ def from_stored(game: GameKind, kind: str, data: Mapping[str, Any]) -> Event:
         values = {
             name: None
             if data[name] is None and name in cls.nullable
-            else READERS[name](data, name, kind)
+            else cls.readers[name](data, name, kind)
             for name in fields
         }
     except NotationError as exc:
@@ -200,8 +201,14 @@ def from_stored(game: GameKind, kind: str, data: Mapping[str, Any]) -> Event:
 
 
 def apply(kind: GameKind, game: Game, event: Event) -> Game:
-    """``game`` after ``event``; :class:`EventError` when the event does not fit it."""
+    """``game`` after ``event``; :class:`EventError` when the event does not fit it. The
+    take-back and the abort are every game's (:meth:`~controller.referee.game.Game.undo`);
+    ``kind`` applies its own events."""
     try:
+        if isinstance(event, Aborted):
+            return game  # an abort ends the game in the store; the position stays
+        if isinstance(event, TakeBack):
+            return game.undo()
         return kind.apply(game, event)
     except GameError as exc:
         raise EventError(str(exc)) from None

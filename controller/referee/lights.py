@@ -2,14 +2,15 @@
 
 The pieces every picture is made of are :mod:`controller.guidance`'s pure functions; this
 module says which of the referee's facts the picture is drawn from (the computer's
-choice, the hint, the winner's sweep, the LED test) and asks the game on the table for
-its own picture (:meth:`~controller.referee.game.GameKind.picture`).
+choice, the hint, the winner's sweep, the LED test, the waiting piece shown now, the
+pieces to take off first) and asks the game on the table for its own picture
+(:meth:`~controller.referee.game.GameKind.picture`).
 """
 
 from __future__ import annotations
 
 from controller import guidance
-from controller.referee import computer
+from controller.referee import computer, progress
 from controller.referee.state import RefereeState
 
 
@@ -29,6 +30,8 @@ def picture(state: RefereeState) -> guidance.Picture:
         computer_move=computer.chosen(state),
         thinking=computer.thinking(state),
         sweep_frame=state.animations.sweep_frame,
+        pending_shown=progress.shown(state),
+        removals=state.comparison.removals,
     )
     wrong = state.comparison.mismatches
-    return session.kind.picture(state, session, lights, wrong, options)
+    return session.kind.picture(session.game, lights, wrong, options)

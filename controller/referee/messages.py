@@ -11,6 +11,7 @@ translate (``N_`` and ``NP_`` mark them for ``pybabel extract``; see ``web_ui/ba
 'Anna played b3.'
 >>> english(Message.of("resumed", number=4, num=1))
 'Game 4 resumed after 1 move.'
+>>> register({}, {"thing": {"pearls": "pearls"}})  # a game's word for its pieces
 >>> fix = Message.of("fix_extra", cells=Items(("b3", "c4")), thing=Term("thing", "pearls"))
 >>> english(Message.of("fix_board", fixes=Items((fix,))))
 'Take off the pearls with the red ✕ (b3 and c4).'
@@ -233,6 +234,7 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "game_over_new": N_("The game is over; start a new one."),
         "not_over": N_("Play again once this game is over (or abort it first)."),
         "nothing_to_take_back": N_("There is nothing to take back."),
+        "took_back_move": N_("Took back the move on %(cell)s."),
         "fix_first": N_("Fix the board first: %(fixes)s."),
         "computer_turn": N_("It is the computer's turn."),
         "remote_turn": N_("It is %(player)s's turn, on the other board."),
@@ -246,6 +248,10 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "no_such_led": N_("This board has no LED named %(led)s."),
         "table_busy": N_("The referee is busy; try again in a moment."),
         # -- a new game refused --------------------------------------------------------------
+        "game_seats": N_("%(game)s is not for this many players."),
+        "game_no_computer": N_("%(game)s has no computer player."),
+        "game_no_help": N_("%(game)s has no help for children."),
+        "game_no_remote": N_("%(game)s cannot be played with another board."),
         "choose_game": N_("Choose one of the games this board plays: %(games)s."),
         "players_list": N_("The players must be a list of names, one per seat."),
         "name_text": N_("The name for seat %(seat)d must be text."),
@@ -310,18 +316,9 @@ TERMS: Final[dict[str, dict[str, str]]] = {
     },
     "game": {},
     "place": {},  # the games' words for places that are not written like c3 or t1
-    "thing": {
-        "pearl": N_("pearl"),
-        "pearls": N_("pearls"),
-        "ball": N_("ball"),
-        "balls": N_("balls"),
-    },
-    "unit": {
-        "visible": N_("visible pearls"),
-        "pearls": N_("pearls in the pyramid"),
+    "thing": {},  # each game's piece, one and several (``pearl``, ``pearls``)
+    "unit": {  # what scores count; the games add theirs
         "points": N_("points"),
-        "visible_one": N_("visible pearl"),
-        "pearls_one": N_("pearl in the pyramid"),
         "points_one": N_("point"),
     },
     "button": {  # the board's buttons, as the page names them

@@ -101,7 +101,7 @@ def shows(state: RefereeState, now: float, *, ended: bool = False) -> Animations
         # The last bonus pearls finish the pyramid, shown in turn until Confirm.
     if len(pending) > 1:
         return Animations(
-            0, now + state.config.bonus_step_s, led_test=old.led_test, cue=old.cue, cues=old.cues
+            0, now + state.config.pending_step_s, led_test=old.led_test, cue=old.cue, cues=old.cues
         )
     return base
 
@@ -136,9 +136,11 @@ def mismatch(
     armed: bool,
     refusal: Refusal | None = None,
     settling: Settling | None = None,
+    refused: frozenset[str] = frozenset(),
 ) -> RefereeState:
     """The board differs from the game: say where; unless ``armed`` stays, disarm (nothing
-    is played until the board matches again)."""
+    is played until the board matches again, unless ``refused`` pieces are all that keep it
+    from one right move: :attr:`~controller.referee.state.BoardCheck.wrong`)."""
     owners = game.owners
     wrong = [Mismatch(c, MismatchKind.EXTRA) for c in sorted(extra, key=place_order)]
     wrong += [
@@ -150,6 +152,7 @@ def mismatch(
         mismatches=tuple(wrong),
         refusal=refusal,
         settling=settling,
+        wrong=refused,
     )
     return dataclasses.replace(state, comparison=watch)
 
@@ -168,7 +171,8 @@ def piece_word(session: Session, count: int = 1) -> Term:
 
 
 def step_shown(state: RefereeState, now: float) -> RefereeState:
-    """The timer of the waiting bonus pearls: show the next one's place.
+    """The timer of the pieces waiting to be placed by hand (Perlen-Pyramide's bonus
+    pearls): show the next one's place.
 
     They take turns for as long as they wait, at the end of a game too: only Confirm (or
     the next move) says they are placed, never the clock.
@@ -176,19 +180,19 @@ def step_shown(state: RefereeState, now: float) -> RefereeState:
     show = state.animations
     session = state.session
     if session is None or not session.game.pending:
-        return dataclasses.replace(state, animations=dataclasses.replace(show, bonus_next=None))
-    index = (show.bonus_index + 1) % len(session.game.pending)
+        return dataclasses.replace(state, animations=dataclasses.replace(show, pending_next=None))
+    index = (show.pending_index + 1) % len(session.game.pending)
     return dataclasses.replace(
         state,
         animations=dataclasses.replace(
-            show, bonus_index=index, bonus_next=now + state.config.bonus_step_s
+            show, pending_index=index, pending_next=now + state.config.pending_step_s
         ),
     )
 
 
 def shown(state: RefereeState) -> int:
-    """Which waiting bonus pearl the LEDs show now."""
+    """Which waiting piece the LEDs show now."""
     session = state.session
     if session is None or not session.game.pending:
         return 0
-    return state.animations.bonus_index % len(session.game.pending)
+    return state.animations.pending_index % len(session.game.pending)

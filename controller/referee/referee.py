@@ -37,6 +37,7 @@ from controller.referee import (
     arrivals,
     computer,
     guard,
+    placing,
     progress,
     setup,
 )
@@ -74,7 +75,7 @@ from controller.vocabulary import BoardStatus, Colour, Sound
 _BUTTON_SET: Final = frozenset(BUTTON_NAMES)
 _PRESSES: Final[Mapping[str, Command]] = {"button:undo": Undo(By.BUTTON)}
 """What the board's buttons every game has do, on their rising edge (the game on the
-table says what its own do: :meth:`~controller.referee.game.GameKind.pressed`)."""
+table says what its own do: :attr:`~controller.referee.game.GameKind.presses`)."""
 
 __all__ = [
     "RefereeConfig",
@@ -101,7 +102,14 @@ def reconcile(state: RefereeState, now: float) -> Step:
     session = state.session
     if session is None:
         return Step(dataclasses.replace(state, comparison=BoardCheck()))
-    return session.kind.reconcile(state, session, now)
+    board = placing.differences(state, session)
+    if not board.extra and not board.missing:
+        return Step(progress.matched(state))
+    if session.game.over:  # the result stands: the board is cleared for the next game
+        cleared = BoardCheck(last_move_at=state.comparison.last_move_at)
+        return Step(dataclasses.replace(state, comparison=cleared))
+    step = session.kind.reconcile(state, session, board, now)
+    return placing.read(state, session, board, now) if step is None else step
 
 
 def chain(first: Step, second: Step) -> Step:
@@ -194,7 +202,7 @@ def _pressed(state: RefereeState, button: str) -> Command | None:
     """What ``button`` does now: the referee's own, or what the game on the table says."""
     order = _PRESSES.get(button)
     if order is None and state.session is not None:
-        order = state.session.kind.pressed(button)
+        order = state.session.kind.presses.get(button)
     return order
 
 
@@ -236,7 +244,10 @@ def _command(state: RefereeState, order: Command, now: float) -> Step:
     assert session is not None
     kind = session.kind
     if isinstance(order, Undo):
-        return _looked(kind.undo(state, session, order.by, now), now)
+        undone = kind.undo(state, session, order.by, now)
+        if undone is None:
+            undone = placing.take_back(state, session, order.by, now)
+        return _looked(undone, now)
     assert isinstance(order, GameCommand)  # the guard let only these through
     step = kind.act(state, order, now)
     return _looked(step, now) if order.looks else step
@@ -363,7 +374,7 @@ def next_deadline(state: RefereeState) -> float | None:
         t
         for t in (
             state.comparison.settling.deadline if state.comparison.settling is not None else None,
-            show.bonus_next,
+            show.pending_next,
             show.sweep_next,
             show.led_test.until if show.led_test is not None else None,
             show.led_test.next_step if show.led_test is not None else None,
@@ -387,7 +398,7 @@ def timer(state: RefereeState, now: float) -> Step:
         step = reconcile(state, now)
     state = step.state
     show = state.animations
-    if show.bonus_next is not None and now >= show.bonus_next:
+    if show.pending_next is not None and now >= show.pending_next:
         state = progress.step_shown(state, now)
         show = state.animations
     if show.sweep_next is not None and now >= show.sweep_next:

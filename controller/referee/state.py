@@ -43,8 +43,9 @@ class RefereeConfig:
     together_s: float = 0.25
     """A second new pearl or ball this soon after a move is "placed together" with it: a
     mismatch, not the next player's move."""
-    bonus_step_s: float = 1.5
-    """Several bonus pearls waiting: the LEDs show each one's place this long, in turn."""
+    pending_step_s: float = 1.5
+    """Several pieces waiting to be placed by hand (a game's ``pending``, Perlen-Pyramide's
+    bonus pearls): the LEDs show each one's place this long, in turn."""
     sweep_step_s: float = 0.12
     sweep_s: float = 30.0
     """How long the winner's sweep runs before a calm picture (and no more CPU)."""
@@ -62,7 +63,7 @@ class RefereeConfig:
         for name in ("settle_s", "together_s", "sweep_s", "led_test_s"):
             if getattr(self, name) < 0:
                 raise ValueError(f"{name} must not be negative")
-        for name in ("bonus_step_s", "sweep_step_s", "led_walk_step_s"):
+        for name in ("pending_step_s", "sweep_step_s", "led_walk_step_s"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"{name} must be positive")
         if len(self.seat_colours) < 4:
@@ -121,6 +122,11 @@ class BoardCheck:
     """The game came back after a restart and the board has not been read since: one
     pearl more than the game, on a legal cell of a person to move, is the move placed
     while the power was off (:mod:`controller.referee.resume`)."""
+    wrong: frozenset[str] = frozenset()
+    """Pieces refused since the board last matched, with nothing missing since (a pearl on
+    an illegal cell, not on a computer seat's cell): the only ones marked wrong while one
+    right piece lies beside them, which stays the move once they are lifted (wrong, then
+    right)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -168,9 +174,9 @@ class LedTestRun:
 class Animations:
     """LED animations, each stepped by a timer."""
 
-    bonus_index: int = 0
-    """Which waiting bonus pearl's place the LEDs show (several take turns)."""
-    bonus_next: float | None = None
+    pending_index: int = 0
+    """Which waiting piece's place the LEDs show (several take turns)."""
+    pending_next: float | None = None
     sweep_frame: int | None = None
     """The winner's sweep: its frame, or None for the calm picture after it."""
     sweep_next: float | None = None

@@ -141,7 +141,8 @@ def event_of(game: GameKind, data: Mapping[str, Any]) -> Event:
 
 def player_of(data: Mapping[str, Any]) -> object:
     """The player who made a move of any game: its event names them by ``colour`` or by
-    ``seat`` (:data:`controller.referee.events.READERS`)."""
+    ``seat`` (each game's events declare their fields:
+    :attr:`controller.referee.events.Stored.readers`)."""
     return data.get("colour", data.get("seat"))
 
 

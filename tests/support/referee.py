@@ -1,7 +1,7 @@
 """The referee alone, in virtual time: a board of sensor names, a ledger for a store.
 
 :class:`Play` holds a :class:`~controller.referee.state.RefereeState` and drives it exactly as
-the Table does (every step through :func:`controller.table.store_first`), but
+the Table does (every step through :func:`controller.table.carried`), but
 time only moves when a test says so (:meth:`Play.wait`, which fires every timer that falls
 due on the way) and the computer answers only when a test answers it. Nothing sleeps.
 
@@ -28,7 +28,7 @@ from controller.referee.messages import Message, english
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import AskComputer, PlaySound, RefereeConfig, RefereeState, Reply
 from controller.store import PlayerRecord, StoreError, StoreWriteError
-from controller.table import store_first
+from controller.table import carried
 
 _PATH = Path("memory")
 FAST = RefereeConfig(
@@ -102,14 +102,19 @@ class Play:
 
     # -- adopting steps as the Table does ----------------------------------------------------
     def adopt(self, step: referee.Step) -> Reply | None:
-        step = store_first(self.state, step, self.ledger, self.now)
-        self.state = step.state
-        for effect in step.effects:
-            if isinstance(effect, AskComputer):
-                self.asked.append(effect)
-            elif isinstance(effect, PlaySound):
-                self.sounds.append(effect.sound)
-        return step.reply
+        """``step`` carried as the Table carries it (:func:`controller.table.carried`: stored
+        first, then whatever timer fell due by now); the reply is the step's own."""
+        reply = None
+        for number, (_, adopted) in enumerate(carried(self.state, step, self.ledger, self.now)):
+            self.state = adopted.state
+            for effect in adopted.effects:
+                if isinstance(effect, AskComputer):
+                    self.asked.append(effect)
+                elif isinstance(effect, PlaySound):
+                    self.sounds.append(effect.sound)
+            if number == 0:
+                reply = adopted.reply
+        return reply
 
     def do(self, command: Command) -> Reply:
         reply = self.adopt(referee.command(self.state, command, self.now))
@@ -162,7 +167,7 @@ class Play:
             if deadline is None or deadline > end:
                 break
             self.now = max(self.now, deadline)
-            self.adopt(referee.timer(self.state, self.now))
+            self.adopt(referee.Step(self.state))  # as the Table wakes: what fell due
         self.now = end
         return self.snap
 

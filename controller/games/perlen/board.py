@@ -13,7 +13,10 @@ sensors (:func:`reconcile`):
   back and made there (:mod:`controller.games.perlen.takeback`);
 - anything else (a pearl on an illegal cell, several new pearls, one placed too soon
   after the last move, a pearl missing): a mismatch. Nothing is played until the board
-  matches the game again, so a bumped board never makes a move.
+  matches the game again, so a bumped board never makes a move; except that pearls
+  refused since the board matched, with nothing missing since, are the only ones marked
+  wrong while a single right pearl lies beside them, and lifting them leaves that one as
+  the move (wrong, then right).
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.words import hidden_notes
 from controller.referee import computer, progress
 from controller.referee.events import By, Event
+from controller.referee.game import Differences
 from controller.referee.messages import Message, Term
 from controller.referee.session import Session, unnamed
 from controller.referee.state import (
@@ -43,36 +47,20 @@ from controller.vocabulary import CELLS
 CELL_SET: Final = frozenset(CELLS)
 
 
-def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: float) -> Step:
-    """Compare the board with the game; play what the board says, or show the mismatch."""
+def reconcile(state: RefereeState, session: Session, board: Differences, now: float) -> Step:
+    """The base differs from a game still played: play what the board says (a move, a
+    take-back, a shift), or show the mismatch."""
+    game = session.game
+    extra, missing = board.extra, board.missing
+    assert isinstance(game, PerlenGame), "a Perlen-Pyramide game"  # the registry's promise
     cells = state.reading.names & CELL_SET
-    expected = game.expected
-    extra = cells - expected
-    missing = expected - cells
-    if not extra and not missing:
-        return Step(progress.matched(state))
-    if game.over:
-        # The pyramid is complete: the board is cleared for the next game, not refereed.
-        return Step(
-            dataclasses.replace(
-                state, comparison=BoardCheck(last_move_at=state.comparison.last_move_at)
-            )
-        )
     watch = state.comparison
     # A take-back or shift settling keeps ``armed`` (so it can still act), but the board
     # did not match just before: a pearl put back with a new one in the same frame is no
     # move until the board matches again (docs/architecture.md, reconciliation).
     matched_before = watch.armed and watch.settling is None
-    if (matched_before or watch.resumed) and not missing and len(extra) == 1:
-        (cell,) = extra
-        refusal = refusal_for(state, session, game, cell, now)
-        if refusal is None:
-            step = play(state, session, game, cell, now)
-            if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
-                said = Announcement((*state.note.messages, *step.state.note.messages))
-                step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
-            return step
-        return Step(progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal))
+    if (matched_before or watch.resumed or watch.wrong) and not missing:
+        return _sorted_out(state, session, game, extra, now)
     last = game.last
     here = last is not None and not session.players[last.colour].remote
     if watch.armed and last is not None and here and missing == {last.cell}:
@@ -83,6 +71,39 @@ def reconcile(state: RefereeState, session: Session, game: PerlenGame, now: floa
             if takeback.can_shift(session, game, cell):
                 return _held(state, session, game, Settling(takeback.SHIFT, cells, 0.0, cell), now)
     return Step(progress.mismatch(state, game, extra, missing, armed=False))
+
+
+def _sorted_out(
+    state: RefereeState, session: Session, game: PerlenGame, extra: frozenset[str], now: float
+) -> Step:
+    """New pearls on a board that matched just before, or beside pearls refused since:
+    one right pearl is the move once the wrong ones are off (wrong, then right); until
+    then only the wrong ones are marked. Two or more right ones: none is the move."""
+    watch = state.comparison
+    chosen = computer.chosen(state)
+    refusals = {c: refusal_for(state, session, game, c, now) for c in sorted(extra)}
+    # A pearl refused once stays wrong while it lies (placed too soon stays too soon), but
+    # never the cell a computer seat chose since: that cell is never marked wrong.
+    wrong = frozenset(
+        c for c, why in refusals.items() if why is not None or (c in watch.wrong and c != chosen)
+    )
+    right = extra - wrong
+    if len(right) == 1 and not wrong:
+        (cell,) = right
+        step = play(state, session, game, cell, now)
+        if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
+            said = Announcement((*state.note.messages, *step.state.note.messages))
+            step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
+        return step
+    if len(right) > 1:  # which one is meant? Nothing is played until the board matches.
+        return Step(progress.mismatch(state, game, extra, (), armed=False))
+    refusal = None
+    if len(wrong) == 1:
+        (cell,) = wrong
+        refusal = refusals[cell] or watch.refusal
+    return Step(
+        progress.mismatch(state, game, wrong, (), armed=False, refusal=refusal, refused=wrong)
+    )
 
 
 def _held(

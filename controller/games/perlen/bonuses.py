@@ -3,7 +3,7 @@
 A move that completes 2×2 groups owes bonus pearls, in reading order (supports first).
 They wait until acknowledged: one Confirm (the board's button or the page) says they are
 all placed, and so does the next base pearl (players who go on have placed them). While
-several wait, the LEDs show each one's place in turn (``bonus_step_s`` each).
+several wait, the LEDs show each one's place in turn (``pending_step_s`` each).
 
 The 25th base pearl ends the game at once: the result is stored with it and the winner
 shown; its bonus pearls finish the pyramid, their places shown in turn for as long as a

@@ -10,7 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from controller.referee.events import By, Stored
+from controller.referee.events import By, Reader, Stored, made_by, notation, number
+from controller.rules.notation import parse_cell, parse_position
+
+CELL: Final = notation(lambda text: parse_cell(text).short)
+"""A base cell, kept as its short name (``c3``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +24,7 @@ class BasePearl(Stored):
     cell: str
     colour: int
     kind: ClassVar[str] = "move"
+    readers: ClassVar[Mapping[str, Reader]] = {"cell": CELL, "colour": number}
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,6 +35,11 @@ class BonusPlaced(Stored):
     colour: int
     by: By
     kind: ClassVar[str] = "bonus"
+    readers: ClassVar[Mapping[str, Reader]] = {
+        "pos": notation(parse_position),
+        "colour": number,
+        "by": made_by,
+    }
 
 
 EVENTS: Final[Mapping[str, type[Stored]]] = {

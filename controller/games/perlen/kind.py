@@ -13,7 +13,7 @@ another board (:mod:`.arrivals`).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from controller.games.perlen import arrivals, board, bonuses, hints, lights, takeback, text, views
@@ -28,9 +28,9 @@ from controller.guidance import GuidanceOptions, Light, Mismatch, MismatchKind, 
 from controller.palette import PaletteColour
 from controller.referee import computer, progress, words
 from controller.referee.commands import Command
-from controller.referee.events import Aborted, By, Event, TakeBack
-from controller.referee.game import Game, GameError, Options
-from controller.referee.messages import Items, Message, Param
+from controller.referee.events import By, Event
+from controller.referee.game import Game, GameError, GameKind, Options
+from controller.referee.messages import Items, Message
 from controller.referee.session import Player, Session
 from controller.referee.snapshot import Snapshot, Status
 from controller.referee.state import RefereeConfig, RefereeState, Step
@@ -44,7 +44,7 @@ def _game(game: Game) -> PerlenGame:
     return game
 
 
-class PerlenPyramide:
+class PerlenPyramide(GameKind):
     """Perlen-Pyramide's part of the referee (see :mod:`controller.referee.game`)."""
 
     name = perlen.NAME
@@ -52,6 +52,8 @@ class PerlenPyramide:
     option_names = ("ties", "pools", "start", "placement", "score")
     piece = "pearl"
     actions = ACTIONS
+    presses = PRESSES
+    reconcile = staticmethod(board.reconcile)
     events = EVENTS
     shared = frozenset({BasePearl.kind})
 
@@ -108,17 +110,7 @@ class PerlenPyramide:
             return played.move(event.cell)
         if isinstance(event, BonusPlaced):
             return played.acknowledge(event.pos)
-        if isinstance(event, TakeBack):
-            return played.undo()
-        if isinstance(event, Aborted):
-            return played
         raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
-
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
-        return board.reconcile(state, session, _game(session.game), now)
-
-    def pressed(self, button: str) -> Command | None:
-        return PRESSES.get(button)
 
     def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
         game = _game(session.game)
@@ -210,22 +202,15 @@ class PerlenPyramide:
         return views.position(state, options, pending, last_move)
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        game = _game(session.game)
-        first = progress.shown(state)  # the waiting bonus pearl shown now leads
-        pending = game.pending[first:] + game.pending[:first]
-        removals = takeback.removals(state)
+    ) -> Picture:  # fmt: skip
+        played = _game(game)
+        first = options.pending_shown  # the waiting bonus pearl shown now leads
+        pending = played.pending[first:] + played.pending[:first]
+        removals = [b for b in options.removals if isinstance(b, perlen.Bonus)]
         take_off = removals[0].position.footprint if removals else ()
-        return lights.picture(game.state, players, pending, wrong, options, take_off)
-
-    def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
-        return None
+        return lights.picture(played.state, players, pending, wrong, options, take_off)
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
         return text.drawn(state, colour=colour)

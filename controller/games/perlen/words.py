@@ -97,6 +97,13 @@ register(
     },
     {
         "game": {perlen.NAME: "Perlen-Pyramide"},
+        "thing": {"pearl": N_("pearl"), "pearls": N_("pearls")},
+        "unit": {
+            "visible": N_("visible pearls"),
+            "pearls": N_("pearls in the pyramid"),
+            "visible_one": N_("visible pearl"),
+            "pearls_one": N_("pearl in the pyramid"),
+        },
         "illegal": {  # by perlen.IllegalReason's value
             "off the board": N_("there is no such cell on the base"),
             "not a base cell": N_("pearls are placed on the base only"),

@@ -17,6 +17,7 @@ from controller.games.pyramidos.words import knocked_off, ordered, said
 from controller.guidance import MismatchKind
 from controller.referee import progress
 from controller.referee.events import By, Event, TakeBack
+from controller.referee.game import Differences
 from controller.referee.messages import Items, Message, place, places
 from controller.referee.session import Session
 from controller.referee.state import (
@@ -35,20 +36,13 @@ KNOCK_OFF: Final = "knock-off"
 from their targets; they count as knocked off once they stay gone for ``settle_s``."""
 
 
-def reconcile(state: RefereeState, session: Session, game: PyramidosGame, now: float) -> Step:
-    """Compare the targets with the game; land, knock off, or show the mismatch."""
+def reconcile(state: RefereeState, session: Session, board: Differences, now: float) -> Step:
+    """The targets differ from a game still played: land, knock off, or show the
+    mismatch."""
+    game = session.game
+    extra, missing = board.extra, board.missing
+    assert isinstance(game, PyramidosGame), "a Pyramidos game"  # the registry's promise
     targets = state.reading.names & TARGET_SET
-    expected = game.expected
-    extra = targets - expected
-    missing = expected - targets
-    if not extra and not missing:
-        return Step(progress.matched(state))
-    if game.over:  # the game is decided: the board is cleared for the next one
-        return Step(
-            dataclasses.replace(
-                state, comparison=BoardCheck(last_move_at=state.comparison.last_move_at)
-            )
-        )
     if not state.comparison.armed:
         return Step(progress.mismatch(state, game, extra, missing, armed=False))
     if extra:

@@ -10,7 +10,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from controller.referee.events import By, Stored
+from controller.referee.events import By, Reader, Stored, made_by, notation, number
+from controller.rules.notation import parse_target
+
+TARGET: Final = notation(parse_target)
+"""A target by name (``t1`` … ``top``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,6 +24,7 @@ class Landed(Stored):
     target: str
     seat: int
     kind: ClassVar[str] = "land"
+    readers: ClassVar[Mapping[str, Reader]] = {"target": TARGET, "seat": number}
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +34,7 @@ class KnockedOff(Stored):
     target: str
     seat: int | None
     kind: ClassVar[str] = "leave"
+    readers: ClassVar[Mapping[str, Reader]] = {"target": TARGET, "seat": number}
     nullable: ClassVar[frozenset[str]] = frozenset({"seat"})
 
 
@@ -39,6 +45,7 @@ class TurnEnded(Stored):
     seat: int
     by: By
     kind: ClassVar[str] = "end"
+    readers: ClassVar[Mapping[str, Reader]] = {"seat": number, "by": made_by}
 
 
 EVENTS: Final[Mapping[str, type[Stored]]] = {

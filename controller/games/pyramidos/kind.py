@@ -21,15 +21,14 @@ from controller.games.pyramidos.game import PyramidosGame
 from controller.games.pyramidos.record import read_record
 from controller.games.pyramidos.words import said
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
-from controller.palette import PaletteColour
 from controller.referee import words
 from controller.referee.commands import Command
-from controller.referee.events import Aborted, By, Event, TakeBack
-from controller.referee.game import Game, GameError, Options
+from controller.referee.events import By, Event
+from controller.referee.game import Game, GameError, GameKind, Options
 from controller.referee.messages import Message, Param
-from controller.referee.session import Player, Session
+from controller.referee.session import Session
 from controller.referee.snapshot import Snapshot
-from controller.referee.state import RefereeConfig, RefereeState, Reply, Step
+from controller.referee.state import RefereeConfig, RefereeState, Step
 from controller.rules.records import Record
 from controller.vocabulary import TARGETS
 
@@ -39,7 +38,7 @@ def _game(game: Game) -> PyramidosGame:
     return game
 
 
-class Pyramidos:
+class Pyramidos(GameKind):
     """Pyramidos's part of the referee (see :mod:`controller.referee.game`)."""
 
     name = pyramidos.NAME
@@ -47,11 +46,9 @@ class Pyramidos:
     option_names = ("variant",)
     piece = "ball"
     actions = ACTIONS
+    presses = PRESSES
+    reconcile = staticmethod(board.reconcile)
     events = EVENTS
-    shared: frozenset[str] = frozenset()
-
-    def stacked(self, sensed: frozenset[str]) -> int:
-        return len(sensed)
 
     def missing_sensors(self, config: RefereeConfig) -> Message | None:
         have = set(TARGETS) <= config.sensors
@@ -72,16 +69,6 @@ class Pyramidos:
     def read_options(self, seats: int, raw: Mapping[str, Any]) -> Options:
         return pyramidos.PyramidosOptions.from_dict(seats, raw)
 
-    def seated(
-        self,
-        options: Options,
-        names: Sequence[str],
-        colours: Sequence[PaletteColour],
-        computer: Mapping[int, str],
-    ) -> tuple[Player, ...]:
-        """Each seat plays for itself, numbered by seat."""
-        return tuple(Player(seat, seat, names[seat], colours[seat]) for seat in range(len(names)))
-
     def new_game(self, options: Options) -> Game:
         assert isinstance(options, pyramidos.PyramidosOptions)
         return PyramidosGame.new(options)
@@ -94,17 +81,7 @@ class Pyramidos:
             return played.event(f"leave {event.target}")
         if isinstance(event, TurnEnded):
             return played.event("end")
-        if isinstance(event, TakeBack):
-            return played.undo()
-        if isinstance(event, Aborted):
-            return played
         raise GameError(f"{event.kind!r} is not a Pyramidos event")
-
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
-        return board.reconcile(state, session, _game(session.game), now)
-
-    def pressed(self, button: str) -> Command | None:
-        return PRESSES.get(button)
 
     def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
         game = _game(session.game)
@@ -126,16 +103,6 @@ class Pyramidos:
     def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
         return board.undo(state, session, _game(session.game), by, now)
 
-    def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
-        # remote_refused: a game of Pyramidos is never linked, so nothing arrives.
-        return Step(state, reply=Reply(False, Message.of("remote_event_bad", kind=event.kind)))
-
-    def computer(self, move_budget_s: float | None, hint_budget_s: float) -> None:
-        return None  # a person nudges every ball
-
-    def explained(self, cell: str, why: object) -> tuple[Message, ...]:
-        return (Message.of("hint", cell=cell),)  # no computer player: never asked
-
     def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
         hold = state.comparison.settling
         if hold is not None and hold.action == board.KNOCK_OFF:
@@ -143,26 +110,16 @@ class Pyramidos:
             return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
         return None
 
-    def owed(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
-        return None
-
-    def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
-        return snap
-
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None
     ) -> Snapshot:
         return views.position(state, options, pending, last_move)
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        return lights.picture(_game(session.game).state, players, wrong, options)
+    ) -> Picture:  # fmt: skip
+        return lights.picture(_game(game).state, players, wrong, options)
 
     def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
         assert isinstance(before, pyramidos.PyramidosState), "a Pyramidos position"

@@ -48,6 +48,7 @@ register(
     },
     {
         "game": {pyramidos.NAME: "Pyramidos"},
+        "thing": {"ball": N_("ball"), "balls": N_("balls")},
         # The targets as a family sees them: the four corners of the second step (the
         # front is the a1–e1 edge, where seat 1 sits, and the drawing's bottom), the top.
         "place": {

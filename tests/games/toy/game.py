@@ -10,20 +10,18 @@ small enough not to).
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
-from controller.palette import PaletteColour
-from controller.referee import progress
-from controller.referee.commands import Command
-from controller.referee.events import By, Event, Stored, TakeBack
-from controller.referee.game import Game, GameError, Options, Outcome
-from controller.referee.messages import N_, Message, Param, register
-from controller.referee.session import Player, Session
+from controller.referee.events import Event, Reader, Stored, notation
+from controller.referee.events import number as seat_number
+from controller.referee.game import Game, GameError, GameKind, Options, Outcome
+from controller.referee.messages import N_, Message, register
 from controller.referee.snapshot import Snapshot, Status
-from controller.referee.state import BoardCheck, RefereeConfig, RefereeState, Reply, Step
+from controller.rules.notation import parse_cell
 from controller.rules.records import (
     RECORD_VERSION,
     OptionError,
@@ -44,10 +42,8 @@ LINES: Final = (
 register(
     {
         "row_two": N_("Three in a row is for two players."),
-        "row_taken": N_("%(cell)s is taken."),
-        "row_not_here": N_("%(cell)s is not on the 3 × 3 corner a1–c3."),
     },
-    {"game": {NAME: "Three in a row"}},
+    {"game": {NAME: "Three in a row"}, "thing": {"pearl": "pearl", "pearls": "pearls"}},
 )
 
 
@@ -167,6 +163,10 @@ class Marked(Stored):
     cell: str
     seat: int
     kind: ClassVar[str] = "mark"
+    readers: ClassVar[Mapping[str, Reader]] = {
+        "cell": notation(lambda text: parse_cell(text).short),
+        "seat": seat_number,
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,46 +243,21 @@ def _game(game: Game) -> RowGame:
     return game
 
 
-class ThreeInARow:
-    """The third game's :class:`~controller.referee.game.GameKind`."""
+class ThreeInARow(GameKind):
+    """The third game's :class:`~controller.referee.game.GameKind`: what a game must
+    write, and its own words for its two seats (no computer, help or remote seats: the
+    seam's defaults refuse them)."""
 
     name = NAME
     seats = range(2, 3)
     piece = "pearl"
-    option_names: tuple[str, ...] = ()
-    actions: Mapping[str, Callable[[], Command]] = {}
-    events: Mapping[str, type[Stored]] = {Marked.kind: Marked}
-    shared: frozenset[str] = frozenset()
-
-    def stacked(self, sensed: frozenset[str]) -> int:
-        return len(sensed)
-
-    def missing_sensors(self, config: RefereeConfig) -> Message | None:
-        return None
+    events: Mapping[str, type[Stored]] = MappingProxyType({Marked.kind: Marked})
 
     def seats_wrong(self, seats: int) -> Message | None:
         return None if seats == 2 else Message.of("row_two")
 
-    def computer_refused(self) -> Message | None:
-        return Message.of("row_two")
-
-    def children_help_refused(self) -> Message | None:
-        return Message.of("row_two")
-
-    def remote_refused(self) -> Message | None:
-        return Message.of("row_two")
-
     def read_options(self, seats: int, raw: Mapping[str, Any]) -> Options:
         return RowOptions.from_dict(raw)
-
-    def seated(
-        self,
-        options: Options,
-        names: Sequence[str],
-        colours: Sequence[PaletteColour],
-        computer: Mapping[int, str],
-    ) -> tuple[Player, ...]:
-        return tuple(Player(s, s, names[s], colours[s]) for s in range(len(names)))
 
     def new_game(self, options: Options) -> Game:
         assert isinstance(options, RowOptions)
@@ -294,62 +269,12 @@ class ThreeInARow:
             if event.seat != played.to_move:
                 raise GameError(f"a piece of seat {event.seat}, expected {played.to_move}")
             return played.play(event.cell)
-        if isinstance(event, TakeBack):
-            return played.undo()
-        return played  # an abort ends nothing more
+        raise GameError(f"{event.kind!r} is not a three-in-a-row event")
 
-    def reconcile(self, state: RefereeState, session: Session, now: float) -> Step:
-        game = _game(session.game)
-        on = state.reading.names & game.pieces
-        extra, missing = on - game.expected, game.expected - on
-        if not extra and not missing:
-            return Step(progress.matched(state))
-        if game.over or not state.comparison.armed or missing or len(extra) != 1:
-            return Step(progress.mismatch(state, game, extra, missing, armed=False))
-        (cell,) = extra
-        mover = game.to_move
-        assert mover is not None
-        said = Message.of("played", player=session.name(mover), cell=cell)
-        step = progress.advance(
-            state, session, game.play(cell), (Marked(cell, mover),), [said], now
-        )
-        armed = dataclasses.replace(step.state, comparison=BoardCheck(armed=True))
-        return Step(armed, step.commit, step.effects)
-
-    def pressed(self, button: str) -> Command | None:
-        return None
-
-    def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
-        return Message.of("no_such_action")
-
-    def act(self, state: RefereeState, order: Command, now: float) -> Step:
-        raise AssertionError("three in a row has no commands of its own")
-
-    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
-        game = _game(session.game)
-        cell = game.last_move or ""
-        said = Message.of("row_taken", cell=cell)
-        step = progress.advance(state, session, game.undo(), (TakeBack(by, cell),), [said], now)
-        unarmed = dataclasses.replace(step.state, comparison=BoardCheck(armed=False))
-        return Step(unarmed, step.commit, step.effects, Reply(True, said))
-
-    def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
-        return Step(state, reply=Reply(False, Message.of("remote_event_bad", kind=event.kind)))
-
-    def computer(self, move_budget_s: float | None, hint_budget_s: float) -> None:
-        return None
-
-    def explained(self, cell: str, why: object) -> tuple[Message, ...]:
-        return (Message.of("hint", cell=cell),)
-
-    def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
-        return None
-
-    def owed(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
-        return None
-
-    def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
-        return snap
+    def placed(self, game: Game, place: str) -> Marked:
+        mover = _game(game).to_move
+        assert mover is not None  # the referee reads no move into a finished game
+        return Marked(place, mover)
 
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None
@@ -370,21 +295,13 @@ class ThreeInARow:
         )
 
     def picture(
-        self,
-        state: RefereeState,
-        session: Session,
-        players: Sequence[Light],
-        wrong: tuple[Mismatch, ...],
+        self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
         options: GuidanceOptions,
-    ) -> Picture:
-        game = _game(session.game)
+    ) -> Picture:  # fmt: skip
         lit: Picture = {c: Led(players[o].rgb, LedMode.STEADY) for c, o in game.owners.items()}
         seat(lit, players, game.to_move, False)
         lit.update(mismatch_picture(wrong, players))
         return lit
-
-    def told(self, before: object, label: str, name: Callable[[int], Param]) -> Message | None:
-        return None
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
         assert isinstance(state, RowState)
