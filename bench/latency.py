@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 from bench.stats import latency_ms  # noqa: E402
 from controller.config import GpioConfig, LedConfig  # noqa: E402
 from controller.games.perlen.commands import ConfirmBonus  # noqa: E402
+from controller.games.registry import GAMES  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, SensorFrame  # noqa: E402
 from controller.referee.commands import NewGame  # noqa: E402
@@ -92,7 +93,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
             commits.append(time.perf_counter() - start)
 
     store.append = timed_append  # type: ignore[method-assign]
-    table = Table(board, cmap, store, TableSettings())
+    table = Table(board, cmap, store, TableSettings(games=GAMES))
     deliver = table._on_frame
 
     def timed_frame(frame: SensorFrame) -> None:

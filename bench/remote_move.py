@@ -41,13 +41,14 @@ sys.path.insert(0, str(ROOT))
 from bench.stats import latency_ms  # noqa: E402
 from controller.clock import SystemClock  # noqa: E402
 from controller.config import RemoteConfig  # noqa: E402
+from controller.games.registry import GAMES  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame  # noqa: E402
 from controller.hardware.sim import SimBoard  # noqa: E402
 from controller.referee import NewGame, RefereeConfig, Snapshot  # noqa: E402
 from controller.remote.seats import RemoteSeats  # noqa: E402
 from controller.store import Store  # noqa: E402
-from controller.table import Table, TableSettings  # noqa: E402
+from controller.table import Inbox, Table, TableSettings  # noqa: E402
 from tests.remote.mosquitto import Mosquitto  # noqa: E402
 
 CMAP = ChannelMap.default()
@@ -99,9 +100,10 @@ class Home:
     def build(self) -> float:
         """A Table and link on the store (as a start of ``pyramid run``); when it started."""
         rules = RefereeConfig(together_s=0.0)
-        self.table = Table(self.board, CMAP, self.store, TableSettings(rules, clock=SystemClock()))
-        self.seats = RemoteSeats(self.table, self.store, self.config)
-        self.table.linker = self.seats
+        settings = TableSettings(rules, clock=SystemClock(), games=GAMES)
+        inbox = Inbox()
+        self.seats = RemoteSeats(inbox, self.store, self.config, games=GAMES)
+        self.table = Table(self.board, CMAP, self.store, settings, inbox=inbox, linker=self.seats)
         started = time.perf_counter()
         self.table.start()
         return started

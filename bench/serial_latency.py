@@ -46,6 +46,7 @@ import serial  # noqa: E402
 
 from bench.stats import latency_ms  # noqa: E402
 from controller.games.perlen.commands import ConfirmBonus  # noqa: E402
+from controller.games.registry import GAMES  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import Led, LedFrame, LinkState, SensorFrame  # noqa: E402
 from controller.hardware.serial import SerialBoard  # noqa: E402
@@ -174,7 +175,7 @@ def full_path(pico: SimPico, moves: int, seed: int, store_dir: Path) -> None:
     cmap = ChannelMap.default()
     board = SerialBoard(pico.port, cmap.channel_count, cmap.led_count)
     store = Store(store_dir / "serial-latency.sqlite3")
-    table = Table(board, cmap, store, TableSettings())
+    table = Table(board, cmap, store, TableSettings(games=GAMES))
     table.start()
     wait(lambda: board.status().link is LinkState.CONNECTED)
     sub = table.subscribe()

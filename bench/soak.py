@@ -129,12 +129,13 @@ def table(count: int, samples: int = 10, seed: int = 0, folder: Path | None = No
     """``count`` whole games through the Table, the store and a live page."""
     from controller.settings import Settings
     from web_ui.app import WebSettings, close_app, create_app
+    from web_ui.games.registry import VIEWS
 
     with tempfile.TemporaryDirectory() as scratch:
         path = (folder or Path(scratch)) / "games.sqlite3"
         h = Harness(path).start()
         Settings(h.store).set_pin("2468")  # not a new one to log
-        app = create_app(table=h.table, testing=True, web=WebSettings())
+        app = create_app(table=h.table, testing=True, web=WebSettings(), views=VIEWS)
         events = [0]
         viewer = threading.Thread(target=_watch, args=(app, events), daemon=True)
         viewer.start()

@@ -120,11 +120,13 @@ class Rig:
 
     def __init__(self, adapter: str, folder: Path) -> None:
         from controller.config import GpioConfig, LedConfig
+        from controller.games.registry import GAMES
         from controller.hardware.channels import ChannelMap
         from controller.settings import Settings
         from controller.store import Store
         from controller.table import Table, TableSettings
         from web_ui.app import create_app
+        from web_ui.games.registry import VIEWS
         from web_ui.server import serve
 
         self.cmap = ChannelMap.default()
@@ -150,9 +152,9 @@ class Rig:
             self.board = SimBoard(self.cmap.channel_count, self.cmap.led_count)
         self.store = Store(folder / "web-bench.sqlite3")
         Settings(self.store).set_pin("2468")
-        self.table = Table(self.board, self.cmap, self.store, TableSettings())
+        self.table = Table(self.board, self.cmap, self.store, TableSettings(games=GAMES))
         self.table.start()
-        self.app = create_app(table=self.table)
+        self.app = create_app(table=self.table, views=VIEWS)
         ready = threading.Event()
         self.thread = threading.Thread(
             target=serve, args=(self.app, "127.0.0.1", 0, ready), daemon=True

@@ -15,11 +15,12 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Mapping
 from pathlib import Path
 
-from controller.games.registry import GAMES, parse_record
+from controller.referee import GameKind
 from controller.referee.events import EventError, record_of
-from controller.rules.records import OptionError, Record, RecordError, ReplayError
+from controller.rules.records import OptionError, Record, RecordError, ReplayError, parse_record
 from controller.store import Store, StoreError
 
 MAX_RECORD_BYTES = 1_000_000
@@ -55,7 +56,7 @@ def _read(path: str) -> str:
     return text
 
 
-def _stored_record(path: Path, number: int | None) -> Record:
+def _stored_record(path: Path, number: int | None, games: Mapping[str, GameKind]) -> Record:
     """The record of game ``number`` (the newest) of the store at ``path``, by the fold."""
 
     if not path.is_file():
@@ -73,7 +74,7 @@ def _stored_record(path: Path, number: int | None) -> Record:
     if game is None:
         raise RecordError(f"the store holds no game {number}")
     names = tuple(p.name for p in game.players)
-    kind = GAMES.get(game.game)
+    kind = games.get(game.game)
     if kind is None:
         raise RecordError(f"game {number} is of {game.game!r}, which this version does not know")
     try:
@@ -87,11 +88,13 @@ def run(args: argparse.Namespace) -> int:
         print("pyramid replay: give a record FILE (or -), or --store FILE", file=sys.stderr)
         return 2
     source = args.file if args.store is None else str(args.store)
+    games: Mapping[str, GameKind] = args.games()  # the composition root's (pyramid_board.cli)
     try:
         if args.store is not None:
-            record = _stored_record(args.store, args.game)
+            record = _stored_record(args.store, args.game, games)
         else:
-            record = parse_record(_read(args.file))
+            readers = {name: kind.read_record for name, kind in games.items()}
+            record = parse_record(_read(args.file), readers)
         result = record.summary()
     except OSError as exc:
         print(f"pyramid replay: cannot read {source}: {exc.strerror or exc}", file=sys.stderr)
@@ -107,5 +110,5 @@ def run(args: argparse.Namespace) -> int:
         args.colour == "auto" and sys.stdout.isatty() and "NO_COLOR" not in os.environ
     )
     *_, last = record.steps()
-    sys.stdout.write(GAMES[record.game].drawn(last.state, colour=colour))
+    sys.stdout.write(games[record.game].drawn(last.state, colour=colour))
     return 0

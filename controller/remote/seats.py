@@ -5,7 +5,9 @@ board, from the Table's side, in one place; the link's rules are
 :mod:`controller.remote.link`'s, what is kept in the store :mod:`controller.remote.stored`.)
 
 The glue between the Table (:mod:`controller.table`, whose :class:`~controller.table.
-Linker` this is) and the link (:mod:`controller.remote.mqtt`):
+Linker` this is) and the link (:mod:`controller.remote.mqtt`). The seats never hold the
+Table: they reach it through its inbox (:class:`TableDoor`, a
+:class:`~controller.table.Inbox`), which the composition root makes and hands to both.
 
 - **Inviting.** A new game with seats marked remote gets an invitation code; its first
   event across is the game's setup (``{"kind": "setup", …}``: the game, names, colours,
@@ -35,7 +37,6 @@ from collections.abc import Mapping, Sequence
 from typing import Final, Protocol
 
 from controller.config import RemoteConfig
-from controller.games.registry import GAMES
 from controller.referee import (
     Aborted,
     Event,
@@ -81,7 +82,7 @@ from controller.remote.stored import (
 from controller.remote.wire import JsonObject, RecordEntry, Side, derive_keys
 from controller.store import Store
 
-__all__ = ["RemoteSeats"]
+__all__ = ["RemoteSeats", "TableDoor"]
 
 log = logging.getLogger("controller.remote")
 
@@ -93,8 +94,9 @@ game comes from it (:func:`controller.remote.wire.pairing`)."""
 _JOINING_KEY: Final = "remote.joining"
 
 
-class _Owner(Protocol):
-    """What the seats need of the Table (a :class:`~controller.table.Table`)."""
+class TableDoor(Protocol):
+    """What the seats need of the Table: its queue's door (a
+    :class:`~controller.table.Inbox`; each call returns once the Table's thread answered)."""
 
     def submit(self, command: NewGame, timeout: float = 5.0) -> Reply: ...
 
@@ -119,12 +121,12 @@ class RemoteSeats:
 
     def __init__(
         self,
-        table: _Owner,
+        table: TableDoor,
         store: Store,
         config: RemoteConfig,
         *,
+        games: Mapping[str, GameKind],
         reconnect: Backoff = RECONNECT_S,
-        games: Mapping[str, GameKind] = GAMES,
         timing: LinkTiming = _TIMING,
     ) -> None:
         self._table, self._store, self._config = table, store, config

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Generic, Self, TypeVar
 
 from controller.clock import Clock, SystemClock
+from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board, Led
 from controller.hardware.sim import SimBoard
@@ -75,7 +76,7 @@ class BoardHarness(abc.ABC, Generic[BoardT]):
         self.path = path
         self.store = Store(path)
         self.clock = clock or VirtualClock()
-        settings = dataclasses.replace(settings or TableSettings(), clock=self.clock)
+        settings = dataclasses.replace(settings or TableSettings(games=GAMES), clock=self.clock)
         self.table = Table(self.board, self.cmap, self.store, settings)
         if isinstance(self.clock, VirtualClock):
             self.clock.tables.append(self.table)
@@ -184,7 +185,7 @@ class Harness(BoardHarness[SimBoard]):
 def fast_rules(settle_s: float = 0.05, together_s: float = 0.0) -> TableSettings:
     """Settings for a Table on real time with short holds (the logic is the same)."""
     rules = RefereeConfig(settle_s=settle_s, together_s=together_s, sweep_s=0.3, sweep_step_s=0.05)
-    return TableSettings(rules=rules, clock=SystemClock())
+    return TableSettings(rules=rules, clock=SystemClock(), games=GAMES)
 
 
 class GpioHarness(BoardHarness["GpioBoard"]):

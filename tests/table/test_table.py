@@ -22,6 +22,7 @@ from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.registry import GAMES
 from controller.hardware.port import Led, LedFrame, LedMode, Sound
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame, Undo
@@ -219,7 +220,7 @@ def test_a_computer_seat_thinks_on_a_worker_thread(tmp_path: Path) -> None:
             assert isinstance(position, perlen.PerlenState)
             return perlen.legal_moves(position)[-1].short, None
 
-    settings = TableSettings(computers={PERLEN_PYRAMIDE.name: First()})
+    settings = TableSettings(computers={PERLEN_PYRAMIDE.name: First()}, games=GAMES)
     with Harness(tmp_path / "g.sqlite3", settings) as h:
         assert h.do(NewGame("perlen-pyramide", ("Anna", "", "Cleo"), computer={1: "easy"})).ok
         h.put("c3")
@@ -261,7 +262,7 @@ def test_stop_blanks_the_leds_and_refuses_commands(tmp_path: Path) -> None:
 
 
 def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
-    settings = TableSettings(computer_budget_s=0.05, hint_budget_s=0.05)
+    settings = TableSettings(computer_budget_s=0.05, hint_budget_s=0.05, games=GAMES)
     with Harness(tmp_path / "g.sqlite3", settings) as h:
         assert h.do(
             NewGame("perlen-pyramide", ("Anna", "", ""), computer={1: "gentle", 2: "strong"})

@@ -69,7 +69,7 @@ class Board:
         self.sim.set_active(self.cmap.channel(n) for n in on)
         self.store = Store(path, clock=wall)
         rules = RefereeConfig(settle_s=SETTLE_S, together_s=0.0)
-        settings = TableSettings(rules=rules, clock=SystemClock())
+        settings = TableSettings(rules=rules, clock=SystemClock(), games=GAMES)
         self.table = Table(self.sim, self.cmap, self.store, settings)
         self.table.start()
 

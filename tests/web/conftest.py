@@ -28,15 +28,19 @@ from flask import Flask
 from flask.testing import FlaskClient
 
 from controller.clock import SystemClock
+from controller.config import RemoteConfig
 from controller.games.perlen.commands import ConfirmBonus
+from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
 from controller.referee.messages import english
 from controller.referee.state import RefereeConfig
+from controller.remote.link import LinkTiming
+from controller.remote.seats import RemoteSeats
 from controller.settings import PIN_HASH_KEY, Settings
 from controller.store import Store
-from controller.table import Table, TableSettings
+from controller.table import Inbox, Table, TableSettings
 from web_ui.app import WebSettings, close_app, create_app
 from web_ui.games.registry import VIEWS
 from web_ui.games.view import GameView
@@ -70,6 +74,8 @@ class Rig:
     board: SimBoard
     store: Store
     cmap: ChannelMap
+    seats: RemoteSeats | None = None
+    """The seats on another board (a rig built with ``remote``)."""
 
     def snapshot(self) -> dict[str, Any]:
         """The Table's snapshot as the API sends it (JSON)."""
@@ -176,18 +182,28 @@ def build_rig(
     rules: RefereeConfig = RULES,
     hint_budget_s: float = 1.0,
     views: Mapping[str, GameView] = VIEWS,
+    remote: RemoteConfig | None = None,
+    timing: LinkTiming | None = None,
 ) -> Rig:
     """The rig on the store in ``folder`` (a game stored there is resumed), its board
     holding ``pieces`` when the Table starts (as wood holds them after a power cut).
     ``hint_budget_s``: the hint's thinking time, as ``pyramid run`` gives it (a cap: an
-    exact search that fits answers as soon as it is done)."""
+    exact search that fits answers as soon as it is done). ``remote``: games may have
+    seats on another board, through that broker (with the link's ``timing``), wired as
+    ``pyramid run`` wires them."""
     cmap = ChannelMap.default()
     board = SimBoard(cmap.channel_count, cmap.led_count)
     board.set_active(cmap.channel(name) for name in pieces)
     store = Store(folder / "games.sqlite3")
     give_pin(store)
-    settings = TableSettings(rules=rules, clock=SystemClock(), hint_budget_s=hint_budget_s)
-    table = Table(board, cmap, store, settings)
+    settings = TableSettings(
+        rules=rules, clock=SystemClock(), hint_budget_s=hint_budget_s, games=GAMES
+    )
+    inbox = Inbox()
+    seats = None
+    if remote is not None:
+        seats = RemoteSeats(inbox, store, remote, games=GAMES, timing=timing or LinkTiming())
+    table = Table(board, cmap, store, settings, inbox=inbox, linker=seats)
     table.start()
     app = create_app(
         table=table,
@@ -195,12 +211,14 @@ def build_rig(
         web=web or WebSettings(heartbeat=0.3, throttle_free=3, throttle_base=1.0),
         views=views,
     )
-    return Rig(compiled_once(app), table, board, store, cmap)
+    return Rig(compiled_once(app), table, board, store, cmap, seats)
 
 
 def close_rig(rig: Rig) -> None:
     close_app(rig.app)
     rig.table.stop()
+    if rig.seats is not None:
+        rig.seats.close()
     rig.board.close()
     rig.store.close()
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from controller.config import RemoteConfig
-from controller.remote.seats import RemoteSeats
 from controller.settings import Settings
 from tests.remote.mosquitto import free_port
 from tests.web.conftest import PIN, Rig, build_rig, close_rig
@@ -78,13 +77,8 @@ class Page:
 def served(folder: Path, web: WebSettings | None = None, host: str = "127.0.0.1") -> Iterator[Page]:
     """The page of a fresh rig in ``folder``, linked to a broker nobody runs (so a game
     with a seat on another board has an invitation code), served on ``host``."""
-    rig = build_rig(folder, web=web or WebSettings())
-    seats = RemoteSeats(
-        rig.table,
-        rig.store,
-        RemoteConfig(host="127.0.0.1", port=free_port(), tls=False, name="Oma"),
-    )
-    rig.table.linker = seats
+    remote = RemoteConfig(host="127.0.0.1", port=free_port(), tls=False, name="Oma")
+    rig = build_rig(folder, web=web or WebSettings(), remote=remote)
     ready = threading.Event()
     thread = threading.Thread(target=serve, args=(rig.app, host, 0, ready), daemon=True)
     thread.start()
@@ -94,7 +88,6 @@ def served(folder: Path, web: WebSettings | None = None, host: str = "127.0.0.1"
     finally:
         stop(rig.app)
         thread.join(10)
-        seats.close()
         close_rig(rig)
 
 

@@ -18,19 +18,21 @@ from web_ui.app import WebSettings
 def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    from controller.games.registry import GAMES
     from controller.hardware.channels import ChannelMap
     from controller.hardware.sim import SimBoard
-    from controller.table import Table
+    from controller.table import Table, TableSettings
     from web_ui.app import close_app, create_app
+    from web_ui.games.registry import VIEWS
 
     cmap = ChannelMap.default()
     board = SimBoard(cmap.channel_count, cmap.led_count)
     store = Store(tmp_path / "fresh.sqlite3")
-    table = Table(board, cmap, store)
+    table = Table(board, cmap, store, TableSettings(games=GAMES))
     table.start()
     try:
         with caplog.at_level(logging.WARNING, logger="web_ui"):
-            app = create_app(table=table)
+            app = create_app(table=table, views=VIEWS)
         lines = [r.getMessage() for r in caplog.records if "Admin PIN" in r.getMessage()]
         assert len(lines) == 1
         pin = lines[0].split(": ")[1].split(" ")[0]
@@ -43,7 +45,7 @@ def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
         close_app(app)
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="web_ui"):
-            again = create_app(table=table)
+            again = create_app(table=table, views=VIEWS)
         assert not [r for r in caplog.records if "Admin PIN" in r.getMessage()]
         assert again.config["SECRET_KEY"] == secret  # sessions survive a restart
         close_app(again)
