@@ -226,7 +226,9 @@ def test_imports_flow_one_way(below: str, above: tuple[str, ...]) -> None:
 
 def test_the_rules_import_only_the_standard_library_and_the_rules_core() -> None:
     cores = [m for m in SOURCES if m.startswith("controller.rules")]
-    cores += [m for m in SOURCES if re.fullmatch(r"controller\.games\.\w+\.(rules|pyramid)", m)]
+    cores += [
+        m for m in SOURCES if re.fullmatch(r"controller\.games\.\w+\.(rules|pyramid|options)", m)
+    ]
     assert "controller.games.perlen.rules" in cores and "controller.rules.records" in cores
     for module in cores:
         package = module.rpartition(".")[0]
