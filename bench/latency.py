@@ -42,16 +42,18 @@ sys.path.insert(0, str(ROOT))
 from bench.stats import latency_ms  # noqa: E402
 from controller.config import GpioConfig, LedConfig  # noqa: E402
 from controller.games.perlen.commands import ConfirmBonus  # noqa: E402
-from controller.games.registry import GAMES  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame, SensorFrame  # noqa: E402
 from controller.referee.commands import NewGame  # noqa: E402
 from controller.referee.events import Event, Result  # noqa: E402
 from controller.store import Store, StoredEvent  # noqa: E402
 from controller.table import Table, TableSettings  # noqa: E402
+from pyramid_board.games import games as product_games  # noqa: E402
 
 
 def latency(moves: int, seed: int, store_dir: Path) -> None:
+    # gpiozero and the gpio adapter, imported only for this part (the idle part measures
+    # `pyramid run` processes).
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
@@ -93,7 +95,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
             commits.append(time.perf_counter() - start)
 
     store.append = timed_append  # type: ignore[method-assign]
-    table = Table(board, cmap, store, TableSettings(games=GAMES))
+    table = Table(board, cmap, store, TableSettings(games=product_games()))
     deliver = table._on_frame
 
     def timed_frame(frame: SensorFrame) -> None:

@@ -41,7 +41,6 @@ sys.path.insert(0, str(ROOT))
 from bench.stats import latency_ms  # noqa: E402
 from controller.clock import SystemClock  # noqa: E402
 from controller.config import RemoteConfig  # noqa: E402
-from controller.games.registry import GAMES  # noqa: E402
 from controller.hardware.channels import ChannelMap  # noqa: E402
 from controller.hardware.port import LedFrame  # noqa: E402
 from controller.hardware.sim import SimBoard  # noqa: E402
@@ -49,6 +48,7 @@ from controller.referee import NewGame, RefereeConfig, Snapshot  # noqa: E402
 from controller.remote.seats import RemoteSeats  # noqa: E402
 from controller.store import Store  # noqa: E402
 from controller.table import Inbox, Table, TableSettings  # noqa: E402
+from pyramid_board.games import games  # noqa: E402
 from tests.remote.mosquitto import Mosquitto  # noqa: E402
 
 CMAP = ChannelMap.default()
@@ -100,9 +100,9 @@ class Home:
     def build(self) -> float:
         """A Table and link on the store (as a start of ``pyramid run``); when it started."""
         rules = RefereeConfig(together_s=0.0)
-        settings = TableSettings(rules, clock=SystemClock(), games=GAMES)
+        settings = TableSettings(rules, clock=SystemClock(), games=games())
         inbox = Inbox()
-        self.seats = RemoteSeats(inbox, self.store, self.config, games=GAMES)
+        self.seats = RemoteSeats(inbox, self.store, self.config, games=games())
         self.table = Table(self.board, CMAP, self.store, settings, inbox=inbox, linker=self.seats)
         started = time.perf_counter()
         self.table.start()

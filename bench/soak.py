@@ -127,15 +127,16 @@ def _size(path: Path) -> int:
 
 def table(count: int, samples: int = 10, seed: int = 0, folder: Path | None = None) -> list[Sample]:
     """``count`` whole games through the Table, the store and a live page."""
+    # The page and Flask, imported only for this part (the referee's part runs without).
     from controller.settings import Settings
+    from pyramid_board.games import views
     from web_ui.app import WebSettings, close_app, create_app
-    from web_ui.games.registry import VIEWS
 
     with tempfile.TemporaryDirectory() as scratch:
         path = (folder or Path(scratch)) / "games.sqlite3"
         h = Harness(path).start()
         Settings(h.store).set_pin("2468")  # not a new one to log
-        app = create_app(table=h.table, testing=True, web=WebSettings(), views=VIEWS)
+        app = create_app(table=h.table, testing=True, web=WebSettings(), views=views())
         events = [0]
         viewer = threading.Thread(target=_watch, args=(app, events), daemon=True)
         viewer.start()

@@ -4,7 +4,7 @@ Each subcommand lives in its own module and offers ``register(subparsers)``: ``p
 run`` is the composition root (:mod:`pyramid_board.run`), the others are the
 controller's tools (:mod:`controller.commands`). This module only assembles them, so
 importing it does no work. A command that plays games is handed them as ``args.games``
-(:func:`games`): nothing below this package picks the list.
+(:func:`pyramid_board.games.games`): nothing below this package picks the list.
 """
 
 from __future__ import annotations
@@ -12,11 +12,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
-from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
 
-if TYPE_CHECKING:
-    from controller.referee import GameKind
+from pyramid_board.games import games
 
 # Subcommand modules, in the order ``pyramid --help`` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -27,15 +25,6 @@ COMMANDS: tuple[str, ...] = (
     "controller.commands.pin",
     "controller.commands.label",
 )
-
-
-def games() -> Mapping[str, GameKind]:
-    """The games this product plays (:mod:`controller.games.registry`), for the commands
-    that play them (``args.games()``)."""
-    # Every game's rules, loaded only when a command plays one: `pyramid --help` stays light.
-    from controller.games.registry import GAMES
-
-    return GAMES
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -7,9 +7,9 @@
 This is the composition root: the config chooses the board adapter (the simulated board
 when nothing else is configured, so ``make run`` works on any computer), and everything
 is built here and handed to what needs it; no module builds its own. The games
-(:mod:`controller.games.registry`, through :func:`pyramid_board.cli.games`) and their
-views (:mod:`web_ui.games.registry`) are picked here once and handed to the Table, the
-remote seats and the page.
+(:mod:`controller.games.registry`, through :func:`pyramid_board.games.games`) and their
+views (:mod:`web_ui.games.registry`, through :func:`pyramid_board.games.views`) are picked
+here once and handed to the Table, the remote seats and the page.
 
 The page listens on ``[web] host`` (built in: ``0.0.0.0``, every address, so that phones
 at the table reach it; ``--host 127.0.0.1`` keeps it to this computer). The log (standard
@@ -287,15 +287,15 @@ def _serve(
 ) -> int:
     """Start the Table and the page; wait for a signal; stop the page. The exit status."""
     # Flask and the page, imported only now that `pyramid run` runs (see _open_store).
+    from pyramid_board.games import views
     from web_ui.app import create_app
-    from web_ui.games.registry import VIEWS
     from web_ui.server import serve as serve_app
     from web_ui.server import stop as stop_app
 
     table.start()
     log.info("board: %s", board.status().detail)
     new_pin = table.household.ensure_pin()  # said last, in the box below
-    app = create_app(table=table, config=config, views=VIEWS)
+    app = create_app(table=table, config=config, views=views())
     ready = threading.Event()
     failure: list[BaseException] = []
 

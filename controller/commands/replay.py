@@ -88,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
         print("pyramid replay: give a record FILE (or -), or --store FILE", file=sys.stderr)
         return 2
     source = args.file if args.store is None else str(args.store)
-    games: Mapping[str, GameKind] = args.games()  # the composition root's (pyramid_board.cli)
+    games: Mapping[str, GameKind] = args.games()  # the composition root's (pyramid_board.games)
     try:
         if args.store is not None:
             record = _stored_record(args.store, args.game, games)

@@ -1,7 +1,7 @@
 """The games this product plays: the one place that names them.
 
 Only the composition root imports it (:mod:`pyramid_board`: ``pyramid run`` and the
-commands that play games, through :func:`pyramid_board.cli.games`), and hands
+commands that play games, through :func:`pyramid_board.games.games`), and hands
 :data:`GAMES` to the Table (:attr:`~controller.table.TableSettings.games`, which the
 referee gets as :attr:`~controller.referee.state.RefereeConfig.games`), the remote seats
 and the page; below the root every module is handed the games it plays
