@@ -3,7 +3,7 @@
     .venv/bin/python bench/latency.py [--moves 300] [--idle-seconds 20]
 
 1. **Sensor edge to LED frame**, through the real pieces: a reed switch closes in a diode
-   matrix on gpiozero mock pins (``tests.rigs.circuits``); the gpio adapter's
+   matrix on gpiozero mock pins (``rigs.circuits``); the gpio adapter's
    scan thread finds and debounces it (default timing: 8 ms idle scans, 1 ms confirmation
    scans, 4 agreeing); the Table reconciles, commits the move to an SQLite store on disk
    (WAL, synchronous=FULL: an fsync per move) and hands the answering LED frame to the
@@ -59,7 +59,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
 
     from controller.hardware.apa102 import apparent
     from controller.hardware.gpio import GpioBoard
-    from tests.rigs.circuits import Apa102Strip, DiodeMatrix
+    from rigs.circuits import Apa102Strip, DiodeMatrix
 
     factory = MockFactory()
     Device.pin_factory = factory  # gpiozero's software SPI asks for it

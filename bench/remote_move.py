@@ -6,7 +6,7 @@ restart of a linked board costs.
 The whole chain as ``pyramid run`` carries it, twice in this process: for each home a
 simulated board, a SQLite store in a temporary folder, a Table and its
 :class:`~controller.remote.seats.RemoteSeats`, through one Mosquitto on a free loopback
-port (tests/remote/mosquitto.py). Oma's board invites (Tim's seat on the other board),
+port (rigs/mosquitto.py). Oma's board invites (Tim's seat on the other board),
 Tim's joins with the code; then whole games are played:
 
 1. **Move → LEDs at the other board**: from the pearl set on the mover's simulated board
@@ -49,7 +49,7 @@ from controller.remote.seats import RemoteSeats  # noqa: E402
 from controller.store import Store  # noqa: E402
 from controller.table import Inbox, Table, TableSettings  # noqa: E402
 from pyramid_board.games import games  # noqa: E402
-from tests.remote.mosquitto import Mosquitto  # noqa: E402
+from rigs.mosquitto import Mosquitto  # noqa: E402
 
 CMAP = ChannelMap.default()
 TIMEOUT = 15.0

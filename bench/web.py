@@ -6,7 +6,7 @@
 The whole product runs in this process as ``pyramid run`` runs it: a board, the Table on
 its thread, an SQLite store on disk, the Flask app under waitress on a free loopback port.
 With ``--adapter gpio`` (the default) the board is the gpio adapter scanning a 6×6 reed
-matrix on gpiozero's mock pins (tests.rigs.circuits), so its scan thread
+matrix on gpiozero's mock pins (rigs.circuits), so its scan thread
 competes with the web page for the CPU exactly as on a Pi; with ``--adapter sim`` it is the
 sim board the virtual board drives.
 
@@ -137,7 +137,7 @@ class Rig:
             from gpiozero.pins.mock import MockFactory
 
             from controller.hardware.gpio import GpioBoard
-            from tests.rigs.circuits import DiodeMatrix
+            from rigs.circuits import DiodeMatrix
 
             factory = MockFactory()
             Device.pin_factory = factory

@@ -36,13 +36,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PRODUCT = ("controller", "web_ui", "pyramid_board", "firmware")
-BESIDE = ("tools", "hardware", "bench")
-"""The maker's generators and models, and the measurements: not shipped, still layered."""
+BESIDE = ("tools", "hardware", "bench", "rigs")
+"""The maker's generators and models, the measurements and the rigs they share with the
+tests: not shipped, still layered."""
 RIGS = ("firmware/sim/", "firmware/emulator/")
 """Test rigs kept beside the firmware; not in the wheel (tests/test_wheel.py)."""
 REGISTRY_MODULES = ("controller.games.registry", "web_ui.games.registry")
-ROOTS = ("pyramid_board",)
-"""What may import the registries (besides the tests and the rigs, which are not read)."""
+ROOTS = ("pyramid_board", "rigs")
+"""What may import the registries: the composition root, and the rigs, which build tables
+and pages as it does (the tests, not read here, may too)."""
 KNOWN_CIRCLES: list[list[str]] = [
     # broken by the seam branch: referee/game.py type-imports controller.computer_player
     # (and the referee's state, session, snapshot …), which imports the referee's face.
@@ -347,6 +349,23 @@ def test_only_the_root_imports_the_registries() -> None:
 def test_the_registry_check_can_fail() -> None:
     made_up = Import("controller.table", "controller.games.registry", 1, in_function=True)
     assert below_the_root([made_up]) == ["controller.table:1 imports controller.games.registry"]
+
+
+def test_the_rigs_and_the_benchmarks_import_no_test() -> None:
+    """What bench/ shares with tests/ is in rigs/, which imports nothing of tests/."""
+    wrong = []
+    for module, path in SOURCES.items():
+        if module.split(".")[0] not in ("rigs", "bench"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            else:
+                continue
+            wrong += [f"{module}:{node.lineno} imports {n}" for n in names if n.startswith("tests")]
+    assert wrong == []
 
 
 def test_the_rules_import_only_the_standard_library_and_the_rules_core() -> None:

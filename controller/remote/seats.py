@@ -53,7 +53,7 @@ from controller.referee.events import EventError
 from controller.referee.session import Session
 from controller.remote.backoff import Backoff
 from controller.remote.invitation import new_code, parse_code
-from controller.remote.journal import Journal, Logged, Origin
+from controller.remote.journal import EmptyJournal, Journal, Origin
 from controller.remote.link import Link, LinkTiming, Report
 from controller.remote.mqtt import RECONNECT_S, RemoteLink
 from controller.remote.outcomes import (
@@ -225,7 +225,7 @@ class RemoteSeats:
         self._close()
         self._store.set_setting(_JOINING_KEY, code)
         log.info("remote: joining the game of an invitation code")
-        link = self._link(code, Side.JOINER, _NoJournal())
+        link = self._link(code, Side.JOINER, EmptyJournal())
         with self._lock:
             self._joining, self._game_id, self._record, self._stopped = code, None, None, None
             self._peer = None
@@ -609,13 +609,3 @@ class RemoteSeats:
         log.error("remote: the link of this game is stopped: %s", why)
         with self._lock:
             self._stopped = why
-
-
-class _NoJournal:
-    """A game being joined: nothing logged yet."""
-
-    def logged(self) -> Sequence[Logged]:
-        return ()
-
-    def acked(self) -> int:
-        return 0

@@ -27,9 +27,9 @@ from controller.hardware.port import Led, LedMode
 from controller.referee.commands import NewGame
 from controller.referee.snapshot import Snapshot
 from controller.table import TableSettings
+from rigs.scripts import HINTED_ENDGAME
+from rigs.table import Harness
 from tests.bot.clocks import StepClock
-from tests.support.scripts import HINTED_ENDGAME
-from tests.support.table import Harness
 
 PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
 """About this machine's speed: the hint's plan."""

@@ -35,8 +35,8 @@ from controller.commands.causes import causes
 from controller.commands.diag import check_layout
 from controller.config import load_config
 from controller.hardware.channels import ChannelMap
-from tests.rigs.circuits import DiodeMatrix
-from tests.rigs.pearls import CrossTalk, PearlBoard
+from rigs.circuits import DiodeMatrix
+from rigs.pearls import CrossTalk, PearlBoard
 
 MATRIX = Path(__file__).resolve().parents[2] / "configs" / "matrix.toml"
 TIMING = Timing(settle=0.3, grace=0.5, patience=20.0, still=3.0)

@@ -1,7 +1,7 @@
 """``pyramid diag --check`` on the mock diode matrix, each maker's mistake injected.
 
 The real gpio adapter (scan thread, debouncing) reads :class:`DiodeMatrix` on gpiozero's
-``MockFactory``; the pearls a scripted person places (tests/support/person.py) close its
+``MockFactory``; the pearls a scripted person places (rigs/person.py) close its
 switches through :class:`PearlBoard`. Each fault is modelled where it lives: swapped and
 stuck reeds and a neighbour's magnet in PearlBoard, missing and reversed diodes, a cut
 column wire and two exchanged wires in DiodeMatrix (wired to the GPIOs in another order
@@ -27,10 +27,10 @@ from controller.config import load_config
 from controller.hardware.adapters import build_board
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import SensorFrame
+from rigs.circuits import Apa102Strip, DiodeMatrix
+from rigs.pearls import CrossTalk, PearlBoard
+from rigs.person import Outcome, check_by_hand, gpio_looked
 from tests.hardware.conftest import LgpioRig
-from tests.rigs.circuits import Apa102Strip, DiodeMatrix
-from tests.rigs.pearls import CrossTalk, PearlBoard
-from tests.support.person import Outcome, check_by_hand, gpio_looked
 
 ROOT = Path(__file__).resolve().parents[2]
 MATRIX = ROOT / "configs" / "matrix.toml"

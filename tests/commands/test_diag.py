@@ -35,9 +35,9 @@ from controller.hardware.channels import BUTTONS, ChannelMap
 from controller.hardware.port import BoardStatus, LinkState, SensorFrame
 from controller.hardware.sim import SimBoard
 from pyramid_board.cli import main
+from rigs.circuits import Apa102Strip, DiodeMatrix
+from rigs.poll import wait_until
 from tests.hardware.conftest import LgpioRig
-from tests.rigs.circuits import Apa102Strip, DiodeMatrix
-from tests.support.poll import wait_until
 from web_ui.render import sensor_name
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -17,7 +17,7 @@ from typing import IO
 import pytest
 
 from controller.addresses import interface_addresses, page_urls
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 

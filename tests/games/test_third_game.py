@@ -24,11 +24,11 @@ from controller.referee.state import RefereeConfig
 from controller.settings import Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
+from rigs.poll import wait_until
+from rigs.referee import FAST, Play
+from rigs.web import PIN, unlocked
 from tests.games.toy.game import NAME, THREE_IN_A_ROW, RowParts
 from tests.games.toy.view import ROW_VIEW
-from tests.support.poll import wait_until
-from tests.support.referee import FAST, Play
-from tests.web.conftest import PIN, unlocked
 from web_ui.app import close_app, create_app
 from web_ui.games.registry import VIEWS
 

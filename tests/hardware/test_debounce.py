@@ -15,7 +15,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import GpioConfig, LedConfig, ScanTiming
 from controller.hardware.gpio import AdaptiveScan, GpioBoard
-from tests.rigs.circuits import (
+from rigs.circuits import (
     BouncingContacts,
     DiodeMatrix,
     DirectWiring,

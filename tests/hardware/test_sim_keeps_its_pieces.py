@@ -11,7 +11,7 @@ from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 
 def test_the_pieces_come_back_and_the_buttons_do_not(tmp_path: Path) -> None:

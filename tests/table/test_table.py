@@ -3,7 +3,7 @@
 What the referee decides is tested in tests/referee (pure); here what only the shell does:
 its owner thread and queue, the order commit → show → publish → reply, subscriptions,
 the computer on a worker thread, sounds to the board, stopping, and time from its clock
-(a :class:`~tests.support.table.VirtualClock`, so holds and animations run without a
+(a :class:`~rigs.table.VirtualClock`, so holds and animations run without a
 single sleep).
 """
 
@@ -29,8 +29,8 @@ from controller.referee.commands import NewGame, Undo
 from controller.referee.events import fold, from_stored
 from controller.referee.messages import english
 from controller.table import TableBusy, TableSettings
-from tests.support.scripts import perlen_script, play, pyramidos_script
-from tests.support.table import Harness
+from rigs.scripts import perlen_script, play, pyramidos_script
+from rigs.table import Harness
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 

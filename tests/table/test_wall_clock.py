@@ -30,7 +30,7 @@ from controller.referee.snapshot import Snapshot
 from controller.referee.state import RefereeConfig
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 YEAR = 365.25 * 24 * 3600
 SETTLE_S = 1.0

@@ -22,8 +22,8 @@ import pytest
 from flask import Flask
 
 from controller.games.perlen.commands import ConfirmBonus
-from tests.support.scripts import HINTED_ENDGAME
-from tests.web.conftest import PIN, RULES, WAIT_MS, Rig, build_rig, close_rig
+from rigs.scripts import HINTED_ENDGAME
+from rigs.web import PIN, RULES, WAIT_MS, Rig, build_rig, close_rig
 from web_ui.app import WebSettings, create_app
 from web_ui.games.registry import VIEWS
 from web_ui.server import serve, stop

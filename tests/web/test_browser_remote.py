@@ -23,9 +23,9 @@ from controller.referee import NewGame
 from controller.remote.invitation import new_code
 from controller.remote.link import LinkTiming
 from controller.remote.wire import Side, derive_keys
-from tests.remote.mosquitto import Mosquitto
-from tests.remote.network import link_of
-from tests.web.conftest import PIN, WAIT_MS, build_rig, close_rig
+from rigs.mosquitto import Mosquitto
+from rigs.network import link_of
+from rigs.web import PIN, WAIT_MS, build_rig, close_rig
 from tests.web.test_browser import PHONE, Served, shot, tap
 
 if TYPE_CHECKING:

@@ -19,7 +19,7 @@ from controller.hardware.sim import SimBoard
 from controller.referee.state import RefereeConfig
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.web.conftest import PIN, compiled_once, csrf, give_pin
+from rigs.web import PIN, compiled_once, csrf, give_pin
 from web_ui.app import close_app, create_app
 from web_ui.games.registry import VIEWS
 

@@ -15,8 +15,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.config import RemoteConfig
-from tests.remote.mosquitto import free_port
-from tests.web.conftest import Rig, build_rig, close_rig, unlocked
+from rigs.mosquitto import free_port
+from rigs.web import Rig, build_rig, close_rig, unlocked
 
 PLAYERS: list[dict[str, object]] = [
     {"name": "Oma", "colour": "red"},

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from controller.referee.commands import NewGame
 from controller.settings import PIN_HASH_KEY, SECRET_KEY, Settings
 from controller.store import Store
-from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
+from rigs.web import PIN, Rig, build_rig, close_rig, csrf, unlocked
 from web_ui.app import WebSettings
 
 

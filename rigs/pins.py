@@ -1,7 +1,7 @@
 """gpiozero's pin factory for a test, always put back: the one place tests swap it.
 
 ``mock_pins()`` makes ``Device.pin_factory`` a fresh ``MockFactory`` (as gpiozero's own
-suite does); circuits from ``tests.rigs.circuits`` are built on it before
+suite does); circuits from ``rigs.circuits`` are built on it before
 a board asks for its pins. The previous factory is restored afterwards.
 """
 

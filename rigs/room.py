@@ -235,7 +235,7 @@ def passing_hand(peak_ua: float, start_us: float, length_us: float) -> Callable[
 
 # -- a firmware's reflective scan in the room -------------------------------------------
 
-FIRMWARE = Path(__file__).resolve().parents[2] / "firmware"
+FIRMWARE = Path(__file__).resolve().parents[1] / "firmware"
 TODAYS = "d220405"
 """The commit whose firmware read the cells dark, lit, dark (before issue 35's scheme)."""
 

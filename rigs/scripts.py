@@ -1,7 +1,7 @@
 """Whole games as players would play them: scripts of steps, and what the store must hold.
 
-The same scripts drive the pure referee (:class:`tests.support.referee.Play`), the Table
-on its thread (:class:`tests.support.table.Harness`) and the SIGKILL test's own process.
+The same scripts drive the pure referee (:class:`rigs.referee.Play`), the Table
+on its thread (:class:`rigs.table.Harness`) and the SIGKILL test's own process.
 """
 
 from __future__ import annotations

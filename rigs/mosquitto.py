@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 
 def find_mosquitto() -> str:

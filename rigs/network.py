@@ -7,7 +7,7 @@ topic is kept and handed to a board when it connects. Nothing is queued for a bo
 is away (the worst case: a session the broker lost, or a broker restarted without
 persistence), so every catch-up here is the link's own work. The test may lose,
 duplicate and reorder messages in flight, as a broker, a reconnect or QoS 1's
-redelivery can. The real broker is tests/remote/test_mqtt.py's Mosquitto.
+redelivery can. The real broker is :mod:`rigs.mosquitto`'s Mosquitto (tests/remote/test_mqtt.py).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import functools
 import hashlib
 from dataclasses import dataclass, field, replace
 
-from controller.remote.journal import Journal, MemoryJournal, Origin
+from controller.remote.journal import Journal, Origin
 from controller.remote.link import Connection, Link, LinkTiming, Publish, Step
 from controller.remote.outcomes import Outcome, Paired
 from controller.remote.wire import (
@@ -30,6 +30,7 @@ from controller.remote.wire import (
     open_message,
     seal,
 )
+from rigs.journal import MemoryJournal
 
 CODE = "5A4L-KPRX-AC7H"
 OTHER_CODE = "ABCD-EFGH-JKLV"

@@ -2,7 +2,7 @@
 
 It plays a careful maker, on the check's own clock (a :class:`VirtualClock` that only it
 moves): told a step (the guide's ``told``), it places or lifts pearls on a
-:class:`~tests.rigs.pearls.PearlBoard`, one at a time. After each move it waits until the
+:class:`~rigs.pearls.PearlBoard`, one at a time. After each move it waits until the
 board has looked at the switches and delivered what it made of them (``looked``, an
 event of the board: its scans, the Pico's scans and an answer on the link), then lets
 :data:`HAND` seconds pass on the check's clock, on the watch's own thread behind those
@@ -35,9 +35,9 @@ from controller.commands.diag import Guide, Post, report, watch_board
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import Board
-from tests.rigs.contacts import VirtualClock
-from tests.rigs.pearls import PearlBoard
-from tests.support.poll import wait_until
+from rigs.contacts import VirtualClock
+from rigs.pearls import PearlBoard
+from rigs.poll import wait_until
 
 TIMING = Timing()
 """The check's shipped waits: on the virtual clock they cost no real time."""

@@ -15,9 +15,9 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[1]
 
 
 class Program:

@@ -2,7 +2,7 @@
 
 (Longer than most modules: it stands in for one C module, lgpio, whose functions share
 the handles, the Pi description and the call counts; the line bookkeeping under them is
-already apart in :mod:`tests.rigs.lgpio_lines`.)
+already apart in :mod:`rigs.lgpio_lines`.)
 
 gpiozero's ``MockFactory`` never runs its lgpio pin code, and its SPI is always
 bit-banged, so what a Pi really does (a line re-requested on every direction change, a
@@ -13,7 +13,7 @@ their code), and counts every call::
 
     model = LgpioModel()
     factory = lgpio_factory(model)            # the real LGPIOFactory, on this model
-    matrix = DiodeMatrix(model, rows, cols)   # tests.rigs.circuits
+    matrix = DiodeMatrix(model, rows, cols)   # rigs.circuits
     board = GpioBoard(GpioConfig(), LedConfig(spi=None), 0, pin_factory=factory)
     model.calls.clear(); board.scan_once(); sum(model.calls.values())   # lgpio calls
 
@@ -76,7 +76,7 @@ from typing import TYPE_CHECKING, Any, Final
 from unittest import mock
 
 from hardware.electrical import BCM2711, RP1, Pads, Pull
-from tests.rigs.lgpio_lines import (
+from rigs.lgpio_lines import (
     BAD_HANDLE,
     BAD_PWM_DUTY,
     BAD_PWM_FREQ,

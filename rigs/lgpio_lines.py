@@ -1,6 +1,6 @@
 """The kernel's side of the header's lines under the lgpio model: requests, pulls, levels.
 
-:class:`~tests.rigs.lgpio_model.LgpioModel` is ``lgpio``'s functions and the Pi
+:class:`~rigs.lgpio_model.LgpioModel` is ``lgpio``'s functions and the Pi
 they run on; :class:`HeaderLines` is what those functions change and read, written from
 the kernel's GPIO character device as lgpio 0.2.2's documentation describes it (see the
 model's docstring for the whole list): each line belongs to at most one request, whose

@@ -17,8 +17,8 @@ from typing import Any
 
 from controller.config import RemoteConfig
 from controller.settings import Settings
-from tests.remote.mosquitto import free_port
-from tests.web.conftest import PIN, Rig, build_rig, close_rig
+from rigs.mosquitto import free_port
+from rigs.web import PIN, Rig, build_rig, close_rig
 from web_ui.server import serve, stop
 from web_ui.state import WebSettings
 

@@ -2,9 +2,9 @@
 
 (Longer than most modules: four circuits, each short, that share the wiring to either
 factory (:class:`_Circuit`); the contact banks they read are already apart in
-:mod:`tests.rigs.contacts`.)
+:mod:`rigs.contacts`.)
 
-Each circuit reads its sensors from a contact bank (:mod:`~tests.rigs.
+Each circuit reads its sensors from a contact bank (:mod:`~rigs.
 contacts`, re-exported here):
 
 - :class:`Switches` — contacts that open and close when a test says so, instantly;
@@ -13,7 +13,7 @@ contacts`, re-exported here):
 
 Circuits are wired either to gpiozero's ``MockFactory`` (they make the pins they drive,
 so build them before the board asks for its pins) or to the
-:class:`~tests.rigs.lgpio_model.LgpioModel` under gpiozero's real
+:class:`~rigs.lgpio_model.LgpioModel` under gpiozero's real
 ``LGPIOFactory`` (they are attached to its lines): the same circuit, the same faults.
 
 - :class:`DiodeMatrix` — reed switches at row/column crossings, each with a diode from the
@@ -61,14 +61,14 @@ from gpiozero.pins.mock import (
 from controller.hardware.apa102 import LEVELS, ORDERS
 from controller.hardware.port import Colour
 from hardware.electrical import BCM2711, Pads, Pull, column_volts
-from tests.rigs.contacts import (
+from rigs.contacts import (
     BouncingContacts,
     ContactBank,
     ContactListener,
     Switches,
     VirtualClock,
 )
-from tests.rigs.lgpio_model import LgpioModel
+from rigs.lgpio_model import LgpioModel
 
 __all__ = [
     "HISTORY",
@@ -134,7 +134,7 @@ class Wires(Protocol):
 
 Header = MockFactory | LgpioModel
 """Where a circuit is wired: gpiozero's ``MockFactory`` (the circuit makes the pins it
-drives) or the :class:`~tests.rigs.lgpio_model.LgpioModel` under gpiozero's real
+drives) or the :class:`~rigs.lgpio_model.LgpioModel` under gpiozero's real
 ``LGPIOFactory`` (the circuit is attached to the model's lines)."""
 
 

@@ -4,7 +4,7 @@
 - :class:`BouncingContacts` — contacts over a clock (real or :class:`VirtualClock`) whose
   every edge chatters for a few milliseconds, with optional short glitches.
 
-The circuits of :mod:`tests.rigs.circuits` read them (a closed contact is a
+The circuits of :mod:`rigs.circuits` read them (a closed contact is a
 pearl on a reed, a ball on a target, a pressed button).
 """
 

@@ -2,8 +2,8 @@
 
 It understands the commands `pyramid flash` gives, with mpremote's own grammar::
 
-    python tests/rigs/fake_mpremote.py connect DEVICE resume fs cp SOURCE :TARGET
-    python tests/rigs/fake_mpremote.py connect DEVICE resume reset
+    python rigs/fake_mpremote.py connect DEVICE resume fs cp SOURCE :TARGET
+    python rigs/fake_mpremote.py connect DEVICE resume reset
 
 and does to a :class:`~firmware.sim.harness.SimPico` what mpremote does to a Pico:
 connecting stops the running firmware with Ctrl-C, ``fs cp`` writes the file into the

@@ -27,9 +27,9 @@ from controller.referee.snapshot import Snapshot
 from controller.referee.state import RefereeConfig, Reply
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.rigs.contacts import ContactBank
-from tests.support.pins import mock_pins
-from tests.support.poll import wait_until
+from rigs.contacts import ContactBank
+from rigs.pins import mock_pins
+from rigs.poll import wait_until
 
 if TYPE_CHECKING:
     from controller.hardware.gpio import GpioBoard
@@ -203,9 +203,10 @@ class GpioHarness(BoardHarness["GpioBoard"]):
         super().__init__(path, settings or fast_rules(), clock=SystemClock())
 
     def _make_board(self) -> GpioBoard:
+        # The gpio adapter and the wiring rigs, imported only when a gpio harness is made.
         from controller.config import GpioConfig, LedConfig
         from controller.hardware.gpio import GpioBoard
-        from tests.rigs.circuits import Apa102Strip, DiodeMatrix
+        from rigs.circuits import Apa102Strip, DiodeMatrix
 
         gpio = GpioConfig()
         # gpiozero's SPI (software, on mock pins) asks Device.pin_factory: set it, and put

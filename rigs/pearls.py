@@ -2,8 +2,8 @@
 
 What a person at the board does (a pearl placed, a ball taken off, a button pressed)
 becomes a set of closed switches (matrix crossings, channel numbers) that a circuit
-model reads: :class:`~tests.rigs.circuits.DiodeMatrix` through its
-:class:`~tests.rigs.contacts.Switches`, or the simulated Pico's matrix
+model reads: :class:`~rigs.circuits.DiodeMatrix` through its
+:class:`~rigs.contacts.Switches`, or the simulated Pico's matrix
 (``firmware/sim``). The mistakes modelled here are those between a magnet and its
 switch; those of the wiring behind the switches (a missing or reversed diode, a cut
 column) belong to the circuit models.
