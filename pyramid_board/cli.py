@@ -2,7 +2,7 @@
 
 Each subcommand lives in its own module and offers ``register(subparsers)``: ``pyramid
 run`` is the composition root (:mod:`pyramid_board.run`), the others are the
-controller's tools (:mod:`controller.commands`). This module only assembles them, so
+controller's tools (:mod:`controller.cli`). This module only assembles them, so
 importing it does no work. A command that plays games is handed them as ``args.games``
 (:func:`pyramid_board.games.games`): nothing below this package picks the list.
 """
@@ -19,11 +19,11 @@ from pyramid_board.games import games
 # Subcommand modules, in the order ``pyramid --help`` lists them.
 COMMANDS: tuple[str, ...] = (
     "pyramid_board.run",
-    "controller.commands.replay",
-    "controller.commands.diag",
-    "controller.commands.flash",
-    "controller.commands.pin",
-    "controller.commands.label",
+    "controller.cli.replay",
+    "controller.cli.diag",
+    "controller.cli.flash",
+    "controller.cli.pin",
+    "controller.cli.label",
 )
 
 

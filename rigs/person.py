@@ -29,9 +29,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from controller.commands.acceptance import Layout, Pass, Step, Timing, Wires
-from controller.commands.causes import causes
-from controller.commands.diag import Guide, Post, report, watch_board
+from controller.cli.acceptance import Layout, Pass, Step, Timing, Wires
+from controller.cli.causes import causes
+from controller.cli.diag import Guide, Post, report, watch_board
 from controller.hardware.channels import ChannelMap
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import Board

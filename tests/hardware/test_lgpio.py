@@ -325,7 +325,7 @@ def test_apparent_colours_match_on_spi(lgpio_pi: LgpioRig) -> None:
 
 
 def test_diag_shows_the_spi_really_in_use(lgpio_pi: LgpioRig) -> None:
-    from controller.commands.diag import _Cpu, status_line
+    from controller.cli.diag import _Cpu, status_line
 
     DiodeMatrix(lgpio_pi.model, ROWS, COLS)
     Apa102Strip(lgpio_pi.model, 3)

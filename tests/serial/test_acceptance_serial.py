@@ -24,8 +24,8 @@ from typing import Any
 import pytest
 from serial_helpers import BOARD, CHANNELS, LEDS, TIMING, Recorder
 
-from controller.commands.acceptance import Layout, Pass
-from controller.commands.diag import Post, pico_wires
+from controller.cli.acceptance import Layout, Pass
+from controller.cli.diag import Post, pico_wires
 from controller.hardware.channels import ChannelMap
 from controller.hardware.serial import SerialBoard
 from firmware import config as pico_config

@@ -15,7 +15,7 @@ from types import SimpleNamespace
 import pytest
 from serial.tools import list_ports
 
-from controller.commands import flash
+from controller.cli import flash
 from firmware.sim.harness import FIRMWARE_DIR, SimConfig, SimPico
 from pyramid_board.cli import main
 from rigs import fake_mpremote

@@ -16,7 +16,7 @@ from typing import Any
 
 from gpiozero.pins.mock import MockFactory
 
-from controller.commands.acceptance import (
+from controller.cli.acceptance import (
     Check,
     Kind,
     Layout,
@@ -31,8 +31,8 @@ from controller.commands.acceptance import (
     start,
     timer,
 )
-from controller.commands.causes import causes
-from controller.commands.diag import check_layout
+from controller.cli.causes import causes
+from controller.cli.diag import check_layout
 from controller.config import load_config
 from controller.hardware.channels import ChannelMap
 from rigs.circuits import DiodeMatrix
@@ -155,7 +155,7 @@ def test_a_healthy_board_passes_every_pass(mock_factory: MockFactory) -> None:
 
 
 def test_faults_are_found_in_virtual_time(mock_factory: MockFactory) -> None:
-    """The same faults as over the real adapters (tests/commands/test_acceptance_matrix.py,
+    """The same faults as over the real adapters (tests/cli/test_acceptance_matrix.py,
     tests/serial/test_acceptance_serial.py), each alone, in a fraction of the time."""
     cases: list[tuple[dict[str, Any], dict[str, Any], list[tuple[str, tuple[str, ...]]]]] = [
         ({}, {"swapped": [("c3", "d3")]}, [("swapped", ("c3", "d3"))]),

@@ -1,15 +1,15 @@
 """The acceptance test behind ``pyramid diag --check``: a pure state machine over what the
 board reports, with time passed in, and what it found.
 
-The causes named from what it found are in :mod:`controller.commands.causes`, the shell
-that prints and reads in :mod:`controller.commands.diag`, the model of a diode matrix's
-wiring in :mod:`controller.commands.matrix`.
+The causes named from what it found are in :mod:`controller.cli.causes`, the shell
+that prints and reads in :mod:`controller.cli.diag`, the model of a diode matrix's
+wiring in :mod:`controller.cli.matrix`.
 
 A person at the board is asked for one thing at a time (:class:`Step`); the machine
 watches the board's debounced frames (:func:`seen`), the person's "done" (:func:`done`,
 Enter on the terminal) and the clock (:func:`timer`), judges each step and moves on by
 itself as soon as the board shows the step's answer. The shell
-(``controller/commands/diag.py``) only carries frames, keys and time in and prints what
+(``controller/cli/diag.py``) only carries frames, keys and time in and prints what
 comes out. The passes, in order:
 
 1. **empty** — nothing on the board: whatever reads occupied is stuck. The step goes on
@@ -63,8 +63,8 @@ import enum
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
 
-from controller.commands import matrix
-from controller.commands.matrix import Layout, Sighting, Wire, Wires
+from controller.cli import matrix
+from controller.cli.matrix import Layout, Sighting, Wire, Wires
 from controller.hardware.channels import BUTTONS, CELLS, FILES, TARGETS
 
 __all__ = [
@@ -98,7 +98,7 @@ BUTTON_WORDS: Mapping[str, str] = {
     "button:undo": "Undo",
 }
 """The board's buttons in the words of the web page's diagnostics ("End turn button",
-web_ui/render.py ``sensor_name``; tests/commands/test_diag.py keeps the two the same)."""
+web_ui/render.py ``sensor_name``; tests/cli/test_diag.py keeps the two the same)."""
 
 
 def spoken(name: str) -> str:
@@ -163,7 +163,7 @@ def neighbours(cell: str) -> tuple[str, ...]:
 
 class Kind(enum.Enum):
     """What a step found, as an observation (the causes come from them:
-    :func:`controller.commands.causes.causes`)."""
+    :func:`controller.cli.causes.causes`)."""
 
     OCCUPIED_EMPTY = "occupied with the board empty"
     NOTHING = "nothing changed"
@@ -535,7 +535,7 @@ def _next(check: Check, now: float) -> Check:
     )
 
 
-# -- missing diodes (the matrix model is controller/commands/matrix.py) --------------------
+# -- missing diodes (the matrix model is controller/cli/matrix.py) --------------------
 
 
 def _read(check: Check, reading: frozenset[int]) -> Check:

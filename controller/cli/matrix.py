@@ -1,4 +1,4 @@
-"""The board as the acceptance check (:mod:`~controller.commands.acceptance`) knows it,
+"""The board as the acceptance check (:mod:`~controller.cli.acceptance`) knows it,
 and what a diode matrix's wiring makes of the switches: pure functions, no state.
 
 A :class:`Layout` names the channels and, for a diode matrix, its width and its row and

@@ -1,11 +1,11 @@
 """The likely causes of what ``pyramid diag --check`` saw, named for the maker.
 
-:mod:`controller.commands.acceptance` walks the passes and keeps the findings; here each
+:mod:`controller.cli.acceptance` walks the passes and keeps the findings; here each
 family of causes (a :data:`Namer`) reads all of them at once: two exchanged wires named
 as the two wires (with their GPIO and header pin, or the Pico pin), a stuck switch, a
 dead line or sensor, a missing diode (the diode matrix's model is
-:mod:`controller.commands.matrix`), cross-talk, a ghost, a bridge. The shell that prints
-them is :mod:`controller.commands.diag`.
+:mod:`controller.cli.matrix`), cross-talk, a ghost, a bridge. The shell that prints
+them is :mod:`controller.cli.diag`.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from controller.commands import matrix
-from controller.commands.acceptance import (
+from controller.cli import matrix
+from controller.cli.acceptance import (
     Check,
     Kind,
     Layout,

@@ -21,8 +21,8 @@ from typing import Any
 import pytest
 from gpiozero.pins.mock import MockFactory
 
-from controller.commands.acceptance import Pass
-from controller.commands.diag import matrix_wires
+from controller.cli.acceptance import Pass
+from controller.cli.diag import matrix_wires
 from controller.config import load_config
 from controller.hardware.adapters import build_board
 from controller.hardware.gpio import GpioBoard

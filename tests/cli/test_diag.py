@@ -17,8 +17,8 @@ from flask import Flask
 from flask_babel import Babel
 from gpiozero.pins.mock import MockFactory
 
-from controller.commands.acceptance import BUTTON_WORDS, Layout, Pass, Timing, start
-from controller.commands.diag import (
+from controller.cli.acceptance import BUTTON_WORDS, Layout, Pass, Timing, start
+from controller.cli.diag import (
     WALK,
     Guide,
     Watch,

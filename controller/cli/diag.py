@@ -19,7 +19,7 @@ instead, e.g. ``   1.234  +c3``. While watching, the LED of every occupied chann
 lights white, so a cell whose neighbour lights up shows a wrong LED map.
 
 ``--check`` leads the maker through the acceptance check of
-:mod:`~controller.commands.acceptance` (empty board, each sensor alone, the board filled
+:mod:`~controller.cli.acceptance` (empty board, each sensor alone, the board filled
 and each pearl lifted, the neighbours of a cell that stayed): it prints each step ("next
 (one at a time, 13 of 33): place the probe pearl on c3 and lift it"), moves on by itself
 as soon as the board shows the step's answer (or when the person presses Enter), and
@@ -49,8 +49,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
 
-from controller.commands import acceptance
-from controller.commands.causes import causes
+from controller.cli import acceptance
+from controller.cli.causes import causes
 from controller.config import HEADER_PIN, Config, ConfigError, load_config
 from controller.hardware.adapters import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
@@ -164,7 +164,7 @@ class Watch:
     def problems(self, max_rate: int) -> list[str]:
         """Sentences for makers: what chattered, and channels without a name that moved.
 
-        (Which sensors work is :mod:`~controller.commands.acceptance`'s to say.)
+        (Which sensors work is :mod:`~controller.cli.acceptance`'s to say.)
         """
         found: list[str] = []
         chatter = [
@@ -276,7 +276,7 @@ that came before it first); the watch then reads its clock again and judges the 
 
 
 class Guide:
-    """Carries the acceptance check (:mod:`~controller.commands.acceptance`) through a
+    """Carries the acceptance check (:mod:`~controller.cli.acceptance`) through a
     watch: the board's frames, the person's "done" (``listen``) and the clock go in, each
     new step goes out (printed, and to ``told``); :attr:`check` is the check so far.
 
