@@ -170,7 +170,7 @@ def create_app(
 
 
 def close_app(app: Flask) -> None:
-    """End every live stream and the fan-out thread (the server calls this on the way out)."""
+    """End every live stream and the reviews' watch (the server calls this on the way out)."""
     web = state_of(app)
     web.hub.stop()
     web.reviewer.stop()
