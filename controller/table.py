@@ -199,13 +199,17 @@ class Inbox:
 
     # -- any other thread ----------------------------------------------------------------
     def submit(self, command: Command, timeout: float = 5.0) -> Reply:
-        """:meth:`Table.submit`."""
+        """Hand ``command`` to the owner thread and wait for its reply (thread-safe).
+
+        Raises :class:`TableBusy` when no reply came within ``timeout`` seconds.
+        """
         if not isinstance(command, COMMANDS):
             raise TypeError(f"not a Table command: {command!r}")
         return self._asked(command, timeout, type(command).__name__)
 
     def arrive(self, event: Event, timeout: float = 5.0) -> Reply:
-        """:meth:`Table.arrive`."""
+        """The other board's ``event`` of a linked game: played here and stored when this
+        returns (refused: the reply says why; :class:`TableBusy` after ``timeout``)."""
         return self._asked(event, timeout, event.kind)
 
     def rewind(
@@ -217,7 +221,13 @@ class Inbox:
         timeout: float = 5.0,
         events: Sequence[Event] = (),
     ) -> Reply:
-        """:meth:`Table.rewind`."""
+        """Game ``game_id`` of a linked game without its events from number ``first`` on,
+        and with ``events`` after them (stored with ``settings`` in one transaction): the
+        other board's order stood over what was done here meanwhile, or this board takes
+        the other board's record. The game is read back from the store as after a restart,
+        ``note`` says why, and the board must match it again (what to put back or take
+        off is the board's usual mismatch, in words and lights). Returns once it is
+        stored and shown."""
         future = self._waiting()
         if isinstance(future, Reply):
             return future
@@ -225,7 +235,8 @@ class Inbox:
         return self._answer(future, timeout, "a rewind")
 
     def republish(self) -> None:
-        """:meth:`Table.republish`."""
+        """Publish the snapshot again (the link's state, which the referee does not hold,
+        changed)."""
         self._queue.put(_Republish())
 
     def _waiting(self) -> concurrent.futures.Future[Reply] | Reply:
@@ -439,39 +450,10 @@ class Table:
         self._published.close()
 
     def submit(self, command: Command, timeout: float = 5.0) -> Reply:
-        """Hand ``command`` to the owner thread and wait for its reply (thread-safe).
-
-        Raises :class:`TableBusy` when no reply came within ``timeout`` seconds.
-        """
+        """Hand ``command`` to the owner thread and wait for its reply (thread-safe;
+        :meth:`Inbox.submit`). The other board's events come through the inbox itself
+        (:meth:`Inbox.arrive`, :meth:`Inbox.rewind`), which the remote seats hold."""
         return self._queue.submit(command, timeout)
-
-    def arrive(self, event: Event, timeout: float = 5.0) -> Reply:
-        """The other board's ``event`` of a linked game: played here and stored when this
-        returns (refused: the reply says why; :class:`TableBusy` after ``timeout``)."""
-        return self._queue.arrive(event, timeout)
-
-    def rewind(
-        self,
-        game_id: int,
-        first: int,
-        settings: Mapping[str, str | None],
-        note: Message,
-        timeout: float = 5.0,
-        events: Sequence[Event] = (),
-    ) -> Reply:
-        """Game ``game_id`` of a linked game without its events from number ``first`` on,
-        and with ``events`` after them (stored with ``settings`` in one transaction): the
-        other board's order stood over what was done here meanwhile, or this board takes
-        the other board's record. The game is read back from the store as after a restart,
-        ``note`` says why, and the board must match it again (what to put back or take
-        off is the board's usual mismatch, in words and lights). Returns once it is
-        stored and shown."""
-        return self._queue.rewind(game_id, first, settings, note, timeout, events)
-
-    def republish(self) -> None:
-        """Publish the snapshot again (the link's state, which the referee does not hold,
-        changed)."""
-        self._queue.republish()
 
     def subscribe(self) -> Subscription:
         """A subscription whose first :meth:`~Subscription.get` returns the current snapshot."""

@@ -17,7 +17,7 @@ Table: they reach it through its inbox (:class:`TableDoor`, a
 - **Outbound.** After the Table has stored a step made here, its shared events (a move,
   a take-back, an abort: :func:`controller.referee.shared_kinds`) are sent, in that order.
 - **Inbound.** On the link's thread, each delivered event is handed to
-  :meth:`~controller.table.Table.arrive`, which returns once it is stored; only then is
+  :meth:`~controller.table.Inbox.arrive`, which returns once it is stored; only then is
   it acknowledged (an exception drops the link's step and the event comes again). An
   event the game refuses stops the game's link and says so.
 - **The journal** (:class:`~controller.remote.stored.StoreJournal`) is the store's own
@@ -121,7 +121,7 @@ class RemoteSeats:
 
     def __init__(
         self,
-        table: TableDoor,
+        door: TableDoor,
         store: Store,
         config: RemoteConfig,
         *,
@@ -129,7 +129,7 @@ class RemoteSeats:
         reconnect: Backoff = RECONNECT_S,
         timing: LinkTiming = _TIMING,
     ) -> None:
-        self._table, self._store, self._config = table, store, config
+        self._door, self._store, self._config = door, store, config
         self._games = games
         self._reconnect = reconnect
         self._timing = timing
@@ -254,7 +254,7 @@ class RemoteSeats:
         log.info("remote: joining cancelled")
         self._close()
         self._store.set_setting(_JOINING_KEY, None)
-        self._table.republish()
+        self._door.republish()
 
     def close(self) -> None:
         """Close the link (at shutdown, before the store closes)."""
@@ -374,7 +374,7 @@ class RemoteSeats:
                 self._paired(outcome)
             elif isinstance(outcome, Differs):
                 self._differs(outcome)
-        self._table.republish()
+        self._door.republish()
 
     def _paired(self, outcome: Paired) -> None:
         """The other board is known: kept, so a restart believes it alone."""
@@ -488,7 +488,7 @@ class RemoteSeats:
         note = Message.of("remote_took_record", name=report.peer_name or "")
         with self._lock:
             self._rebuilding = True
-        reply = self._table.rewind(
+        reply = self._door.rewind(
             game_id, 1, {record_key(game_id): taken.json()}, note, events=events
         )
         if not reply.ok:
@@ -507,7 +507,7 @@ class RemoteSeats:
         with self._lock:
             self._rebuilding = False
         self._start(game_id, record)
-        self._table.republish()
+        self._door.republish()
 
     def _crossed(self, outcome: Crossed) -> None:
         """The other board's event crossed this (inviting) board's: kept as seen, never
@@ -549,7 +549,7 @@ class RemoteSeats:
         settings = {record_key(game_id): record.json()}
         note = Message.of("remote_crossed", name=report.peer_name or "")
         if at:
-            reply = self._table.rewind(game_id, min(at), settings, note)
+            reply = self._door.rewind(game_id, min(at), settings, note)
             if not reply.ok:
                 raise RuntimeError(f"game {game_id} could not be rewound")
         else:
@@ -575,7 +575,7 @@ class RemoteSeats:
                 raise
             self._creating = True
             try:
-                reply = self._table.submit(command)
+                reply = self._door.submit(command)
             finally:
                 self._creating = False
             if not reply.ok:
@@ -596,7 +596,7 @@ class RemoteSeats:
             record = dataclasses.replace(self._record, aborted_there=True)
             self._store.set_setting(record_key(self._game_id), record.json())
             self._record = record
-        reply = self._table.arrive(played)
+        reply = self._door.arrive(played)
         if not reply.ok:
             said = english(reply.message) if reply.message else "refused"
             if inviting:
