@@ -53,7 +53,7 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 
 typecheck: $(STAMP)
-	$(BIN)/mypy --strict controller web_ui pyramid_board firmware bench tests hardware tools
+	$(BIN)/mypy --strict controller web_ui pyramid_board firmware bench rigs tests hardware tools
 
 pytest: $(STAMP)
 	$(BIN)/pytest $(XDIST) $(PYTEST_ARGS)

@@ -11,7 +11,7 @@ Three ways of playing the same kind of game, each on one core, in turns within o
 - the computer's playouts: ``controller.games.perlen.bot.policies.playout`` from the empty pyramid,
   the random games its Monte Carlo search plays (the same rules core, no state objects);
 - the plain list-of-lists implementation the tests check the engine against
-  (``tests/rules/plain_perlen.py``).
+  (``rigs/plain_perlen.py``).
 
 Every one picks its random cell the same way, ``cells[int(random() * len(cells))]``, so
 the ratios compare the engines, not the picking. The design's target is the public API
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from controller.games.perlen.bot.policies import playout
 from controller.games.perlen.rules import legal_moves, new_game, outcome, play
-from tests.rules.plain_perlen import PlainGame
+from rigs.plain_perlen import PlainGame
 
 
 def api_games(seconds: float, seed: int = 1) -> float:

@@ -1,8 +1,8 @@
 """Benchmark the gpio adapter on what a Pi runs: lgpio calls, scan time, latency, idle CPU.
 
 Runs the real adapter (scan thread, adaptive scanning, debouncing) under gpiozero's real
-``LGPIOFactory`` over the lgpio model (``tests/rigs/lgpio_model.py``) with the
-circuit models of ``tests/rigs/circuits.py`` attached to its lines:
+``LGPIOFactory`` over the lgpio model (``rigs/lgpio_model.py``) with the
+circuit models of ``rigs/circuits.py`` attached to its lines:
 
 1. lgpio calls per scan, by function, for each topology; and, for comparison, the matrix
    read through gpiozero's own pins (what the adapter did before it used line groups);
@@ -49,14 +49,14 @@ from bench.stats import percentile
 from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig, SpiConfig
 from controller.hardware.gpio import GpioBoard, MatrixScanner, PinClaim
 from controller.hardware.port import Led, LedFrame, SensorFrame
-from tests.rigs.circuits import (
+from rigs.circuits import (
     Apa102Strip,
     BouncingContacts,
     DiodeMatrix,
     DirectWiring,
     MuxBank,
 )
-from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
+from rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
 
 if TYPE_CHECKING:  # importing it needs lgpio, which lgpio_factory() installs (the model)
     from gpiozero.pins.lgpio import LGPIOFactory

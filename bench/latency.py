@@ -3,7 +3,7 @@
     .venv/bin/python bench/latency.py [--moves 300] [--idle-seconds 20]
 
 1. **Sensor edge to LED frame**, through the real pieces: a reed switch closes in a diode
-   matrix on gpiozero mock pins (``tests.rigs.circuits``); the gpio adapter's
+   matrix on gpiozero mock pins (``rigs.circuits``); the gpio adapter's
    scan thread finds and debounces it (default timing: 8 ms idle scans, 1 ms confirmation
    scans, 4 agreeing); the Table reconciles, commits the move to an SQLite store on disk
    (WAL, synchronous=FULL: an fsync per move) and hands the answering LED frame to the
@@ -48,15 +48,18 @@ from controller.referee.commands import NewGame  # noqa: E402
 from controller.referee.events import Event, Result  # noqa: E402
 from controller.store import Store, StoredEvent  # noqa: E402
 from controller.table import Table, TableSettings  # noqa: E402
+from pyramid_board.games import games as product_games  # noqa: E402
 
 
 def latency(moves: int, seed: int, store_dir: Path) -> None:
+    # gpiozero and the gpio adapter, imported only for this part (the idle part measures
+    # `pyramid run` processes).
     from gpiozero import Device
     from gpiozero.pins.mock import MockFactory
 
     from controller.hardware.apa102 import apparent
     from controller.hardware.gpio import GpioBoard
-    from tests.rigs.circuits import Apa102Strip, DiodeMatrix
+    from rigs.circuits import Apa102Strip, DiodeMatrix
 
     factory = MockFactory()
     Device.pin_factory = factory  # gpiozero's software SPI asks for it
@@ -92,7 +95,7 @@ def latency(moves: int, seed: int, store_dir: Path) -> None:
             commits.append(time.perf_counter() - start)
 
     store.append = timed_append  # type: ignore[method-assign]
-    table = Table(board, cmap, store, TableSettings())
+    table = Table(board, cmap, store, TableSettings(games=product_games()))
     deliver = table._on_frame
 
     def timed_frame(frame: SensorFrame) -> None:

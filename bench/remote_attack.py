@@ -42,9 +42,9 @@ from paho.mqtt.enums import CallbackAPIVersion  # noqa: E402
 
 from bench.stats import latency_ms  # noqa: E402
 from controller.remote.wire import FRAME, Kind, LinkKeys, Side, derive_keys  # noqa: E402
-from tests.remote.mosquitto import Mosquitto  # noqa: E402
-from tests.remote.test_two_boards import PLAYERS, Home, has_moves, matched  # noqa: E402
-from tests.support.poll import wait_until  # noqa: E402
+from rigs.homes import PLAYERS, Home, has_moves, matched  # noqa: E402
+from rigs.mosquitto import Mosquitto  # noqa: E402
+from rigs.poll import wait_until  # noqa: E402
 
 WAIT = 60.0
 MIB = 1024 * 1024

@@ -5,7 +5,7 @@
 
 Two :class:`~controller.remote.mqtt.RemoteLink`s (paho-mqtt, the pure link, sealed
 envelopes) in this process, a Mosquitto on a free loopback port started for the run
-(tests/remote/mosquitto.py), each board's store a ``MemoryJournal``:
+(rigs/mosquitto.py), each board's store a ``MemoryJournal``:
 
 1. **Event → delivered at the other board**: ``RemoteLink.send`` on one side until the
    other side's ``on_step`` has the event, one event at a time, ``--gap`` seconds apart
@@ -36,13 +36,13 @@ sys.path.insert(0, str(ROOT))
 
 from bench.stats import latency_ms  # noqa: E402
 from controller.config import RemoteConfig  # noqa: E402
-from controller.remote.journal import MemoryJournal  # noqa: E402
 from controller.remote.link import Connection, Link, Report  # noqa: E402
 from controller.remote.mqtt import RemoteLink  # noqa: E402
 from controller.remote.outcomes import Delivered, Outcome  # noqa: E402
 from controller.remote.wire import LinkKeys, Side, derive_keys  # noqa: E402
-from tests.remote.mosquitto import Mosquitto, Tls  # noqa: E402
-from tests.remote.network import secret_of  # noqa: E402
+from rigs.journal import MemoryJournal  # noqa: E402
+from rigs.mosquitto import Mosquitto, Tls  # noqa: E402
+from rigs.network import secret_of  # noqa: E402
 
 CODE = "5A4L-KPRX-AC7H"
 TIMEOUT = 10.0

@@ -6,7 +6,7 @@ restart of a linked board costs.
 The whole chain as ``pyramid run`` carries it, twice in this process: for each home a
 simulated board, a SQLite store in a temporary folder, a Table and its
 :class:`~controller.remote.seats.RemoteSeats`, through one Mosquitto on a free loopback
-port (tests/remote/mosquitto.py). Oma's board invites (Tim's seat on the other board),
+port (rigs/mosquitto.py). Oma's board invites (Tim's seat on the other board),
 Tim's joins with the code; then whole games are played:
 
 1. **Move → LEDs at the other board**: from the pearl set on the mover's simulated board
@@ -47,8 +47,9 @@ from controller.hardware.sim import SimBoard  # noqa: E402
 from controller.referee import NewGame, RefereeConfig, Snapshot  # noqa: E402
 from controller.remote.seats import RemoteSeats  # noqa: E402
 from controller.store import Store  # noqa: E402
-from controller.table import Table, TableSettings  # noqa: E402
-from tests.remote.mosquitto import Mosquitto  # noqa: E402
+from controller.table import Inbox, Table, TableSettings  # noqa: E402
+from pyramid_board.games import games  # noqa: E402
+from rigs.mosquitto import Mosquitto  # noqa: E402
 
 CMAP = ChannelMap.default()
 TIMEOUT = 15.0
@@ -99,9 +100,10 @@ class Home:
     def build(self) -> float:
         """A Table and link on the store (as a start of ``pyramid run``); when it started."""
         rules = RefereeConfig(together_s=0.0)
-        self.table = Table(self.board, CMAP, self.store, TableSettings(rules, clock=SystemClock()))
-        self.seats = RemoteSeats(self.table, self.store, self.config)
-        self.table.linker = self.seats
+        settings = TableSettings(rules, clock=SystemClock(), games=games())
+        inbox = Inbox()
+        self.seats = RemoteSeats(inbox, self.store, self.config, games=games())
+        self.table = Table(self.board, CMAP, self.store, settings, inbox=inbox, linker=self.seats)
         started = time.perf_counter()
         self.table.start()
         return started

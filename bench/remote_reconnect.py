@@ -3,7 +3,7 @@
     .venv/bin/python bench/remote_reconnect.py [--outage 17] [--runs 3]
 
 Two :class:`~controller.remote.mqtt.RemoteLink`s in this process and a Mosquitto on a
-free loopback port started for the run (tests/remote/mosquitto.py, no persistence). Each
+free loopback port started for the run (rigs/mosquitto.py, no persistence). Each
 run stops the broker, waits until both links say unreachable, makes a move at Oma's board
 (kept, "not yet delivered"), keeps the broker away for ``--outage`` seconds and starts
 it again. Printed per run: from the broker listening again until both links are
@@ -33,7 +33,7 @@ from controller.config import RemoteConfig  # noqa: E402
 from controller.remote.link import Connection  # noqa: E402
 from controller.remote.mqtt import RemoteLink  # noqa: E402
 from controller.remote.wire import Side, derive_keys  # noqa: E402
-from tests.remote.mosquitto import Mosquitto  # noqa: E402
+from rigs.mosquitto import Mosquitto  # noqa: E402
 
 TIMEOUT = 30.0
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/review.py [--budgets 0.25,0.5,1] [--speed 20000,60000 | measured]
 
-Reviews one 25-move game (``tests/bot/positions.py``'s ``REVIEWED_GAME``, the one the
+Reviews one 25-move game (``rigs/positions.py``'s ``REVIEWED_GAME``, the one the
 review's tests use), its mirror image (files a↔e) and a quarter turn of it, at each
 budget per move (the history page's is ``web_ui.reviews.BUDGET_PER_MOVE``), and prints
 for each: the seconds it took, how many moves it calls costly, about as good and best,
@@ -33,7 +33,7 @@ from controller.games.perlen.bot.advice import BEST, CLOSE, COSTLY, REVIEW_SPEED
 from controller.games.perlen.pyramid import SYMMETRIES
 from controller.games.perlen.record import PerlenRecord
 from controller.rules.notation import BASE, parse_cell
-from tests.bot.positions import REVIEWED_GAME
+from rigs.positions import REVIEWED_GAME
 
 ORIENTATIONS = {"as played": SYMMETRIES[0], "mirrored a-e": SYMMETRIES[1], "turned": SYMMETRIES[2]}
 

@@ -5,7 +5,7 @@ git) and the shipped one.
     .venv/bin/python bench/room_light.py
 
 Both firmwares' own scan, Levels and Debouncer run under CPython against
-tests/rigs/room.py on a virtual clock (τ 200 µs, the slowest phototransistor; a pin
+rigs/room.py on a virtual clock (τ 200 µs, the slowest phototransistor; a pin
 write and an ADC read cost what they cost on the emulated chip), so the figures do not
 depend on this machine's load. A margin is ON over the highest empty reading, or the
 lowest pearl reading over ON (above 1: it holds). "Survives" is the most light (or the
@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from tests.rigs import room
-from tests.rigs.room import DARK_PEARL_UA, HAND_UA, TODAYS, Outcome, firmware_files
+from rigs import room
+from rigs.room import DARK_PEARL_UA, HAND_UA, TODAYS, Outcome, firmware_files
 
 Scene = tuple[str, str, float, Sequence[float], Callable[[Path, float], Outcome]]
 

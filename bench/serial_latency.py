@@ -59,6 +59,7 @@ from firmware.sim.harness import (  # noqa: E402
     SimPico,
     find_micropython,
 )
+from pyramid_board.games import games as product_games  # noqa: E402
 
 SHIPPED = SimConfig.from_file(FIRMWARE_DIR / "config.py")
 
@@ -174,7 +175,7 @@ def full_path(pico: SimPico, moves: int, seed: int, store_dir: Path) -> None:
     cmap = ChannelMap.default()
     board = SerialBoard(pico.port, cmap.channel_count, cmap.led_count)
     store = Store(store_dir / "serial-latency.sqlite3")
-    table = Table(board, cmap, store, TableSettings())
+    table = Table(board, cmap, store, TableSettings(games=product_games()))
     table.start()
     wait(lambda: board.status().link is LinkState.CONNECTED)
     sub = table.subscribe()
@@ -280,7 +281,7 @@ def emulated(seconds: float) -> None:
     """The shipped firmware on MicroPython for the Pico in rp2040js: scan time and period
     at the pins, the WS2812 write, and the host bytes it takes per second, on the
     emulated 125 MHz clock."""
-
+    # The emulated Pico (rp2040js under Node), imported only when --emulated asks for it.
     from firmware import protocol
     from firmware.emulator.pico import EmulatedPico
 

@@ -2,16 +2,16 @@
 
     .venv/bin/python bench/soak.py [--pure 2000] [--table 200] [--samples 10]
 
-1. **The referee alone** (``--pure`` games), in virtual time as tests/support/referee.py's
+1. **The referee alone** (``--pure`` games), in virtual time as rigs/referee.py's
    ``Play`` drives it: one referee plays game after game (three Perlen-Pyramide games,
-   then a Pyramidos game, each a random whole game of tests/support/scripts.py, the board
+   then a Pyramidos game, each a random whole game of rigs/scripts.py, the board
    cleared between them). Measured: Python's heap (``tracemalloc``, after a collection)
    and the size of the referee's state (pickled). Its ledger keeps only the game being
    played: the history is the store's, measured in part 2.
 2. **The product** (``--table`` games): the real Table on its thread over a SimBoard, the
    SQLite store on disk, and the Flask app with one live page open on ``/events`` (the
    live hub, every region rendered for every change, as a phone gets it), the history and
-   the state read once per game; the Table's clock is virtual (tests/support/table.py),
+   the state read once per game; the Table's clock is virtual (rigs/table.py),
    so holds cost no waiting. Measured: the process's resident memory, the objects
    Python's collector tracks, open file descriptors, threads, the WAL file and the
    database file.
@@ -43,9 +43,9 @@ sys.path.insert(0, str(ROOT))
 
 from controller.referee.commands import NewGame  # noqa: E402
 from controller.store import PlayerRecord  # noqa: E402
-from tests.support.referee import Memory, Play  # noqa: E402
-from tests.support.scripts import NAMES, play, script_for  # noqa: E402
-from tests.support.table import Harness  # noqa: E402
+from rigs.referee import Memory, Play  # noqa: E402
+from rigs.scripts import NAMES, play, script_for  # noqa: E402
+from rigs.table import Harness  # noqa: E402
 
 
 def game_of(n: int) -> str:
@@ -127,14 +127,16 @@ def _size(path: Path) -> int:
 
 def table(count: int, samples: int = 10, seed: int = 0, folder: Path | None = None) -> list[Sample]:
     """``count`` whole games through the Table, the store and a live page."""
+    # The page and Flask, imported only for this part (the referee's part runs without).
     from controller.settings import Settings
+    from pyramid_board.games import views
     from web_ui.app import WebSettings, close_app, create_app
 
     with tempfile.TemporaryDirectory() as scratch:
         path = (folder or Path(scratch)) / "games.sqlite3"
         h = Harness(path).start()
         Settings(h.store).set_pin("2468")  # not a new one to log
-        app = create_app(table=h.table, testing=True, web=WebSettings())
+        app = create_app(table=h.table, testing=True, web=WebSettings(), views=views())
         events = [0]
         viewer = threading.Thread(target=_watch, args=(app, events), daemon=True)
         viewer.start()

@@ -6,7 +6,7 @@
 The whole product runs in this process as ``pyramid run`` runs it: a board, the Table on
 its thread, an SQLite store on disk, the Flask app under waitress on a free loopback port.
 With ``--adapter gpio`` (the default) the board is the gpio adapter scanning a 6×6 reed
-matrix on gpiozero's mock pins (tests.rigs.circuits), so its scan thread
+matrix on gpiozero's mock pins (rigs.circuits), so its scan thread
 competes with the web page for the CPU exactly as on a Pi; with ``--adapter sim`` it is the
 sim board the virtual board drives.
 
@@ -119,11 +119,14 @@ class Rig:
     """Board, Table, store and the web page served by waitress."""
 
     def __init__(self, adapter: str, folder: Path) -> None:
+        # The product is imported only in this, the serving process: the viewer and client
+        # processes are spawned from this module and must not load it.
         from controller.config import GpioConfig, LedConfig
         from controller.hardware.channels import ChannelMap
         from controller.settings import Settings
         from controller.store import Store
         from controller.table import Table, TableSettings
+        from pyramid_board.games import games, views
         from web_ui.app import create_app
         from web_ui.server import serve
 
@@ -134,7 +137,7 @@ class Rig:
             from gpiozero.pins.mock import MockFactory
 
             from controller.hardware.gpio import GpioBoard
-            from tests.rigs.circuits import DiodeMatrix
+            from rigs.circuits import DiodeMatrix
 
             factory = MockFactory()
             Device.pin_factory = factory
@@ -150,9 +153,9 @@ class Rig:
             self.board = SimBoard(self.cmap.channel_count, self.cmap.led_count)
         self.store = Store(folder / "web-bench.sqlite3")
         Settings(self.store).set_pin("2468")
-        self.table = Table(self.board, self.cmap, self.store, TableSettings())
+        self.table = Table(self.board, self.cmap, self.store, TableSettings(games=games()))
         self.table.start()
-        self.app = create_app(table=self.table)
+        self.app = create_app(table=self.table, views=views())
         ready = threading.Event()
         self.thread = threading.Thread(
             target=serve, args=(self.app, "127.0.0.1", 0, ready), daemon=True
@@ -182,7 +185,7 @@ class Rig:
         return int(self.board.status().counters.get("scans", 0))
 
     def close(self) -> None:
-        from web_ui.server import stop
+        from web_ui.server import stop  # as in __init__: only the serving process loads it
 
         stop(self.app)
         self.thread.join(10)

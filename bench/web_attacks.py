@@ -40,8 +40,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.web.conftest import PIN  # noqa: E402
-from tests.web.served import WRONG, Page, at_once, first_event, invite, rotate, served  # noqa: E402
+from rigs.served import WRONG, Page, at_once, first_event, invite, rotate, served  # noqa: E402
+from rigs.web import PIN  # noqa: E402
 
 
 def code_for_locked(page: Page) -> None:

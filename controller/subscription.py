@@ -1,4 +1,5 @@
-"""Latest-wins delivery of the Table's snapshots to its readers (the pages' streams).
+"""Latest-wins delivery of the Table's snapshots to its readers: the one fan-out, whose
+subscribers are each live page's stream and the page's review watch.
 
 The Table only swaps in the newest snapshot and notifies (:class:`Publisher`): a slow
 reader (:class:`Subscription`) misses intermediate snapshots, never holds up the Table.
@@ -41,10 +42,14 @@ class Publisher:
             sub.offer(snapshot)
 
     def subscribe(self) -> Subscription:
-        """A subscription whose first :meth:`~Subscription.get` returns the newest snapshot."""
+        """A subscription whose first :meth:`~Subscription.get` returns the newest snapshot
+        (once closed: a subscription already closed)."""
         with self._cond:
             sub = Subscription(self._latest, self._unsubscribe)
-            self._subs.append(sub)
+            if self._open:
+                self._subs.append(sub)
+                return sub
+        sub.close()
         return sub
 
     def _unsubscribe(self, sub: Subscription) -> None:

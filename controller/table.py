@@ -14,6 +14,7 @@ LED picture, **publish** the snapshot, then **reply**. It sleeps until the refer
 deadline, read from its :class:`Clock`, so a test's virtual clock drives it.
 
 >>> import pathlib, tempfile
+>>> from controller.games.registry import GAMES
 >>> from controller.referee.commands import NewGame
 >>> from controller.hardware.channels import ChannelMap
 >>> from controller.hardware.sim import SimBoard
@@ -21,7 +22,7 @@ deadline, read from its :class:`Clock`, so a test's virtual clock drives it.
 >>> cmap = ChannelMap.default()
 >>> board = SimBoard(cmap.channel_count, cmap.led_count)
 >>> store = Store(pathlib.Path(tempfile.mkdtemp()) / "games.sqlite3")
->>> table = Table(board, cmap, store)
+>>> table = Table(board, cmap, store, TableSettings(games=GAMES))
 >>> table.start()
 >>> table.submit(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
 True
@@ -47,7 +48,6 @@ from typing import Any, Final, Protocol
 from controller import guidance, referee
 from controller.clock import Clock, SystemClock
 from controller.computer_player import ComputerPlayer, Thinker
-from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame, Touchable
 from controller.referee import (
@@ -100,8 +100,9 @@ class TableSettings:
     rules: RefereeConfig = field(default_factory=RefereeConfig)
     """How the referee behaves (the games, the board's own facts and the computer's levels
     are filled in)."""
-    games: Mapping[str, GameKind] = field(default_factory=lambda: GAMES)
-    """The games the referee runs (:mod:`controller.games.registry`)."""
+    games: Mapping[str, GameKind] = field(kw_only=True)
+    """The games the referee runs: the composition root's list
+    (:mod:`controller.games.registry`, which nothing below the root imports)."""
     computers: Mapping[str, ComputerPlayer] | None = None
     """The computer player of each game that has one, by game; None: each game's own
     (:meth:`~controller.referee.game.GameKind.computer`) with the budgets below."""
@@ -160,6 +161,109 @@ class _Answer:
     why: object
 
 
+class Inbox:
+    """The Table's queue: the one way in for every other thread (the board's, the page's,
+    the computer player's, the link's). The Table reads it on its owner thread; what
+    carries a game to another board (:mod:`controller.remote.seats`) holds only this
+    door, never the Table, so that the two need not know each other: the composition
+    root makes the inbox, hands it to the seats and both to the Table.
+    """
+
+    def __init__(self) -> None:
+        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._owner: threading.Thread | None = None
+        self._open = False
+
+    # -- the Table's side ----------------------------------------------------------------
+    def opened(self, owner: threading.Thread) -> None:
+        """``owner`` reads the queue from now on."""
+        self._owner, self._open = owner, True
+
+    def closed(self) -> None:
+        """Nothing more is taken (commands that come get a "not running" reply)."""
+        self._open = False
+
+    @property
+    def open(self) -> bool:
+        return self._open
+
+    def put(self, item: object) -> None:
+        self._queue.put(item)
+
+    def get(self, timeout: float | None) -> object:
+        """The next item (:class:`queue.Empty` after ``timeout`` seconds)."""
+        return self._queue.get(timeout=timeout)
+
+    def get_nowait(self) -> object:
+        return self._queue.get_nowait()
+
+    # -- any other thread ----------------------------------------------------------------
+    def submit(self, command: Command, timeout: float = 5.0) -> Reply:
+        """Hand ``command`` to the owner thread and wait for its reply (thread-safe).
+
+        Raises :class:`TableBusy` when no reply came within ``timeout`` seconds.
+        """
+        if not isinstance(command, COMMANDS):
+            raise TypeError(f"not a Table command: {command!r}")
+        return self._asked(command, timeout, type(command).__name__)
+
+    def arrive(self, event: Event, timeout: float = 5.0) -> Reply:
+        """The other board's ``event`` of a linked game: played here and stored when this
+        returns (refused: the reply says why; :class:`TableBusy` after ``timeout``)."""
+        return self._asked(event, timeout, event.kind)
+
+    def rewind(
+        self,
+        game_id: int,
+        first: int,
+        settings: Mapping[str, str | None],
+        note: Message,
+        timeout: float = 5.0,
+        events: Sequence[Event] = (),
+    ) -> Reply:
+        """Game ``game_id`` of a linked game without its events from number ``first`` on,
+        and with ``events`` after them (stored with ``settings`` in one transaction): the
+        other board's order stood over what was done here meanwhile, or this board takes
+        the other board's record. The game is read back from the store as after a restart,
+        ``note`` says why, and the board must match it again (what to put back or take
+        off is the board's usual mismatch, in words and lights). Returns once it is
+        stored and shown."""
+        future = self._waiting()
+        if isinstance(future, Reply):
+            return future
+        self._queue.put(_Rewind(game_id, first, dict(settings), note, tuple(events), future))
+        return self._answer(future, timeout, "a rewind")
+
+    def republish(self) -> None:
+        """Publish the snapshot again (the link's state, which the referee does not hold,
+        changed)."""
+        self._queue.put(_Republish())
+
+    def _waiting(self) -> concurrent.futures.Future[Reply] | Reply:
+        if threading.current_thread() is self._owner:
+            raise RuntimeError("the Table's own thread would wait for itself")
+        if not self._open:
+            return Reply(False, Message.of("not_running"))
+        return concurrent.futures.Future()
+
+    def _asked(self, what: Command | Event, timeout: float, name: str) -> Reply:
+        future = self._waiting()
+        if isinstance(future, Reply):
+            return future
+        if isinstance(what, COMMANDS):
+            self._queue.put(_Request(what, future))
+        else:
+            self._queue.put(_Arrival(what, future))
+        return self._answer(future, timeout, name)
+
+    @staticmethod
+    def _answer(future: concurrent.futures.Future[Reply], timeout: float, name: str) -> Reply:
+        try:
+            return future.result(timeout)
+        except concurrent.futures.TimeoutError:
+            raise TableBusy(f"no reply to {name} in {timeout} s") from None
+
+
 class Linker(Protocol):
     """A game played with another board (:class:`controller.remote.seats.RemoteSeats`):
     what the Table tells it and asks it, on the Table's thread."""
@@ -204,21 +308,26 @@ COMMANDS: Final = (NewGame, PlayAgain, Undo, Abort, LedTest, Act, GameCommand)
 
 
 class Table:
-    """The referee's thread. Build it with a board, its channel map and a store."""
+    """The referee's thread. Build it with a board, its channel map, a store and its
+    settings (the games among them); a Table whose games may have seats on another board
+    gets their ``linker`` and the ``inbox`` that linker was given."""
 
     def __init__(
         self,
         board: Board,
         channel_map: ChannelMap,
         store: Store,
-        settings: TableSettings | None = None,
+        settings: TableSettings,
+        *,
+        inbox: Inbox | None = None,
+        linker: Linker | None = None,
     ) -> None:
         if channel_map.led_count > board.leds:
             raise ValueError(
                 f"the channel map names {channel_map.led_count} LEDs, the board has {board.leds}"
             )
         self.board, self.channel_map, self.store = board, channel_map, store
-        self.settings = settings or TableSettings()
+        self.settings = settings
         self.household = Settings(store)
         """The household's settings (PIN, volume, language): the page's and the sounds'."""
         self._clock = self.settings.clock
@@ -237,9 +346,8 @@ class Table:
             levels=first.levels if first is not None else (),
         )
         self._state = RefereeState(config=rules)
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._queue = inbox if inbox is not None else Inbox()
         self._thread: threading.Thread | None = None
-        self._running = False
         self._version = 0
         self._published = Publisher(snapshot_of(self._state, version=0, at=time.time()))
         self._shown: LedFrame | None = None
@@ -247,8 +355,12 @@ class Table:
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
         self._rewound: Message | None = None
         """What a rewind said, kept for the other board's event that follows it."""
-        self.linker: Linker | None = None
-        """The games with a seat on another board (set before :meth:`start`)."""
+        self._linker = linker
+
+    @property
+    def linker(self) -> Linker | None:
+        """The games with a seat on another board (None: this board plays alone)."""
+        return self._linker
 
     # -- any thread ------------------------------------------------------------------------
     @property
@@ -257,7 +369,7 @@ class Table:
 
     @property
     def running(self) -> bool:
-        return self._running
+        return self._queue.open
 
     @property
     def games(self) -> Mapping[str, GameKind]:
@@ -299,27 +411,27 @@ class Table:
         if self._thread is not None:
             raise RuntimeError("the table is already started")
         kept = self.store.on_the_table()
-        remote = self.linker.remote_of(kept.id) if self.linker and kept else frozenset()
+        remote = self._linker.remote_of(kept.id) if self._linker and kept else frozenset()
         self._carry(resume(self._state, kept, self._clock.now(), remote))
         for message in self._state.note.messages:
             log.info("%s", english(message))
-        self._running = True
-        self._thinker.start()
         self._thread = threading.Thread(target=self._run, name="pyramid-table", daemon=True)
+        self._queue.opened(self._thread)
+        self._thinker.start()
         self._thread.start()
         self.board.start(self._on_frame, self._on_status)
         # The frame the board holds now is the first thing the referee compares with.
         self._queue.put(_Frame(self.board.read()))
         self._queue.put(_Status(self.board.status()))
-        if self.linker is not None:
-            self.linker.resumed(self._state.session.game_id if self._state.session else None)
+        if self._linker is not None:
+            self._linker.resumed(self._state.session.game_id if self._state.session else None)
 
     def stop(self, timeout: float = 5.0) -> None:
         """Stop the owner thread and blank the LEDs (the board and store stay open)."""
         thread = self._thread
         if thread is None:
             return
-        self._running = False
+        self._queue.closed()
         self._thinker.stop()
         self._queue.put(_STOP)
         if thread is not threading.current_thread():
@@ -338,65 +450,10 @@ class Table:
         self._published.close()
 
     def submit(self, command: Command, timeout: float = 5.0) -> Reply:
-        """Hand ``command`` to the owner thread and wait for its reply (thread-safe).
-
-        Raises :class:`TableBusy` when no reply came within ``timeout`` seconds.
-        """
-        if not isinstance(command, COMMANDS):
-            raise TypeError(f"not a Table command: {command!r}")
-        return self._asked(command, timeout, type(command).__name__)
-
-    def arrive(self, event: Event, timeout: float = 5.0) -> Reply:
-        """The other board's ``event`` of a linked game: played here and stored when this
-        returns (refused: the reply says why; :class:`TableBusy` after ``timeout``)."""
-        return self._asked(event, timeout, event.kind)
-
-    def rewind(
-        self,
-        game_id: int,
-        first: int,
-        settings: Mapping[str, str | None],
-        note: Message,
-        timeout: float = 5.0,
-        events: Sequence[Event] = (),
-    ) -> Reply:
-        """Game ``game_id`` of a linked game without its events from number ``first`` on,
-        and with ``events`` after them (stored with ``settings`` in one transaction): the
-        other board's order stood over what was done here meanwhile, or this board takes
-        the other board's record. The game is read back from the store as after a restart,
-        ``note`` says why, and the board must match it again (what to put back or take
-        off is the board's usual mismatch, in words and lights). Returns once it is
-        stored and shown."""
-        if threading.current_thread() is self._thread:
-            raise RuntimeError("the Table's own thread would wait for itself")
-        if not self._running:
-            return Reply(False, Message.of("not_running"))
-        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
-        self._queue.put(_Rewind(game_id, first, dict(settings), note, tuple(events), future))
-        try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            raise TableBusy(f"no reply to a rewind in {timeout} s") from None
-
-    def _asked(self, what: Command | Event, timeout: float, name: str) -> Reply:
-        if threading.current_thread() is self._thread:
-            raise RuntimeError("the Table's own thread would wait for itself")
-        if not self._running:
-            return Reply(False, Message.of("not_running"))
-        future: concurrent.futures.Future[Reply] = concurrent.futures.Future()
-        if isinstance(what, COMMANDS):
-            self._queue.put(_Request(what, future))
-        else:
-            self._queue.put(_Arrival(what, future))
-        try:
-            return future.result(timeout)
-        except concurrent.futures.TimeoutError:
-            raise TableBusy(f"no reply to {name} in {timeout} s") from None
-
-    def republish(self) -> None:
-        """Publish the snapshot again (the link's state, which the referee does not hold,
-        changed)."""
-        self._queue.put(_Republish())
+        """Hand ``command`` to the owner thread and wait for its reply (thread-safe;
+        :meth:`Inbox.submit`). The other board's events come through the inbox itself
+        (:meth:`Inbox.arrive`, :meth:`Inbox.rewind`), which the remote seats hold."""
+        return self._queue.submit(command, timeout)
 
     def subscribe(self) -> Subscription:
         """A subscription whose first :meth:`~Subscription.get` returns the current snapshot."""
@@ -413,7 +470,7 @@ class Table:
 
     def flush(self, timeout: float = 5.0) -> bool:
         """Wait until everything queued so far has been handled (False: not in time)."""
-        if not self._running or threading.current_thread() is self._thread:
+        if not self.running or threading.current_thread() is self._thread:
             return False
         done = threading.Event()
         self._queue.put(done)
@@ -421,26 +478,24 @@ class Table:
 
     # -- the board's thread: only queue --------------------------------------------------------
     def _on_frame(self, frame: SensorFrame) -> None:
-        if self._running:
+        if self.running:
             self._queue.put(_Frame(frame))
 
     def _on_status(self, status: BoardStatus) -> None:
-        if self._running:
+        if self.running:
             self._queue.put(_Status(status))
 
     def _on_answer(
         self, purpose: Purpose, token: tuple[int, int], cell: str | None, why: object
     ) -> None:
-        if self._running:
+        if self.running:
             self._queue.put(_Answer(purpose, token, cell, why))
 
     # -- the owner thread ------------------------------------------------------------------
     def _run(self) -> None:
         while True:
             try:
-                item = self._queue.get(
-                    timeout=self._clock.timeout(referee.next_deadline(self._state))
-                )
+                item = self._queue.get(self._clock.timeout(referee.next_deadline(self._state)))
             except queue.Empty:
                 item = _WAKE
             if item is _STOP:
@@ -517,7 +572,7 @@ class Table:
             log.error("could not rewind game %d: %s", item.game_id, exc)
             return Reply(False, Message.of("internal_error"))
         kept = self.store.game(item.game_id)
-        remote = self.linker.remote_of(item.game_id) if self.linker else frozenset()
+        remote = self._linker.remote_of(item.game_id) if self._linker else frozenset()
         fresh = RefereeState(config=self._state.config, reading=self._state.reading)
         self._carry(resume(fresh, kept, now, remote), arrived=True)
         # Not a restart: the wood is as it was a moment ago, and whatever differs from the
@@ -541,8 +596,8 @@ class Table:
             carried(self._state, step, self.store, self._clock.now())
         ):
             self._state = adopted.state
-            if self.linker is not None and adopted.state.fault is None:
-                self.linker.carried(asked, adopted.state, arrived=arrived and number == 0)
+            if self._linker is not None and adopted.state.fault is None:
+                self._linker.carried(asked, adopted.state, arrived=arrived and number == 0)
             for effect in adopted.effects:
                 self._effect(effect)
             if number == 0:
@@ -571,8 +626,8 @@ class Table:
 
     def _publish(self) -> None:
         snap = snapshot_of(self._state, version=self._version + 1, at=time.time())
-        if self.linker is not None:
-            snap = dataclasses.replace(snap, remote=self.linker.view())
+        if self._linker is not None:
+            snap = dataclasses.replace(snap, remote=self._linker.view())
         old = self._published.latest
         if dataclasses.replace(snap, version=old.version, at=old.at) == old:
             return  # an animation stepped (the sweep, the LED walk): nothing a page shows

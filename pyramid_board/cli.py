@@ -2,8 +2,9 @@
 
 Each subcommand lives in its own module and offers ``register(subparsers)``: ``pyramid
 run`` is the composition root (:mod:`pyramid_board.run`), the others are the
-controller's tools (:mod:`controller.commands`). This module only assembles them, so
-importing it does no work.
+controller's tools (:mod:`controller.cli`). This module only assembles them, so
+importing it does no work. A command that plays games is handed them as ``args.games``
+(:func:`pyramid_board.games.games`): nothing below this package picks the list.
 """
 
 from __future__ import annotations
@@ -13,14 +14,16 @@ import importlib
 import sys
 from collections.abc import Sequence
 
+from pyramid_board.games import games
+
 # Subcommand modules, in the order ``pyramid --help`` lists them.
 COMMANDS: tuple[str, ...] = (
     "pyramid_board.run",
-    "controller.commands.replay",
-    "controller.commands.diag",
-    "controller.commands.flash",
-    "controller.commands.pin",
-    "controller.commands.label",
+    "controller.cli.replay",
+    "controller.cli.diag",
+    "controller.cli.flash",
+    "controller.cli.pin",
+    "controller.cli.label",
 )
 
 
@@ -32,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
         importlib.import_module(name).register(subparsers)
+    parser.set_defaults(games=games)
     return parser
 
 

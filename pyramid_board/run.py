@@ -4,9 +4,12 @@
 
     pyramid run [--config FILE] [--host H] [--port P] [--data-dir D] [--log-level L]
 
-This is the composition root (DESIGN.md): the config chooses the board adapter (the
-simulated board when nothing else is configured, so ``make run`` works on any computer),
-and everything is built here and handed to what needs it; no module builds its own.
+This is the composition root: the config chooses the board adapter (the simulated board
+when nothing else is configured, so ``make run`` works on any computer), and everything
+is built here and handed to what needs it; no module builds its own. The games
+(:mod:`controller.games.registry`, through :func:`pyramid_board.games.games`) and their
+views (:mod:`web_ui.games.registry`, through :func:`pyramid_board.games.views`) are picked
+here once and handed to the Table, the remote seats and the page.
 
 The page listens on ``[web] host`` (built in: ``0.0.0.0``, every address, so that phones
 at the table reach it; ``--host 127.0.0.1`` keeps it to this computer). The log (standard
@@ -39,7 +42,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -50,8 +53,9 @@ from controller.config import ConfigError, load_config
 if TYPE_CHECKING:
     from controller.config_schema import Config
     from controller.hardware.port import Board
+    from controller.referee import GameKind
     from controller.store import Store
-    from controller.table import Linker, Table
+    from controller.table import Inbox, Linker, Table
 
 log = logging.getLogger("pyramid.run")
 
@@ -222,7 +226,7 @@ def run(args: argparse.Namespace) -> int:
     from controller.palette import from_rgb
     from controller.referee.state import RefereeConfig
     from controller.store import StoreError
-    from controller.table import Table, TableSettings
+    from controller.table import Inbox, Table, TableSettings
 
     try:
         board, channel_map = build_board(config, data_dir=config.store.path.parent)
@@ -247,9 +251,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     log.info("game store: %s", config.store.path)
     colours = tuple(from_rgb(rgb, seat) for seat, rgb in enumerate(config.seats.colours))
-    settings = TableSettings(rules=RefereeConfig(seat_colours=colours))
-    table = Table(board, channel_map, store, settings)
-    seats = _remote_seats(config, table, store)
+    games = args.games()
+    settings = TableSettings(rules=RefereeConfig(seat_colours=colours), games=games)
+    inbox = Inbox()
+    seats = _remote_seats(config, inbox, store, games)
+    table = Table(board, channel_map, store, settings, inbox=inbox, linker=seats)
     with _signals() as stopper:
         try:
             return _serve(config, board, table, stopper, started, pin_command(args, config.source))
@@ -262,16 +268,17 @@ def run(args: argparse.Namespace) -> int:
             log.info("stopped")
 
 
-def _remote_seats(config: Config, table: Table, store: Store) -> Linker | None:
-    """The games played with another board, through ``[remote]``'s broker (None: none)."""
+def _remote_seats(
+    config: Config, inbox: Inbox, store: Store, games: Mapping[str, GameKind]
+) -> Linker | None:
+    """The games played with another board, through ``[remote]``'s broker (None: none);
+    they reach the Table through its ``inbox``."""
     if config.remote is None:
         return None
     # paho-mqtt and the link's cryptography are loaded only for a board with [remote].
     from controller.remote.seats import RemoteSeats
 
-    seats = RemoteSeats(table, store, config.remote)
-    table.linker = seats
-    return seats
+    return RemoteSeats(inbox, store, config.remote, games=games)
 
 
 def _serve(
@@ -284,6 +291,7 @@ def _serve(
 ) -> int:
     """Start the Table and the page; wait for a signal; stop the page. The exit status."""
     # Flask and the page, imported only now that `pyramid run` runs (see _open_store).
+    from pyramid_board.games import views
     from web_ui.app import create_app
     from web_ui.server import serve as serve_app
     from web_ui.server import stop as stop_app
@@ -291,7 +299,7 @@ def _serve(
     table.start()
     log.info("board: %s", board.status().detail)
     new_pin = table.household.ensure_pin()  # said last, in the box below
-    app = create_app(table=table, config=config)
+    app = create_app(table=table, config=config, views=views())
     ready = threading.Event()
     failure: list[BaseException] = []
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("controller", "web_ui", "pyramid_board", "firmware", "hardware", "bench", "tests/rigs")
+PACKAGES = ("controller", "web_ui", "pyramid_board", "firmware", "hardware", "bench", "rigs")
 ON_DEVICE = ("firmware/main.py", "firmware/sim/", "firmware/emulator/")
 """MicroPython's files and the emulator's are run on the chip, not here."""
 

@@ -3,7 +3,8 @@ magnets. The sensing margins (``tools/sensing.py``) are computed at these rests,
 pose a config assumes.
 
     .venv/bin/python -m tools.rest           # the coarse sweep, as `make test` runs it
-    .venv/bin/python -m tools.rest --fine    # the fine sweep; writes hardware/rest-sweep.json
+    .venv/bin/python -m tools.rest --fine    # the fine sweep of today's pearl
+    .venv/bin/python -m tools.sensing --fine # every candidate's; writes hardware/rest-sweep.json
 
 The model, stated so it can be argued with:
 
@@ -423,8 +424,9 @@ def magnet_down_share(rests: Rests, within: float) -> float:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Print how the pearls of the old build come to rest; ``--fine`` also writes the fine
-    sweep of every candidate (tools/sensing.py) to hardware/rest-sweep.json."""
+    """Print how the pearls of the old build come to rest (``--fine``: at the fine sweep;
+    ``python -m tools.sensing --fine`` writes every candidate's to
+    hardware/rest-sweep.json)."""
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--fine", action="store_true", help="the fine sweep; write its JSON")
     parser.add_argument("--geometry", type=Path, default=None)
@@ -442,11 +444,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{np.mean(rests.rolls):.0%}; turning in place needs "
         f"{1 / max(float(rests.slip_torque.max()), 1e-12):.0f}× the torque there is"
     )
-    if args.fine:
-        from tools import sensing
-
-        path = sensing.write_fine_sweep(geometry)
-        print(f"wrote {path.relative_to(ROOT)}")
     return 0
 
 

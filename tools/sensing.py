@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.geometry import DEFAULT_PATH, Candidate, Geometry, Point, Sensor
+from hardware.geometry import DEFAULT_PATH, Candidate, Geometry, Point, Sensor, load_geometry
 from tools import magnets, optics, rest
 
 __all__ = [
@@ -82,7 +82,7 @@ class Sweep:
 COARSE = Sweep(orientations=48, offsets=2, lifts=2, rays=4096)
 """`make test`: a few seconds for every candidate."""
 FINE = Sweep(orientations=400, offsets=4, lifts=3, rays=32768)
-"""`python -m tools.rest --fine`: minutes; its figures go in hardware/rest-sweep.json."""
+"""`python -m tools.sensing --fine`: minutes; its figures go in hardware/rest-sweep.json."""
 
 
 @dataclass(frozen=True)
@@ -521,18 +521,20 @@ def table(judgements: dict[str, Judgement], geometry: Geometry) -> list[list[str
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Print every candidate's margins at the rests; exit 1 if the chosen build (the pico
-    build's cell sensor and insert) fails (``.venv/bin/python -m tools.sensing``)."""
+    build's cell sensor and insert) fails (``.venv/bin/python -m tools.sensing``);
+    ``--fine``: at the fine sweep, whose figures it writes to hardware/rest-sweep.json."""
     parser = argparse.ArgumentParser(description="Each candidate's margins at the rests.")
-    parser.add_argument("--fine", action="store_true")
+    parser.add_argument("--fine", action="store_true", help="the fine sweep; write its JSON")
     args = parser.parse_args(argv)
-    from hardware.geometry import load_geometry
-
     geometry = load_geometry()
     judgements = judge_all(geometry, FINE if args.fine else COARSE)
     for j in judgements.values():
         print(("  " if j.passes else "! ") + j.describe())
     chosen = chosen_candidate(geometry)
     print(f"chosen: {chosen} (the pico build)")
+    if args.fine:
+        path = write_fine_sweep(geometry)
+        print(f"wrote {path.relative_to(DEFAULT_PATH.parents[1])}")
     return 0 if judgements[chosen].passes else 1
 
 

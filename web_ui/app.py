@@ -6,8 +6,8 @@ Nothing happens at import time and nothing is global: every app keeps what it ne
 ``app.extensions["pyramid"]`` (a :class:`WebState`), so tests build as many apps as they
 like::
 
-    app = create_app(table=table, config=config)   # a started controller.table.Table
-    serve(app, "0.0.0.0", 8080)                     # web_ui.server, blocking
+    app = create_app(table=table, config=config, views=VIEWS)  # a started Table, the views
+    serve(app, "0.0.0.0", 8080)                                # web_ui.server, blocking
 """
 
 from __future__ import annotations
@@ -39,7 +39,6 @@ from web_ui import (
     security,
 )
 from web_ui.auth import is_admin
-from web_ui.games.registry import VIEWS
 from web_ui.games.view import GameView, plain_view
 from web_ui.live import LiveHub
 from web_ui.reviews import Reviewer
@@ -72,15 +71,16 @@ def create_app(
     config: Config | None = None,
     testing: bool = False,
     web: WebSettings | None = None,
-    views: Mapping[str, GameView] = VIEWS,
+    views: Mapping[str, GameView],
 ) -> Flask:
     """Build the web app for ``table`` (a started :class:`controller.table.Table`).
 
     The Table's household settings keep the admin PIN's hash, the session secret and the
     default language; a board that takes touches (the simulated one) makes the page a
     virtual board; ``config`` is the :class:`controller.config.Config` (or None); ``web``
-    tunes the page; ``views`` are how the page shows each game (a game of the Table's
-    without one is shown by :func:`~web_ui.games.view.plain_view`). On first start a
+    tunes the page; ``views`` are how the page shows each game, picked by the composition
+    root (:mod:`web_ui.games.registry`; a game of the Table's without one is shown by
+    :func:`~web_ui.games.view.plain_view`). On first start a
     6-digit admin PIN is made and logged once (``pyramid run`` makes it first and prints
     it in its box).
     """
@@ -172,7 +172,7 @@ def create_app(
 
 
 def close_app(app: Flask) -> None:
-    """End every live stream and the fan-out thread (the server calls this on the way out)."""
+    """End every live stream and the reviews' watch (the server calls this on the way out)."""
     web = state_of(app)
     web.hub.stop()
     web.reviewer.stop()

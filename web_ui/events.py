@@ -27,7 +27,7 @@ from flask_babel import get_locale, gettext
 
 from controller.referee.snapshot import Snapshot
 from web_ui import auth, render
-from web_ui.live import Stopped, Update, sse_comment, sse_message
+from web_ui.live import Stopped, sse_comment, sse_message
 from web_ui.redact import for_viewer
 from web_ui.state import web_state
 
@@ -72,38 +72,37 @@ def stream() -> Response:
     # sees the invitation code only until the session's time runs out.
     until = auth.unlocked_until()
 
-    def message(update: Update) -> bytes:
+    def message(snapshot: Snapshot) -> bytes:
         unlocked = until is not None and time.time() < until
 
         def build() -> bytes:
-            snap = for_viewer(update.snapshot, unlocked)
-            data = update.data if snap is update.snapshot else snap.to_json()
+            snap = for_viewer(snapshot, unlocked)
             html = renderer(snap) if renderer is not None else {}
             text = {"note": render.say(snap.note), "prompt": render.say(snap.prompt)}
-            body = {"version": update.version, "snapshot": data, "text": text, "html": html}
-            return sse_message(body, event="snapshot", event_id=str(update.version))
+            body = {"version": snap.version, "snapshot": snap.to_json(), "text": text,
+                    "html": html}  # fmt: skip
+            return sse_message(body, event="snapshot", event_id=str(snap.version))
 
-        return web.hub.payload(update.version, (view, language, unlocked), build)
+        return web.hub.payload(snapshot.version, (view, language, unlocked), build)
 
     def events() -> Iterator[bytes]:
         try:
             yield f"retry: {RETRY_MS}\n\n".encode()
-            current = web.hub.current()
-            seen, sent = current.seq, current.version
-            yield message(current)
-            while True:
-                try:
-                    update = web.hub.wait(seen, heartbeat)
-                except Stopped:
-                    return
-                if update is None:
-                    yield sse_comment("keep-alive")
-                    continue
-                seen = update.seq
-                if update.version and update.version <= sent:
-                    continue  # the first snapshot was already newer than this one
-                sent = update.version
-                yield message(update)
+            with web.hub.follow() as published:
+                while True:
+                    # The current snapshot first, then each newer one (latest wins).
+                    snapshot = published.get(timeout=heartbeat)
+                    if snapshot is not None:
+                        yield message(snapshot)
+                    elif published.closed:
+                        # The hub stopped (the server is shutting down) or the Table did
+                        # (it closes its subscriptions): the page serves no more streams.
+                        web.hub.stop()
+                        return
+                    else:
+                        yield sse_comment("keep-alive")
+        except Stopped:
+            return
         finally:
             slot.release()
 

@@ -1,10 +1,12 @@
-"""Live updates: one subscription to the Table, fanned out to every open page.
+"""Live updates: every open page follows the Table's snapshots.
 
-The Table hands out immutable snapshots. A :class:`LiveHub` holds the one subscription
-the web page needs, whatever the number of viewers: a thread takes each new snapshot
-and wakes every waiting Server-Sent-Events stream. Each stream sends the snapshot it has
-not seen yet; a slow viewer skips straight to the latest (the Table's own rule: latest
-wins), so no viewer can hold up the Table or the others.
+The Table hands out immutable snapshots through its one fan-out
+(:class:`controller.subscription.Publisher`): each Server-Sent-Events stream holds a
+subscription of its own (:meth:`LiveHub.follow`) and sends the newest snapshot it has
+not seen yet; a slow viewer skips straight to the latest (latest wins), so no viewer can
+hold up the Table or the others. The :class:`LiveHub` is what the streams share: how many
+are open (and from which device), the bytes already built for an update, and the stop
+that ends them all when the server shuts down.
 
 The bytes of one update (JSON, rendered fragments) depend only on the snapshot, the view
 and the language, so :meth:`LiveHub.payload` builds them once and every viewer with the
@@ -18,13 +20,13 @@ b': keep-alive\\n\\n'
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import logging
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Mapping
-from dataclasses import dataclass
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from typing import Any, Protocol
 
 from controller.referee.snapshot import Snapshot
@@ -55,20 +57,6 @@ def sse_message(data: Mapping[str, Any], *, event: str, event_id: str | None = N
 def sse_comment(text: str) -> bytes:
     """An SSE comment line: keeps idle connections (and proxies) open, shown to nobody."""
     return f": {text}\n\n".encode()
-
-
-@dataclass(frozen=True, slots=True)
-class Update:
-    """A snapshot as the hub passed it on: ``seq`` counts hub deliveries."""
-
-    seq: int
-    snapshot: Snapshot
-    data: dict[str, Any]
-    """Its JSON form, made once."""
-
-    @property
-    def version(self) -> int:
-        return self.snapshot.version
 
 
 def may_stream(mine: int, everyone: int, *, per_device: int, total: int) -> bool:
@@ -104,7 +92,7 @@ class Stopped(Exception):
 
 
 class LiveHub:
-    """Fan-out of Table snapshots to any number of waiting streams.
+    """What the open live streams share (each follows the Table itself: :meth:`follow`).
 
     >>> class Tiny:  # what the hub asks of a table
     ...     snapshot = None
@@ -118,20 +106,17 @@ class LiveHub:
         self,
         table: Snapshots,
         *,
-        poll: float = 0.5,
         cache_size: int = 32,
         listener: Callable[[Snapshot], None] | None = None,
     ) -> None:
         self._table = table
         self._listener = listener
-        """Called on the fan-out thread with every snapshot (the reviews start from it)."""
-        self._poll = poll
-        self._cond = threading.Condition()
-        self._latest: Update | None = None
-        self._seq = 0
+        """Called with every snapshot once the page has been opened (the reviews start
+        from it), on a thread of its own: a subscriber of the Table like any stream."""
+        self._lock = threading.Lock()
         self._stopping = False
         self._thread: threading.Thread | None = None
-        self._subscription: Subscription | None = None
+        self._following: set[Subscription] = set()
         self._viewers = 0
         self._by_device: dict[str, int] = {}
         self._cache: OrderedDict[tuple[int, Hashable], bytes] = OrderedDict()
@@ -141,24 +126,23 @@ class LiveHub:
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self) -> None:
-        """Subscribe to the Table and start the fan-out thread (idempotent)."""
-        with self._cond:
-            if self._thread is not None or self._stopping:
+        """Start the listener's watch of the Table (idempotent; nothing without one)."""
+        with self._lock:
+            if self._thread is not None or self._stopping or self._listener is None:
                 return
-            self._subscription = self._table.subscribe()
-            self._thread = threading.Thread(target=self._run, name="web-live-hub", daemon=True)
+            self._thread = threading.Thread(target=self._watch, name="web-live", daemon=True)
             self._thread.start()
 
     def stop(self, timeout: float = 2.0) -> None:
-        """End every stream and the fan-out thread; the hub cannot be started again."""
-        with self._cond:
+        """End every stream and the listener's watch; the hub cannot be started again."""
+        with self._lock:
             self._stopping = True
-            self._cond.notify_all()
+            following, self._following = list(self._following), set()
             thread = self._thread
-        if thread is not None:
+        for subscription in following:
+            subscription.close()
+        if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
-        if self._subscription is not None:
-            self._subscription.close()
 
     @property
     def stopping(self) -> bool:
@@ -169,69 +153,42 @@ class LiveHub:
         """Streams open right now."""
         return self._viewers
 
-    def _run(self) -> None:
-        assert self._subscription is not None
-        while not self._stopping:
-            try:
-                snapshot = self._subscription.get(timeout=self._poll)
-            except Exception:  # a broken subscription must not end live updates silently
-                log.exception("live updates: the Table subscription failed")
-                self._stopping = True
-                snapshot = None
-            if snapshot is None:
-                if self._subscription.closed:
-                    # The Table stopped (it closes its subscriptions): end the streams
-                    # rather than spin on a subscription that answers None at once.
-                    log.info("live updates: the Table stopped")
-                    self._stopping = True
-                continue
-            self.publish(snapshot)
-            if self._listener is not None:
+    @contextlib.contextmanager
+    def follow(self) -> Iterator[Subscription]:
+        """A subscription to the Table's snapshots for one stream (its first
+        :meth:`~Subscription.get` returns the current one), closed when the stream ends,
+        when the hub stops, or when the Table stops. Raises :class:`Stopped` once the hub
+        has stopped."""
+        subscription = self._table.subscribe()
+        with self._lock:
+            stopping = self._stopping
+            if not stopping:
+                self._following.add(subscription)
+        if stopping:
+            subscription.close()
+            raise Stopped
+        try:
+            yield subscription
+        finally:
+            with self._lock:
+                self._following.discard(subscription)
+            subscription.close()
+
+    def _watch(self) -> None:
+        assert self._listener is not None
+        with self.follow() as subscription:
+            while not subscription.closed:
+                snapshot = subscription.get()
+                if snapshot is None:
+                    continue  # closed: the hub or the Table stopped
                 try:
                     self._listener(snapshot)
-                except Exception:  # a listener's failure must not end live updates
+                except Exception:  # a listener's failure must not end the watch
                     log.exception("live updates: a listener failed")
-        with self._cond:
-            self._cond.notify_all()
-
-    def publish(self, snapshot: Snapshot) -> Update:
-        """Hand ``snapshot`` to every waiting stream (the fan-out thread calls this)."""
-        data = snapshot.to_json()
-        with self._cond:
-            self._seq += 1
-            update = Update(self._seq, snapshot, data)
-            self._latest = update
-            self._cond.notify_all()
-        return update
-
-    # -- streams -------------------------------------------------------------------------
-    def current(self) -> Update:
-        """The newest snapshot, straight from the Table (a new page starts with it)."""
-        snapshot = self._table.snapshot
-        with self._cond:
-            seq = self._seq
-        return Update(seq, snapshot, snapshot.to_json())
-
-    def wait(self, seen: int, timeout: float) -> Update | None:
-        """The next update after hub sequence ``seen``, or None after ``timeout`` seconds.
-
-        Raises :class:`Stopped` when the hub stops, so the stream ends and the server can.
-        """
-        with self._cond:
-            self._cond.wait_for(
-                lambda: self._stopping or (self._latest is not None and self._latest.seq > seen),
-                timeout,
-            )
-            if self._stopping:
-                raise Stopped
-            latest = self._latest
-            if latest is None or latest.seq <= seen:
-                return None
-            return latest
 
     def admit(self, device: str, *, per_device: int, total: int) -> Slot | None:
         """A live stream for ``device`` (:func:`may_stream`), or None when it may not."""
-        with self._cond:
+        with self._lock:
             mine = self._by_device.get(device, 0)
             if not may_stream(mine, self._viewers, per_device=per_device, total=total):
                 return None
@@ -240,7 +197,7 @@ class LiveHub:
         return Slot(functools.partial(self._release, device))
 
     def _release(self, device: str) -> None:
-        with self._cond:
+        with self._lock:
             self._viewers -= 1
             left = self._by_device.get(device, 1) - 1
             if left > 0:

@@ -147,7 +147,7 @@ def on_game_over(
     reviewer: Reviewer, history: History, views: Mapping[str, GameView], snapshot: Snapshot
 ) -> None:
     """Queue the review of the game ``snapshot`` shows, once it is over and stored so, so
-    that it is ready by the time someone opens the replay (the hub's thread calls this
+    that it is ready by the time someone opens the replay (the hub's watch calls this
     with every snapshot; a game already queued costs a look-up)."""
     game_id = snapshot.game_id
     if snapshot.status != "over" or _view(views, snapshot.game) is None or game_id is None:

@@ -76,8 +76,10 @@ class TablePort(Protocol):
 
     def handled(self, seq: int, timeout: float) -> Snapshot | None: ...
 
-    linker: Linker | None
-    """Games with a seat on another board (None: no ``[remote]`` broker configured)."""
+    @property
+    def linker(self) -> Linker | None:
+        """Games with a seat on another board (None: no ``[remote]`` broker configured)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,13 @@
 """The games this product plays: the one place that names them.
 
-The composition root (``pyramid run``) hands :data:`GAMES` to the referee
-(:attr:`~controller.referee.state.RefereeConfig.games`) and the page; the command line
-and the tests ask it too. Adding a game is a package under :mod:`controller.games` and
-a line here (``docs/architecture.md``, "Adding a game").
+Only the composition root imports it (:mod:`pyramid_board`: ``pyramid run`` and the
+commands that play games, through :func:`pyramid_board.games.games`), and hands
+:data:`GAMES` to the Table (:attr:`~controller.table.TableSettings.games`, which the
+referee gets as :attr:`~controller.referee.state.RefereeConfig.games`), the remote seats
+and the page; below the root every module is handed the games it plays
+(``tests/test_layers.py`` checks; the tests and benchmarks, roots of their own, import
+it too). Adding a game is a package under :mod:`controller.games` and a line here
+(``docs/architecture.md``, "Adding a game").
 
 >>> list(GAMES)
 ['perlen-pyramide', 'pyramidos']

@@ -43,7 +43,7 @@ def build_board(
     wood keeps its pearls); without it the simulated board starts empty.
 
     ``pin_factory`` overrides gpiozero's for the gpio adapter (tests pass a
-    ``MockFactory`` or an ``LGPIOFactory`` over :mod:`~tests.rigs.lgpio_model`;
+    ``MockFactory`` or an ``LGPIOFactory`` over :mod:`~rigs.lgpio_model`;
     otherwise ``Device.pin_factory``, i.e. lgpio on a Pi). Raises
     :class:`~controller.config.ConfigError` naming the key when the adapter, or what
     the config asks of it (SPI0 for the LEDs, a pin), cannot be had here.

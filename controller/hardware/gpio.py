@@ -22,7 +22,7 @@ pins is refused with :class:`SpiUnavailable`). A passive piezo plays the board's
 (:mod:`controller.hardware.buzzer`), off the scan thread.
 
 Use (the tests do so with pins that model the circuit, from the test rigs in
-``tests/rigs``: ``circuits`` on gpiozero's MockFactory, or on the lgpio model)::
+``rigs``: ``circuits`` on gpiozero's MockFactory, or on the lgpio model)::
 
     factory = MockFactory()
     circuit = DiodeMatrix(factory, rows=(4, 17), cols=(13, 19))

@@ -60,12 +60,12 @@ Nothing a stranger replays is believed:
   ``resend_s``, and requests for events are answered at most once per ``resend_s``: a
   thousand replayed messages cost a reply or two, not a thousand.
 
->>> from controller.remote.journal import MemoryJournal
+>>> from controller.remote.journal import EmptyJournal
 >>> from controller.remote.wire import derive_keys
 >>> keys = derive_keys("5A4L-KPRX-AC7H")
->>> oma = Link.restore(MemoryJournal(), keys=keys, side=Side.INVITER, board="o1", name="Oma",
+>>> oma = Link.restore(EmptyJournal(), keys=keys, side=Side.INVITER, board="o1", name="Oma",
 ...                    now=0.0, secret=b"o" * 32)
->>> tim = Link.restore(MemoryJournal(), keys=keys, side=Side.JOINER, board="t1", name="Tim",
+>>> tim = Link.restore(EmptyJournal(), keys=keys, side=Side.JOINER, board="t1", name="Tim",
 ...                    now=0.0, secret=b"t" * 32)
 >>> a, b = oma.connected(1.0), tim.connected(1.0)
 >>> t = b.link.received(a.publish[0].topic, a.publish[0].payload, 1.1)  # not yet believed

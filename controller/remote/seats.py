@@ -5,7 +5,9 @@ board, from the Table's side, in one place; the link's rules are
 :mod:`controller.remote.link`'s, what is kept in the store :mod:`controller.remote.stored`.)
 
 The glue between the Table (:mod:`controller.table`, whose :class:`~controller.table.
-Linker` this is) and the link (:mod:`controller.remote.mqtt`):
+Linker` this is) and the link (:mod:`controller.remote.mqtt`). The seats never hold the
+Table: they reach it through its inbox (:class:`TableDoor`, a
+:class:`~controller.table.Inbox`), which the composition root makes and hands to both.
 
 - **Inviting.** A new game with seats marked remote gets an invitation code; its first
   event across is the game's setup (``{"kind": "setup", …}``: the game, names, colours,
@@ -15,7 +17,7 @@ Linker` this is) and the link (:mod:`controller.remote.mqtt`):
 - **Outbound.** After the Table has stored a step made here, its shared events (a move,
   a take-back, an abort: :func:`controller.referee.shared_kinds`) are sent, in that order.
 - **Inbound.** On the link's thread, each delivered event is handed to
-  :meth:`~controller.table.Table.arrive`, which returns once it is stored; only then is
+  :meth:`~controller.table.Inbox.arrive`, which returns once it is stored; only then is
   it acknowledged (an exception drops the link's step and the event comes again). An
   event the game refuses stops the game's link and says so.
 - **The journal** (:class:`~controller.remote.stored.StoreJournal`) is the store's own
@@ -34,7 +36,6 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Final, Protocol
 
-from controller.games.registry import GAMES
 from controller.referee import (
     Aborted,
     Event,
@@ -51,7 +52,7 @@ from controller.referee.events import EventError
 from controller.referee.session import Session
 from controller.remote.backoff import Backoff
 from controller.remote.invitation import new_code, parse_code
-from controller.remote.journal import Journal, Logged, Origin
+from controller.remote.journal import EmptyJournal, Journal, Origin
 from controller.remote.link import Link, LinkTiming, Report
 from controller.remote.mqtt import RECONNECT_S, RemoteLink
 from controller.remote.outcomes import (
@@ -83,7 +84,7 @@ from controller.store import Store
 if TYPE_CHECKING:
     from controller.config_schema import RemoteConfig
 
-__all__ = ["RemoteSeats"]
+__all__ = ["RemoteSeats", "TableDoor"]
 
 log = logging.getLogger("controller.remote")
 
@@ -95,8 +96,9 @@ game comes from it (:func:`controller.remote.wire.pairing`)."""
 _JOINING_KEY: Final = "remote.joining"
 
 
-class _Owner(Protocol):
-    """What the seats need of the Table (a :class:`~controller.table.Table`)."""
+class TableDoor(Protocol):
+    """What the seats need of the Table: its queue's door (a
+    :class:`~controller.table.Inbox`; each call returns once the Table's thread answered)."""
 
     def submit(self, command: NewGame, timeout: float = 5.0) -> Reply: ...
 
@@ -121,15 +123,15 @@ class RemoteSeats:
 
     def __init__(
         self,
-        table: _Owner,
+        door: TableDoor,
         store: Store,
         config: RemoteConfig,
         *,
+        games: Mapping[str, GameKind],
         reconnect: Backoff = RECONNECT_S,
-        games: Mapping[str, GameKind] = GAMES,
         timing: LinkTiming = _TIMING,
     ) -> None:
-        self._table, self._store, self._config = table, store, config
+        self._door, self._store, self._config = door, store, config
         self._games = games
         self._reconnect = reconnect
         self._timing = timing
@@ -225,7 +227,7 @@ class RemoteSeats:
         self._close()
         self._store.set_setting(_JOINING_KEY, code)
         log.info("remote: joining the game of an invitation code")
-        link = self._link(code, Side.JOINER, _NoJournal())
+        link = self._link(code, Side.JOINER, EmptyJournal())
         with self._lock:
             self._joining, self._game_id, self._record, self._stopped = code, None, None, None
             self._peer = None
@@ -254,7 +256,7 @@ class RemoteSeats:
         log.info("remote: joining cancelled")
         self._close()
         self._store.set_setting(_JOINING_KEY, None)
-        self._table.republish()
+        self._door.republish()
 
     def close(self) -> None:
         """Close the link (at shutdown, before the store closes)."""
@@ -374,7 +376,7 @@ class RemoteSeats:
                 self._paired(outcome)
             elif isinstance(outcome, Differs):
                 self._differs(outcome)
-        self._table.republish()
+        self._door.republish()
 
     def _paired(self, outcome: Paired) -> None:
         """The other board is known: kept, so a restart believes it alone."""
@@ -488,7 +490,7 @@ class RemoteSeats:
         note = Message.of("remote_took_record", name=report.peer_name or "")
         with self._lock:
             self._rebuilding = True
-        reply = self._table.rewind(
+        reply = self._door.rewind(
             game_id, 1, {record_key(game_id): taken.json()}, note, events=events
         )
         if not reply.ok:
@@ -507,7 +509,7 @@ class RemoteSeats:
         with self._lock:
             self._rebuilding = False
         self._start(game_id, record)
-        self._table.republish()
+        self._door.republish()
 
     def _crossed(self, outcome: Crossed) -> None:
         """The other board's event crossed this (inviting) board's: kept as seen, never
@@ -549,7 +551,7 @@ class RemoteSeats:
         settings = {record_key(game_id): record.json()}
         note = Message.of("remote_crossed", name=report.peer_name or "")
         if at:
-            reply = self._table.rewind(game_id, min(at), settings, note)
+            reply = self._door.rewind(game_id, min(at), settings, note)
             if not reply.ok:
                 raise RuntimeError(f"game {game_id} could not be rewound")
         else:
@@ -575,7 +577,7 @@ class RemoteSeats:
                 raise
             self._creating = True
             try:
-                reply = self._table.submit(command)
+                reply = self._door.submit(command)
             finally:
                 self._creating = False
             if not reply.ok:
@@ -596,7 +598,7 @@ class RemoteSeats:
             record = dataclasses.replace(self._record, aborted_there=True)
             self._store.set_setting(record_key(self._game_id), record.json())
             self._record = record
-        reply = self._table.arrive(played)
+        reply = self._door.arrive(played)
         if not reply.ok:
             said = english(reply.message) if reply.message else "refused"
             if inviting:
@@ -609,13 +611,3 @@ class RemoteSeats:
         log.error("remote: the link of this game is stopped: %s", why)
         with self._lock:
             self._stopped = why
-
-
-class _NoJournal:
-    """A game being joined: nothing logged yet."""
-
-    def logged(self) -> Sequence[Logged]:
-        return ()
-
-    def acked(self) -> int:
-        return 0

@@ -31,7 +31,7 @@
 //   ripple), plus its reflection, the window wall and cross talk while its emitter group's
 //   pin is driven high, through the phototransistor's first-order lag and the 10 kΩ
 //   load's saturation, in 12-bit counts with the ADC's noise, at the instant of the read
-//   (tests/rigs/room.py is the same model and says where each figure comes from); the
+//   (rigs/room.py is the same model and says where each figure comes from); the
 //   switches on their own pins are open (high). Not modelled: the multiplexers' settling.
 // - The flash chip (a W25Q16JV) on the SSI: read, fast read, status, write enable, page
 //   program, sector/block erase, JEDEC and unique id, so that MicroPython can write its
@@ -128,7 +128,7 @@ function updateColumns() {
 }
 
 // -- the reflective build's analog front end --------------------------------------------
-// The same model as tests/rigs/room.py (which says where each figure comes from): each
+// The same model as rigs/room.py (which says where each figure comes from): each
 // sensor's collector current is its room light (steady µA plus a mains ripple) plus,
 // while its emitter group's pin is high, (cross talk + the window wall + a piece or a
 // hand) × the part's gain over a minimum part; it reaches the load through a first-order

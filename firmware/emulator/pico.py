@@ -166,7 +166,7 @@ class EmulatedPico:
         self._analog = dict(analog) if analog is not None else None
         """The reflective build's front end (pico.mjs): ``select``, ``adcs``, ``emitters``
         (GPIOs), ``sensors`` ((channel, mux, input, group), …) and ``part`` (``gain``,
-        ``tau_us``, ``noise``, ``wall``: tests/rigs/room.py's Part and wall)."""
+        ``tau_us``, ``noise``, ``wall``: rigs/room.py's Part and wall)."""
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout: float = 60.0) -> None:
@@ -295,7 +295,7 @@ class EmulatedPico:
         reflection: float | None = None,
     ) -> None:
         """The reflective build: the room at sensor ``channel`` in µA of collector current
-        (tests/rigs/room.py): ``steady`` light with a ``ripple`` at ``hz``, and
+        (rigs/room.py): ``steady`` light with a ``ripple`` at ``hz``, and
         ``reflection`` while lit (a pearl, a hand; on a minimum part), each if given."""
         message: dict[str, Any] = {"cmd": "room", "channel": channel}
         if steady is not None:

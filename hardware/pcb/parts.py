@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
+from hardware.pcb.library import PI_HEADER, PICO_PINS
+
 __all__ = ["CATALOGUE", "MUX_INPUT_PAD", "RESISTOR_WATTS", "PartKind", "Pin", "resistor_size"]
 
 PinType = Literal[
@@ -77,8 +79,6 @@ def resistor_size(kind: PartKind) -> str:
 
 
 def _pico_pins() -> dict[str, Pin]:
-    from hardware.pcb.library import PICO_PINS
-
     types: dict[str, PinType] = {"GND": "power_in", "AGND": "power_in", "3V3": "power_out"}
     return {
         pad: Pin(name, types.get(name, "bidirectional" if name.startswith("GP") else "passive"))
@@ -105,8 +105,6 @@ MUX_INPUT_PAD = {int(pin.name[1:]): pad for pad, pin in _mux_pins().items()
 
 
 def _pi_pins() -> dict[str, Pin]:
-    from hardware.pcb.library import PI_HEADER
-
     types: dict[str, PinType] = {"GND": "power_in", "3V3": "power_out", "5V": "power_out"}
     return {pad: Pin(name, types.get(name, "bidirectional")) for pad, name in PI_HEADER.items()}
 

@@ -13,8 +13,8 @@ from controller.games.perlen.rules import (
     outcome,
     play,
 )
+from rigs.positions import OPTIONS, endgame
 from tests.bot.clocks import StepClock
-from tests.bot.positions import OPTIONS, endgame
 
 
 def brute_force(state: PerlenState, viewpoint: int, margin: bool = False) -> int:

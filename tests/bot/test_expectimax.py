@@ -19,8 +19,8 @@ from controller.games.perlen.rules import (
     outcome,
     play,
 )
+from rigs.positions import OPTIONS, endgame
 from tests.bot.clocks import StepClock
-from tests.bot.positions import OPTIONS, endgame
 
 
 def result(state: PerlenState, viewpoint: int, weight: float) -> float:

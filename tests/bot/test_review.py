@@ -20,7 +20,7 @@ from controller.games.perlen.pyramid import SYMMETRIES, canonical
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.rules import PerlenState, new_game, play
 from controller.rules.notation import BASE, parse_cell
-from tests.bot.positions import REVIEWED_GAME
+from rigs.positions import REVIEWED_GAME
 
 
 def cells(moves: str) -> tuple[str, ...]:

@@ -22,14 +22,14 @@ from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.rules import PerlenState, legal_moves, new_game, play
 from controller.games.perlen.views import parts_of as perlen_parts
-from controller.games.registry import parse_record
+from controller.games.registry import GAMES, parse_record
 from controller.hardware.port import Led, LedMode
 from controller.referee.commands import NewGame
 from controller.referee.snapshot import Snapshot
 from controller.table import TableSettings
+from rigs.scripts import HINTED_ENDGAME
+from rigs.table import Harness
 from tests.bot.clocks import StepClock
-from tests.support.scripts import HINTED_ENDGAME
-from tests.support.table import Harness
 
 PLANNED = Speed(playouts_per_second=20_000, nodes_per_second=100_000)
 """About this machine's speed: the hint's plan."""
@@ -42,7 +42,7 @@ def moves_reach(count: int) -> Callable[[Snapshot], bool]:
 
 def test_computer_seats_play_a_whole_game_through_the_table(tmp_path: Path) -> None:
     machine_speed()  # as `pyramid run` would at start
-    settings = TableSettings(computer_budget_s=0.25, hint_budget_s=0.1)
+    settings = TableSettings(computer_budget_s=0.25, hint_budget_s=0.1, games=GAMES)
     with Harness(tmp_path / "games.sqlite3", settings) as h:
         computer = {1: "easy", 2: "strongest"}
         assert h.do(NewGame("perlen-pyramide", ("Anna", "", ""), computer=computer)).ok
@@ -101,7 +101,7 @@ def test_a_hint_through_the_table_says_why_the_cell_is_good(
         return advise(state, speed=PLANNED, clock=StepClock(1e-4), **given)
 
     monkeypatch.setattr(bot, "advise", on_a_known_machine)
-    settings = TableSettings(hint_budget_s=1.0)
+    settings = TableSettings(hint_budget_s=1.0, games=GAMES)
     with Harness(tmp_path / "games.sqlite3", settings) as h:
         assert h.do(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
         for number, cell in enumerate(HINTED_ENDGAME, start=1):

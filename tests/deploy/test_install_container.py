@@ -40,7 +40,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts" / "install"

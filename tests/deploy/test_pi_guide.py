@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.commands import flash
+from controller.cli import flash
 from firmware.emulator.pico import find_rp2040
 from pyramid_board.cli import build_parser
 from tests.deploy.test_deploy import dry_run

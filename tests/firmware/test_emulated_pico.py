@@ -33,7 +33,7 @@ from firmware import protocol
 from firmware.config import VERSION
 from firmware.emulator.pico import EmulatedPico, find_node, find_rp2040
 from firmware.sim.harness import SimConfig
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 RATE = 0.25
 CONFIG = SimConfig(report_ms=200, blank_after_ms=1500, buzzer_pin=15, maintenance_channel=30)

@@ -40,7 +40,7 @@ from controller.hardware.channels import ChannelMap
 from firmware import protocol
 from firmware.emulator.pico import EmulatedPico
 from firmware.sim.harness import FIRMWARE_DIR, SimConfig
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 RATE = 0.25
 SHIPPED = SimConfig.from_file(FIRMWARE_DIR / "config.py")

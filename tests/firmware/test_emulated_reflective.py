@@ -21,7 +21,7 @@ from firmware import protocol
 from firmware.config import VERSION
 from firmware.emulator.pico import EmulatedPico
 from firmware.sim.harness import SimConfig
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 RATE = 0.25
 C3, E1 = 14, 4

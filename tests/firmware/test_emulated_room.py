@@ -1,7 +1,7 @@
 """The reflective build in a living room, on MicroPython on an emulated RP2040: the shipped
 firmware against the front end of firmware/emulator/pico.mjs with the slowest
 phototransistor (τ 200 µs), the ADC's noise, and every window's wall of reflectance 0.5
-on a minimum part (a typical part's 0.3; tests/rigs/room.py says where each figure comes
+on a minimum part (a typical part's 0.3; rigs/room.py says where each figure comes
 from). Issue 35's scenes one after another on one emulated board: 100 and 120 Hz ripple of
 50 µA on 100 µA of room light on every cell, the darkest pearl put down in it (counted
 within 300 ms of the chip's time) and lifted, sun past the load's saturation on an empty
@@ -23,7 +23,7 @@ from test_emulated_pico import need_emulator
 from firmware import protocol
 from firmware.emulator.pico import EmulatedPico
 from firmware.sim.harness import SimConfig
-from tests.rigs.room import DARK_PEARL_UA, HAND_UA, TYPICAL_GAIN
+from rigs.room import DARK_PEARL_UA, HAND_UA, TYPICAL_GAIN
 
 RATE = 0.25
 C3, E1, B2 = 14, 4, 7

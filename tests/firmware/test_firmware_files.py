@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.commands import flash
+from controller.cli import flash
 from firmware import config
 from firmware.sim import harness, ticks
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython

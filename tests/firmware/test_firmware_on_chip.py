@@ -38,7 +38,7 @@ from firmware.protocol import (
     encode,
 )
 from firmware.sim.harness import ChipEvent, Interpreter, SimConfig, SimPico
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 RED, GREEN, BLUE = 0xFF0000, 0x00FF00, 0x0000FF
 

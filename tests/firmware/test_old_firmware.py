@@ -19,7 +19,7 @@ from controller.hardware.port import Sound
 from controller.hardware.serial import LinkTiming, SerialBoard
 from firmware import protocol
 from firmware.sim.harness import FIRMWARE_DIR, SimPico
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 OLD = Path(__file__).resolve().parent / "v1_0_0"
 OLD_CONFIG = FAST.source().replace(repr(FAST.version), repr("1.0.0"))

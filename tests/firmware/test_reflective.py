@@ -9,7 +9,7 @@ its room light, plus, while its emitter group is lit, its reflection and cross t
 12-bit counts, clipped at 4095 (read_u16 gives them ×16, as the RP2040 does). Room light
 may change between two readings (``drift``: counts per reading). It does not model the
 phototransistor's response time, its curve near saturation, the ADC's noise or the mains
-ripple: tests/rigs/room.py does (tests/firmware/test_room_light.py).
+ripple: rigs/room.py does (tests/firmware/test_room_light.py).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pytest
 from controller.hardware.channels import ChannelMap
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
 from hardware.geometry import load_geometry
-from tests.rigs.room import (
+from rigs.room import (
     ADC_PER_UA,
     CROSSTALK_UA,
     DARK_PEARL_UA,

@@ -1,5 +1,5 @@
 """The reflective build's scan in a living room (issue 35), on a virtual clock: the
-firmware's own Reflective scan, Levels and Debouncer (CPython) against tests/rigs/room.py,
+firmware's own Reflective scan, Levels and Debouncer (CPython) against rigs/room.py,
 the phototransistor's lag from 50 to 200 µs, the load's saturation and the ADC's noise.
 
 Each scene: 100 and 120 Hz ripple of 50 µA on 100 µA of room light on every cell, sun
@@ -19,8 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.rigs import room
-from tests.rigs.room import DARK_PEARL_UA, HAND_UA, TODAYS, Outcome, firmware_files
+from rigs import room
+from rigs.room import DARK_PEARL_UA, HAND_UA, TODAYS, Outcome, firmware_files
 
 SHIPPED = firmware_files()
 TAUS = (50.0, 200.0)

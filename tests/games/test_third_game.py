@@ -24,11 +24,11 @@ from controller.referee.state import RefereeConfig
 from controller.settings import Settings
 from controller.store import Store
 from controller.table import Table, TableSettings
+from rigs.poll import wait_until
+from rigs.referee import FAST, Play
+from rigs.web import PIN, unlocked
 from tests.games.toy.game import NAME, THREE_IN_A_ROW, RowParts
 from tests.games.toy.view import ROW_VIEW
-from tests.support.poll import wait_until
-from tests.support.referee import FAST, Play
-from tests.web.conftest import PIN, unlocked
 from web_ui.app import close_app, create_app
 from web_ui.games.registry import VIEWS
 
@@ -140,7 +140,7 @@ def test_the_page_offers_it_starts_it_draws_it_and_replays_it(
     assert re.search(r'data-cell="b1">b1: Bo<', replay) and 'data-cell="a2">a2: ·<' in replay
     assert client.get("/leaderboard?game=" + NAME).status_code == 200
     # A game the page has no view for is still shown: its points, no drawing.
-    bare = create_app(table=table, testing=True)
+    bare = create_app(table=table, testing=True, views=VIEWS)
     try:
         page = bare.test_client().get("/").get_data(as_text=True)
         assert "This game has no drawing on this page" in page

@@ -12,8 +12,8 @@ import pytest
 from gpiozero import Device
 from gpiozero.pins.mock import MockFactory
 
-from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
-from tests.support.pins import mock_pins
+from rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
+from rigs.pins import mock_pins
 
 if TYPE_CHECKING:  # importing it needs lgpio, which is the model only once a rig is made
     from gpiozero.pins.lgpio import LGPIOFactory
@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # importing it needs lgpio, which is the model only once a ri
 
 @pytest.fixture
 def mock_factory() -> Iterator[MockFactory]:
-    """``Device.pin_factory`` is a new MockFactory for the test (tests/support/pins.py)."""
+    """``Device.pin_factory`` is a new MockFactory for the test (rigs/pins.py)."""
     with mock_pins() as factory:
         yield factory
 

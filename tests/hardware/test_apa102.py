@@ -14,7 +14,7 @@ from controller.config import GpioConfig, LedConfig, SpiConfig
 from controller.hardware.apa102 import Apa102Chain, apparent, brightness_split, encode
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import Colour, Led, LedFrame, LedMode
-from tests.rigs.circuits import Apa102Strip, DiodeMatrix
+from rigs.circuits import Apa102Strip, DiodeMatrix
 
 components = st.integers(min_value=0, max_value=255)
 colours = st.tuples(components, components, components)

@@ -45,7 +45,7 @@ from controller.hardware.port import (
 from controller.hardware.serial import LinkTiming, SerialBoard
 from controller.hardware.sim import SimBoard
 from firmware.sim.harness import SimConfig, SimPico
-from tests.rigs.circuits import (
+from rigs.circuits import (
     Apa102Strip,
     DiodeMatrix,
     DirectWiring,
@@ -53,9 +53,9 @@ from tests.rigs.circuits import (
     MuxBank,
     Switches,
 )
-from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
-from tests.support.pins import mock_pins
-from tests.support.poll import wait_until
+from rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
+from rigs.pins import mock_pins
+from rigs.poll import wait_until
 
 LED_COUNT = 6
 TIMEOUT = 2.0

@@ -12,7 +12,7 @@ from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import TUNES, Sound
 from controller.hardware.sim import SimBoard
 from controller.hardware.wiring import DEFAULT_COLS, DEFAULT_ROWS
-from tests.rigs.circuits import DiodeMatrix
+from rigs.circuits import DiodeMatrix
 
 from .conftest import LgpioRig
 

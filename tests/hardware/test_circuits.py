@@ -42,8 +42,8 @@ from hardware.spice import (
     parse_wrdata,
     simulate,
 )
-from tests.rigs.circuits import DiodeMatrix
-from tests.rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
+from rigs.circuits import DiodeMatrix
+from rigs.lgpio_model import LgpioModel, close_factory, lgpio_factory
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 

@@ -16,7 +16,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import GpioConfig, LedConfig, Topology
 from controller.hardware.gpio import AdaptiveScan, GpioBoard
-from tests.rigs.circuits import (
+from rigs.circuits import (
     BouncingContacts,
     DiodeMatrix,
     DirectWiring,

@@ -9,8 +9,8 @@ from gpiozero.pins.mock import MockFactory
 from controller.config import GpioConfig, LedConfig
 from controller.hardware.gpio import GpioBoard
 from controller.hardware.port import SensorFrame
-from tests.rigs.circuits import DirectWiring
-from tests.support.poll import wait_until
+from rigs.circuits import DirectWiring
+from rigs.poll import wait_until
 
 PINS = (4, 17, 27, 22, 5, 6, 13, 19)
 NO_LEDS = LedConfig(spi=None)

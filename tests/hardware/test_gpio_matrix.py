@@ -12,7 +12,7 @@ from gpiozero.pins.mock import MockFactory
 from controller.config import DEFAULT_COLS, DEFAULT_ROWS, GpioConfig, LedConfig
 from controller.hardware.gpio import GpioBoard, MatrixScanner, _PinClaim
 from controller.hardware.port import SensorFrame
-from tests.rigs.circuits import DiodeMatrix
+from rigs.circuits import DiodeMatrix
 
 ROWS, COLS = DEFAULT_ROWS, DEFAULT_COLS
 NO_LEDS = LedConfig(spi=None)

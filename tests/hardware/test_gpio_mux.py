@@ -10,7 +10,7 @@ from gpiozero.pins.mock import MockFactory
 
 from controller.config import GpioConfig, LedConfig
 from controller.hardware.gpio import GRAY_CODES, GpioBoard
-from tests.rigs.circuits import MuxBank
+from rigs.circuits import MuxBank
 
 SELECT = (5, 6, 13, 19)
 SIGNALS = (26, 16)

@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from controller.config import load_config
-from tests.rigs import circuits as mock_circuits
+from rigs import circuits as mock_circuits
 
 ROOT = Path(__file__).resolve().parents[2]
 GUIDE = (ROOT / "hardware" / "README.md").read_text()

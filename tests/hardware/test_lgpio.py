@@ -1,6 +1,6 @@
 """The gpio adapter on what a Pi runs: gpiozero's real LGPIOFactory over the lgpio model.
 
-The model (``tests/rigs/lgpio_model.py``) behaves as lgpio documents; the same
+The model (``rigs/lgpio_model.py``) behaves as lgpio documents; the same
 circuit models as on MockFactory (diode matrix, multiplexers, direct sensors, an APA102
 strip on the kernel's SPI) are attached to its lines, so a wiring fault fails here too.
 """
@@ -20,8 +20,8 @@ from controller.hardware.apa102 import apparent
 from controller.hardware.gpio import GpioBoard, MatrixScanner, _PinClaim
 from controller.hardware.port import Led, LedFrame, SensorFrame
 from controller.hardware.wiring import DEFAULT_COLS, DEFAULT_ROWS
-from tests.rigs.circuits import Apa102Strip, DiodeMatrix, DirectWiring, MuxBank
-from tests.rigs.lgpio_model import (
+from rigs.circuits import Apa102Strip, DiodeMatrix, DirectWiring, MuxBank
+from rigs.lgpio_model import (
     PI4,
     PI5,
     PI5_KERNEL_6_1,
@@ -201,7 +201,7 @@ def test_swapped_rows_read_the_wrong_cells_on_lgpio(lgpio_pi: LgpioRig) -> None:
 
 
 def test_a_line_held_elsewhere_stops_the_board_with_lgpios_reason() -> None:
-    from tests.rigs.lgpio_model import close_factory, lgpio_factory
+    from rigs.lgpio_model import close_factory, lgpio_factory
 
     model = LgpioModel(kernel_lines={ROWS[3]})  # e.g. an overlay's driver owns GPIO 22
     factory = lgpio_factory(model)
@@ -325,7 +325,7 @@ def test_apparent_colours_match_on_spi(lgpio_pi: LgpioRig) -> None:
 
 
 def test_diag_shows_the_spi_really_in_use(lgpio_pi: LgpioRig) -> None:
-    from controller.commands.diag import _Cpu, status_line
+    from controller.cli.diag import _Cpu, status_line
 
     DiodeMatrix(lgpio_pi.model, ROWS, COLS)
     Apa102Strip(lgpio_pi.model, 3)
@@ -357,7 +357,7 @@ def test_gpiozero_finds_the_header_on_a_pi_4_and_a_pi_5(pi: PiBoard) -> None:
     """gpiozero ≥ 2.0.1.post3 opens the RP1's gpiochip on a Pi 5 (the fifth chip until
     kernel 6.6.45, the first since, where /dev/gpiochip4 links to it); 2.0.1.post2 failed
     there, using ``os`` without importing it."""
-    from tests.rigs.lgpio_model import close_factory, lgpio_factory
+    from rigs.lgpio_model import close_factory, lgpio_factory
 
     model = LgpioModel(board=pi)
     factory = lgpio_factory(model)
@@ -381,7 +381,7 @@ def test_gpiozero_before_post3_fails_on_a_pi_5_only(monkeypatch: pytest.MonkeyPa
     """Why pyproject.toml asks for gpiozero ≥ 2.0.1.post3: 2.0.1.post2's lgpio pins use
     ``os`` without importing it, which only a Pi 5 reaches (the revision test comes
     first). Taking ``os`` away from the module plays post2 here."""
-    from tests.rigs.lgpio_model import close_factory, install, lgpio_factory
+    from rigs.lgpio_model import close_factory, install, lgpio_factory
 
     monkeypatch.setitem(sys.modules, "lgpio", LgpioModel())
     install(LgpioModel())  # gpiozero's lgpio pins import the model, not the C extension

@@ -38,7 +38,7 @@ def test_no_hardware_module_imports_the_config_reader(path: Path) -> None:
 
 def test_importing_the_gpio_adapter_does_not_load_the_config_reader() -> None:
     code = (
-        "import sys, controller.hardware.gpio, tests.rigs.circuits; "
+        "import sys, controller.hardware.gpio, rigs.circuits; "
         "print('controller.config' in sys.modules)"
     )
     done = subprocess.run(

@@ -5,12 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.config import Config
+from controller.games.registry import GAMES
 from controller.hardware.adapters import build_board
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
 from controller.store import Store
-from controller.table import Table
-from tests.support.poll import wait_until
+from controller.table import Table, TableSettings
+from rigs.poll import wait_until
 
 
 def test_the_pieces_come_back_and_the_buttons_do_not(tmp_path: Path) -> None:
@@ -45,7 +46,7 @@ def test_without_a_place_to_keep_them_the_board_starts_empty(tmp_path: Path) -> 
 def test_a_resumed_game_finds_its_pearls_on_the_virtual_board(tmp_path: Path) -> None:
     store = Store(tmp_path / "games.sqlite3")
     board, cmap = build_board(Config(), data_dir=tmp_path)
-    table = Table(board, cmap, store)
+    table = Table(board, cmap, store, TableSettings(games=GAMES))
     table.start()
     assert table.submit(NewGame("perlen-pyramide", ("Anna", "Ben", "Cleo"))).ok
     assert isinstance(board, SimBoard)
@@ -56,7 +57,7 @@ def test_a_resumed_game_finds_its_pearls_on_the_virtual_board(tmp_path: Path) ->
     # The program starts again: the store has the move, the virtual board its pearl.
     store = Store(tmp_path / "games.sqlite3")
     board, cmap = build_board(Config(), data_dir=tmp_path)
-    table = Table(board, cmap, store)
+    table = Table(board, cmap, store, TableSettings(games=GAMES))
     table.start()
     try:
         snap = wait_until(lambda: table.snapshot if table.snapshot.sensor_seq >= 0 else None)

@@ -1,10 +1,10 @@
-"""The referee's tests are pure: :class:`tests.support.referee.Play`, virtual time."""
+"""The referee's tests are pure: :class:`rigs.referee.Play`, virtual time."""
 
 from __future__ import annotations
 
 import pytest
 
-from tests.support.referee import Play
+from rigs.referee import Play
 
 
 @pytest.fixture

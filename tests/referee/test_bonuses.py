@@ -1,6 +1,6 @@
 """Bonus pearls: shown, acknowledged all at once, and the end of the game.
 
-Pure: the referee in virtual time (``tests/support/referee.py``).
+Pure: the referee in virtual time (``rigs/referee.py``).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from controller.hardware.port import Led, LedMode, Sound
 from controller.palette import WHITE
 from controller.referee.commands import PlayAgain
 from controller.rules.notation import BASE
-from tests.support.referee import Play
+from rigs.referee import Play
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 BONUS_OPENING = ("c3", "d4", "d3", "c4")  # the fourth pearl earns 2:c3 for colour 0

@@ -12,7 +12,7 @@ from controller.hardware.port import Led, LedMode
 from controller.referee.commands import NewGame, Undo
 from controller.referee.messages import english
 from controller.referee.state import AskComputer
-from tests.support.referee import Play
+from rigs.referee import Play
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 
@@ -84,7 +84,7 @@ def test_computer_failure_lets_a_person_place_its_pearl() -> None:
 def test_a_game_without_the_computer_player_says_so() -> None:
     import dataclasses
 
-    from tests.support.referee import FAST
+    from rigs.referee import FAST
 
     p = Play(dataclasses.replace(FAST, levels=()))
     reply = p.do(NewGame("perlen-pyramide", ("a", "", "c"), computer={1: "easy"}))

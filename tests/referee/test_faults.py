@@ -1,7 +1,7 @@
 """A store that cannot write (a full or read-only card): nothing is played, nothing
 stored is lost, and play goes on by itself once writing works again.
 
-Pure: the referee with the in-memory ledger of ``tests/support/referee.py``, whose write
+Pure: the referee with the in-memory ledger of ``rigs/referee.py``, whose write
 fault refuses every write as the real store's ``StoreWriteError`` does (the real SQLite
 faults are in ``tests/table/test_store_faults.py``).
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 from controller.games.perlen.commands import ConfirmBonus
 from controller.games.perlen.views import parts_of as perlen_parts
 from controller.referee.messages import english
-from tests.support.referee import Play
+from rigs.referee import Play
 
 
 def test_a_move_the_store_cannot_keep_is_not_played_and_is_tried_again(p: Play) -> None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.games.pyramidos.commands import EndTurn
-from tests.support.referee import Play
+from rigs.referee import Play
 
 
 def test_a_new_game_is_announced_once_then_the_board_speaks(p: Play) -> None:

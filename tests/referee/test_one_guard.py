@@ -1,7 +1,7 @@
 """What the page offers is what the referee accepts, at every state of random games.
 
 A seeded random walk plays games of both kinds through the pure referee in virtual time
-(:class:`tests.support.referee.Play`): legal and illegal pieces put down and lifted,
+(:class:`rigs.referee.Play`): legal and illegal pieces put down and lifted,
 buttons, page commands, the computer's answers, time passing, new games and games played
 again. At every state it asks the snapshot which game buttons it offers and the referee
 whether it would take each one: the two must agree, command by command.
@@ -21,7 +21,7 @@ from controller.referee import referee
 from controller.referee.commands import ACTIONS, Act, Action, Command, NewGame
 from controller.referee.messages import english
 from controller.referee.state import AskComputer
-from tests.support.referee import Play
+from rigs.referee import Play
 
 CELLS = tuple(f"{f}{r}" for r in range(1, 6) for f in "abcde")
 TARGETS = ("t1", "t2", "t3", "t4", "top")

@@ -1,6 +1,6 @@
 """Reading the board of Perlen-Pyramide: moves, mismatches, take-backs, noise.
 
-Pure: the referee in virtual time (``tests/support/referee.py``), nothing sleeps.
+Pure: the referee in virtual time (``rigs/referee.py``), nothing sleeps.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
 from controller.referee.commands import NewGame, Undo
-from tests.support.referee import FAST, Play
+from rigs.referee import FAST, Play
 
 RED, BLUE, YELLOW = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4), (0xF2, 0xC5, 0x00)
 

@@ -1,6 +1,6 @@
 """Reading the board of Pyramidos: landings, knock-offs, ended turns, the top.
 
-Pure: the referee in virtual time (``tests/support/referee.py``).
+Pure: the referee in virtual time (``rigs/referee.py``).
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from controller.hardware.port import Led, LedMode, Sound
 from controller.palette import WHITE
 from controller.referee.commands import NewGame, Undo
 from controller.referee.messages import english
-from tests.support.referee import FAST, Play
-from tests.support.scripts import play, pyramidos_script
+from rigs.referee import FAST, Play
+from rigs.scripts import play, pyramidos_script
 
 RED, BLUE, YELLOW = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4), (0xF2, 0xC5, 0x00)
 

@@ -25,7 +25,7 @@ from controller.referee.messages import english
 from controller.referee.resume import resume
 from controller.referee.state import Reply
 from controller.store import Store
-from tests.support.referee import Play
+from rigs.referee import Play
 
 BLUE = (0x1F, 0x77, 0xB4)
 

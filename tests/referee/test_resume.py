@@ -1,6 +1,6 @@
 """After a restart: the stored game meets the board as the power cut left it.
 
-Pure: the referee in virtual time (``tests/support/referee.py``), the game read back from
+Pure: the referee in virtual time (``rigs/referee.py``), the game read back from
 a real store file as the Table reads it. A pearl placed while the power was off (its move
 never answered) is the move when it is exactly one more pearl, on a legal cell of the
 person to move; every other case waits for the board to match, so nothing is invented.
@@ -17,7 +17,7 @@ from controller.referee.commands import PlayAgain
 from controller.referee.resume import resume
 from controller.rules.notation import BASE
 from controller.store import Store
-from tests.support.referee import Play
+from rigs.referee import Play
 
 
 def restarted(first: Play, tmp_path: Path, board: Iterable[str]) -> Play:

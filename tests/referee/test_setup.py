@@ -1,6 +1,6 @@
 """A new game, checked; commands refused with a reason; play again; abort; LED tests.
 
-Pure: the referee in virtual time (``tests/support/referee.py``).
+Pure: the referee in virtual time (``rigs/referee.py``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from controller.referee.commands import Abort, Command, LedTest, NewGame, PlayAg
 from controller.referee.messages import Message, Term, english
 from controller.referee.setup import MAX_NAME
 from controller.referee.snapshot import LedTestView
-from tests.support.referee import Play
+from rigs.referee import Play
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 

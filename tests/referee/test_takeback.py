@@ -1,6 +1,6 @@
 """Taking a move back under bonus pearls: top down, in the physical order.
 
-Pure: the referee in virtual time (``tests/support/referee.py``).
+Pure: the referee in virtual time (``rigs/referee.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from controller.referee.commands import Undo
 from controller.referee.events import By
 from controller.referee.resume import resume
 from controller.store import Store
-from tests.support.referee import Play
+from rigs.referee import Play
 
 CASCADE = ("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3")
 

@@ -16,8 +16,8 @@ from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.channels import CELLS
 from controller.referee.events import fold, from_stored
-from tests.support.referee import Play
-from tests.support.scripts import expected_events, perlen_script, play
+from rigs.referee import Play
+from rigs.scripts import expected_events, perlen_script, play
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])

@@ -18,7 +18,7 @@ from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
 from controller.referee.snapshot import Snapshot
 from controller.vocabulary import CELLS
-from tests.support.referee import Play
+from rigs.referee import Play
 
 BLUE = (0x1F, 0x77, 0xB4)
 WRONG = Led(WHITE, LedMode.BLINK)

@@ -29,8 +29,8 @@ from controller.remote.link import Connection, Link, LinkTiming, Report
 from controller.remote.mqtt import RemoteLink
 from controller.remote.outcomes import Acknowledged, Delivered, Outcome, Paired
 from controller.remote.wire import JsonObject, Side, derive_keys
-from tests.remote.network import secret_of
-from tests.support.poll import wait_until
+from rigs.network import secret_of
+from rigs.poll import wait_until
 
 CODE = "5A4L-KPRX-AC7H"
 

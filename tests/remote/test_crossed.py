@@ -1,5 +1,5 @@
 """A take-back that crossed a move, played to the end of the game: two ``pyramid run``
-processes on the simulated board, one Mosquitto on loopback (tests/remote/mosquitto.py).
+processes on the simulated board, one Mosquitto on loopback (rigs/mosquitto.py).
 
 Oma's board invites (Oma and Opa play there, Tim at the other home). Twice the broker is
 stopped and each home acts on the same position while apart:
@@ -31,9 +31,9 @@ import pytest
 
 from controller.remote.stored import LinkRecord
 from controller.store import Store
-from tests.remote.mosquitto import Mosquitto
-from tests.remote.test_two_boards import PLAYERS, WAIT, Home, has_moves, link_is, matched
-from tests.support.poll import wait_until
+from rigs.homes import PLAYERS, WAIT, Home, has_moves, link_is, matched
+from rigs.mosquitto import Mosquitto
+from rigs.poll import wait_until
 
 
 @pytest.fixture

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.remote.journal import JournalError, Logged, MemoryJournal, Origin
+from controller.remote.journal import JournalError, Logged, Origin
 from controller.remote.link import MAX_BATCH, Connection, Publish
 from controller.remote.outcomes import (
     Crossed,
@@ -29,7 +29,8 @@ from controller.remote.wire import (
     Side,
     seal,
 )
-from tests.remote.network import (
+from rigs.journal import MemoryJournal
+from rigs.network import (
     OTHER_CODE,
     TIMING,
     Board,

@@ -24,15 +24,16 @@ import pytest
 from paho.mqtt.enums import CallbackAPIVersion
 
 from controller.config import RemoteConfig
-from controller.remote.journal import MemoryJournal, Origin
+from controller.remote.journal import Origin
 from controller.remote.link import Connection, LinkTiming, Report
 from controller.remote.mqtt import CODE_OPEN_S, RemoteLink
 from controller.remote.outcomes import Delivered, Outcome, Paired
 from controller.remote.wire import PROTOCOL, Envelope, Kind, Side, seal
+from rigs.journal import MemoryJournal
+from rigs.mosquitto import Mosquitto, Tls
+from rigs.network import CODE, OTHER_CODE, keys, link_of, move
+from rigs.poll import wait_until
 from tests.remote.board_process import FileJournal
-from tests.remote.mosquitto import Mosquitto, Tls
-from tests.remote.network import CODE, OTHER_CODE, keys, link_of, move
-from tests.support.poll import wait_until
 
 WAIT = 20.0
 ROOT = Path(__file__).resolve().parents[2]

@@ -27,7 +27,7 @@ from controller.remote.wire import (
     pairing,
     seal,
 )
-from tests.remote.network import Board, Broker, keys, move, pair, secret_of
+from rigs.network import Board, Broker, keys, move, pair, secret_of
 
 EVE = pairing(secret_of("eve"), keys())
 """Eve's own key for the game: she knows the code, not the boards' secrets."""

@@ -1,5 +1,5 @@
 """Back within a second: two boards' links and a real Mosquitto on loopback, the broker
-stopped and started again (tests/remote/mosquitto.py, no persistence: the worst a home
+stopped and started again (rigs/mosquitto.py, no persistence: the worst a home
 server's restart does).
 
 How long the broker is away is told two ways:
@@ -34,8 +34,8 @@ from controller.remote.journal import Origin
 from controller.remote.link import Connection
 from controller.remote.mqtt import RemoteLink
 from controller.remote.wire import Side
-from tests.remote.mosquitto import Mosquitto
-from tests.remote.network import move
+from rigs.mosquitto import Mosquitto
+from rigs.network import move
 from tests.remote.test_mqtt import WAIT, Home, remote_config
 
 OUTAGE_S = 17.0

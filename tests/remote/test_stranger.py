@@ -32,10 +32,10 @@ from controller.remote.link import Report
 from controller.remote.mqtt import COUNTS_S, RemoteLink
 from controller.remote.outcomes import Delivered, Outcome
 from controller.remote.wire import FRAME, PAIR_FRAME, Envelope, Kind, Side, seal
-from tests.remote.mosquitto import Mosquitto
-from tests.remote.network import keys, link_of, move
+from rigs.mosquitto import Mosquitto
+from rigs.network import keys, link_of, move
+from rigs.poll import wait_until
 from tests.remote.test_mqtt import TIMING, Home, remote_config, renewed
-from tests.support.poll import wait_until
 
 WAIT = 60.0
 ROOT = Path(__file__).resolve().parents[2]

@@ -1,6 +1,6 @@
 """The way back from a disagreement no family causes: the joining board takes the inviting
 board's record, and the game goes on to its end. Two ``pyramid run`` processes on the
-simulated board, one Mosquitto on loopback (tests/remote/mosquitto.py).
+simulated board, one Mosquitto on loopback (rigs/mosquitto.py).
 
 The disagreement is made as a fault would make it: while Tim's program is stopped, his
 store's copy of Oma's last move is changed to another cell (a card that kept the wrong
@@ -27,9 +27,9 @@ from typing import Any
 
 import pytest
 
-from tests.remote.mosquitto import Mosquitto
-from tests.remote.test_two_boards import PLAYERS, WAIT, Home, has_moves, link_is, matched
-from tests.support.poll import wait_until
+from rigs.homes import PLAYERS, WAIT, Home, has_moves, link_is, matched
+from rigs.mosquitto import Mosquitto
+from rigs.poll import wait_until
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from controller.remote.wire import (
     padded,
     seal,
 )
-from tests.remote.network import CODE, OTHER_CODE, keys
+from rigs.network import CODE, OTHER_CODE, keys
 
 TOPIC = keys().topic(Side.INVITER, Kind.EVENT)
 

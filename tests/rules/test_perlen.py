@@ -28,7 +28,7 @@ from controller.games.perlen.rules import (
     play,
 )
 from controller.rules.notation import APEX, POSITIONS, parse_position
-from tests.rules.plain_perlen import PlainGame
+from rigs.plain_perlen import PlainGame
 
 FREE = PerlenOptions(placement=Placement.FREE)
 FILLERS = ("e5", "c5", "e3", "a5", "e1", "c3", "a4", "c1", "e4")

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from controller.hardware.port import BoardStatus, Led, LedFrame, LedMode, LinkState, SensorFrame
 from controller.hardware.serial import LinkTiming
 from firmware.sim.harness import SimConfig
-from tests.support.poll import wait_until as wait_until  # the tests' one poller
+from rigs.poll import wait_until as wait_until  # the tests' one poller
 
 # The firmware reports four times a second, so a second of silence is a lost link; the
 # adapter's other clocks shrink with it. (The shipped values are 1 s and 3 s.)

@@ -3,7 +3,7 @@
 The real :class:`SerialBoard` talks over a pty to the real firmware on the simulated Pico
 (firmware/sim), whose chip models the matrix's wiring faults (a missing or reversed
 diode, a cut column: ``SimPico.set_diode``, ``SimPico.cut_column``); the pearls a scripted
-person places (tests/support/person.py) close its switches through :class:`PearlBoard`,
+person places (rigs/person.py) close its switches through :class:`PearlBoard`,
 which models swapped and stuck reeds and a neighbour's magnet. The Pico numbers its
 channels in reading order, so its matrix columns are not the board's files: the check
 names causes by the wiring, whatever the board looks like.
@@ -24,15 +24,15 @@ from typing import Any
 import pytest
 from serial_helpers import BOARD, CHANNELS, LEDS, TIMING, Recorder
 
-from controller.commands.acceptance import Layout, Pass
-from controller.commands.diag import Post, pico_wires
+from controller.cli.acceptance import Layout, Pass
+from controller.cli.diag import Post, pico_wires
 from controller.hardware.channels import ChannelMap
 from controller.hardware.serial import SerialBoard
 from firmware import config as pico_config
 from firmware.sim.harness import SimPico
-from tests.rigs.pearls import CrossTalk, PearlBoard
-from tests.support.person import PATIENCE, Looked, Outcome, check_by_hand
-from tests.support.poll import wait_until
+from rigs.pearls import CrossTalk, PearlBoard
+from rigs.person import PATIENCE, Looked, Outcome, check_by_hand
+from rigs.poll import wait_until
 
 CMAP = ChannelMap.default()
 QUICK = replace(BOARD, scan_ms=1, debounce_scans=2)

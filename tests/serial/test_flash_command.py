@@ -15,10 +15,10 @@ from types import SimpleNamespace
 import pytest
 from serial.tools import list_ports
 
-from controller.commands import flash
+from controller.cli import flash
 from firmware.sim.harness import FIRMWARE_DIR, SimConfig, SimPico
 from pyramid_board.cli import main
-from tests.rigs import fake_mpremote
+from rigs import fake_mpremote
 
 FAKE_MPREMOTE = shlex.join([sys.executable, fake_mpremote.__file__])
 OLD = SimConfig(version="0.9.0", report_ms=250)

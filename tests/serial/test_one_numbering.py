@@ -21,8 +21,8 @@ from controller.hardware.gpio import GpioBoard
 from controller.hardware.serial import SerialBoard
 from firmware import config as firmware_config
 from firmware.sim.harness import SimPico
-from tests.rigs.circuits import DiodeMatrix
-from tests.support.pins import mock_pins
+from rigs.circuits import DiodeMatrix
+from rigs.pins import mock_pins
 
 ROOT: Final = Path(__file__).resolve().parents[2]
 PI = load_config(ROOT / "configs" / "matrix.toml").board

@@ -17,7 +17,7 @@ from controller.hardware.port import LedMode
 from controller.palette import WHITE
 from controller.referee.commands import NewGame
 from controller.store import PlayerRecord, Store, StoreWriteError
-from tests.support.table import Harness
+from rigs.table import Harness
 
 PLAYERS = [
     PlayerRecord(0, 0, "Anna", "red", "#d62728"),

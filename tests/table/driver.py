@@ -24,8 +24,8 @@ from pathlib import Path
 from controller.games.perlen.views import parts_of as perlen_parts
 from controller.games.pyramidos.views import parts_of as pyramidos_parts
 from controller.referee.commands import NewGame
-from tests.support.scripts import NAMES, expected_events, play, script_for
-from tests.support.table import Harness, fast_rules
+from rigs.scripts import NAMES, expected_events, play, script_for
+from rigs.table import Harness, fast_rules
 
 
 def say(line: str) -> None:

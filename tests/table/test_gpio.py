@@ -21,10 +21,10 @@ from controller.games.registry import parse_record
 from controller.palette import parse_hex
 from controller.referee.commands import NewGame
 from controller.referee.snapshot import Snapshot
-from tests.rigs.circuits import BouncingContacts
-from tests.support.poll import wait_until
-from tests.support.scripts import perlen_script, play, pyramidos_script
-from tests.support.table import GpioHarness
+from rigs.circuits import BouncingContacts
+from rigs.poll import wait_until
+from rigs.scripts import perlen_script, play, pyramidos_script
+from rigs.table import GpioHarness
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from controller.store import Store
-from tests.support.scripts import expected_events, physical_after, script_for
+from rigs.scripts import expected_events, physical_after, script_for
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from controller.store import Store
-from tests.support.program import Client, Program, unlocked
+from rigs.program import Client, Program, unlocked
 
 ROUNDS = 12
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.store import Store
-from tests.support.program import Client, Program, unlocked
+from rigs.program import Client, Program, unlocked
 
 SEATS = (("Anna", "red"), ("Ben", "blue"), ("Cleo", "yellow"))
 

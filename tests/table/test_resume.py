@@ -11,7 +11,7 @@ from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
 from controller.referee.commands import NewGame
 from controller.store import PlayerRecord, Store
-from tests.support.table import Harness
+from rigs.table import Harness
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 

@@ -3,7 +3,7 @@
 What the referee decides is tested in tests/referee (pure); here what only the shell does:
 its owner thread and queue, the order commit → show → publish → reply, subscriptions,
 the computer on a worker thread, sounds to the board, stopping, and time from its clock
-(a :class:`~tests.support.table.VirtualClock`, so holds and animations run without a
+(a :class:`~rigs.table.VirtualClock`, so holds and animations run without a
 single sleep).
 """
 
@@ -22,14 +22,15 @@ from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.registry import GAMES
 from controller.hardware.port import Led, LedFrame, LedMode, Sound
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame, Undo
 from controller.referee.events import fold, from_stored
 from controller.referee.messages import english
 from controller.table import TableBusy, TableSettings
-from tests.support.scripts import perlen_script, play, pyramidos_script
-from tests.support.table import Harness
+from rigs.scripts import perlen_script, play, pyramidos_script
+from rigs.table import Harness
 
 RED, BLUE = (0xD6, 0x27, 0x28), (0x1F, 0x77, 0xB4)
 
@@ -219,7 +220,7 @@ def test_a_computer_seat_thinks_on_a_worker_thread(tmp_path: Path) -> None:
             assert isinstance(position, perlen.PerlenState)
             return perlen.legal_moves(position)[-1].short, None
 
-    settings = TableSettings(computers={PERLEN_PYRAMIDE.name: First()})
+    settings = TableSettings(computers={PERLEN_PYRAMIDE.name: First()}, games=GAMES)
     with Harness(tmp_path / "g.sqlite3", settings) as h:
         assert h.do(NewGame("perlen-pyramide", ("Anna", "", "Cleo"), computer={1: "easy"})).ok
         h.put("c3")
@@ -261,7 +262,7 @@ def test_stop_blanks_the_leds_and_refuses_commands(tmp_path: Path) -> None:
 
 
 def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
-    settings = TableSettings(computer_budget_s=0.05, hint_budget_s=0.05)
+    settings = TableSettings(computer_budget_s=0.05, hint_budget_s=0.05, games=GAMES)
     with Harness(tmp_path / "g.sqlite3", settings) as h:
         assert h.do(
             NewGame("perlen-pyramide", ("Anna", "", ""), computer={1: "gentle", 2: "strong"})

@@ -30,7 +30,7 @@ from controller.referee.snapshot import Snapshot
 from controller.referee.state import RefereeConfig
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.support.poll import wait_until
+from rigs.poll import wait_until
 
 YEAR = 365.25 * 24 * 3600
 SETTLE_S = 1.0
@@ -69,7 +69,7 @@ class Board:
         self.sim.set_active(self.cmap.channel(n) for n in on)
         self.store = Store(path, clock=wall)
         rules = RefereeConfig(settle_s=SETTLE_S, together_s=0.0)
-        settings = TableSettings(rules=rules, clock=SystemClock())
+        settings = TableSettings(rules=rules, clock=SystemClock(), games=GAMES)
         self.table = Table(self.sim, self.cmap, self.store, settings)
         self.table.start()
 

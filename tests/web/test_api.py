@@ -7,7 +7,7 @@ from typing import Any
 
 from flask.testing import FlaskClient
 
-from tests.web.conftest import PIN, Rig
+from rigs.web import PIN, Rig
 
 
 def test_state_is_the_tables_snapshot(rig: Rig, client: FlaskClient) -> None:

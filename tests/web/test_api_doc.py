@@ -27,7 +27,7 @@ from controller.hardware.port import LinkState, Sound
 from controller.referee import snapshot
 from controller.referee.commands import ACTIONS
 from controller.referee.events import COMMON, By
-from tests.web.conftest import Rig, csrf
+from rigs.web import Rig, csrf
 
 EVENT_TYPES = {kind: cls for game in GAMES.values() for kind, cls in game.events.items()}
 EVENT_TYPES.update(COMMON)

@@ -1,6 +1,6 @@
 """A stranger on the home network against the real page (issue 39, the web half).
 
-The app runs under waitress on a loopback port (:mod:`tests.web.served`); other devices
+The app runs under waitress on a loopback port (:mod:`rigs.served`); other devices
 are other loopback addresses. Each test makes the attack and shows it failing; the PIN's
 limits run on a clock that stands still, so what is admitted does not depend on the
 machine's speed (``bench/web_attacks.py`` gives the figures on the real clock).
@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 
 from controller.settings import Settings
-from tests.web.conftest import PIN, build_rig, close_rig, csrf
-from tests.web.served import WRONG, Page, at_once, first_event, invite, rotate, served
+from rigs.served import WRONG, Page, at_once, first_event, invite, rotate, served
+from rigs.web import PIN, build_rig, close_rig, csrf
 from web_ui import security
 from web_ui.connections import GuardedServer
 from web_ui.state import WebSettings, state_of

@@ -14,7 +14,7 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.settings import PIN_HASH_KEY, Settings
-from tests.web.conftest import PIN, Rig, csrf
+from rigs.web import PIN, Rig, csrf
 
 WRITES = (
     "/api/unlock",

@@ -22,9 +22,10 @@ import pytest
 from flask import Flask
 
 from controller.games.perlen.commands import ConfirmBonus
-from tests.support.scripts import HINTED_ENDGAME
-from tests.web.conftest import PIN, RULES, WAIT_MS, Rig, build_rig, close_rig
+from rigs.scripts import HINTED_ENDGAME
+from rigs.web import PIN, RULES, WAIT_MS, Rig, build_rig, close_rig
 from web_ui.app import WebSettings, create_app
+from web_ui.games.registry import VIEWS
 from web_ui.server import serve, stop
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
@@ -292,7 +293,7 @@ def test_a_whole_pyramidos_game_and_a_lost_connection(
     watcher.wait_for_selector("#connection:not([hidden])", timeout=WAIT_MS)
     assert "Reconnecting" in watcher.inner_text("#connection") or watcher.inner_text("#connection")
     shot(watcher, "connection-lost")
-    again = create_app(table=rig.table, web=WebSettings(heartbeat=0.3))
+    again = create_app(table=rig.table, web=WebSettings(heartbeat=0.3), views=VIEWS)
     revived = Served(rig, again, port=server.port)
     try:
         watcher.wait_for_function(

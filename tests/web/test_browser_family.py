@@ -20,7 +20,7 @@ import pytest
 
 from controller.games.perlen.commands import ConfirmBonus
 from controller.settings import Settings
-from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
+from rigs.web import PIN, WAIT_MS, Rig, build_rig
 from tests.web.test_browser import Served, boxes, centre, serving
 from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play, whole
 from tests.web.test_phone_pages import AUTOPLAY_RULE

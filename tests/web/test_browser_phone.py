@@ -24,8 +24,8 @@ from controller.games.pyramidos.events import Landed
 from controller.referee.events import Aborted, Result
 from controller.referee.snapshot import Status
 from controller.store import PlayerRecord
-from tests.support.referee import Play
-from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig
+from rigs.referee import Play
+from rigs.web import PIN, WAIT_MS, Rig, build_rig
 from tests.web.test_browser import PHONE, Served, serving, tap, with_bar, without_bar
 from web_ui.render import live_fragments
 

@@ -22,11 +22,10 @@ from controller.config import RemoteConfig
 from controller.referee import NewGame
 from controller.remote.invitation import new_code
 from controller.remote.link import LinkTiming
-from controller.remote.seats import RemoteSeats
 from controller.remote.wire import Side, derive_keys
-from tests.remote.mosquitto import Mosquitto
-from tests.remote.network import link_of
-from tests.web.conftest import PIN, WAIT_MS, build_rig, close_rig
+from rigs.mosquitto import Mosquitto
+from rigs.network import link_of
+from rigs.web import PIN, WAIT_MS, build_rig, close_rig
 from tests.web.test_browser import PHONE, Served, shot, tap
 
 if TYPE_CHECKING:
@@ -71,16 +70,13 @@ class Home:
 
     def __init__(self, folder: Path, name: str, broker: Mosquitto) -> None:
         folder.mkdir()
-        self.rig = build_rig(folder)
         config = RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name=name)
+        self.rig = build_rig(folder, remote=config)
         self.port = broker.port
-        self.seats = RemoteSeats(self.rig.table, self.rig.store, config)
-        self.rig.table.linker = self.seats
         self.server = Served(self.rig)
 
     def close(self) -> None:
         self.server.stop()
-        self.seats.close()
         close_rig(self.rig)
 
 
@@ -202,10 +198,8 @@ def test_a_code_nobody_answers_says_so_and_can_be_cancelled(
     with Mosquitto(tmp_path) as broker:
         folder = tmp_path / "tim"
         folder.mkdir()
-        rig = build_rig(folder)
         config = RemoteConfig(broker=f"mqtt://127.0.0.1:{broker.port}", name="Tim")
-        seats = RemoteSeats(rig.table, rig.store, config, timing=LinkTiming(answer_s=1.0))
-        rig.table.linker = seats
+        rig = build_rig(folder, remote=config, timing=LinkTiming(answer_s=1.0))
         server = Served(rig)
         try:
             page = phone(browser, lang)
@@ -222,7 +216,6 @@ def test_a_code_nobody_answers_says_so_and_can_be_cancelled(
             assert rig.snapshot()["remote"] is None
         finally:
             server.stop()
-            seats.close()
             close_rig(rig)
 
 

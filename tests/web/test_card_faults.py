@@ -17,7 +17,7 @@ from controller.hardware.port import LedMode
 from controller.palette import WHITE
 from controller.settings import Settings
 from controller.store import StoreWriteError
-from tests.web.conftest import PIN, Rig
+from rigs.web import PIN, Rig
 
 READ_ONLY = (
     "The game cannot be saved (the memory card is read-only): nothing more is played until it "

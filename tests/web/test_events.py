@@ -10,7 +10,7 @@ from typing import Any
 from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
-from tests.web.conftest import Rig, build_rig, close_rig
+from rigs.web import Rig, build_rig, close_rig
 from web_ui.app import WebSettings, close_app
 
 

@@ -12,8 +12,8 @@ from flask.testing import FlaskClient
 
 from controller.referee.commands import Abort
 from controller.referee.snapshot import Snapshot
-from tests.support.referee import Play
-from tests.web.conftest import Rig
+from rigs.referee import Play
+from rigs.web import Rig
 from web_ui.render import live_fragments
 
 CASCADE = ("c3", "d4", "d3", "c4", "b4", "d2", "c2", "b2", "b3")

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.settings import PIN_HASH_KEY
-from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
+from rigs.web import PIN, Rig, build_rig, close_rig, csrf, unlocked
 
 JSON_WRITES = (
     "/api/unlock",

@@ -10,7 +10,7 @@ from pathlib import Path
 from flask.testing import FlaskClient
 
 from controller.games.registry import GAMES as KINDS
-from tests.web.conftest import Rig
+from rigs.web import Rig
 from web_ui.games.registry import VIEWS as GAME_VIEWS
 from web_ui.games.view import plain_view
 from web_ui.state import state_of

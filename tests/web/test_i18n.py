@@ -17,7 +17,7 @@ from babel.messages.pofile import read_po
 from flask.testing import FlaskClient
 
 from controller import palette
-from tests.web.conftest import Rig
+from rigs.web import Rig
 from tools import translations
 from web_ui import render
 
@@ -228,7 +228,7 @@ def test_unnamed_seats_are_called_in_the_readers_language(
     from controller.referee.events import Result
     from controller.referee.snapshot import Status
     from controller.store import PlayerRecord
-    from tests.support.referee import Play
+    from rigs.referee import Play
     from web_ui.render import live_fragments
 
     # The live page: the pure referee's snapshot, rendered as the page renders it.

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from werkzeug.test import TestResponse
 
 from controller.games.pyramidos.commands import EndTurn
-from tests.web.conftest import PIN, Rig, csrf
+from rigs.web import PIN, Rig, csrf
 
 PAGES = (
     "/",
@@ -206,7 +206,7 @@ def test_the_setup_promises_the_computer_s_time_as_it_plans_it(
 def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
     rig: Rig, client: FlaskClient
 ) -> None:
-    from tests.web.conftest import PIN, csrf
+    from rigs.web import PIN, csrf
 
     token = csrf(client, "/setup")
     form = {

@@ -27,7 +27,7 @@ import pytest
 
 from controller.games.perlen.commands import ConfirmBonus
 from controller.hardware.channels import CELLS
-from tests.web.conftest import PIN, WAIT_MS, Rig, build_rig, close_rig
+from rigs.web import PIN, WAIT_MS, Rig, build_rig, close_rig
 from tests.web.test_browser import Served
 from web_ui.games.perlen.view import PERLEN_VIEW
 from web_ui.games.registry import VIEWS

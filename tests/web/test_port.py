@@ -13,13 +13,15 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.clock import SystemClock
+from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.state import RefereeConfig
 from controller.store import Store
 from controller.table import Table, TableSettings
-from tests.web.conftest import PIN, compiled_once, csrf, give_pin
+from rigs.web import PIN, compiled_once, csrf, give_pin
 from web_ui.app import close_app, create_app
+from web_ui.games.registry import VIEWS
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSITION_ROOT = ROOT / "pyramid_board" / "run.py"
@@ -77,10 +79,10 @@ def wood(tmp_path: Path) -> Iterator[tuple[FlaskClient, Wood, Table]]:
     board = Wood(cmap.channel_count, cmap.led_count)
     store = Store(tmp_path / "games.sqlite3")
     give_pin(store)
-    settings = TableSettings(rules=RefereeConfig(together_s=0.0), clock=SystemClock())
+    settings = TableSettings(rules=RefereeConfig(together_s=0.0), clock=SystemClock(), games=GAMES)
     table = Table(board, cmap, store, settings)
     table.start()
-    app = compiled_once(create_app(table=table, testing=True))
+    app = compiled_once(create_app(table=table, testing=True, views=VIEWS))
     try:
         yield app.test_client(), board, table
     finally:

@@ -9,14 +9,14 @@ loopback port where no broker listens, which is all the input checks and the sna
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from flask.testing import FlaskClient
 
 from controller.config import RemoteConfig
-from controller.remote.seats import RemoteSeats
-from tests.remote.mosquitto import free_port
-from tests.web.conftest import Rig
+from rigs.mosquitto import free_port
+from rigs.web import Rig, build_rig, close_rig, unlocked
 
 PLAYERS: list[dict[str, object]] = [
     {"name": "Oma", "colour": "red"},
@@ -26,12 +26,18 @@ PLAYERS: list[dict[str, object]] = [
 
 
 @pytest.fixture
-def linked(rig: Rig) -> Iterator[Rig]:
+def linked(tmp_path: Path) -> Iterator[Rig]:
     config = RemoteConfig(broker=f"mqtt://127.0.0.1:{free_port()}", name="Oma")
-    seats = RemoteSeats(rig.table, rig.store, config)
-    rig.table.linker = seats
-    yield rig
-    seats.close()
+    built = build_rig(tmp_path, remote=config)
+    yield built
+    close_rig(built)
+
+
+@pytest.fixture
+def linked_admin(linked: Rig) -> tuple[FlaskClient, dict[str, str]]:
+    """An unlocked client of the linked rig's page and the headers its JSON writes need."""
+    client = linked.app.test_client()
+    return client, {"X-CSRFToken": unlocked(client)}
 
 
 def test_a_remote_seat_needs_a_broker(rig: Rig, admin: tuple[FlaskClient, dict[str, str]]) -> None:
@@ -46,9 +52,9 @@ def test_a_remote_seat_needs_a_broker(rig: Rig, admin: tuple[FlaskClient, dict[s
 
 
 def test_inviting_answers_with_a_code_and_the_snapshot_shows_the_link(
-    linked: Rig, admin: tuple[FlaskClient, dict[str, str]]
+    linked: Rig, linked_admin: tuple[FlaskClient, dict[str, str]]
 ) -> None:
-    client, headers = admin
+    client, headers = linked_admin
     wrong: list[dict[str, object]] = [dict(p) for p in PLAYERS]
     wrong[1]["remote"] = "yes please"
     bad = client.post(
@@ -78,9 +84,9 @@ def test_inviting_answers_with_a_code_and_the_snapshot_shows_the_link(
     [("7KQM-X4PA-9HZ", "12 characters"), ("7KQM-X4PA-0HZD", "0"), ("7KQM-X4PA-9HDZ", "swapped")],
 )
 def test_a_bad_code_gets_a_400_saying_what_is_wrong(
-    linked: Rig, admin: tuple[FlaskClient, dict[str, str]], code: str, says: str
+    linked: Rig, linked_admin: tuple[FlaskClient, dict[str, str]], code: str, says: str
 ) -> None:
-    client, headers = admin
+    client, headers = linked_admin
     answer = client.post("/api/remote/join", json={"code": code}, headers=headers)
     assert answer.status_code == 400
     error = answer.get_json()["error"]
@@ -90,9 +96,9 @@ def test_a_bad_code_gets_a_400_saying_what_is_wrong(
 
 
 def test_the_pages_invite_and_join_without_script(
-    linked: Rig, admin: tuple[FlaskClient, dict[str, str]]
+    linked: Rig, linked_admin: tuple[FlaskClient, dict[str, str]]
 ) -> None:
-    client, headers = admin
+    client, headers = linked_admin
     token = headers["X-CSRFToken"]
     setup = client.get("/setup").get_data(as_text=True)
     assert '<option value="remote">a person on another board</option>' in setup

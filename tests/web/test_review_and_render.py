@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from controller.referee.snapshot import LinkView
-from tests.support.poll import wait_until
-from tests.web.conftest import Rig, build_rig, close_rig
+from rigs.poll import wait_until
+from rigs.web import Rig, build_rig, close_rig
 from web_ui import render
 from web_ui.app import WebSettings
 from web_ui.games.perlen.view import PERLEN_VIEW

@@ -11,7 +11,7 @@ from flask.testing import FlaskClient
 from controller.referee.commands import NewGame
 from controller.settings import PIN_HASH_KEY, SECRET_KEY, Settings
 from controller.store import Store
-from tests.web.conftest import PIN, Rig, build_rig, close_rig, csrf, unlocked
+from rigs.web import PIN, Rig, build_rig, close_rig, csrf, unlocked
 from web_ui import security
 from web_ui.app import WebSettings
 from web_ui.state import state_of
@@ -20,19 +20,21 @@ from web_ui.state import state_of
 def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
+    from controller.games.registry import GAMES
     from controller.hardware.channels import ChannelMap
     from controller.hardware.sim import SimBoard
-    from controller.table import Table
+    from controller.table import Table, TableSettings
     from web_ui.app import close_app, create_app
+    from web_ui.games.registry import VIEWS
 
     cmap = ChannelMap.default()
     board = SimBoard(cmap.channel_count, cmap.led_count)
     store = Store(tmp_path / "fresh.sqlite3")
-    table = Table(board, cmap, store)
+    table = Table(board, cmap, store, TableSettings(games=GAMES))
     table.start()
     try:
         with caplog.at_level(logging.WARNING, logger="web_ui"):
-            app = create_app(table=table)
+            app = create_app(table=table, views=VIEWS)
         lines = [r.getMessage() for r in caplog.records if "Admin PIN" in r.getMessage()]
         assert len(lines) == 1
         pin = lines[0].split(": ")[1].split(" ")[0]
@@ -45,7 +47,7 @@ def test_first_start_makes_a_pin_logs_it_once_and_stores_only_a_hash(
         close_app(app)
         caplog.clear()
         with caplog.at_level(logging.WARNING, logger="web_ui"):
-            again = create_app(table=table)
+            again = create_app(table=table, views=VIEWS)
         assert not [r for r in caplog.records if "Admin PIN" in r.getMessage()]
         assert again.config["SECRET_KEY"] == secret  # sessions survive a restart
         close_app(again)

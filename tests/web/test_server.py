@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from tests.web.conftest import Rig, build_rig, close_rig
+from rigs.web import Rig, build_rig, close_rig
 from web_ui.server import serve, stop
 
 

@@ -1,5 +1,6 @@
 """The games the page can show, each with its view: the one place in ``web_ui`` that
-names them. ``web_ui.create_app`` takes these (tests may add a view of their own).
+names them. Only the composition root (:mod:`pyramid_board.run`) imports it and hands
+them to ``web_ui.create_app`` (tests may add a view of their own).
 
 >>> list(VIEWS)
 ['perlen-pyramide', 'pyramidos']

@@ -42,15 +42,11 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
+from controller.games.perlen.options import COLOURS, PerlenOptions
 from controller.rules.notation import BASE, POSITIONS, Position, parse_cell
 
-if TYPE_CHECKING:
-    from controller.games.perlen.rules import PerlenOptions
-
-COLOURS = 3
-"""Perlen-Pyramide is for exactly three players; colour = turn-order number 0, 1, 2."""
 POOL = 25
 """Pearls of each colour in a set."""
 BASE_CELLS = 25
