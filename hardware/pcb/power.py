@@ -22,7 +22,7 @@ controller, taken as on the base board (the data sheet's quiescent figure is low
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hardware.pcb.design import Board, Placed
 
@@ -100,10 +100,12 @@ class Budget:
     at_brightness: dict[float, float]
 
 
-def budget(board: Board) -> Budget:
+def budget(board: Board, *fed: Board) -> Budget:
     """The +5V rail's current: every LED at brightness b, and the rest as it draws at most
     (the base board: the IR modules through its regulator; the pico board: the largest
-    emitter group lit, and the speaker)."""
+    emitter group lit, and the speaker), with what the boards it ``fed`` draw through
+    their cable (the Pyramidos module's LEDs and emitters, in the pico board's groups)."""
+    board = replace(board, parts=board.parts + tuple(p for b in fed for p in b.parts))
     amps = [(LED_KINDS[p.kind.key][0], p) for p in board.parts if p.kind.key in LED_KINDS]
     ir = sum(1 for p in board.parts if p.kind.key == "ir")
     pico = any(p.kind.key == "pico" for p in board.parts)
