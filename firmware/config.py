@@ -56,6 +56,11 @@ SENSORS = tuple((channel, channel // 16, channel % 16, channel // 6) for channel
 targets t1–t4 (channels 5, 11, 17, 23) and the top (29), wired to mux input channel % 16
 of mux channel // 16; the targets and the top through the Pyramidos module's cable."""
 
+USB_CC_INPUTS = ((1, 14), (1, 15))
+"""(multiplexer, input) of the LED supply's USB-C CC1 and CC2, each through 10 kΩ from
+its 5.1 kΩ Rd on the printed pico board: the voltage across the Rd says whether the
+charger offers only default USB power, 1.5 A or 3 A (firmware/usbpower.py)."""
+
 SWITCHES = ((30, 13), (31, 14), (32, 17))
 """(channel, GPIO) of the switches on their own pins, closed = low: the buttons confirm,
 end turn, undo (30–32)."""

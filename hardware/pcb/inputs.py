@@ -105,6 +105,7 @@ def pico_pins(firmware: Path = FIRMWARE_CONFIG, host: Path = PICO_HOST_CONFIG) -
         buzzer_gpio=int(buzzer),
         leds=dict(cmap.led_by_name),
         source=f"{_relative(firmware)}, {_relative(host)}",
+        cc_inputs=tuple((int(m), int(i)) for m, i in fw.get("USB_CC_INPUTS", ())),
     )
 
 

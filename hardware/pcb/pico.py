@@ -74,6 +74,9 @@ class PicoPins:
     leds: Mapping[str, int]
     """Place → its LED's number in the chain."""
     source: str
+    cc_inputs: tuple[tuple[int, int], ...] = ()
+    """(multiplexer, input) reading the LED supply's USB-C CC1 and CC2 through 10 kΩ
+    (``USB_CC_INPUTS``): what the source offers (:mod:`firmware.usbpower`)."""
 
 
 PICO_AT: Point = (160.0, 148.2)
@@ -224,6 +227,7 @@ def pico_board(spec: BaseSpec, pins: PicoPins, remote: tuple[str, ...] = ()) -> 
     fan_vias += mux_vias
     _emitter_switches(parts, pins, sensors)
     supply_tracks, supply_vias = _supply(parts, spec, leds[-1] if leds else None)
+    _cc_sense(parts, pins)
     _led_data(parts, pins, leds[0])
     _switch_lines(parts, pins, spec)
     _sounder(parts, pins)
@@ -344,6 +348,9 @@ def _multiplexers(
         for name in [*(s.name for s, _ in mine), *remote]:
             if pins.sensors[name][0] == mux:
                 nets[MUX_INPUT_PAD[pins.sensors[name][1]]] = f"SNS_{name}"
+        for k, (cc_mux, cc_input) in enumerate(pins.cc_inputs):
+            if cc_mux == mux:
+                nets[MUX_INPUT_PAD[cc_input]] = f"CC{k + 1}_SNS"
         nets |= {"1": gpio_net(pins.adc[mux]), "12": "GND", "15": "GND", "24": "3V3"}
         for k, pad in enumerate(("10", "11", "14", "13")):  # S0, S1, S2, S3
             nets[pad] = gpio_net(pins.select[k])
@@ -401,6 +408,22 @@ def _supply(
     """The LED supply as on the base board (:func:`~hardware.pcb.design.led_supply_input`)."""
     _, tracks, vias = led_supply_input(parts, spec, last_led)
     return tracks, vias
+
+
+def _cc_sense(parts: _Parts, pins: PicoPins) -> None:
+    """Each CC pin of the LED supply's USB-C through 10 kΩ to its multiplexer input
+    (``USB_CC_INPUTS``), beside its 5.1 kΩ: the voltage across that Rd says what the
+    source offers (default USB power, 1.5 A or 3 A), which the firmware reads through the
+    ADC (:mod:`firmware.usbpower`). The 10 kΩ keeps an unpowered Pico's multiplexer from
+    loading the Rd (its input takes microamps) and limits what a CC pin at 2 V can push
+    into it (0.2 mA)."""
+    for k in range(len(pins.cc_inputs)):
+        net = f"USB_CC{k + 1}"
+        rd = next(p for p in parts.parts if p.kind.key == "R5k1" and net in p.nets.values())
+        parts.add_near(
+            CATALOGUE["R10k"], (rd.x, rd.y - 4.0), {"1": net, "2": f"CC{k + 1}_SNS"},
+            f"USB-C {net[-3:]} sense resistor (to the ADC)", 90.0, "B",
+        )  # fmt: skip
 
 
 def _led_data(parts: _Parts, pins: PicoPins, first: Placed) -> None:
