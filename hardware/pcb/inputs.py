@@ -145,13 +145,15 @@ def pico_spec(geo: Geometry) -> BaseSpec:
         height=round(y1 - min(ys), 3),
         sites=tuple(sites),
         holes=tuple(Hole(*board(h), geo.mounting_hole_diameter) for h in geo.mounting_holes),
-        sensor=SensorPart(
-            f"{PROJECT_LIBRARY}:{TCRT1000.name}",
-            f"reflective sensor {cell.part}",
-            cell.manufacturer,
-            cell.part,
-            TCRT1000.text,
-        ),
+        sensor=_tcrt1000(cell),
+    )
+
+
+def _tcrt1000(cell: Sensor) -> SensorPart:
+    """The reflective sensor the pico build's boards carry (the geometry's cell sensor)."""
+    footprint = f"{PROJECT_LIBRARY}:{TCRT1000.name}"
+    return SensorPart(
+        footprint, f"reflective sensor {cell.part}", cell.manufacturer, cell.part, TCRT1000.text
     )
 
 
@@ -190,13 +192,7 @@ def module_spec(geo: Geometry) -> BaseSpec:
         height=site.module_size,
         sites=tuple(sites),
         holes=tuple(Hole(*board(p), geo.mounting_hole_diameter) for p in holes),
-        sensor=SensorPart(
-            f"{PROJECT_LIBRARY}:{TCRT1000.name}",
-            f"reflective sensor {cell.part}",
-            cell.manufacturer,
-            cell.part,
-            TCRT1000.text,
-        ),
+        sensor=_tcrt1000(cell),
     )
 
 
