@@ -193,7 +193,7 @@ def build_board(
     if any(p.kind.key in power.LED_KINDS for p in board.parts) and any(
         p.kind.key == "fuse" for p in board.parts
     ):
-        leds, others, entry = power.loads(board)
+        leds, others, entry = power.loads(board, *fed)
         vdd, gnd = power.led_pads(board)
         drops = copper.solve(pcb, board.width, board.height, leds, others, entry,
                              celsius=power.WARM_COPPER, vdd_pad=vdd, gnd_pad=gnd)  # fmt: skip

@@ -123,10 +123,12 @@ def budget(board: Board, *fed: Board) -> Budget:
 
 
 def loads(
-    board: Board,
+    board: Board, *fed: Board
 ) -> tuple[dict[str, float], list[tuple[str, str, str, str, float]], dict[str, tuple[str, str]]]:
     """(LED reference → amps at full white, the other loads, where the supply enters each
-    net) for :func:`hardware.pcb.copper.solve`."""
+    net) for :func:`hardware.pcb.copper.solve`; what the boards it ``fed`` draw (their
+    LEDs white and every emitter lit) leaves at their cable's header, from its first +5V
+    pin to its first ground pin."""
     leds = _led_amps(board)
     fuse = next(p for p in board.parts if p.kind.key == "fuse")
     usb = next(p for p in board.parts if p.kind.key == "usbc")
@@ -147,4 +149,11 @@ def loads(
     speaker = next(p for p in board.parts if p.role == "sounder series resistor")
     npn = next(p for p in board.parts if p.kind.key == "npn")
     others.append((speaker.ref, "1", npn.ref, "2", SPEAKER_AMPS))
+    for other in fed:
+        header = next(p for p in board.parts if p.kind.key == "idc20smd")
+        plus = min((pad for pad, net in header.nets.items() if net == "+5V"), key=int)
+        ground = min((pad for pad, net in header.nets.items() if net == "GND"), key=int)
+        emitters = sum(1 for p in other.parts if p.kind.key.startswith("R150"))
+        amps = sum(_led_amps(other).values()) + emitters * EMITTER_AMPS
+        others.append((header.ref, plus, header.ref, ground, round(amps, 4)))
     return leds, others, entry

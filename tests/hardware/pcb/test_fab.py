@@ -61,8 +61,10 @@ def lit(request: pytest.FixtureRequest, designed: dict[str, Board]) -> Board:
 
 
 @pytest.fixture(scope="module")
-def drops(lit: Board) -> list[copper.Drop]:
-    leds, others, entry = power.loads(lit)
+def drops(lit: Board, designed: dict[str, Board]) -> list[copper.Drop]:
+    # the pico board's supply feeds the Pyramidos module too: its draw leaves at the header
+    fed = [designed["pyramidos"]] if lit.name == "pico" else []
+    leds, others, entry = power.loads(lit, *fed)
     vdd, gnd = power.led_pads(lit)
     return copper.solve(
         HERE / lit.name / f"{lit.name}.kicad_pcb", lit.width, lit.height, leds, others, entry,
