@@ -51,14 +51,19 @@ EMITTER_PINS = (2, 3, 4, 5, 6)
 """One per emitter group, high = lit (the gate of its MOSFET): group g is rank g + 1 and
 its target (the matrix's row g)."""
 
-SENSORS = tuple((channel, channel // 16, channel % 16, channel // 6) for channel in range(29))
-"""(channel, multiplexer, input, emitter group) of every sensor: the cells a1–e5 and the
-targets t1–t4 (channels 5, 11, 17, 23), wired to mux input channel % 16 of mux
-channel // 16."""
+SENSORS = tuple((channel, channel // 16, channel % 16, channel // 6) for channel in range(30))
+"""(channel, multiplexer, input, emitter group) of every sensor: the cells a1–e5, the
+targets t1–t4 (channels 5, 11, 17, 23) and the top (29), wired to mux input channel % 16
+of mux channel // 16; the targets and the top through the Pyramidos module's cable."""
 
-SWITCHES = ((29, 12), (30, 13), (31, 14), (32, 17))
-"""(channel, GPIO) of the switches on their own pins, closed = low: the top's IR module
-(29) and the buttons confirm, end turn, undo (30–32)."""
+USB_CC_INPUTS = ((1, 14), (1, 15))
+"""(multiplexer, input) of the LED supply's USB-C CC1 and CC2, each through 10 kΩ from
+its 5.1 kΩ Rd on the printed pico board: the voltage across the Rd says whether the
+charger offers only default USB power, 1.5 A or 3 A (firmware/usbpower.py)."""
+
+SWITCHES = ((30, 13), (31, 14), (32, 17))
+"""(channel, GPIO) of the switches on their own pins, closed = low: the buttons confirm,
+end turn, undo (30–32)."""
 
 ON_COUNTS = 223
 """A pearl is there above this many ADC counts over the sensor's baseline: 18 µA through

@@ -78,6 +78,7 @@ __all__ = [
     "Piece",
     "Place",
     "Point",
+    "PyramidosSite",
     "Sensor",
     "SensorElement",
     "geometry_from_mapping",
@@ -606,6 +607,130 @@ class LedLayout:
         return self
 
 
+# -- the Pyramidos module (issue 35) -------------------------------------------------------
+# HABA's Pyramidos is a tower: its building site (the four target holes and the top) is on
+# the upper level, whose holes a finger reaches from below. The pico build senses it with a
+# small board of its own under that site (hardware/pcb/module.py), cabled to the pico
+# board. These are the keys a maker measures on the family's own set (hardware/README.md,
+# "The Pyramidos module").
+
+STANDOFFS: Final = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0)
+"""mm: the stock lengths of M3 nylon spacers (round, Ø3.2 bore) the module stands on."""
+SITE_SCREWS: Final = (6.5, 9.5, 13.0, 16.0, 19.0, 22.0)
+"""mm: ISO 7049 ST2.9 pan-head tapping screws' stock lengths."""
+MODULE_EDGE: Final = 10.0
+"""mm from a target hole's centre to the module's edge: the sensor's body (8.06 mm
+across) and its resistors on the back."""
+
+
+@dataclass(frozen=True, config=TABLE)
+class PyramidosSite:
+    """``[pyramidos]``: the building site on the tower's upper level, as measured.
+
+    The site's frame: seen from above, origin at the site's centre (under the top ball),
+    x to the right and y away from the player who looks at the tower's front; the
+    targets t1 near-left, t2 near-right, t3 far-right, t4 far-left.
+
+    >>> site = load_geometry().pyramidos
+    >>> round(site.rest_depth, 2), round(site.top_apex, 2)  # a ball's bottom; the top's apex
+    (3.83, 34.4)
+    """
+
+    place: XY
+    """The site's centre, from the upper level's front left corner (seen from above)."""
+    hole_spacing: Annotated[float, Range(10, 80)]
+    """Centre to centre of two neighbouring target holes (the square's side)."""
+    hole_diameter: Annotated[float, Range(5, 60)]
+    """The target holes' diameter at the upper level's top face."""
+    ball_diameter: Annotated[float, Range(5, 60)]
+    board_thickness: Annotated[float, Range(1, 30)]
+    """The upper level's thickness at the site."""
+    neighbour_holes: Annotated[tuple[XY, ...], Items(0, 99, "[x, y] points", "a list")]
+    """The centres of the holes around the site (the site's frame): the module leaves them
+    open for the fingers that nudge balls from below."""
+    finger_room: Annotated[float, Range(0, 40)]
+    """mm kept free beyond each neighbouring hole's edge, under the level, for a fingertip."""
+
+    @model_validator(mode="after")
+    def _rules(self) -> PyramidosSite:
+        problems = Problems()
+        s, d = self.hole_spacing, self.ball_diameter
+        if self.hole_diameter >= d:
+            problems.add("hole_diameter", f"must be under ball_diameter ({d:g}): a ball falls")
+        if not d <= s < d * math.sqrt(2):
+            why = "four balls carry the top between them"
+            problems.add("hole_spacing", f"must be from {d:g} to {d * math.sqrt(2):.1f}: {why}")
+        problems.raise_any()
+        half = self.module_size / 2
+        for i, hole in enumerate(self.neighbour_holes):
+            dx, dy = max(abs(hole.x) - half, 0.0), max(abs(hole.y) - half, 0.0)
+            room = math.hypot(dx, dy) - self.hole_diameter / 2
+            if room < self.finger_room - 1e-9:
+                square = f"the module's {self.module_size:g} mm square"
+                fail_at(
+                    f"neighbour_holes[{i}]",
+                    f"lies {room:.1f} mm from {square}; finger_room asks {self.finger_room:g}",
+                )
+        return self
+
+    @property
+    def targets(self) -> dict[str, Point]:
+        """t1–t4 in the site's frame."""
+        h = self.hole_spacing / 2
+        return {"t1": Point(-h, -h), "t2": Point(h, -h), "t3": Point(h, h), "t4": Point(-h, h)}
+
+    @property
+    def ball_centre(self) -> float:
+        """mm: a base ball's centre above the level's top face, resting in its hole."""
+        r, a = self.ball_diameter / 2, self.hole_diameter / 2
+        return math.sqrt(r * r - a * a)
+
+    @property
+    def rest_depth(self) -> float:
+        """mm: how far a resting ball's lowest point lies under the level's top face."""
+        return self.ball_diameter / 2 - self.ball_centre
+
+    @property
+    def top_apex(self) -> float:
+        """mm: the top ball's highest point above the level's top face, on four balls."""
+        d, s = self.ball_diameter, self.hole_spacing
+        return self.ball_centre + math.sqrt(d * d - s * s / 2) + d / 2
+
+    @property
+    def module_size(self) -> float:
+        """mm: the module's square side."""
+        return self.hole_spacing + 2 * MODULE_EDGE
+
+    def standoff(self, gap: float, body: float) -> float:
+        """mm from the level's underside to the module's face for a sensor ``body`` mm
+        tall whose face lies ``gap`` under a resting ball (0: flat on the wood)."""
+        return max(0.0, self.rest_depth - self.board_thickness + gap + body)
+
+    def spacer(self, gap: float, body: float, span: tuple[float, float]) -> tuple[float, float]:
+        """(stock spacer length, the sensor's resulting gap to the ball): the stock
+        length nearest :meth:`standoff` that leaves the gap within ``span``; 0 when none
+        is needed (the module flat against the level)."""
+        want = self.standoff(gap, body)
+        if want == 0.0:
+            return 0.0, self.board_thickness - self.rest_depth - body
+        fits = [s for s in STANDOFFS if span[0] <= gap - (want - s) <= span[1]]
+        if not fits:
+            within = f"{span[0]:g}–{span[1]:g} mm under the balls"
+            raise GeometryError("pyramidos", f"no stock spacer near {want:.1f} mm: {within}")
+        best = min(fits, key=lambda s: abs(want - s))
+        return best, round(gap - (want - best), 2)
+
+    def screw(self, spacer: float, pcb: float, cover: float) -> tuple[float, float]:
+        """(ISO 7049 ST2.9 length, its thread's bite into the level): the longest stock
+        screw whose tip stays ``cover`` mm under the level's top face."""
+        room = pcb + spacer + self.board_thickness - cover
+        fits = [s for s in SITE_SCREWS if s <= room]
+        if not fits or fits[-1] - pcb - spacer < 1.5:
+            little = f"{self.board_thickness:g} mm leaves a screw under 1.5 mm of thread"
+            raise GeometryError("pyramidos.board_thickness", little)
+        return fits[-1], round(fits[-1] - pcb - spacer, 2)
+
+
 @dataclass(frozen=True)
 class Geometry:
     """The whole file. Places are keyed by their channel/LED names (``a1``, ``t1``,
@@ -631,6 +756,8 @@ class Geometry:
     builds: Mapping[str, Build]
     inserts: Mapping[str, Insert]
     candidates: Mapping[str, Candidate]
+    pyramidos: PyramidosSite
+    """HABA's building site, under which the pico build's Pyramidos module lies."""
 
     @property
     def own_magnet(self) -> Insert:
@@ -756,6 +883,7 @@ class GeometryFile:
     inserts: Annotated[dict[str, Insert], _Names, _keep("inserts")]
     builds: Annotated[dict[str, Build], Shaped(dict[str, Build], _builds)]
     candidates: Annotated[dict[str, Candidate], _Names]
+    pyramidos: PyramidosSite
 
     @model_validator(mode="after")
     def _rules(self) -> GeometryFile:
@@ -808,7 +936,7 @@ class GeometryFile:
             frozen({f"button:{n}": p for n, p in self.buttons.items()}),
             frozen({f"seat:{n}": p for n, p in self.seats.items()}), self.leds,
             frozen(self.sensors), frozen(self.builds), frozen(self.inserts),
-            frozen(self.candidates),
+            frozen(self.candidates), self.pyramidos,
         )  # fmt: skip
 
 

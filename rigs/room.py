@@ -443,17 +443,17 @@ def ripple(directory: Path, amplitude: float, hz: float, tau_us: float = 200.0) 
     """Room light of 100 µA with a ``hz`` ripple of ``amplitude`` µA on every cell (each
     its own phase) for 1 s; then the darkest pearl put on c3 in it."""
     rig = Rig(directory, Part(tau_us=tau_us))
-    for channel in range(29):
+    for channel in rig.index:
         rig.front.light[channel] = Light(100.0, amplitude, hz, phase=0.7 * channel)
     return _empty_then_pearl(rig, 1000)
 
 
 def _empty_then_pearl(rig: Rig, empty_ms: float) -> Outcome:
     """Every cell empty for ``empty_ms``, then the darkest pearl put on c3."""
-    rig.watch(*range(29))
+    rig.watch(*rig.index)
     rig.run(empty_ms)
     phantom = rig.state != 0
-    margin = _empty_margin(rig, range(29))
+    margin = _empty_margin(rig, list(rig.index))
     missed, latency, pearl = _pearl(rig, C3, DARK_PEARL_UA)
     return Outcome(phantom, missed, False, min(margin, pearl), latency, rig.scan_us / 1000)
 
@@ -517,7 +517,7 @@ def dark_pearl(directory: Path, reflection: float, tau_us: float = 200.0) -> Out
     """A pearl of ``reflection`` µA (minimum part) put on c3 in 100 µA of room light with
     a 50 µA, 120 Hz ripple, with no empty reading before it (power-up) and after one."""
     rig = Rig(directory, Part(tau_us=tau_us))
-    for channel in range(29):
+    for channel in rig.index:
         rig.front.light[channel] = Light(100.0, 50.0, 120.0, phase=0.7 * channel)
     rig.front.reflection[C3] = reflection
     rig.watch(C3)

@@ -177,7 +177,8 @@ def template(geometry: Geometry, board: str) -> list[Shape]:
     places: list[tuple[str, Point, Sensor | None]] = []
     if sensor is not None:
         places += [(name, centre, sensor) for name, centre in geometry.cells.items()]
-    if build.target_sensor is not None:
+    module = board == "pico"  # its targets and top are the Pyramidos module's (drawn apart)
+    if build.target_sensor is not None and not module:
         places += [(n, c, build.target_sensor) for n, c in geometry.targets.items()]
     for name, centre, place_sensor in places:
         page.cross(centre)
@@ -185,7 +186,7 @@ def template(geometry: Geometry, board: str) -> list[Shape]:
         page.text(centre + Point(-4, 4.5), name, NORMAL)
         if place_sensor is not None:
             _sensor_marks(page, place_sensor, centre)
-    if build.top_sensor is not None:
+    if build.top_sensor is not None and not module:
         page.cross(geometry.top)
         page.text(geometry.top + Point(0, -4.5), "top: IR from above", SMALL, "middle")
     for name, centre in geometry.buttons.items():
@@ -198,11 +199,89 @@ def template(geometry: Geometry, board: str) -> list[Shape]:
             continue
         if name == "top" and build.top_sensor is None:
             continue
+        if module and (name in geometry.targets or name == "top"):
+            continue
         spot = geometry.led_position(name)
         page.circle(spot, geometry.leds.light_hole_diameter)
         page.text(spot + Point(2.6, -1), str(leds[name]), SMALL)
-    _dimensions(page, geometry, has_targets=build.target_sensor is not None)
+    _dimensions(page, geometry, has_targets=build.target_sensor is not None and not module)
     _legend(page, geometry, board)
+    return page.shapes
+
+
+class SitePage(Page):
+    """The Pyramidos site's frame onto the page: its centre in the page's middle, seen
+    from below (mirrored in x)."""
+
+    def __init__(self) -> None:
+        self.right, self.top = 0.0, 0.0
+        self.left_margin, self.top_margin = PAGE[0] / 2, PAGE[1] / 2
+        self.shapes = []
+
+
+def module_template(geometry: Geometry) -> list[Shape]:
+    """The Pyramidos module's drilling and mounting drawing: the underside of HABA's upper
+    level at the building site, seen from below, 1:1 (hardware/pcb/module.py)."""
+    # the module's own figures: imported here, where the drawing needs them, since the
+    # board's generator is not otherwise this tool's
+    from hardware.pcb.inputs import TOP_LED_AT, module_spec
+    from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+
+    site, page = geometry.pyramidos, SitePage()
+    sensor = geometry.sensor("pico", "target")
+    assert sensor.peak_distance is not None and sensor.span is not None
+    spacer, gap = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
+    screw, bite = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    half = site.module_size / 2
+    corners = [Point(-half, -half), Point(half, -half), Point(half, half), Point(-half, half)]
+    for a, b in zip(corners, (*corners[1:], corners[0]), strict=True):
+        page.line(a, b, dashed=True)
+    for name, centre in site.targets.items():
+        page.circle(centre, site.hole_diameter)
+        page.cross(centre)
+        page.text(centre + Point(0, -site.hole_diameter / 2 - 3), name, NORMAL, "middle")
+    for hole in site.neighbour_holes:
+        page.circle(hole, site.hole_diameter, dashed=True)
+        page.circle(hole, site.hole_diameter + 2 * site.finger_room, dashed=True)
+    page.circle(TOP_LED_AT, geometry.leds.light_hole_diameter)
+    page.text(TOP_LED_AT + Point(3, -1), f"top's light: Ø{_f(geometry.leds.light_hole_diameter)} "
+              "through", SMALL)  # fmt: skip
+    page.cross(Point(0, 0))
+    spec = module_spec(geometry)
+    for mount in spec.holes:
+        at = Point(mount.x - half, half - mount.y)
+        page.circle(at, 2.0)
+        page.text(at + Point(3, -1), f"Ø2 × {_f(site.board_thickness - SURFACE_COVER)} deep",
+                  SMALL)  # fmt: skip
+    t1, t2, t4 = site.targets["t1"], site.targets["t2"], site.targets["t4"]
+    page.dimension(t1, t2, f"{_f(site.hole_spacing)}", offset=Point(0, -half - 6))
+    page.dimension(t1, t4, f"{_f(site.hole_spacing)}", offset=Point(half + 6, 0))
+    page.dimension(corners[0], corners[1], f"module {_f(site.module_size)}",
+                   offset=Point(0, -half - 14))  # fmt: skip
+    lines = [
+        "pyramid-board: the Pyramidos module, HABA's upper level",
+        "seen from BELOW at the building site, 1:1 (A4, print at 100 %).",
+        f"Site centre (the cross): {_f(site.place.x)} mm from the level's left edge,",
+        f"{_f(site.place.y)} mm from its front edge (seen from above).",
+        f"Target holes Ø{_f(site.hole_diameter)}, {_f(site.hole_spacing)} apart; balls "
+        f"Ø{_f(site.ball_diameter)}; level {_f(site.board_thickness)} mm.",
+        "Dashed square: the module (its parts face the level).",
+        "Dashed: the holes around the site, and the room",
+        f"kept for a fingertip ({_f(site.finger_room)} mm) around each.",
+        f"Pilot holes for ST2.9 × {_f(screw)} mm screws ({_f(bite)} mm of thread",
+        f"in the level) through {_f(spacer)} mm M3 nylon spacers:",
+        f"each sensor {_f(gap)} mm under its ball's lowest point.",
+        "The top's TCRT1000 hangs over the top ball on a bridge,",
+        f"its face {_f(sensor.peak_distance)} mm over the ball "
+        f"({_f(site.top_apex + sensor.peak_distance)} mm above the level).",
+    ]
+    for i, line in enumerate(lines):
+        page.text(Point(-half - 38, half + 20 - i * 3.4), line, SMALL)
+    bar_y = PAGE[1] - 15
+    page.shapes.append(Line(20, bar_y, 120, bar_y))
+    for tick in (0, 50, 100):
+        page.shapes.append(Line(20 + tick, bar_y - 1.5, 20 + tick, bar_y + 1.5))
+    page.shapes.append(Text(122, bar_y + 1, "100 mm: measure it on the print", SMALL))
     return page.shapes
 
 
@@ -506,14 +585,15 @@ def parts_block(g: Geometry) -> str:
          f"one per cell, branded face up under its centre; B_OP ≤ {_f(mux.operate_max or 0)} "
          f"mT, B_RP ≥ {_f(mux.release_min or 0)} mT"],
         [f"{cell_ir.manufacturer} **{cell_ir.part}** reflective IR sensor",
-         str(cells + len(g.targets)),
+         str(cells + len(g.targets) + 1),
          "Pico (the chosen build)",
-         f"one per cell and per target, looking up through a Ø{_f(cell_ir.window_diameter or 0)} "
-         f"mm window in the hollow's bottom from a {_f(cell_ir.hole_depth)} mm pocket; the "
-         "pieces stay as they are"],
+         f"one per cell, looking up through a Ø{_f(cell_ir.window_diameter or 0)} "
+         f"mm window in the hollow's bottom from a {_f(cell_ir.hole_depth)} mm pocket; one "
+         "under each target hole of HABA's tower and one on a bridge over the top ball (the "
+         "Pyramidos module); the pieces stay as they are"],
         [f"{target.part}", str(len(g.targets)), "matrix, direct",
          f"one per target, looking up through a Ø{_f(target.hole_diameter)} mm hole"],
-        [f"{top.part}", "1", "matrix, Pico, direct", "on a bridge over the top, looking down"],
+        [f"{top.part}", "1", "matrix, direct", "on a bridge over the top, looking down"],
         [f"neodymium disc magnet {_f(magnet.diameter)} × {_f(magnet.height)} mm, {magnet.grade}",
          str(pearls), "matrix, mux (rejected)", f"one per pearl ({COLOURS} colours × {POOL}), in a "
          f"Ø{_f(magnet.diameter + 0.1)} × {_f(magnet.height)} mm hole, flush"],
@@ -613,7 +693,36 @@ def sensing_block(g: Geometry) -> str:
     )
 
 
+def module_block(g: Geometry) -> str:
+    """The Pyramidos module's figures as the geometry's ``[pyramidos]`` gives them."""
+    # the module's own figures (hardware/pcb/): imported here, where the guide needs them
+    from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+    from hardware.pcb.module import top_gap
+
+    site = g.pyramidos
+    sensor = g.sensor("pico", "target")
+    assert sensor.peak_distance is not None and sensor.span is not None
+    spacer, gap = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
+    screw, bite = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    rows = [
+        ["module", f"{_g(site.module_size)} mm square, its parts facing the level"],
+        ["a ball's lowest point", f"{site.rest_depth:.2f} mm under the level's top face "
+         f"(level {_g(site.board_thickness)} mm)"],
+        ["spacers", f"{_g(spacer)} mm, M3 nylon (the standoff wanted: "
+         f"{site.standoff(sensor.peak_distance, BODY[2]):.2f} mm)"],
+        ["each target's sensor", f"{_g(gap)} mm under its ball (the TCRT1000 reads "
+         f"{_g(sensor.span[0])}–{_g(sensor.span[1])} mm, peak at {_g(sensor.peak_distance)})"],
+        ["screws", f"ST2.9 × {_g(screw)} mm, {_g(bite)} mm of thread in the level, into "
+         f"Ø2.0 × {_g(site.board_thickness - SURFACE_COVER)} mm pilot holes"],
+        ["the top ball's apex", f"{site.top_apex:.1f} mm above the level: its sensor's face "
+         f"{_g(top_gap(g, below=False))} mm over it (from below it would be "
+         f"{_g(top_gap(g, below=True))} mm)"],
+    ]  # fmt: skip
+    return _table(["", "from `[pyramidos]`"], rows)
+
+
 BLOCKS: dict[str, Callable[[Geometry], str]] = {
+    "module": module_block,
     "field": field_block,
     "margins": margins_block,
     "rest": rest_block,
@@ -648,6 +757,10 @@ def outputs(g: Geometry) -> dict[str, bytes]:
         shapes = template(g, board)
         made[f"drilling-{board}.svg"] = to_svg(shapes, title).encode()
         made[f"drilling-{board}.pdf"] = to_pdf(shapes, title)
+    title = "pyramid-board: Pyramidos module drilling and mounting drawing, seen from below, 1:1"
+    shapes = module_template(g)
+    made["drilling-pyramidos.svg"] = to_svg(shapes, title).encode()
+    made["drilling-pyramidos.pdf"] = to_pdf(shapes, title)
     return made
 
 

@@ -15,13 +15,15 @@ that with the config. :func:`trace_pico` follows the pico board's copper from ev
 reflective sensor through its multiplexer and emitter switch to the Pico's pins, from
 each button and the top's IR module to its GPIO, and along the LED chain from the
 Pico's LED pin through the buffer; :func:`against_firmware` compares that with the
-firmware's config.
+firmware's config. :func:`with_module` joins the Pyramidos module's copper to the pico
+board's through their ribbon cable (pin *n* to pin *n*), so that the same trace follows
+the targets and the top to the Pico.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from hardware.pcb.design import BaseSpec, Board, PinMap
@@ -39,6 +41,7 @@ __all__ = [
     "pads_against_netlist",
     "trace",
     "trace_pico",
+    "with_module",
 ]
 
 OPTO = CATALOGUE["opto"].value
@@ -322,7 +325,10 @@ def trace_pico(dump: Dump, spec: BaseSpec, pins: PicoPins) -> TracedPico:
         if site.sensor is None or site.kind == "none":
             continue
         if site.kind == "reflective":
-            ref = at(site.sensor, CATALOGUE["tcrt"].value)
+            # the top's sensor hangs over the top ball: the module has its lead's header
+            ref = at(site.sensor, CATALOGUE["tcrt"].value) or at(
+                site.sensor, CATALOGUE["tcrt_lead"].value
+            )
             if ref is None:
                 problems.append(f"{site.name}: no TCRT1000 at its place {site.sensor}")
                 continue
@@ -415,3 +421,44 @@ def against_firmware(traced: TracedPico, pins: PicoPins) -> list[str]:
     if traced.leds != want_leds:
         problems.append(f"LED data chain {traced.leds} differs from the config's {want_leds}")
     return problems
+
+
+MODULE_AT = 1000.0
+"""mm: the module's parts are moved this far along x when joined to the pico board's."""
+
+
+def with_module(
+    pico: Dump, module: Dump, spec: BaseSpec, module_spec: BaseSpec
+) -> tuple[dict[str, Any], BaseSpec, list[str]]:
+    """The pico board's and the module's copper as one (the module's parts moved by
+    :data:`MODULE_AT`, its references prefixed ``M:``), each module net that reaches the
+    cable's header named as the pico board's net on the same pin (others kept apart as
+    ``M:net``); both boards' places as one spec; and what does not join."""
+    header = CATALOGUE["idc20smd"].value
+    problems: list[str] = []
+
+    def pins_of(dump: Dump, where: str) -> dict[str, str]:
+        found = [p for p in dump["parts"] if p["value"] == header]
+        if len(found) != 1:
+            problems.append(f"{where}: {len(found)} ribbon cable headers, not one")
+            return {}
+        return {pad["pad"]: pad["net"] for pad in found[0]["pads"]}
+
+    main, far = pins_of(pico, "the pico board"), pins_of(module, "the module")
+    joined: dict[str, str] = {}
+    for pad, net in sorted(far.items()):
+        if net and pad in main and joined.setdefault(net, main[pad]) != main[pad]:
+            problems.append(f"the module's {net} meets both {joined[net]} and {main[pad]}")
+    parts = list(pico["parts"])
+    for part in module["parts"]:
+        pads = [{**pad, "net": joined.get(pad["net"], f"M:{pad['net']}") if pad["net"] else ""}
+                for pad in part["pads"]]  # fmt: skip
+        parts.append({**part, "ref": f"M:{part['ref']}", "x": part["x"] + MODULE_AT, "pads": pads})
+
+    def moved(point: tuple[float, float] | None) -> tuple[float, float] | None:
+        return None if point is None else (point[0] + MODULE_AT, point[1])
+
+    sites = spec.sites + tuple(
+        replace(s, sensor=moved(s.sensor), led=moved(s.led)) for s in module_spec.sites
+    )
+    return {**pico, "parts": parts}, replace(spec, sites=sites), problems

@@ -805,7 +805,8 @@ def controller_board(pins: PinMap) -> Board:
         "EEPROM write enable: ground this pad to write",
     )  # fmt: skip
     # the sounder: GPIO → 1 kΩ → NPN (10 kΩ base pull-down) switching the speaker and its
-    # 47 Ω from the Pi's 5 V, a flyback diode across the coil
+    # 150 Ω (1206: within its rating sounding without end, as on the pico board,
+    # hardware.pcb.ratings) from the Pi's 5 V, a flyback diode across the coil
     buzz = f"GPIO{pins.buzzer_gpio}"
     sounder = parts.add_near(
         CATALOGUE["sounder"], (8.0, height - 9.0), {"1": "SND+", "2": "SND-"}, "sounder leads"
@@ -823,7 +824,8 @@ def controller_board(pins: PinMap) -> Board:
         "sounder switch base pull-down", 90.0,
     )  # fmt: skip
     parts.add_near(
-        CATALOGUE["R47"], (sounder.x + 4.0, sounder.y - 6.0), {"1": "+5V_PI", "2": "SND+"},
+        CATALOGUE["R150_1206"], (sounder.x + 4.0, sounder.y - 6.0),
+        {"1": "+5V_PI", "2": "SND+"},
         "sounder series resistor", 90.0,
     )  # fmt: skip
     parts.add_near(

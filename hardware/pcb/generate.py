@@ -3,7 +3,8 @@
 Writes, under ``hardware/pcb/``:
 
 - ``pyramid.pretty/``: the project's footprints (the Pi socket, the upright reed);
-- ``base/`` and ``controller/``: each board's KiCad project (``.kicad_pro``,
+- ``base/``, ``controller/``, ``pico/`` and ``pyramidos/`` (the pico build's Pyramidos
+  module): each board's KiCad project (``.kicad_pro``,
   ``.kicad_pcb``, ``.net``);
 - ``fab/``: per board the Gerbers and drill files zipped for the fab, JLCPCB's BOM and
   placement (CPL) files, and the DRC summary;
@@ -23,7 +24,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from hardware.pcb import copper, design, library, outputs, pico, power, schematic
+from hardware.geometry import load_geometry
+from hardware.pcb import copper, design, library, module, outputs, pico, power, schematic
 from hardware.pcb.design import Board
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.inputs import Inputs, load_inputs
@@ -76,7 +78,10 @@ def boards(inputs: Inputs) -> list[Board]:
     HAT, and the pico build's one board."""
     out = [design.base_board(inputs.spec, inputs.pins), design.controller_board(inputs.pins)]
     if inputs.pico_spec is not None and inputs.pico_pins is not None:
-        out.append(pico.pico_board(inputs.pico_spec, inputs.pico_pins))
+        remote = module.MODULE_NAMES if inputs.module_spec is not None else ()
+        out.append(pico.pico_board(inputs.pico_spec, inputs.pico_pins, remote))
+    if inputs.module_spec is not None and inputs.pico_pins is not None:
+        out.append(module.module_board(inputs.module_spec, inputs.pico_pins, load_geometry()))
     return out
 
 
@@ -130,8 +135,11 @@ def _micrometres(svg: str) -> str:
     return _LENGTHS.sub(one, svg)
 
 
-def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str, object]:
-    """Route, build, check and plot one board into ``out`` (the project) and ``fab``."""
+def build_board(
+    board: Board, inputs: Inputs, out: Path, work: Path, fed: tuple[Board, ...] = ()
+) -> dict[str, object]:
+    """Route, build, check and plot one board into ``out`` (the project) and ``fab``;
+    ``fed``: the boards its supply feeds through a cable (their loads in its budget)."""
     started = time.monotonic()
     routed = route(board)
     routing_s = time.monotonic() - started
@@ -139,7 +147,8 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
     project = out / name
     project.mkdir(parents=True, exist_ok=True)
     (project / f"{name}.kicad_pro").write_text(PROJECT % name, encoding="utf-8")
-    pins = inputs.pico_pins.source if name == "pico" and inputs.pico_pins else inputs.pins.source
+    pico_board = name in ("pico", "pyramidos") and inputs.pico_pins
+    pins = inputs.pico_pins.source if pico_board and inputs.pico_pins else inputs.pins.source
     source = f"hardware/geometry.toml, {pins}"
     (project / f"{name}.net").write_text(outputs.netlist(board, source), encoding="utf-8")
     schematic.write(board, project / f"{name}.kicad_sch", source)
@@ -180,14 +189,17 @@ def build_board(board: Board, inputs: Inputs, out: Path, work: Path) -> dict[str
         "drc": drc["counts"],
         "drc_kinds": dict(sorted(kinds.items())),
     }
-    if any(p.kind.key in power.LED_KINDS for p in board.parts):
-        leds, others, entry = power.loads(board)
+    # the supply's drops on a board with its own supply input (the module's comes by cable)
+    if any(p.kind.key in power.LED_KINDS for p in board.parts) and any(
+        p.kind.key == "fuse" for p in board.parts
+    ):
+        leds, others, entry = power.loads(board, *fed)
         vdd, gnd = power.led_pads(board)
         drops = copper.solve(pcb, board.width, board.height, leds, others, entry,
                              celsius=power.WARM_COPPER, vdd_pad=vdd, gnd_pad=gnd)  # fmt: skip
         worst = drops[0]
         summary["led_supply"] = {
-            "full_white_amps": power.budget(board).full_white,
+            "full_white_amps": power.budget(board, *fed).full_white,
             "copper_celsius": power.WARM_COPPER,
             "worst_led": worst.ref,
             "worst_drop_volts": round(worst.supply_volts, 4),
@@ -219,10 +231,12 @@ def main(argv: list[str] | None = None) -> int:
     inputs = load_inputs()
     write_library(inputs)
     with tempfile.TemporaryDirectory() as tmp:
-        for board in boards(inputs):
+        made = boards(inputs)
+        for board in made:
             if names and board.name not in names:
                 continue
-            build_board(board, inputs, HERE, Path(tmp))
+            fed = tuple(b for b in made if board.name == "pico" and b.name == "pyramidos")
+            build_board(board, inputs, HERE, Path(tmp), fed)
     return 0
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "Inputs",
     "base_spec",
     "load_inputs",
+    "module_spec",
     "pico_pins",
     "pico_spec",
     "pin_map",
@@ -67,11 +68,13 @@ class Inputs:
     pins: PinMap
     pico_spec: BaseSpec | None = field(default=None)
     pico_pins: PicoPins | None = field(default=None)
+    module_spec: BaseSpec | None = field(default=None)
+    """The Pyramidos module's places (the pico build's targets and top)."""
 
 
 def load_inputs(geometry: Path | None = None, config: Path = CONFIG) -> Inputs:
     geo = load_geometry(geometry)
-    return Inputs(base_spec(geo), pin_map(config), pico_spec(geo), pico_pins())
+    return Inputs(base_spec(geo), pin_map(config), pico_spec(geo), pico_pins(), module_spec(geo))
 
 
 def pico_pins(firmware: Path = FIRMWARE_CONFIG, host: Path = PICO_HOST_CONFIG) -> PicoPins:
@@ -102,13 +105,14 @@ def pico_pins(firmware: Path = FIRMWARE_CONFIG, host: Path = PICO_HOST_CONFIG) -
         buzzer_gpio=int(buzzer),
         leds=dict(cmap.led_by_name),
         source=f"{_relative(firmware)}, {_relative(host)}",
+        cc_inputs=tuple((int(m), int(i)) for m, i in fw.get("USB_CC_INPUTS", ())),
     )
 
 
 def pico_spec(geo: Geometry) -> BaseSpec:
-    """The pico board's places: a reflective sensor at every cell and target (the pico
-    build's), the top's IR module's socket, the buttons, the LEDs; the base board's
-    outline and mounting holes."""
+    """The pico board's places: a reflective sensor at every cell (the pico build's), the
+    buttons, the LEDs; the base board's outline and mounting holes. The targets and the
+    top are the Pyramidos module's (:func:`module_spec`)."""
     xs = [p.x for p in geo.outline]
     ys = [p.y for p in geo.outline]
     x0, y1 = min(xs), max(ys)
@@ -128,37 +132,67 @@ def pico_spec(geo: Geometry) -> BaseSpec:
         Site(name, "reflective", board(centre + offset), board(geo.led_position(name)))
         for name, centre in geo.cells.items()
     ]
-    for name in (*geo.targets, "top"):
-        sensor = build.sensor("top" if name == "top" else "target")
-        if sensor is None:
-            continue
-        if sensor.kind == "reflective":
-            if sensor.part != cell.part:
-                raise GeometryError(f"builds.{PICO_BUILD}", f"{name}: one sensor part only")
-            sites.append(
-                Site(name, "reflective", board(geo.place(name) + offset),
-                     board(geo.led_position(name)))
-            )  # fmt: skip
-            continue
-        if sensor.kind != "ir":
+    for name in ("target", "top"):
+        sensor = build.sensor(name)
+        if sensor is not None and (sensor.kind != "reflective" or sensor.part != cell.part):
             raise GeometryError(
-                f"builds.{PICO_BUILD}", f"the pico board senses {name} by reflective IR or an "
-                f"IR module, not {sensor.name!r}",
+                f"builds.{PICO_BUILD}.{name}_sensor",
+                f"the Pyramidos module reads {name}s as the cells, not by {sensor.name!r}",
             )  # fmt: skip
-        sites.append(_ir_site(geo, board, name, sensor))
     sites += _panel_sites(geo, board)
     return BaseSpec(
         width=round(max(xs) - x0, 3),
         height=round(y1 - min(ys), 3),
         sites=tuple(sites),
         holes=tuple(Hole(*board(h), geo.mounting_hole_diameter) for h in geo.mounting_holes),
-        sensor=SensorPart(
-            f"{PROJECT_LIBRARY}:{TCRT1000.name}",
-            f"reflective sensor {cell.part}",
-            cell.manufacturer,
-            cell.part,
-            TCRT1000.text,
-        ),
+        sensor=_tcrt1000(cell),
+    )
+
+
+def _tcrt1000(cell: Sensor) -> SensorPart:
+    """The reflective sensor the pico build's boards carry (the geometry's cell sensor)."""
+    footprint = f"{PROJECT_LIBRARY}:{TCRT1000.name}"
+    return SensorPart(
+        footprint, f"reflective sensor {cell.part}", cell.manufacturer, cell.part, TCRT1000.text
+    )
+
+
+MODULE_LED_OFFSET = 5.5
+"""mm from a target's centre to its LED on the module, outwards (towards the module's
+near or far edge): inside the target's hole beside the sensor, lighting the ball."""
+TOP_LED_AT = Point(0.0, 12.5)
+"""The top's LED on the module (the site's frame), under a Ø4 light hole through the
+level: between the far base balls, under the top ball."""
+TOP_LEAD_AT = Point(0.0, -12.0)
+"""The top's sensor's lead header on the module's back (the site's frame)."""
+
+
+def module_spec(geo: Geometry) -> BaseSpec:
+    """The Pyramidos module's places, in its own board frame (its square's far-left
+    corner at the origin, y down): a TCRT1000 under each target hole with its LED beside
+    it in the hole, the top's sensor's lead header and the top's LED, and the four
+    mounting holes halfway between neighbouring targets."""
+    site = geo.pyramidos
+    half = site.module_size / 2
+
+    def board(p: Point) -> tuple[float, float]:
+        return (round(p.x + half, 3), round(half - p.y, 3))
+
+    cell = geo.sensor(PICO_BUILD, "cell")
+    offset = cell.offset or Point(0.0, 0.0)
+    sites = []
+    for name, centre in site.targets.items():
+        led = centre + Point(0.0, MODULE_LED_OFFSET if centre.y > 0 else -MODULE_LED_OFFSET)
+        sites.append(Site(name, "reflective", board(centre + offset), board(led)))
+    sites.append(Site("top", "reflective", board(TOP_LEAD_AT), board(TOP_LED_AT)))
+    h = site.hole_spacing / 2
+    holes = [Point(0.0, -h - 6.0), Point(h + 6.0, 0.0), Point(0.0, h + 6.0), Point(-h - 6.0, 0.0)]
+    return BaseSpec(
+        width=site.module_size,
+        height=site.module_size,
+        sites=tuple(sites),
+        holes=tuple(Hole(*board(p), geo.mounting_hole_diameter) for p in holes),
+        sensor=_tcrt1000(cell),
     )
 
 

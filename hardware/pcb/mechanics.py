@@ -172,11 +172,12 @@ def _beyond(board: Board, part: Placed, points: list[tuple[float, float]]) -> fl
     return round(min(edges), 3)
 
 
-def attach_capacitance(board: Board) -> float:
-    """µF on the LED rail (VBUS and +5V) that a USB port charges at attach."""
+def attach_capacitance(board: Board, *fed: Board) -> float:
+    """µF on the LED rail (VBUS and +5V) that a USB port charges at attach, with that of
+    the boards it ``fed`` through a cable (the Pyramidos module's)."""
     units = {"nF": 1e-3, "uF": 1.0, "pF": 1e-6}
     total = 0.0
-    for part in board.parts:
+    for part in (*board.parts, *(p for b in fed for p in b.parts)):
         if part.kind.prefix != "C" or not {"VBUS", "+5V"} & set(part.nets.values()):
             continue
         value = part.kind.value

@@ -283,6 +283,16 @@ CATALOGUE: dict[str, PartKind] = {
             "estimate (hardware/README.md: about EUR 0.9)",
         ),
         PartKind(
+            # the Pyramidos module's: the top's TCRT1000 hangs over the top ball on its bridge,
+            # its four leads on a jumper lead to this header (pads as the TCRT1000's: A K E C)
+            "tcrt_lead", "J", "TCRT1000 lead", "Connector_PinHeader_2.54mm:"
+            "PinHeader_1x04_P2.54mm_Vertical_SMD_Pin1Left",
+            {"1": Pin("A", "passive"), "2": Pin("K", "passive"), "3": Pin("E", "passive"),
+             "4": Pin("C", "passive")},
+            "pin header 1 × 4, 2.54 mm, surface mount: the top's TCRT1000's lead (A, K, E, C)",
+            "any", "1x04 2.54 mm SMD pin header", "", "hand", 0.05,
+        ),
+        PartKind(
             # the SOIC-24W (1.27 mm pitch) rather than the SSOP-24 (0.65 mm, C98457): the
             # router's 0.5 mm grid gets out of 1.27 mm pins, not of 0.65 mm ones
             "mux", "U", "CD74HC4067", "Package_SO:SOIC-24W_7.5x15.4mm_P1.27mm", _mux_pins(),

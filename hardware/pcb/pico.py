@@ -74,6 +74,9 @@ class PicoPins:
     leds: Mapping[str, int]
     """Place → its LED's number in the chain."""
     source: str
+    cc_inputs: tuple[tuple[int, int], ...] = ()
+    """(multiplexer, input) reading the LED supply's USB-C CC1 and CC2 through 10 kΩ
+    (``USB_CC_INPUTS``): what the source offers (:mod:`firmware.usbpower`)."""
 
 
 PICO_AT: Point = (160.0, 148.2)
@@ -112,14 +115,22 @@ def _pico_nets(pins: PicoPins) -> dict[str, str]:
     return nets
 
 
-def pico_board(spec: BaseSpec, pins: PicoPins) -> Board:
-    """The one board of the pico build (see the module's doc)."""
+def pico_board(spec: BaseSpec, pins: PicoPins, remote: tuple[str, ...] = ()) -> Board:
+    """The one board of the pico build (see the module's doc); the places in ``remote``
+    (the Pyramidos module's) are sensed and lit through its cable's header."""
     for name in pins.sensors:
-        if not any(s.name == name and s.kind == "reflective" for s in spec.sites):
+        if name not in remote and not any(
+            s.name == name and s.kind == "reflective" for s in spec.sites
+        ):
             raise ValueError(f"{pins.source}: sensor {name!r} has no reflective place")
     if len(pins.select) != 4 or len(pins.adc) != 2:
         raise ValueError(f"{pins.source}: two CD74HC4067 need four select pins and two ADCs")
-    holes, parts, chain = begin(spec, pins.leds, pins.source)
+    holes, parts, _ = begin(spec, {}, pins.source)
+    chain = sorted((pins.leds[s.name], s) for s in spec.sites if s.led is not None)
+    if sorted([*(i for i, _ in chain), *(pins.leds[n] for n in remote)]) != list(
+        range(len(pins.leds))
+    ):
+        raise ValueError(f"{pins.source}: the LED numbers must run 0, 1, 2, … without a gap")
     sensors: list[tuple[Site, Placed]] = []
     for site in spec.sites:
         if site.sensor is None or site.kind == "none":
@@ -151,15 +162,15 @@ def pico_board(spec: BaseSpec, pins: PicoPins) -> Board:
     fanout: list[Track] = []
     fan_vias: list[Via] = []
     leds: list[Placed] = []
-    for n, (_, site) in enumerate(chain):
+    for n, (number, site) in enumerate(chain):
         assert site.led is not None
         before = chain[n - 1][1].led if n else None
         after = chain[n + 1][1].led if n + 1 < len(chain) else None
-        last = n + 1 == len(chain)
+        last = number + 1 == len(pins.leds)
         nets = {
-            "1": "unconnected-LED-DOUT" if last else f"LED_D{n + 1}",
+            "1": "unconnected-LED-DOUT" if last else f"LED_D{number + 1}",
             "2": "GND",
-            "3": f"LED_D{n}",
+            "3": f"LED_D{number}",
             "4": "+5V",
         }
         led = parts.add(
@@ -211,14 +222,17 @@ def pico_board(spec: BaseSpec, pins: PicoPins) -> Board:
                 ),
             )
             parts.add(CATALOGUE[kind], at, nets, role, angle, "B")
-    mux_tracks, mux_vias = _multiplexers(parts, pins, sensors)
+    mux_tracks, mux_vias = _multiplexers(parts, pins, sensors, remote)
     fanout += mux_tracks
     fan_vias += mux_vias
     _emitter_switches(parts, pins, sensors)
     supply_tracks, supply_vias = _supply(parts, spec, leds[-1] if leds else None)
+    _cc_sense(parts, pins)
     _led_data(parts, pins, leds[0])
     _switch_lines(parts, pins, spec)
     _sounder(parts, pins)
+    if remote:
+        _module_header(parts, pins, spec)
     return Board(
         "pico",
         "pyramid-board pico board (reflective sensors, Raspberry Pi Pico)",
@@ -312,7 +326,7 @@ def _ws2812_fanout(led: Placed) -> tuple[list[Track], list[Via]]:
 
 
 def _multiplexers(
-    parts: _Parts, pins: PicoPins, sensors: list[tuple[Site, Placed]]
+    parts: _Parts, pins: PicoPins, sensors: list[tuple[Site, Placed]], remote: tuple[str, ...]
 ) -> tuple[list[Track], list[Via]]:
     """Both CD74HC4067 near the middle of their sensors: each sensor's SNS net on its
     input, COM to its ADC pin, S0–S3 to the select pins, ~E low, VCC the Pico's 3V3;
@@ -325,12 +339,18 @@ def _multiplexers(
         mine = [(s, t) for s, t in sensors if pins.sensors[s.name][0] == mux]
         if not mine:
             continue
-        cx = sum(t.x for _, t in mine) / len(mine)
-        cy = sum(t.y for _, t in mine) / len(mine)
+        # the module's sensors come in at its cable's header
+        spots = [(t.x, t.y) for _, t in mine]
+        spots += [MODULE_HEADER_AT for n in remote if pins.sensors[n][0] == mux]
+        cx = sum(x for x, _ in spots) / len(spots)
+        cy = sum(y for _, y in spots) / len(spots)
         nets = {MUX_INPUT_PAD[i]: "GND" for i in range(16)}
-        for site, _ in mine:
-            _, channel, _ = pins.sensors[site.name]
-            nets[MUX_INPUT_PAD[channel]] = f"SNS_{site.name}"
+        for name in [*(s.name for s, _ in mine), *remote]:
+            if pins.sensors[name][0] == mux:
+                nets[MUX_INPUT_PAD[pins.sensors[name][1]]] = f"SNS_{name}"
+        for k, (cc_mux, cc_input) in enumerate(pins.cc_inputs):
+            if cc_mux == mux:
+                nets[MUX_INPUT_PAD[cc_input]] = f"CC{k + 1}_SNS"
         nets |= {"1": gpio_net(pins.adc[mux]), "12": "GND", "15": "GND", "24": "3V3"}
         for k, pad in enumerate(("10", "11", "14", "13")):  # S0, S1, S2, S3
             nets[pad] = gpio_net(pins.select[k])
@@ -390,6 +410,22 @@ def _supply(
     return tracks, vias
 
 
+def _cc_sense(parts: _Parts, pins: PicoPins) -> None:
+    """Each CC pin of the LED supply's USB-C through 10 kΩ to its multiplexer input
+    (``USB_CC_INPUTS``), beside its 5.1 kΩ: the voltage across that Rd says what the
+    source offers (default USB power, 1.5 A or 3 A), which the firmware reads through the
+    ADC (:mod:`firmware.usbpower`). The 10 kΩ keeps an unpowered Pico's multiplexer from
+    loading the Rd (its input takes microamps) and limits what a CC pin at 2 V can push
+    into it (0.2 mA)."""
+    for k in range(len(pins.cc_inputs)):
+        net = f"USB_CC{k + 1}"
+        rd = next(p for p in parts.parts if p.kind.key == "R5k1" and net in p.nets.values())
+        parts.add_near(
+            CATALOGUE["R10k"], (rd.x, rd.y - 4.0), {"1": net, "2": f"CC{k + 1}_SNS"},
+            f"USB-C {net[-3:]} sense resistor (to the ADC)", 90.0, "B",
+        )  # fmt: skip
+
+
 def _led_data(parts: _Parts, pins: PicoPins, first: Placed) -> None:
     """GPIO → 10 kΩ to ground (dark while the Pico boots or is unplugged) → 74AHCT125 on
     the LED rail → 330 Ω at the first LED → its DIN. The unused gates' inputs and enables
@@ -434,6 +470,24 @@ def _switch_lines(parts: _Parts, pins: PicoPins, spec: BaseSpec) -> None:
                 {"1": f"IR_{site.name}", "2": gpio_net(gpio)},
                 f"IR module {site.name} series resistor (GPIO {gpio})", 90.0, "B",
             )  # fmt: skip
+
+
+MODULE_HEADER_AT: Point = (215.0, 80.0)
+"""Where the Pyramidos module's ribbon cable plugs into the pico board (on the back, in
+the room the targets had)."""
+
+
+def _module_header(parts: _Parts, pins: PicoPins, spec: BaseSpec) -> None:
+    """The 2 × 10 box header of the ribbon cable to the Pyramidos module
+    (:data:`hardware.pcb.module.CABLE`)."""
+    # the module's cable is the module's: imported here, where the pico board meets it,
+    # since the module imports this file's helpers
+    from hardware.pcb.module import cable
+
+    parts.add_near(
+        CATALOGUE["idc20smd"], MODULE_HEADER_AT, cable(pins),
+        "ribbon cable header (to the Pyramidos module)", 0.0, "B",
+    )  # fmt: skip
 
 
 def _sounder(parts: _Parts, pins: PicoPins) -> None:

@@ -22,7 +22,7 @@ controller, taken as on the base board (the data sheet's quiescent figure is low
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hardware.pcb.design import Board, Placed
 
@@ -100,10 +100,12 @@ class Budget:
     at_brightness: dict[float, float]
 
 
-def budget(board: Board) -> Budget:
+def budget(board: Board, *fed: Board) -> Budget:
     """The +5V rail's current: every LED at brightness b, and the rest as it draws at most
     (the base board: the IR modules through its regulator; the pico board: the largest
-    emitter group lit, and the speaker)."""
+    emitter group lit, and the speaker), with what the boards it ``fed`` draw through
+    their cable (the Pyramidos module's LEDs and emitters, in the pico board's groups)."""
+    board = replace(board, parts=board.parts + tuple(p for b in fed for p in b.parts))
     amps = [(LED_KINDS[p.kind.key][0], p) for p in board.parts if p.kind.key in LED_KINDS]
     ir = sum(1 for p in board.parts if p.kind.key == "ir")
     pico = any(p.kind.key == "pico" for p in board.parts)
@@ -121,10 +123,12 @@ def budget(board: Board) -> Budget:
 
 
 def loads(
-    board: Board,
+    board: Board, *fed: Board
 ) -> tuple[dict[str, float], list[tuple[str, str, str, str, float]], dict[str, tuple[str, str]]]:
     """(LED reference → amps at full white, the other loads, where the supply enters each
-    net) for :func:`hardware.pcb.copper.solve`."""
+    net) for :func:`hardware.pcb.copper.solve`; what the boards it ``fed`` draw (their
+    LEDs white and every emitter lit) leaves at their cable's header, from its first +5V
+    pin to its first ground pin."""
     leds = _led_amps(board)
     fuse = next(p for p in board.parts if p.kind.key == "fuse")
     usb = next(p for p in board.parts if p.kind.key == "usbc")
@@ -145,4 +149,11 @@ def loads(
     speaker = next(p for p in board.parts if p.role == "sounder series resistor")
     npn = next(p for p in board.parts if p.kind.key == "npn")
     others.append((speaker.ref, "1", npn.ref, "2", SPEAKER_AMPS))
+    for other in fed:
+        header = next(p for p in board.parts if p.kind.key == "idc20smd")
+        plus = min((pad for pad, net in header.nets.items() if net == "+5V"), key=int)
+        ground = min((pad for pad, net in header.nets.items() if net == "GND"), key=int)
+        emitters = sum(1 for p in other.parts if p.kind.key.startswith("R150"))
+        amps = sum(_led_amps(other).values()) + emitters * EMITTER_AMPS
+        others.append((header.ref, plus, header.ref, ground, round(amps, 4)))
     return leds, others, entry

@@ -27,7 +27,8 @@ from rigs.room import DARK_PEARL_UA, HAND_UA, TYPICAL_GAIN
 
 RATE = 0.25
 C3, E1, B2 = 14, 4, 7
-SENSED = range(29)
+SENSED = range(30)
+"""The cells, the targets and the top (channel 29: a sensor of group 4, on the module)."""
 
 
 @pytest.fixture(scope="module")

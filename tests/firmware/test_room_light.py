@@ -76,7 +76,7 @@ def test_the_timing_costs_at_most_a_tenth_of_the_signal_every_sensor_alike() -> 
     fixed time after each edge, the first 600 µs after it, the last about 300 µs later)."""
     rig = room.Rig(SHIPPED, room.Part(tau_us=200.0, noise=0.0))
     rig.run(100)
-    for channel in range(29):
+    for channel in rig.index:
         rig.front.reflection[channel] = DARK_PEARL_UA
     rig.run(300)
     full = (DARK_PEARL_UA + room.CROSSTALK_UA) * room.ADC_PER_UA

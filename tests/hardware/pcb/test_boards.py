@@ -26,12 +26,12 @@ from typing import Any
 import pytest
 
 from hardware.pcb import checks, generate, outputs
-from hardware.pcb.design import Board
+from hardware.pcb.design import BaseSpec, Board
 from hardware.pcb.inputs import Inputs, load_inputs
 from hardware.pcb.kicad_run import INSTALL, KICAD_PYTHON_ENV, KiCadError, kicad_python, run
 
 HERE = generate.HERE
-BOARDS = ("base", "controller", "pico")
+BOARDS = ("base", "controller", "pico", "pyramidos")
 SILK = {"silk_over_copper", "silk_overlap"}
 """DRC warnings about silkscreen clipped at pads or overlapping: the fab clips silkscreen
 at every mask opening anyway; they are counted, not failed."""
@@ -152,15 +152,26 @@ def test_a_board_wired_to_other_pins_fails_the_config_check(
         traced, replace(inputs.pins, leds=reordered)))  # fmt: skip
 
 
+def joined(dumps: dict[str, dict[str, Any]], inputs: Inputs) -> tuple[dict[str, Any], BaseSpec]:
+    """The pico board and the Pyramidos module, joined by their ribbon cable."""
+    assert inputs.pico_spec is not None and inputs.module_spec is not None
+    dump, spec, problems = checks.with_module(
+        dumps["pico"], dumps["pyramidos"], inputs.pico_spec, inputs.module_spec
+    )
+    assert problems == []
+    return dump, spec
+
+
 def test_the_pico_boards_sensors_are_wired_as_the_firmware_says(
     dumps: dict[str, dict[str, Any]], inputs: Inputs
 ) -> None:
-    assert inputs.pico_spec is not None and inputs.pico_pins is not None
-    traced = checks.trace_pico(dumps["pico"], inputs.pico_spec, inputs.pico_pins)
+    assert inputs.pico_pins is not None
+    traced = checks.trace_pico(*joined(dumps, inputs), inputs.pico_pins)
     assert checks.against_firmware(traced, inputs.pico_pins) == []
-    # every sensor and switch the firmware names was found by following the copper
+    # every sensor and switch the firmware names was found by following the copper, the
+    # targets and the top on the module, through the cable
     assert set(traced.sensors) == set(inputs.pico_pins.sensors)
-    assert len(traced.sensors) == 29
+    assert len(traced.sensors) == 30
     assert set(traced.switches) == set(inputs.pico_pins.switches)
     assert len(traced.leds) == len(inputs.pico_pins.leds)
 
@@ -171,8 +182,8 @@ def test_a_pico_board_wired_to_other_pins_fails_the_firmware_check(
     from dataclasses import replace
 
     pins = inputs.pico_pins
-    assert inputs.pico_spec is not None and pins is not None
-    traced = checks.trace_pico(dumps["pico"], inputs.pico_spec, pins)
+    assert pins is not None
+    traced = checks.trace_pico(*joined(dumps, inputs), pins)
     # two sensors' multiplexer inputs swapped in the config
     sensors = dict(pins.sensors)
     sensors["a1"], sensors["b1"] = sensors["b1"], sensors["a1"]
@@ -191,6 +202,30 @@ def test_a_pico_board_wired_to_other_pins_fails_the_firmware_check(
     reordered["a1"], reordered["b1"] = reordered["b1"], reordered["a1"]
     assert any("LED data chain" in p for p in checks.against_firmware(
         traced, replace(pins, leds=reordered)))  # fmt: skip
+
+
+def test_a_module_whose_cable_crosses_two_lines_fails_the_firmware_check(
+    dumps: dict[str, dict[str, Any]], inputs: Inputs
+) -> None:
+    """The module's header with t1's and t2's sensor lines swapped (a cable or header
+    wired otherwise): the joined trace finds both on the wrong multiplexer input."""
+    assert inputs.pico_spec is not None and inputs.module_spec and inputs.pico_pins
+    swap = {"SNS_t1": "SNS_t2", "SNS_t2": "SNS_t1"}
+    module = {**dumps["pyramidos"], "parts": [
+        {**p, "pads": [{**pad, "net": swap.get(pad["net"], pad["net"])} for pad in p["pads"]]}
+        if p["value"] == "2x10 IDC" else p for p in dumps["pyramidos"]["parts"]
+    ]}  # fmt: skip
+    dump, spec, problems = checks.with_module(
+        dumps["pico"], module, inputs.pico_spec, inputs.module_spec
+    )
+    assert problems == []
+    found = checks.against_firmware(
+        checks.trace_pico(dump, spec, inputs.pico_pins), inputs.pico_pins
+    )
+    assert any(p.startswith("t1:") for p in found) and any(p.startswith("t2:") for p in found)
+    # a module without its header joins nothing, and says so
+    bare = {**module, "parts": [p for p in module["parts"] if p["value"] != "2x10 IDC"]}
+    assert checks.with_module(dumps["pico"], bare, inputs.pico_spec, inputs.module_spec)[2]
 
 
 def test_a_broken_copy_fails_drc_and_the_netlist_check(

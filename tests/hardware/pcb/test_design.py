@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from hardware.pcb import checks, design, sexpr
-from hardware.pcb.inputs import CONFIG, Inputs, load_inputs, pin_map
+from hardware.geometry import load_geometry
+from hardware.pcb import checks, design, module, pico, sexpr
+from hardware.pcb.inputs import CONFIG, Inputs, load_inputs, pico_pins, pin_map
 
 pytestmark = pytest.mark.usefixtures("footprints")
 
@@ -93,6 +94,7 @@ def test_the_pico_board_follows_the_firmwares_pins(tmp_path: Path) -> None:
     from hardware.pcb import pico
     from hardware.pcb.inputs import FIRMWARE_CONFIG, pico_pins
     from hardware.pcb.library import PICO_PINS
+    from hardware.pcb.module import MODULE_NAMES
     from hardware.pcb.parts import MUX_INPUT_PAD
 
     text = FIRMWARE_CONFIG.read_text().replace(
@@ -104,7 +106,7 @@ def test_the_pico_board_follows_the_firmwares_pins(tmp_path: Path) -> None:
     pins = pico_pins(firmware)
     spec = load_inputs().pico_spec
     assert spec is not None
-    board = pico.pico_board(spec, pins)
+    board = pico.pico_board(spec, pins, MODULE_NAMES)
     by_gpio = {int(name[2:]): pad for pad, name in PICO_PINS.items() if name.startswith("GP")}
     the_pico = next(p for p in board.parts if p.kind.key == "pico")
     gate = next(p for p in board.parts if p.role.startswith("emitter group 0 switch"))
@@ -112,9 +114,31 @@ def test_the_pico_board_follows_the_firmwares_pins(tmp_path: Path) -> None:
     # a1 on e5's multiplexer input and e5 on a1's
     sensors = dict(pins.sensors)
     sensors["a1"], sensors["e5"] = sensors["e5"], sensors["a1"]
-    board = pico.pico_board(spec, replace(pins, sensors=sensors))
+    board = pico.pico_board(spec, replace(pins, sensors=sensors), MODULE_NAMES)
     mux, channel_in, _ = sensors["a1"]
     chip = next(p for p in board.parts if p.role == f"multiplexer {mux}")
     assert chip.nets[MUX_INPUT_PAD[channel_in]] == "SNS_a1"
     tcrt = next(p for p in board.parts if p.role == "TCRT1000 a1")
     assert tcrt.nets["3"] == "SNS_a1"
+
+
+def test_the_module_follows_the_firmwares_groups_and_the_chain(tmp_path: Path) -> None:
+    """The Pyramidos module's cable carries each of its sensors' emitter group as
+    firmware/config.py gives it, and its LEDs are the config's stretch of the chain: a
+    target in another group moves its cathode's line; the pico board without the module
+    refuses the targets' sensors."""
+    inputs = load_inputs()
+    pins = inputs.pico_pins
+    assert pins is not None and inputs.module_spec is not None and inputs.pico_spec
+    board = module.module_board(inputs.module_spec, pins, load_geometry())
+    t1 = next(p for p in board.parts if p.role == "TCRT1000 t1")
+    assert t1.nets["2"] == f"EMIT{pins.sensors['t1'][2]}" == "EMIT0"
+    header = next(p for p in board.parts if p.kind.key == "idc20smd")
+    assert {header.nets["19"], header.nets["20"]} == {"LED_D25", "LED_D30"}
+    moved = replace(pins, sensors={**pins.sensors, "t1": (0, 5, 2)})
+    t1 = next(p for p in module.module_board(inputs.module_spec, moved, load_geometry()).parts
+              if p.role == "TCRT1000 t1")  # fmt: skip
+    assert t1.nets["2"] == "EMIT2"
+    with pytest.raises(ValueError, match="'t1' has no reflective place"):
+        pico.pico_board(inputs.pico_spec, pins)
+    assert pico_pins().sensors["top"] == (1, 13, 4)

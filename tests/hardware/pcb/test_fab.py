@@ -61,8 +61,10 @@ def lit(request: pytest.FixtureRequest, designed: dict[str, Board]) -> Board:
 
 
 @pytest.fixture(scope="module")
-def drops(lit: Board) -> list[copper.Drop]:
-    leds, others, entry = power.loads(lit)
+def drops(lit: Board, designed: dict[str, Board]) -> list[copper.Drop]:
+    # the pico board's supply feeds the Pyramidos module too: its draw leaves at the header
+    fed = [designed["pyramidos"]] if lit.name == "pico" else []
+    leds, others, entry = power.loads(lit, *fed)
     vdd, gnd = power.led_pads(lit)
     return copper.solve(
         HERE / lit.name / f"{lit.name}.kicad_pcb", lit.width, lit.height, leds, others, entry,
@@ -71,7 +73,7 @@ def drops(lit: Board) -> list[copper.Drop]:
 
 
 def test_every_led_keeps_its_supply_within_a_quarter_volt_at_full_white(
-    drops: list[copper.Drop], lit: Board
+    drops: list[copper.Drop], lit: Board, designed: dict[str, Board]
 ) -> None:
     """Every LED white at full brightness (the budget's worst case) with the other loads
     on (the base board's IR modules; every emitter of the pico board and its speaker),
@@ -83,7 +85,9 @@ def test_every_led_keeps_its_supply_within_a_quarter_volt_at_full_white(
     summary = json.loads((FAB / f"{lit.name}-summary.json").read_text())["led_supply"]
     assert summary["worst_led"] == worst.ref
     assert summary["worst_drop_volts"] == pytest.approx(worst.supply_volts, abs=1e-4)
-    assert summary["full_white_amps"] == pytest.approx(power.budget(lit).full_white)
+    # the pico board's supply feeds the Pyramidos module too, through its cable
+    fed = [designed["pyramidos"]] if lit.name == "pico" else []
+    assert summary["full_white_amps"] == pytest.approx(power.budget(lit, *fed).full_white)
 
 
 def test_the_chains_end_is_fed_by_the_pour(
@@ -172,10 +176,13 @@ def test_the_pico_boards_fuse_holds_its_budget_and_its_supplies_stay_apart(
 ) -> None:
     """37 WS2812B-2020 at 3 × 12 mA + 1 mA, the largest emitter group (six TCRT1000s,
     each at most (5 − 1.0) V / 150 Ω) and the speaker (5 V / 158 Ω) under the fuse's hold
-    current; USB-C asks for 5 V only; the Pico's VBUS and VSYS are on no net (it runs from
-    the computer's USB), the LEDs' buffer on the LED rail, nothing between +5V and 3V3."""
+    current, the Pyramidos module's five LEDs and its emitters (one in each group) fed
+    through its cable; USB-C asks for 5 V only; the Pico's VBUS and VSYS are on no net
+    (it runs from the computer's USB), the LEDs' buffer on the LED rail, nothing between
+    +5V and 3V3."""
     board = designed["pico"]
-    budget = power.budget(board)
+    assert power.budget(board).leds == 32
+    budget = power.budget(board, designed["pyramidos"])
     assert budget.leds == 37
     assert budget.full_white == pytest.approx(
         37 * (3 * 0.012 + 0.001) + 6 * (5.0 - 1.0) / 150.0 + 5.0 / 158.0, abs=2e-3
@@ -193,7 +200,10 @@ def test_the_pico_boards_fuse_holds_its_budget_and_its_supplies_stay_apart(
     assert pico.nets[names["3V3"]] == "3V3"
     (buffer,) = [p for p in board.parts if p.kind.key == "buffer"]
     assert buffer.nets["14"] == "+5V"
-    assert not any({"+5V", "3V3"} <= set(p.nets.values()) for p in board.parts)
+    # (the module's cable header carries both, each on pins of its own)
+    assert not any(
+        {"+5V", "3V3"} <= set(p.nets.values()) for p in board.parts if p.kind.key != "idc20smd"
+    )
     # the emitters from the LED rail through 150 Ω; the phototransistors from the 3V3
     for tcrt in (p for p in board.parts if p.kind.key == "tcrt"):
         assert tcrt.nets["4"] == "3V3"
@@ -221,7 +231,7 @@ def _rows(name: str) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO((FAB / name).read_text())))
 
 
-@pytest.mark.parametrize("name", ["base", "controller", "pico"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico", "pyramidos"])
 def test_every_machine_placed_part_has_an_lcsc_code(name: str) -> None:
     rows = _rows(f"{name}-bom.csv")
     placed = [r for r in rows if r["Assembly"] == "smt"]
@@ -243,7 +253,7 @@ def _gerber_points(text: str) -> list[tuple[float, float]]:
     return out
 
 
-@pytest.mark.parametrize("name", ["base", "controller", "pico"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico", "pyramidos"])
 def test_the_placement_file_is_in_the_gerbers_frame(name: str, designed: dict[str, Board]) -> None:
     """Each part the fab places lies inside the outline the Gerbers draw, and on its side's
     paste: the nearest solder-paste opening of its side is under its own courtyard."""
@@ -271,7 +281,7 @@ def test_the_placement_file_is_in_the_gerbers_frame(name: str, designed: dict[st
 # -- the schematics -----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["base", "controller", "pico"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico", "pyramidos"])
 def test_the_schematic_is_current_and_passes_erc(name: str, designed: dict[str, Board]) -> None:
     path = HERE / name / f"{name}.kicad_sch"
     board = designed[name]
@@ -308,7 +318,7 @@ def test_the_schematics_erc_finds_a_pin_left_alone(
     assert any("EEPROM_WQ has one pin only" in p for p in problems)
 
 
-@pytest.mark.parametrize("name", ["base", "controller", "pico"])
+@pytest.mark.parametrize("name", ["base", "controller", "pico", "pyramidos"])
 def test_kicad_6s_own_format_reads_the_schematic(name: str) -> None:
     """kiutils (an independent parser of KiCad 6's files) reads each schematic."""
     kiutils = pytest.importorskip("kiutils.schematic", reason="pip install kiutils")
@@ -345,18 +355,17 @@ def test_on_the_pico_board_only_sensors_leds_and_buttons_face_the_wood(
     designed: dict[str, Board],
 ) -> None:
     """The same for the pico board: the WS2812B-2020s in their light holes, a TCRT1000 in
-    every cell's and target's pocket, right under its centre, and the buttons' switches;
-    the Pico and everything else on the other side."""
+    every cell's pocket, right under its centre, and the buttons' switches; the Pico and
+    everything else on the other side. The targets are the Pyramidos module's."""
     g = load_geometry()
     board = designed["pico"]
     front = [p for p in board.parts if p.side == "F"]
     assert {p.kind.key for p in front} == {"ws2812", "tcrt", "button"}
     sensors = [p for p in front if p.kind.key == "tcrt"]
-    assert len(sensors) == len(g.cells) + len(g.targets)
+    assert len(sensors) == len(g.cells)
     width, height = board.width, board.height
     x0, y1 = min(p.x for p in g.outline), max(p.y for p in g.outline)
-    places = {(round(c.x - x0, 3), round(y1 - c.y, 3))
-              for c in (*g.cells.values(), *(g.place(t) for t in g.targets))}  # fmt: skip
+    places = {(round(c.x - x0, 3), round(y1 - c.y, 3)) for c in g.cells.values()}
     assert {(p.x, p.y) for p in sensors} == places
     assert width > 0 and height > 0
     for part in front:

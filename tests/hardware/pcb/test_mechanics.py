@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 
 from hardware.geometry import Point, load_geometry
-from hardware.pcb import design, mechanics, outputs, pico, ratings
+from hardware.pcb import design, mechanics, module, outputs, pico, ratings
 from hardware.pcb.design import Board
 from hardware.pcb.inputs import FIRMWARE_CONFIG, Inputs, load_inputs, pico_pins
 from hardware.pcb.library import PICO_PINS
+from hardware.pcb.module import MODULE_NAMES
 from hardware.pcb.parts import CATALOGUE
 
 pytestmark = pytest.mark.usefixtures("footprints")
@@ -32,7 +33,7 @@ def inputs() -> Inputs:
 @pytest.fixture(scope="module")
 def board(inputs: Inputs) -> Board:
     assert inputs.pico_spec is not None and inputs.pico_pins is not None
-    return pico.pico_board(inputs.pico_spec, inputs.pico_pins)
+    return pico.pico_board(inputs.pico_spec, inputs.pico_pins, MODULE_NAMES)
 
 
 def test_every_pocket_clears_its_sensor_with_room_for_every_error() -> None:
@@ -111,12 +112,17 @@ def test_each_button_has_a_plunger_to_the_surface_in_the_bom(board: Board) -> No
 
 
 def test_a_usb_port_sees_at_most_10_uf_at_attach(inputs: Inputs, board: Board) -> None:
-    """Every capacitor on the LED rail, the LEDs' 100 nF included, within USB's 10 µF
-    at attach on both base boards; a 1000 µF as before would not be."""
+    """Every capacitor on the LED rail, the LEDs' 100 nF included (the Pyramidos module's
+    too, on the pico board's rail), within USB's 10 µF at attach on both base boards; a
+    1000 µF as before would not be."""
     base = design.base_board(inputs.spec, inputs.pins)
-    for each in (board, base):
-        assert 0 < mechanics.attach_capacitance(each) <= mechanics.ATTACH_MAX_UF
-    assert mechanics.attach_capacitance(board) == pytest.approx(37 * 0.1 + 0.1 + 2 * 1.0)
+    assert inputs.module_spec is not None and inputs.pico_pins is not None
+    pyramidos = module.module_board(inputs.module_spec, inputs.pico_pins, load_geometry())
+    # the pico board's 32 LEDs and the module's five, each with its 100 nF
+    whole = mechanics.attach_capacitance(board, pyramidos)
+    assert 0 < mechanics.attach_capacitance(base) <= mechanics.ATTACH_MAX_UF
+    assert 0 < whole <= mechanics.ATTACH_MAX_UF
+    assert whole == pytest.approx(37 * 0.1 + 0.1 + 2 * 1.0)
     cap = next(p for p in board.parts if p.role == "capacitor at the supply")
     bulk = replace(cap, kind=CATALOGUE["c1000u"])
     before = replace(board, parts=tuple(bulk if p is cap else p for p in board.parts))
@@ -194,3 +200,52 @@ def test_only_the_usb_c_sends_pins_through_to_the_wood(board: Board) -> None:
     assert through == {"usbc"}
     speaker = next(p for p in board.parts if p.role == "sounder leads")
     assert all(pad.kind == "smd" for pad in speaker.footprint.pads)
+
+
+def test_the_pyramidos_module_looks_up_each_target_hole_and_covers_no_other(
+    inputs: Inputs,
+) -> None:
+    """On the module's side facing the level only the TCRT1000s, each under its target
+    hole's centre, and the LEDs, each inside its target's hole beside the sensor's body
+    (or, the top's, under its light hole between the far balls); the module stays
+    ``finger_room`` clear of every hole around the site."""
+    g = load_geometry()
+    site = g.pyramidos
+    assert inputs.module_spec is not None and inputs.pico_pins is not None
+    board = module.module_board(inputs.module_spec, inputs.pico_pins, g)
+    half = site.module_size / 2
+    assert (board.width, board.height) == (site.module_size, site.module_size)
+
+    def at(part: design.Placed) -> Point:
+        return Point(part.x - half, half - part.y)
+
+    front = [p for p in board.parts if p.side == "F"]
+    assert {p.kind.key for p in front} == {"tcrt", "ws2812"}
+    sensors = {p.role.split()[-1]: at(p) for p in front if p.kind.key == "tcrt"}
+    assert sensors == site.targets
+    for led in (p for p in front if p.kind.key == "ws2812"):
+        name = led.role.split()[-1]
+        if name == "top":
+            assert all(at(led).distance(c) > site.ball_diameter / 2 for c in site.targets.values())
+            continue
+        reach = mechanics.footprint_reaches(led.kind)
+        centre = site.targets[name]
+        assert at(led).distance(centre) + reach <= site.hole_diameter / 2
+        assert at(led).distance(centre) - reach > mechanics.BODY[1] / 2  # clear of the body
+    for hole in site.neighbour_holes:
+        dx, dy = max(abs(hole.x) - half, 0.0), max(abs(hole.y) - half, 0.0)
+        assert (dx**2 + dy**2) ** 0.5 - site.hole_diameter / 2 >= site.finger_room
+
+
+def test_the_hats_speaker_driver_is_within_its_rating_too(inputs: Inputs) -> None:
+    """The matrix build's HAT drives the same speaker from the Pi's 5 V: its series
+    resistor (150 Ω, 1206) takes 0.17 W held on at 5.25 V, of 0.25 W; its 47 Ω in 0603
+    of before took 0.46 W of 0.1 W (0.36 W at 5 V)."""
+    hat = design.controller_board(inputs.pins)
+    found = ratings.ratings(hat)
+    assert found and all(r.within for r in found), [str(r) for r in found if not r.within]
+    series = next(p for p in hat.parts if p.role == "sounder series resistor")
+    assert series.kind.key == "R150_1206"
+    old = replace(series, kind=CATALOGUE["R47"])
+    before = replace(hat, parts=tuple(old if p is series else p for p in hat.parts))
+    assert not all(r.within for r in ratings.ratings(before))
