@@ -7,6 +7,7 @@ is needed: the test extra pins ``setuptools>=77``), then opened as a zip.
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -22,6 +23,9 @@ RIGS = ("tests", "rigs", "hardware", "tools", "bench", "firmware/sim", "firmware
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     out = tmp_path_factory.mktemp("wheel")
+    # setuptools builds in the checkout's build/ (ignored by git) and keeps build/lib from
+    # one build to the next: a module since renamed or removed would ship again from there.
+    shutil.rmtree(ROOT / "build", ignore_errors=True)
     subprocess.run(
         [sys.executable, "-m", "pip", "wheel", str(ROOT), "--no-deps", "--no-build-isolation",
          "--quiet", "--wheel-dir", str(out)],
