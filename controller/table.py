@@ -49,7 +49,14 @@ from controller import guidance, referee
 from controller.clock import Clock, SystemClock
 from controller.computer_player import ComputerPlayer, Thinker
 from controller.hardware.channels import ChannelMap
-from controller.hardware.port import Board, BoardStatus, LedFrame, SensorFrame, Touchable
+from controller.hardware.port import (
+    Board,
+    BoardStatus,
+    LedFrame,
+    SensorFrame,
+    SensorLevels,
+    Touchable,
+)
 from controller.referee import (
     Abort,
     Aborted,
@@ -302,6 +309,8 @@ class Linker(Protocol):
 
 
 _WAKE: Final = object()
+LEVELS_EVERY_S: Final = 0.2
+"""However many pages watch the levels, the board is asked at most this often."""
 _STOP: Final = object()
 COMMANDS: Final = (NewGame, PlayAgain, Undo, Abort, LedTest, Act, GameCommand)
 """What :meth:`Table.submit` takes."""
@@ -355,6 +364,9 @@ class Table:
         self._replies: list[tuple[concurrent.futures.Future[Reply], Reply]] = []
         self._rewound: Message | None = None
         """What a rewind said, kept for the other board's event that follows it."""
+        self._unreadable: tuple[str, ...] = ()
+        """The cells the board last said it cannot read, by name (for the snapshot)."""
+        self._levels_asked = float("-inf")
         self._linker = linker
 
     @property
@@ -405,6 +417,15 @@ class Table:
     @property
     def has_buzzer(self) -> bool:
         return self.board.has_buzzer
+
+    def sensor_levels(self) -> SensorLevels | None:
+        """Every sensor's last reading, for the Diagnostics page (None: the board cannot
+        say them); asks the board for fresh ones, at most every ``LEVELS_EVERY_S``."""
+        now = time.monotonic()
+        if now - self._levels_asked >= LEVELS_EVERY_S:
+            self._levels_asked = now
+            self.board.ask_levels()
+        return self.board.levels()
 
     def start(self) -> None:
         """Resume an unfinished game from the store, start the owner thread and the board."""
@@ -532,6 +553,9 @@ class Table:
         if isinstance(item, _Frame):
             frame = item.frame
             names = self.channel_map.names_of(frame.active)
+            # A cell the board cannot read keeps its last state in ``active`` (the board
+            # says no change for it); the page says which it is and why, beside the game.
+            self._unreadable = tuple(sorted(self.channel_map.names_of(frame.unreadable)))
             status = self.board.status()  # toggle counts change with every frame
             toggles = {
                 self.channel_map.name_by_channel.get(c, f"channel {c}"): n
@@ -628,6 +652,8 @@ class Table:
         snap = snapshot_of(self._state, version=self._version + 1, at=time.time())
         if self._linker is not None:
             snap = dataclasses.replace(snap, remote=self._linker.view())
+        if self._unreadable:
+            snap = dataclasses.replace(snap, unreadable=self._unreadable)
         old = self._published.latest
         if dataclasses.replace(snap, version=old.version, at=old.at) == old:
             return  # an animation stepped (the sweep, the LED walk): nothing a page shows

@@ -32,7 +32,7 @@ import select
 import sys
 
 import protocol
-from debounce import Debouncer
+from debounce import Debouncer, Levels
 
 try:
     from time import sleep_ms, sleep_us, ticks_add, ticks_diff, ticks_ms, ticks_us
@@ -245,6 +245,7 @@ class Matrix:
         self.columns = columns
         self.settle_us = settle_us
         self.channels = len(rows) * len(columns)
+        self.unreadable_bits = 0  # a switch is always readable
         for row in rows:
             row.value(1)
 
@@ -269,55 +270,6 @@ class Matrix:
     def held(self, channel: int, scans: int, scan_ms: int) -> bool:
         """True when ``channel`` reads closed in ``scans`` scans ``scan_ms`` apart."""
         return held(self.scan, channel, scans, scan_ms)
-
-
-class Levels:
-    """Whether a pearl is over each reflective sensor, from its readings: a baseline per
-    sensor (the lowest certain reading, starting at and never above ``baseline_max``, and
-    creeping up by one count every ``creep`` empty scans so a slow drift is followed), and
-    hysteresis (present above ``on`` counts over it, gone below ``off``).
-
-    An uncertain reading (room light the sensor cannot see past) changes nothing: a pearl
-    not yet seen is not yet there, and one already seen stays there until a certain
-    reading says it is gone. Reading a seen pearl as gone would be a move nobody made: the
-    referee takes the last move back when its pearl stays off the board.
-
-    >>> levels = Levels(1, on=74, off=50, baseline_max=20, creep=4)
-    >>> [levels.update(0, r, True) for r in (12, 12, 80, 60)]
-    [False, False, True, True]
-    >>> levels.update(0, 0, False), levels.update(0, 40, True), levels.update(0, 900, False)
-    (True, False, False)
-    >>> levels.baseline[0]
-    12
-    """
-
-    def __init__(self, count: int, on: int, off: int, baseline_max: int, creep: int) -> None:
-        self.on = on
-        self.off = off
-        self.baseline_max = baseline_max
-        self.creep = creep
-        self.baseline = [baseline_max] * count
-        self.present = [False] * count
-        self._empty_scans = [0] * count
-
-    def update(self, index: int, reading: int, certain: bool) -> bool:
-        if not certain:
-            self._empty_scans[index] = 0
-            return self.present[index]
-        base = self.baseline[index]
-        if reading < base:
-            base = max(reading, 0)
-            self._empty_scans[index] = 0
-        elif not self.present[index] and reading - base < self.off:
-            self._empty_scans[index] += 1
-            if self._empty_scans[index] >= self.creep and base < self.baseline_max:
-                base += 1
-                self._empty_scans[index] = 0
-        self.baseline[index] = base
-        over = reading - base
-        present = over > (self.off if self.present[index] else self.on)
-        self.present[index] = present
-        return present
 
 
 class Reflective:
@@ -368,6 +320,8 @@ class Reflective:
         """The last reflection of each sensor, in ADC counts (for diagnostics)."""
         self.unreadable = bytearray(len(sensors))
         """1 for each sensor its last scan could not read (too much light)."""
+        self.unreadable_bits = 0
+        self.sensor_channels = [s[0] for s in sensors]
         self.late = 0  # groups dropped: a phase ran late (uneven phases let ripple through)
         most = max([len(g[1]) for g in self.groups] + [0])
         self._samples = [0] * (len(PHASES) * most)
@@ -415,6 +369,7 @@ class Reflective:
         unreadable = self.unreadable
         ambient_max = self.ambient_max
         samples = self._samples
+        dazzled = 0
         for emitter, members, last in self.groups:
             count = len(members)
             # Phase p reads from start + p * phase_us, its edge settle_us before.
@@ -446,10 +401,11 @@ class Reflective:
                 self.late += 1
             for j in range(count):
                 index, channel = members[j][0], members[j][1]
-                if late:
+                if late:  # nothing new: it stays as readable as it was
                     certain = False
-                    unreadable[index] = 0
                     reading = readings[index]
+                    if unreadable[index]:
+                        dazzled |= 1 << channel
                 else:
                     d0 = samples[j]
                     d2 = samples[j + 2 * count]
@@ -459,16 +415,25 @@ class Reflective:
                     readings[index] = reading
                     certain = d0 <= ambient_max and d2 <= ambient_max and d4 <= ambient_max
                     unreadable[index] = 0 if certain else 1
+                    if not certain:
+                        dazzled |= 1 << channel
                 if levels.update(index, reading, certain):
                     bits |= 1 << channel
         for channel, pin in self.switches:
             if not pin.value():
                 bits |= 1 << channel
+        self.unreadable_bits = dazzled
         return bits
 
     def held(self, channel: int, scans: int, scan_ms: int) -> bool:
         """True when ``channel`` reads closed in ``scans`` scans ``scan_ms`` apart."""
         return held(self.scan, channel, scans, scan_ms)
+
+    def levels_line(self, unreadable: int):
+        lv = self.levels
+        return protocol.levels_of(self.channels, self.sensor_channels, unreadable,
+                                  lv.present, self.readings, lv.baseline, lv.off,
+                                  lv.on)  # fmt: skip
 
 
 class Buzzer:
@@ -714,6 +679,9 @@ class Firmware:
         self.stats_sent = None
         """The counters of the last STATS line that went out."""
         self.debouncer = Debouncer(cfg.DEBOUNCE_SCANS)
+        self.unreadable = Debouncer(cfg.DEBOUNCE_SCANS)  # channels too bright to read
+        self.unreadable_sent = 0
+        self.levels_due = False
         self.seq = 0
         """The ``seq`` of the next S line."""
         self.scans = 0
@@ -747,9 +715,20 @@ class Firmware:
     def say_hello(self) -> None:
         """HELLO, then what the board has beyond it and its counters."""
         self.send(self.hello())
+        features = ()
         if self.buzzer is not None:
-            self.send(protocol.Has(("buzzer",)))
+            features = ("buzzer",)
+        if self.has_levels():
+            features += ("levels",)
+        if features:
+            self.send(protocol.Has(features))
         self.send_stats()
+
+    def has_levels(self) -> bool:
+        return (
+            hasattr(self.matrix, "levels_line")
+            and self.matrix.channels <= protocol.MAX_LEVEL_CHANNELS
+        )
 
     def counters(self):
         link = self.link
@@ -789,13 +768,16 @@ class Firmware:
             self.blanked = True
         if self.ready and (self.report_due or ticks_diff(now, self.last_report) >= cfg.REPORT_MS):
             self.report(now)
+        if self.levels_due and self.ready:
+            self.levels_due = False
+            self.send(self.matrix.levels_line(self.unreadable.state))
         self.feed_watchdog()
         return ticks_diff(self.next_scan, ticks_ms())
 
     def scan(self, now: int) -> None:
         changed = self.debouncer.feed(self.matrix.scan())
         self.scans += 1
-        if changed is not None:
+        if changed is not None or self.unreadable.feed(self.matrix.unreadable_bits) is not None:
             self.report_due = True
         if (
             not self.ready
@@ -810,6 +792,9 @@ class Firmware:
         self.seq = (self.seq + 1) % protocol.SEQ_MODULO
         self.last_report = now
         self.report_due = False
+        dazzled = self.unreadable.state
+        if (dazzled or dazzled != self.unreadable_sent) and self.send(protocol.Unreadable(dazzled)):
+            self.unreadable_sent = dazzled  # a U 0 not sent goes with the next S
         if self.counters() != self.stats_sent:
             self.send_stats()
 
@@ -839,6 +824,8 @@ class Firmware:
             self.report_due = True  # sent at the end of this pass, once the matrix is steady
         elif kind is protocol.AskHello:
             self.say_hello()
+        elif kind is protocol.AskLevels and self.has_levels():
+            self.levels_due = True  # sent at the end of this pass
         elif kind is protocol.Tune:
             if self.buzzer is None:
                 self.send(protocol.Err(message.n, "no buzzer"))
@@ -848,10 +835,11 @@ class Firmware:
         else:
             self.dropped += 1  # a device message echoed back: not for us
 
-    def send(self, message) -> None:
-        self.link.send(message)
+    def send(self, message) -> bool:
+        sent = self.link.send(message)
         # A write to a host that is not reading can take the USB timeout; that is progress.
         self.feed_watchdog()
+        return sent
 
 
 def complain(problems: list) -> None:

@@ -22,15 +22,15 @@ Traceback (most recent call last):
 ...
 firmware.protocol.ProtocolError: bad CRC
 
-Device to host: :class:`Hello`, :class:`Sensors`, :class:`Ok`, :class:`Err`, and since
-firmware 1.1.0 :class:`Has` and :class:`Stats`.
-Host to device: :class:`AskHello`, :class:`Frame`, :class:`AskSensors`, and since firmware
-1.1.0 :class:`Tune`.
+Device to host: :class:`Hello`, :class:`Sensors`, :class:`Ok`, :class:`Err`, since
+firmware 1.1.0 :class:`Has` and :class:`Stats`, and from a reflective board (``HAS levels``)
+:class:`Unreadable` and :class:`Levels`.
+Host to device: :class:`AskHello`, :class:`Frame`, :class:`AskSensors`, since firmware
+1.1.0 :class:`Tune`, and to a board whose ``HAS`` named ``levels`` :class:`AskLevels`.
 
-Lines added later keep protocol 1 working both ways: a host that does not know ``HAS`` or
-``STATS`` drops them as unknown (and counts them), and firmware that does not know ``T``
-drops it as unknown, counts it, and answers nothing; a host only sends ``T`` to a board
-whose ``HAS`` named a buzzer, or that its config says has one.
+Lines added later keep protocol 1 working both ways: a host drops (and counts) device
+lines it does not know, firmware host lines; a host sends ``T`` or ``L?`` only to a board
+whose ``HAS`` named ``buzzer`` or ``levels`` (docs/architecture.md).
 
 Numbers (``seq``, command number ``n``, channel and LED counts) are decimal without
 leading zeros; bitmaps and colours are upper-case hex (bitmaps without leading zeros).
@@ -73,6 +73,10 @@ MAX_NOTES = 32
 
 COUNTER_LIMIT = 1 << 30
 """Counters in :class:`Stats` wrap below this (a small int on MicroPython)."""
+
+LEVEL_STATES = "EPU-"  # empty, present, unreadable, not a reflective sensor
+LEVEL_LIMIT = 4096  # levels are ADC counts
+MAX_LEVEL_CHANNELS = 50  # "L " + 10 per channel + "*XXXX" <= MAX_LINE
 
 _HEX = "0123456789ABCDEF"
 _FEATURE_CHARS = "abcdefghijklmnopqrstuvwxyz_"
@@ -161,6 +165,26 @@ class Tune(namedtuple("Tune", ("n", "volume", "notes"))):
     :data:`MAX_NOTES`, ``hz`` 0 (a rest) or 20–20000, ``ms`` 1–5000. A new tune replaces
     one still playing. Answered ``OK <n>``, or ``ERR <n> no buzzer``.
     """
+
+    __slots__ = ()
+
+
+class Unreadable(namedtuple("Unreadable", ("bitmap",))):
+    """``U <bitmap>``: the channels too bright to read (each keeps its state in ``S``);
+    after ``S`` when it changed, and with every ``S`` while not 0."""
+
+    __slots__ = ()
+
+
+class Levels(namedtuple("Levels", ("states", "levels", "off", "on"))):
+    """``L <cells>``: the answer to ``L?``; per channel its state (:data:`LEVEL_STATES`)
+    and 3 hex digits each of its level, off and on threshold (docs/architecture.md)."""
+
+    __slots__ = ()
+
+
+class AskLevels(namedtuple("AskLevels", ())):
+    """``L?``: the host asks for a :class:`Levels` line."""
 
     __slots__ = ()
 
@@ -289,6 +313,29 @@ def _notes(token: str) -> tuple[tuple[int, int], ...]:
     return tuple(notes)
 
 
+def _levels(token: str) -> Any:
+    count = len(token) // 10
+    if not count or len(token) % 10 or count > MAX_LEVEL_CHANNELS:
+        raise ProtocolError("bad levels")
+    states = []
+    levels = []
+    off = []
+    on = []
+    for i in range(0, len(token), 10):
+        states.append(token[i])
+        if token[i] not in LEVEL_STATES:
+            raise ProtocolError("bad levels")
+        for char in token[i + 1 : i + 10]:
+            if char not in _HEX:
+                raise ProtocolError("bad levels")
+        levels.append(int(token[i + 1 : i + 4], 16))
+        off.append(int(token[i + 4 : i + 7], 16))
+        on.append(int(token[i + 7 : i + 10], 16))
+        if off[-1] > on[-1]:
+            raise ProtocolError("bad levels")
+    return Levels("".join(states), tuple(levels), tuple(off), tuple(on))
+
+
 def _check_feature(word: str, error: type) -> None:
     if not word:
         raise error("bad feature")
@@ -363,6 +410,10 @@ def decode(line: bytes) -> Any:
             _dec(words[2], COUNTER_LIMIT),
             _dec(words[3], COUNTER_LIMIT),
         )
+    if kind == "U" and count == 2:
+        return Unreadable(_hex(words[1]))
+    if kind == "L" and count == 2:
+        return _levels(words[1])
     if kind == "HAS" and count >= 2:
         features = tuple(words[1:])
         for feature in features:
@@ -372,6 +423,8 @@ def decode(line: bytes) -> Any:
         return AskHello()
     if body == "S?":
         return AskSensors()
+    if body == "L?":
+        return AskLevels()
     raise ProtocolError("unknown message")
 
 
@@ -436,6 +489,12 @@ def encode(message: Any) -> bytes:
         for name in ("dropped", "held", "cut"):
             _check_number(name, getattr(message, name), COUNTER_LIMIT)
         return frame_line(f"STATS {message.dropped} {message.held} {message.cut}")
+    if kind is Unreadable:
+        if not isinstance(message.bitmap, int) or message.bitmap < 0:
+            raise ValueError("bitmap must be a whole number from 0 up")
+        return frame_line(f"U {message.bitmap:X}")
+    if kind is Levels:
+        return frame_line("L " + levels_cells(message))
     if kind is Has:
         if not message.features:
             raise ValueError("HAS names at least one feature")
@@ -446,7 +505,62 @@ def encode(message: Any) -> bytes:
         return frame_line("HELLO?")
     if kind is AskSensors:
         return frame_line("S?")
+    if kind is AskLevels:
+        return frame_line("L?")
     raise ValueError(f"not a protocol message: {message!r}")
+
+
+def levels_cells(message: Any) -> str:
+    """The ``cells`` word of a :class:`Levels` line; raises ValueError for bad fields.
+
+    >>> levels_cells(Levels("PE", (400, 12), (300, 160), (350, 210)))
+    'P19012C15EE00C0A00D2'
+    """
+    states = message.states
+    count = len(states)
+    if not 0 < count <= MAX_LEVEL_CHANNELS:
+        raise ValueError(f"a levels line carries 1..{MAX_LEVEL_CHANNELS} channels, not {count}")
+    for column in (message.levels, message.off, message.on):
+        if len(column) != count:
+            raise ValueError("levels, off and on need one entry per state")
+    parts = []
+    for k in range(count):
+        if states[k] not in LEVEL_STATES:
+            raise ValueError(f"state {states[k]!r} is not one of {LEVEL_STATES}")
+        level, off, on = message.levels[k], message.off[k], message.on[k]
+        _check_number("level", level, LEVEL_LIMIT)
+        _check_number("off", off, LEVEL_LIMIT)
+        _check_number("on", on, LEVEL_LIMIT)
+        if off > on:
+            raise ValueError("the off level is above the on level")
+        parts.append(f"{states[k]}{level:03X}{off:03X}{on:03X}")
+    return "".join(parts)
+
+
+def levels_of(
+    count: int,
+    channels: list[int],
+    unreadable: int,
+    present: list[bool],
+    readings: list[int],
+    baseline: list[int],
+    off: int,
+    on: int,
+) -> Any:
+    """The firmware's :class:`Levels` of ``count`` channels: per sensor ``i`` its channel,
+    whether present, its reading and baseline; ``unreadable`` a bitmap of channels;
+    ``off``, ``on`` over the baseline."""
+    states = bytearray(b"-" * count)
+    levels = [0] * count
+    offs = [0] * count
+    ons = [0] * count
+    top = LEVEL_LIMIT - 1
+    for i, channel in enumerate(channels):
+        states[channel] = 85 if unreadable >> channel & 1 else 80 if present[i] else 69  # U P E
+        levels[channel] = min(max(readings[i], 0), top)
+        offs[channel] = min(baseline[i] + off, top)
+        ons[channel] = min(baseline[i] + on, top)
+    return Levels(bytes(states).decode(), levels, offs, ons)
 
 
 class LineSplitter:

@@ -329,10 +329,19 @@ def diagnostics() -> str:
         "diagnostics.html",
         snap=snapshot,
         fragments=render.diagnostics_fragments(snapshot),
+        levels=render.levels_fragment(web.table.sensor_levels(), web.channel_map),
         leds=web.led_names,
         palette=palette.PALETTE,
         config=web.config,
     )
+
+
+@bp.get("/diagnostics/levels")
+def diagnostics_levels() -> str:
+    """Every sensor's reading as a bar against its thresholds (the page asks for this
+    fragment a few times a second while it is open)."""
+    web = web_state()
+    return render.levels_fragment(web.table.sensor_levels(), web.channel_map)
 
 
 @bp.post("/diagnostics/led-test")

@@ -21,7 +21,8 @@ from flask_babel import (
     lazy_pgettext,
 )
 
-from controller.hardware.channels import CELLS
+from controller.hardware.channels import CELLS, ChannelMap
+from controller.hardware.port import SensorLevels
 from controller.referee import words
 from controller.referee.messages import TERMS, Items, Message, colour_term, sentences
 from controller.referee.session import Seated, called, computer_term
@@ -420,6 +421,25 @@ def diagnostics_fragments(snapshot: Snapshot) -> dict[str, str]:
         "diag-sensors": render_template("_diag_sensors.html", **context),
         "diag-link": render_template("_diag_link.html", **context),
     }
+
+
+def levels_fragment(levels: SensorLevels | None, cmap: ChannelMap) -> str:
+    """The Diagnostics page's bars: each cell's and target's reading against its
+    thresholds (the scale is twice the ``on`` threshold), in reading order."""
+    rows = []
+    if levels is not None:
+        for channel, level in enumerate(levels.channels):
+            name = cmap.name_by_channel.get(channel)
+            if name is None or name.startswith("button") or level.state == "none":
+                continue
+            scale = max(2 * level.on, 1)
+
+            def share(value: int, scale: int = scale) -> float:
+                return round(min(100.0, 100.0 * value / scale), 1)
+
+            rows.append((name, level, share(level.level), share(level.off), share(level.on)))
+        rows.sort(key=lambda row: _channel_order(row[0]))
+    return render_template("_diag_levels.html", rows=rows, known=levels is not None)
 
 
 def _channel_order(name: str) -> tuple[int, str]:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Final, Protocol
 from flask import Flask, current_app
 
 from controller.hardware.channels import BUTTONS, CELLS, SEATS, TARGETS, ChannelMap
-from controller.hardware.port import Touchable
+from controller.hardware.port import SensorLevels, Touchable
 from controller.referee.commands import Command
 from controller.referee.game import GameKind
 from controller.referee.snapshot import Snapshot
@@ -69,6 +69,9 @@ class TablePort(Protocol):
 
     @property
     def has_buzzer(self) -> bool: ...
+
+    def sensor_levels(self) -> SensorLevels | None:
+        """Every sensor's last reading (the board is asked for fresh ones), or None."""
 
     def subscribe(self) -> Subscription: ...
 

@@ -13,10 +13,13 @@ map share the watching and the drawing, and are one command.)
     pyramid diag --pins                     the 40-pin header as the config wires it
 
 The live view redraws in place on a terminal (the 5×5 grid, the targets and the
-buttons, each with whether it is occupied now and how often it has toggled); when
-standard output is not a terminal (or with ``--plain``) it prints one line per change
-instead, e.g. ``   1.234  +c3``. While watching, the LED of every occupied channel
-lights white, so a cell whose neighbour lights up shows a wrong LED map.
+buttons, each with whether it is occupied now and how often it has toggled; under it,
+on a board that says its levels (the reflective Pico), every sensor's reading as a bar
+against its two thresholds, asked for a few times a second); when standard output is
+not a terminal (or with ``--plain``) it prints one line per change instead, e.g.
+``   1.234  +c3``, and ``!c3`` when a sensor cannot be read (too much light). While
+watching, the LED of every occupied channel lights white, so a cell whose neighbour
+lights up shows a wrong LED map.
 
 ``--check`` leads the maker through the acceptance check of
 :mod:`~controller.cli.acceptance` (empty board, each sensor alone, the board filled
@@ -54,7 +57,17 @@ from controller.cli.causes import causes
 from controller.config import HEADER_PIN, ConfigError, load_config
 from controller.hardware.adapters import build_board
 from controller.hardware.channels import BUTTONS, FILES, TARGETS, ChannelMap
-from controller.hardware.port import OFF, Board, Colour, Led, LedFrame, LinkState, SensorFrame
+from controller.hardware.port import (
+    OFF,
+    Board,
+    ChannelLevel,
+    Colour,
+    Led,
+    LedFrame,
+    LinkState,
+    SensorFrame,
+    SensorLevels,
+)
 from firmware import config as pico_config
 
 if TYPE_CHECKING:
@@ -68,6 +81,8 @@ WALK: tuple[tuple[str, Colour], ...] = (
 )
 ECHO: Colour = (255, 255, 255)
 """The colour an occupied channel's LED shows while diag watches."""
+LEVELS_EVERY_S = 0.25
+"""How often the live view on a terminal asks the board for every sensor's level."""
 SETTLE_S = 0.3
 """Frames in the first moments after start are the state the board was found in, not
 toggles: a pearl left on a cell must not count as that cell working."""
@@ -146,6 +161,7 @@ class Watch:
         self.channels = channels
         self.baseline = baseline
         self.active = baseline
+        self.unreadable: frozenset[int] = frozenset()
         self.stats: dict[int, ChannelStats] = {c: ChannelStats() for c in range(channels)}
 
     def name(self, channel: int) -> str:
@@ -163,6 +179,12 @@ class Watch:
             stats.worst_second = max(stats.worst_second, len(stats.recent))
         self.active = frame.active
         return [(self.name(c), c in frame.active) for c in changed]
+
+    def dazzled(self, frame: SensorFrame) -> list[str]:
+        """Take one frame's unreadable channels; those that became unreadable, by name."""
+        new = sorted(frame.unreadable - self.unreadable)
+        self.unreadable = frame.unreadable
+        return [self.name(c) for c in new]
 
     def problems(self, max_rate: int) -> list[str]:
         """Sentences for makers: what chattered, and channels without a name that moved.
@@ -201,7 +223,50 @@ def _mark(watch: Watch, channel: int | None, tty: bool) -> str:
     return f"{mark}{stats.toggles:>3}"
 
 
-def render(watch: Watch, status_line: str, elapsed: float, tty: bool) -> str:
+BAR = 32
+"""Characters in a level's bar."""
+STATE_WORDS = {"empty": "empty", "present": "PIECE", "unreadable": "TOO BRIGHT"}
+
+
+def level_bar(level: ChannelLevel, width: int = BAR) -> str:
+    """One sensor's reading as a bar against its thresholds: ``:`` marks where a piece
+    is gone (off), ``|`` where one is there (on); the scale is twice ``on``.
+
+    >>> level_bar(ChannelLevel("present", 400, 173, 223), width=20)
+    '███████:██|██████    400  off 173  on 223  PIECE'
+    >>> level_bar(ChannelLevel("empty", 12, 173, 223), width=20)
+    '       :  |           12  off 173  on 223  empty'
+    """
+    scale = max(2 * level.on, 1)
+
+    def at(value: int) -> int:
+        return min(width - 1, value * width // scale)
+
+    cells = ["█" if i < min(width, level.level * width // scale) else " " for i in range(width)]
+    cells[at(level.off)] = ":"
+    cells[at(level.on)] = "|"
+    word = STATE_WORDS.get(level.state, level.state)
+    return f"{''.join(cells)} {level.level:>3}  off {level.off}  on {level.on}  {word}"
+
+
+def render_levels(cmap: ChannelMap, levels: SensorLevels) -> list[str]:
+    """A bar per named sensor that has a level, in the channel map's order."""
+    lines = ["levels (lit less dark, ADC counts; ':' off, '|' on)"]
+    for channel, level in enumerate(levels.channels):
+        name = cmap.name_by_channel.get(channel)
+        if name is None or level.state == "none":
+            continue
+        lines.append(f"  {name:<5} {level_bar(level)}")
+    return lines
+
+
+def render(
+    watch: Watch,
+    status_line: str,
+    elapsed: float,
+    tty: bool,
+    levels: SensorLevels | None = None,
+) -> str:
     """The whole view as text (no cursor movement)."""
     cmap = watch.cmap
     lines = [status_line, f"watching {elapsed:6.1f} s   (mark: occupied now; number: toggles)", ""]
@@ -228,6 +293,12 @@ def render(watch: Watch, status_line: str, elapsed: float, tty: bool) -> str:
     ]
     if stray:
         lines.append("no name  " + "   ".join(stray))
+    dazzled = sorted(watch.name(c) for c in watch.unreadable)
+    if dazzled:
+        lines.append(f"too bright to read (each keeps its state): {', '.join(dazzled)}")
+    if levels is not None:
+        lines.append("")
+        lines.extend(render_levels(cmap, levels))
     return "\n".join(lines) + "\n"
 
 
@@ -353,6 +424,7 @@ def watch_board(
     while not events.empty():
         events.get_nowait()  # the state the board was found in
     watch = Watch(cmap, board.channels, board.read().active)
+    watch.unreadable = board.read().unreadable
     if board.leds:
         board.show(echo_frame(board, cmap, watch.active))
     cpu = _Cpu()
@@ -371,7 +443,7 @@ def watch_board(
     else:
         out.write(render(watch, status_line(board, cpu), 0.0, tty))
     asked = -1
-    last_draw = -1.0
+    last_draw = last_asked = -1.0
     try:
         while not stop.is_set():
             now = clock()
@@ -397,10 +469,12 @@ def watch_board(
             now = clock()
             if isinstance(event, SensorFrame):
                 changes = watch.feed(event)
+                dazzled = watch.dazzled(event)
                 if board.leds:
                     board.show(echo_frame(board, cmap, event.active))
-                if not tty and changes:
+                if not tty and (changes or dazzled):
                     marks = " ".join(("+" if on else "-") + name for name, on in changes)
+                    marks = " ".join([marks, *(f"!{name}" for name in dazzled)]).strip()
                     out.write(f"{now - started:8.3f}  {marks}\n")
                     out.flush()
             if guide is not None and check is not None:
@@ -409,8 +483,11 @@ def watch_board(
                 elif event is _DONE:
                     check = acceptance.done(check, now)
                 guide.check = check = acceptance.timer(check, now)
+            if tty and now - last_asked >= LEVELS_EVERY_S:
+                last_asked = now
+                board.ask_levels()  # the answer shows in the next drawing
             if tty and (event is not None or now - last_draw >= 0.5):
-                view = render(watch, status_line(board, cpu), now - started, tty)
+                view = render(watch, status_line(board, cpu), now - started, tty, board.levels())
                 if check is not None:
                     footer = (
                         f"{BOLD}{_step_line(check.step)}{RESET}\n"

@@ -16,7 +16,7 @@ the log (:class:`Log`). Nothing here reads a clock, a port or a thread.
 
 The inputs: :func:`started`, :func:`tick` (time passed), :func:`opened` and
 :func:`open_failed` (the answer to :class:`Open`), :func:`received` (one line),
-:func:`port_failed`, :func:`show`, :func:`tune` and :func:`stopped`.
+:func:`port_failed`, :func:`show`, :func:`tune`, :func:`ask_levels` and :func:`stopped`.
 
 >>> link = new(Settings("loop://", channels=2, leds=1))
 >>> link, effects = started(link, now=0.0)
@@ -42,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Final, NamedTuple
 
-from controller.hardware.port import LedFrame, LedMode, LinkState
+from controller.hardware.port import ChannelLevel, LedFrame, LedMode, LinkState, SensorLevels
 from firmware import protocol
 
 WARN_EVERY_S: Final = 10.0
@@ -64,6 +64,8 @@ COUNTERS: Final = (
     "board_restarts",
     "tunes_sent",
     "tunes_refused",
+    "level_lines",
+    "unreadable_lines",
     "device_dropped_lines",
     "device_lines_held",
     "device_lines_cut",
@@ -74,7 +76,15 @@ NEVER: Final = float("-inf")
 """The time of something that has not happened yet."""
 
 _ASK_HELLO: Final = protocol.encode(protocol.AskHello())
-_HOST_MESSAGES: Final = (protocol.AskHello, protocol.AskSensors, protocol.Frame, protocol.Tune)
+_HOST_MESSAGES: Final = (
+    protocol.AskHello,
+    protocol.AskSensors,
+    protocol.Frame,
+    protocol.Tune,
+    protocol.AskLevels,
+)
+_ASK_LEVELS: Final = protocol.encode(protocol.AskLevels())
+_STATES: Final = {"E": "empty", "P": "present", "U": "unreadable", "-": "none"}
 
 
 @dataclass(frozen=True)
@@ -142,10 +152,12 @@ class Close:
 
 @dataclass(frozen=True, slots=True)
 class Publish:
-    """The switches now read ``active`` (channels of the map), as of ``at``."""
+    """The switches now read ``active`` (channels of the map), as of ``at``; the sensors
+    of ``unreadable`` cannot be read (each keeps its state in ``active``)."""
 
     active: frozenset[int]
     at: float
+    unreadable: frozenset[int] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,6 +277,12 @@ class Link:
     no_buzzer: bool = False
     """The board refused a tune (or ignored one)."""
     diagnostics: Diagnostics = field(default_factory=Diagnostics)
+    unreadable: frozenset[int] = frozenset()
+    """Channels the board last said it cannot read (``U``)."""
+    unreadable_at: float = NEVER
+    """When it last said so; a set not said again within ``silence`` lapses."""
+    levels: SensorLevels | None = None
+    """The board's last ``L`` line."""
 
     @property
     def device(self) -> protocol.Hello | None:
@@ -389,6 +407,10 @@ def received(link: Link, line: bytes, now: float) -> Step:
         return _refused(link, message)
     if kind is protocol.Hello:
         return _hello_again(link, message, now)
+    if kind is protocol.Unreadable:
+        return _unreadable(link, message, now)
+    if kind is protocol.Levels:
+        return _levels(link, message, now)
     if kind is protocol.Stats:
         counters = {
             **link.diagnostics.counters,
@@ -437,6 +459,8 @@ def _hello_answered(link: Link, hello: protocol.Hello, now: float) -> Step:
         features=(),
         no_buzzer=False,
         diagnostics=diagnostics,
+        unreadable=frozenset(),
+        levels=None,
     )
     effects: list[Effect] = [Send(protocol.encode(protocol.AskSensors()))]
     link = _send_frame(link, now, effects)
@@ -501,9 +525,36 @@ def _sensors(link: Link, message: protocol.Sensors, now: float) -> Step:
         for channel in active ^ diagnostics.active:
             toggles[channel] = toggles.get(channel, 0) + 1
         diagnostics = replace(diagnostics, toggles=toggles, active=active)
-        effects.append(Publish(active, now))
+        effects.append(Publish(active, now, link.unreadable))
     session = replace(link.session, last_seq=message.seq)
     return Step(replace(link, session=session, diagnostics=diagnostics), tuple(effects))
+
+
+def _unreadable(link: Link, message: protocol.Unreadable, now: float) -> Step:
+    assert link.session is not None
+    if message.bitmap >> link.session.device.channels:
+        return _drop(link, protocol.encode(message), "channel beyond the board's count", now)
+    dazzled = frozenset(c for c in range(link.settings.channels) if (message.bitmap >> c) & 1)
+    diagnostics = link.diagnostics.count("unreadable_lines")
+    changed = dazzled != link.unreadable
+    link = replace(link, unreadable=dazzled, unreadable_at=now, diagnostics=diagnostics)
+    if not changed:
+        return Step(link)
+    return Step(link, (Publish(link.diagnostics.active, now, dazzled),))
+
+
+def _levels(link: Link, message: protocol.Levels, now: float) -> Step:
+    assert link.session is not None
+    if len(message.states) != link.session.device.channels:
+        return _drop(link, protocol.encode(message), "levels of another channel count", now)
+    channels = tuple(
+        ChannelLevel(_STATES[state], level, off, on)
+        for state, level, off, on in zip(
+            message.states, message.levels, message.off, message.on, strict=True
+        )
+    )
+    levels = SensorLevels(channels[: link.settings.channels], now)
+    return Step(replace(link, levels=levels, diagnostics=link.diagnostics.count("level_lines")))
 
 
 def _restarted(link: Link, now: float, effects: list[Effect]) -> Link:
@@ -558,6 +609,10 @@ def _mind_clocks(link: Link, now: float) -> Step:
     if now - session.last_heard > timing.silence:
         return _lose(link, f"no valid line for {timing.silence:g} s", now)
     effects: list[Effect] = []
+    if link.unreadable and now - link.unreadable_at > timing.silence:
+        # The board says U with every S while a sensor cannot be read: its U 0 was lost.
+        link = replace(link, unreadable=frozenset())
+        effects.append(Publish(link.diagnostics.active, now))
     if session.tune is not None and now - session.tune.sent_at > timing.tune_answer:
         # Firmware before 1.1.0 drops a T line as unknown and answers nothing.
         session = replace(session, tune=None)
@@ -603,6 +658,18 @@ def tune(link: Link, notes: tuple[tuple[int, int], ...], volume: float, now: flo
         diagnostics=link.diagnostics.count("tunes_sent"),
     )
     return Step(link, (Send(protocol.encode(protocol.Tune(n, percent, notes))),))
+
+
+def ask_levels(link: Link, now: float) -> Step:
+    """Ask for every sensor's level (``L?``), when the board said it can (``HAS levels``)."""
+    if link.session is None or "levels" not in link.features:
+        return Step(link)
+    return Step(link, (Send(_ASK_LEVELS),))
+
+
+def can_say_levels(link: Link) -> bool:
+    """The board on the link said ``HAS levels``."""
+    return link.session is not None and "levels" in link.features
 
 
 def frame_line(frame: LedFrame, n: int, brightness: float, device_leds: int | None = None) -> bytes:

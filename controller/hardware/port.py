@@ -39,6 +39,7 @@ __all__ = [
     "TUNES",
     "Board",
     "BoardStatus",
+    "ChannelLevel",
     "Colour",
     "FrameListener",
     "Led",
@@ -47,6 +48,7 @@ __all__ = [
     "LinkState",
     "Note",
     "SensorFrame",
+    "SensorLevels",
     "Sound",
     "StatusListener",
 ]
@@ -62,6 +64,33 @@ class SensorFrame:
     """Counts up by one for every frame an adapter delivers."""
     at: float = 0.0
     """``time.monotonic()`` when the adapter accepted the change."""
+    unreadable: frozenset[int] = frozenset()
+    """Channels whose sensor cannot be read now (too much light). Each keeps its last
+    state in :attr:`active`: an unreadable cell is unknown, never a change."""
+
+
+@dataclass(frozen=True, slots=True)
+class ChannelLevel:
+    """One sensor's reading for a live view, in ADC counts (0..4095)."""
+
+    state: str
+    """``empty``, ``present``, ``unreadable`` (too much light) or ``none`` (not a
+    reflective sensor: a switch, or nothing)."""
+    level: int
+    """Its reflection (emitter lit less dark)."""
+    off: int
+    """A piece there is gone below this level..."""
+    on: int
+    """... and one is there above this."""
+
+
+@dataclass(frozen=True, slots=True)
+class SensorLevels:
+    """Every channel's reading at one moment (by channel number), for a live view."""
+
+    channels: tuple[ChannelLevel, ...]
+    at: float
+    """``time.monotonic()`` when it arrived."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -161,16 +190,24 @@ class Board(abc.ABC):
         with self._lock:
             return self._frame
 
-    def _publish(self, active: Iterable[int], at: float | None = None) -> SensorFrame | None:
-        """Adapters call this with the debounced active set; repeats are not re-sent."""
+    def _publish(
+        self,
+        active: Iterable[int],
+        at: float | None = None,
+        unreadable: Iterable[int] | None = None,
+    ) -> SensorFrame | None:
+        """Adapters call this with the debounced active set (and, when they know it, the
+        channels they cannot read; None keeps the last); repeats are not re-sent."""
         active = frozenset(active)
-        bad = [c for c in active if not 0 <= c < self.channels]
+        dazzled = self._frame.unreadable if unreadable is None else frozenset(unreadable)
+        bad = [c for c in active | dazzled if not 0 <= c < self.channels]
         if bad:
             raise ValueError(f"channel(s) {sorted(bad)} out of range 0..{self.channels - 1}")
         with self._lock:
-            if active == self._frame.active:
+            if active == self._frame.active and dazzled == self._frame.unreadable:
                 return None
-            frame = SensorFrame(active, self._frame.seq + 1, time.monotonic() if at is None else at)
+            when = time.monotonic() if at is None else at
+            frame = SensorFrame(active, self._frame.seq + 1, when, dazzled)
             self._frame = frame
         if self._listener is not None:
             self._listener(frame)
@@ -217,3 +254,12 @@ class Board(abc.ABC):
     # -- diagnostics ---------------------------------------------------------------------
     @abc.abstractmethod
     def status(self) -> BoardStatus: ...
+
+    def ask_levels(self) -> bool:
+        """Ask the board for every sensor's level (:meth:`levels` has it a moment later);
+        False: this board cannot say levels (switches, or firmware without them)."""
+        return False
+
+    def levels(self) -> SensorLevels | None:
+        """The last levels the board said, or None."""
+        return None

@@ -27,6 +27,10 @@ The Pico scans the sensors and drives the LEDs; this adapter only speaks wire pr
   ``device_dropped_lines``, ``device_lines_held``, ``device_lines_cut``; ``HAS buzzer``
   after the HELLO makes :attr:`has_buzzer` true (unless the config says otherwise), and
   :meth:`sound` then sends each cue's tune as one ``T`` line.
+- **Levels and unreadable cells.** A reflective board says ``HAS levels``: :meth:`ask_levels`
+  sends ``L?`` and :meth:`levels` is its last ``L`` line (every sensor's state, reflection
+  and thresholds, for a live view); its ``U`` lines (the sensors it cannot read: too much
+  light) become each :class:`~controller.hardware.port.SensorFrame`'s ``unreadable``.
 
 What the lines mean, and when to send what, is :mod:`controller.hardware.pico_link`: a
 state machine without I/O, as pyserial's ``threaded.Protocol`` is to its
@@ -56,7 +60,7 @@ from serial.tools import list_ports
 from controller.hardware import pico_link
 from controller.hardware.channels import ChannelMap
 from controller.hardware.pico_link import COUNTERS, WARN_EVERY_S, Link, LinkTiming
-from controller.hardware.port import TUNES, Board, BoardStatus, LedFrame, Sound
+from controller.hardware.port import TUNES, Board, BoardStatus, LedFrame, SensorLevels, Sound
 from firmware import protocol
 
 if TYPE_CHECKING:
@@ -300,7 +304,7 @@ class SerialBoard(Board):
         for effect in later:
             if isinstance(effect, pico_link.Publish):
                 try:
-                    self._publish(effect.active, at=effect.at)
+                    self._publish(effect.active, at=effect.at, unreadable=effect.unreadable)
                 except Exception:  # the listener's fault; the link goes on
                     log.exception("serial board: the frame listener failed")
             elif isinstance(effect, pico_link.StatusChanged):
@@ -383,6 +387,17 @@ class SerialBoard(Board):
         self._feed(pico_link.tune, notes, volume)
 
     # -- diagnostics ---------------------------------------------------------------------
+    def ask_levels(self) -> bool:
+        """Send ``L?`` when the board said ``HAS levels``; False when it did not (or the
+        link is down)."""
+        if not pico_link.can_say_levels(self._link):
+            return False
+        self._feed(pico_link.ask_levels)
+        return True
+
+    def levels(self) -> SensorLevels | None:
+        return self._link.levels
+
     @property
     def device(self) -> protocol.Hello | None:
         """The board's HELLO while the link is up."""

@@ -32,14 +32,23 @@ from pathlib import Path
 from controller.hardware.port import (
     Board,
     BoardStatus,
+    ChannelLevel,
     LedFrame,
     LinkState,
     SensorFrame,
+    SensorLevels,
     Sound,
     Touchable,
 )
+from firmware import config as pico_config
 
 log = logging.getLogger(__name__)
+
+SIM_EMPTY = 12
+"""What a simulated empty cell reads (ADC counts, the reflective Pico's units)."""
+SIM_PIECE = 400
+"""What a simulated piece reads: the darkest pearl the reflective build's model allows."""
+SIM_OFF, SIM_ON = pico_config.OFF_COUNTS, pico_config.ON_COUNTS
 
 
 class SimBoard(Board):
@@ -167,6 +176,30 @@ class SimBoard(Board):
         else:
             current.discard(channel)
         return self.set_active(current)
+
+    def set_unreadable(self, channels: Iterable[int]) -> SensorFrame | None:
+        """Make exactly ``channels`` unreadable (as the sun would a reflective board's
+        sensors), each keeping its state; the frame delivered, or None."""
+        return self._publish(self.read().active, unreadable=channels)
+
+    def ask_levels(self) -> bool:
+        return True  # nothing to ask: levels() reads the simulated sensors as they are
+
+    def levels(self) -> SensorLevels:
+        """The simulated sensors as a reflective board would read them: a piece there at
+        :data:`SIM_PIECE` counts, an empty cell at :data:`SIM_EMPTY`, against the shipped
+        firmware's thresholds over an empty cell (``OFF_COUNTS``, ``ON_COUNTS``)."""
+        frame = self.read()
+        off, on = SIM_EMPTY + SIM_OFF, SIM_EMPTY + SIM_ON
+        channels = []
+        for channel in range(self.channels):
+            if channel in frame.unreadable:
+                channels.append(ChannelLevel("unreadable", 0, off, on))
+            elif channel in frame.active:
+                channels.append(ChannelLevel("present", SIM_PIECE, off, on))
+            else:
+                channels.append(ChannelLevel("empty", SIM_EMPTY, off, on))
+        return SensorLevels(tuple(channels), frame.at)
 
     def status(self) -> BoardStatus:
         return BoardStatus(

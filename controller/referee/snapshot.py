@@ -160,6 +160,9 @@ class Snapshot:
     remote: Mapping[str, Any] | None = None
     """A game linked with another board: the link's state (the Table adds it; see
     ``docs/api.md``), None otherwise."""
+    unreadable: tuple[str, ...] = ()
+    """Cells and targets the board cannot read now (too much light), by name: each keeps
+    its last state (the Table adds it, as it reads the board; see ``docs/api.md``)."""
     sensor_seq: int = 0
     """``seq`` of the last sensor frame the referee handled."""
     at: float = 0.0

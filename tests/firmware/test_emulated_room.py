@@ -14,16 +14,23 @@ test_room_light.py (CPython, on a virtual clock); bench/room_light.py prints the
 
 from __future__ import annotations
 
+import re
+import threading
 from collections.abc import Iterator
 
 import pytest
 from fw_helpers import PATIENCE, RawHost, reflective_files
 from test_emulated_pico import need_emulator
 
+from controller.cli.diag import watch_board
+from controller.hardware.channels import ChannelMap
+from controller.hardware.serial import LinkTiming, SerialBoard
 from firmware import protocol
 from firmware.emulator.pico import EmulatedPico
 from firmware.sim.harness import SimConfig
+from rigs.poll import wait_until
 from rigs.room import DARK_PEARL_UA, HAND_UA, TYPICAL_GAIN
+from tests.cli.test_diag import Screen
 
 RATE = 0.25
 C3, E1, B2 = 14, 4, 7
@@ -102,3 +109,98 @@ def test_room_light_sun_and_a_hand_never_make_a_pearl(pico: EmulatedPico) -> Non
         assert 0 < stats["emitter_mean_period"] < 100e6
     finally:
         host.close()
+
+
+def calm(pico: EmulatedPico) -> None:
+    """Every cell empty in a dark, steady room (whatever a test before left)."""
+    for channel in SENSED:
+        pico.room(channel, steady=0.0, reflection=0.0)
+
+
+def levels(host: RawHost) -> protocol.Levels:
+    """The answer to ``L?``: every channel's state, reflection and thresholds."""
+    host.send(protocol.AskLevels())
+    try:
+        found: protocol.Levels = host.wait_for(
+            lambda m: isinstance(m, protocol.Levels), timeout=PATIENCE
+        )[1]
+    except TimeoutError as error:
+        raise AssertionError(f"no L line; refused lines: {host.refused[-3:]}") from error
+    return found
+
+
+def test_every_reading_is_visible_and_a_dazzled_cell_is_said(pico: EmulatedPico) -> None:
+    """``HAS levels``; ``L?`` answered with every sensor's reflection and thresholds;
+    sun past the load's saturation on e1 said in ``U`` lines (and as ``U`` in ``L``)
+    while e1 keeps its state in ``S``; a pearl's level above its ``on``, an empty cell's
+    below its ``off``."""
+    calm(pico)
+    host = RawHost(pico.port)
+    try:
+        host.send(protocol.AskHello())
+        has = host.wait_for(lambda m: isinstance(m, protocol.Has), timeout=PATIENCE)[1]
+        assert "levels" in has.features
+        pico.room(C3, reflection=DARK_PEARL_UA)
+        bitmaps(host, 2)
+        cells = levels(host)
+        assert len(cells.states) == 36
+        assert cells.states[C3] == "P" and cells.levels[C3] > cells.on[C3]
+        empty = [c for c in SENSED if c != C3]
+        assert all(cells.states[c] == "E" for c in empty), cells.states
+        assert all(cells.levels[c] < cells.off[c] for c in empty), cells
+        assert all(cells.states[c] == "-" for c in range(29, 36))
+        pico.room(E1, steady=4000.0)
+        said = host.wait_for(
+            lambda m: isinstance(m, protocol.Unreadable) and m.bitmap == 1 << E1,
+            timeout=PATIENCE,
+        )[1]
+        assert said.bitmap == 1 << E1
+        assert levels(host).states[E1] == "U"
+        assert all(not bitmap >> E1 & 1 for bitmap in bitmaps(host, 2))
+        pico.room(E1, steady=0.0)
+        host.wait_for(lambda m: isinstance(m, protocol.Unreadable) and m.bitmap == 0, PATIENCE)
+        pico.room(C3, reflection=0.0)
+    finally:
+        host.close()
+
+
+def test_pyramid_diag_shows_every_sensor_live_as_a_bar(pico: EmulatedPico) -> None:
+    """``pyramid diag``'s live view on a terminal, through the serial adapter: a bar per
+    sensor against its thresholds, the darkest pearl on c3 over its ``on``, and e1 in
+    the sun said too bright while it keeps its state."""
+    cmap = ChannelMap.matrix()  # the reflective firmware keeps the matrix's numbers
+    board = SerialBoard(pico.port, cmap.channel_count, cmap.led_count, timing=pico.scaled(
+        LinkTiming()))  # fmt: skip
+    out = Screen()
+    stop = threading.Event()
+    watching = threading.Thread(
+        target=watch_board,
+        args=(board, cmap, out),
+        kwargs={"tty": True, "stop": stop, "settle": 0.0, "connect_timeout": pico.wall(3)},
+        daemon=True,
+    )
+
+    def last_view() -> str:
+        return out.text().rsplit("\x1b[H", 1)[-1].replace("\x1b[K", "")
+
+    calm(pico)
+    pico.room(C3, reflection=DARK_PEARL_UA)
+    watching.start()
+    try:
+        pearl = re.compile(r"^  c3 +█[█:| ]*?(\d+)  off (\d+)  on (\d+)  PIECE$", re.M)
+        wait_until(lambda: pearl.search(last_view()), pico.wall(3), what=last_view)
+        match = pearl.search(last_view())
+        assert match is not None and int(match[1]) > int(match[3]) > int(match[2])
+        bars = r"^  ([a-e][1-5]|t[1-4]) +[█:| ]*?(\d+)  off (\d+)  on \d+  empty$"
+        empty = re.findall(bars, last_view(), re.M)
+        assert len(empty) == 28 and all(int(level) < int(off) for _, level, off in empty)
+        pico.room(E1, steady=4000.0)
+        wait_until(lambda: "TOO BRIGHT" in last_view(), pico.wall(3), what=last_view)
+        assert "too bright to read (each keeps its state): e1" in last_view()
+    finally:
+        stop.set()
+        watching.join(timeout=pico.wall(1))
+        board.close()
+        pico.room(E1, steady=0.0)
+        pico.room(C3, reflection=0.0)
+    assert not watching.is_alive()

@@ -85,6 +85,25 @@ def test_the_timing_costs_at_most_a_tenth_of_the_signal_every_sensor_alike() -> 
     assert max(fractions) - min(fractions) <= 0.07, fractions
 
 
+@pytest.mark.parametrize("tau", [50.0, 100.0, 150.0, 200.0])
+def test_no_sensor_carries_the_lit_signal_into_its_dark_reading(tau: float) -> None:
+    """Issue 35, point 6: with τ from 50 to 200 µs, the first sensor of a group (read
+    first after the emitters go dark) keeps at most a tenth of its lit signal in the
+    dark reading after it, as the last one does, and reads at least 90 % of it lit."""
+    rig = room.Rig(SHIPPED, room.Part(tau_us=tau, noise=0.0))
+    rig.run(100)
+    for channel in range(29):
+        rig.front.reflection[channel] = DARK_PEARL_UA
+    rig.run(300)
+    samples = rig.scanner._samples  # the last group's five phases, member by member
+    count = len(rig.scanner.groups[-1][1])
+    full = (DARK_PEARL_UA + room.CROSSTALK_UA) * room.ADC_PER_UA
+    for member in range(count):
+        d0, lit, d2 = (samples[member + k * count] for k in range(3))
+        assert d2 - d0 <= 0.1 * full, (tau, member, d0, lit, d2)
+        assert lit - d0 >= 0.9 * full, (tau, member, d0, lit, d2)
+
+
 def test_todays_firmware_fails_the_same_scenes() -> None:
     """Today's firmware (dark, lit, dark a group at a time) is fooled by what the shipped
     one survives: 120 Hz ripple, a hand, a window wall, a slow phototransistor."""

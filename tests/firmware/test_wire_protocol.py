@@ -19,16 +19,20 @@ from firmware import protocol
 from firmware.protocol import (
     MAX_CHANNELS,
     MAX_LEDS,
+    MAX_LEVEL_CHANNELS,
     MAX_LINE,
     AskHello,
+    AskLevels,
     AskSensors,
     Err,
     Frame,
     Hello,
+    Levels,
     LineSplitter,
     Ok,
     ProtocolError,
     Sensors,
+    Unreadable,
     crc16,
     decode,
     encode,
@@ -53,6 +57,27 @@ messages = st.one_of(
     ),
     st.builds(Ok, numbers),
     st.builds(Err, numbers, reasons.filter(lambda r: r.strip() == r)),
+    st.builds(Unreadable, st.integers(0, 2**MAX_CHANNELS - 1)),
+    st.builds(AskLevels),
+    st.integers(1, MAX_LEVEL_CHANNELS).flatmap(
+        lambda count: st.lists(
+            st.tuples(
+                st.sampled_from(protocol.LEVEL_STATES),
+                st.integers(0, 4095),
+                st.integers(0, 4095),
+                st.integers(0, 4095),
+            ),
+            min_size=count,
+            max_size=count,
+        ).map(
+            lambda cells: Levels(
+                "".join(c[0] for c in cells),
+                tuple(c[1] for c in cells),
+                tuple(min(c[2], c[3]) for c in cells),
+                tuple(max(c[2], c[3]) for c in cells),
+            )
+        )
+    ),
 )
 
 
@@ -70,6 +95,10 @@ def test_lines_as_the_design_spells_them() -> None:
     assert encode(Ok(12)) == b"OK 12*" + b"%04X" % crc16(b"OK 12") + b"\n"
     line = encode(Frame(7, (0x102030, 0xFFFFFF), 0b10))
     assert line.startswith(b"F 7 102030FFFFFF 2*")
+    assert encode(AskLevels()).startswith(b"L?*")
+    assert encode(Unreadable(0x10)).startswith(b"U 10*")
+    cells = Levels("PEU-", (400, 12, 4095, 0), (300, 160, 160, 0), (350, 210, 210, 0))
+    assert encode(cells).startswith(b"L P19012C15EE00C0A00D2UFFF0A00D2-000000000*")
 
 
 @given(messages)
@@ -97,6 +126,10 @@ def test_the_largest_frames_and_bitmaps_fit_and_one_more_does_not() -> None:
     assert len(encode(Sensors(65535, 2**MAX_CHANNELS - 1))) - 1 <= MAX_LINE
     with pytest.raises(ValueError):
         encode(Sensors(65535, 2 ** (MAX_CHANNELS + 4) - 1))
+    most = MAX_LEVEL_CHANNELS
+    assert len(encode(Levels("U" * most, (4095,) * most, (0,) * most, (4095,) * most))) <= 512
+    with pytest.raises(ValueError, match=r"1\.\.50 channels"):
+        encode(Levels("E" * (most + 1), (0,) * (most + 1), (0,) * (most + 1), (0,) * (most + 1)))
 
 
 @pytest.mark.parametrize(
@@ -115,6 +148,12 @@ def test_the_largest_frames_and_bitmaps_fit_and_one_more_does_not() -> None:
         Hello(1, "1.0 beta", 1, 1),
         Hello(1, "1.0", 0, 1),
         Hello(1, "1.0", 1, MAX_LEDS + 1),
+        Unreadable(-1),
+        Levels("", (), (), ()),
+        Levels("X", (0,), (0,), (0,)),
+        Levels("E", (4096,), (0,), (0,)),
+        Levels("E", (0,), (11,), (10,)),
+        Levels("EE", (0,), (0,), (0,)),
         ("S", 1, 2),
     ],
 )
@@ -153,6 +192,14 @@ def line(body: bytes) -> bytes:
         (b"HELLO pyramid 1 1,0 8 5", "bad firmware version"),
         (b"HELLO? ", "unknown message"),
         (b"S? 1", "unknown message"),
+        (b"L? 1", "unknown message"),
+        (b"U", "unknown message"),
+        (b"U 01", "bad hex"),
+        (b"L E000000", "bad levels"),
+        (b"L X000000000", "bad levels"),
+        (b"L E00000000g", "bad levels"),
+        (b"L E000100010", "bad levels"),
+        (b"L E00000000FE", "bad levels"),
     ],
 )
 def test_lines_that_match_no_message_exactly_are_refused(body: bytes, reason: str) -> None:
@@ -292,6 +339,9 @@ def test_micropython_decides_every_line_as_cpython_does(tmp_path: Path) -> None:
         Frame(1, tuple(rng.randrange(2**24) for _ in range(MAX_LEDS)), 2**MAX_LEDS - 1),
         Ok(0),
         Err(77, "frame has 3 LEDs, board has 37"),
+        Unreadable(0x10),
+        AskLevels(),
+        Levels("PEU-" * 9, tuple(range(0, 3600, 100)), (160,) * 36, (210,) * 36),
     ]
     for message in samples:
         good = encode(message)

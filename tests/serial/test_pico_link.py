@@ -31,7 +31,7 @@ from controller.hardware.pico_link import (
     Settings,
     StatusChanged,
 )
-from controller.hardware.port import Led, LedFrame, LedMode, LinkState
+from controller.hardware.port import ChannelLevel, Led, LedFrame, LedMode, LinkState
 from firmware import protocol
 
 TIMING = LinkTiming()  # the shipped patience: virtual seconds cost nothing
@@ -390,3 +390,63 @@ def test_the_machine_reads_no_port_thread_or_clock() -> None:
     imported = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert not {m.split(".")[0] for m in imported} & {"serial", "threading", "time", "os"}
+
+
+def test_unreadable_cells_keep_their_state_and_are_published_apart() -> None:
+    driver = connected()
+    driver.hear(protocol.Sensors(0, 1 << 4))
+    assert [e for e in driver.effects if isinstance(e, Publish)][-1] == Publish(frozenset({4}), 0.2)
+    # The sun on e1 (channel 4) and c3 (14): unreadable, still present in S.
+    effects = driver.hear(protocol.Sensors(1, 1 << 4), protocol.Unreadable((1 << 4) | (1 << 14)))
+    assert effects == (Publish(frozenset({4}), 0.2, frozenset({4, 14})),)
+    # Said again with the next S: nothing new to publish; an S keeps the set.
+    driver.now = 1.0
+    assert driver.hear(protocol.Sensors(2, 1 << 4), protocol.Unreadable(0x4010)) == ()
+    effects = driver.hear(protocol.Sensors(3, 0))
+    assert effects == (Publish(frozenset(), 1.0, frozenset({4, 14})),)
+    effects = driver.hear(protocol.Unreadable(0))
+    assert effects == (Publish(frozenset(), 1.0, frozenset()),)
+    assert driver.counters["unreadable_lines"] == 3
+
+
+def test_an_unreadable_set_not_said_again_lapses_and_a_bad_one_is_dropped() -> None:
+    driver = connected()
+    driver.hear(protocol.Sensors(0, 0), protocol.Unreadable(1 << 7))
+    assert driver.link.unreadable == {7}
+    driver.hear(protocol.Unreadable(1 << 40))  # beyond the board's 36 channels
+    assert driver.counters["dropped_channel_beyond_the_boards_count"] == 1
+    assert driver.link.unreadable == {7}
+    driver.now = 2.0
+    driver.hear(protocol.Sensors(1, 0))  # its U 0 lost
+    effects = driver.at(TIMING.silence + 0.3)
+    assert Publish(frozenset(), TIMING.silence + 0.3) in effects
+    assert driver.link.unreadable == frozenset()
+
+
+def test_levels_are_asked_only_of_a_board_that_has_them_and_checked() -> None:
+    driver = connected()
+    assert driver.feed(pico_link.ask_levels(driver.link, 0.3)) == ()  # no HAS levels yet
+    driver.hear(protocol.Has(("buzzer", "levels")))
+    assert pico_link.can_say_levels(driver.link)
+    assert sent(driver.feed(pico_link.ask_levels(driver.link, 0.3))) == [protocol.AskLevels()]
+    states = "P" + "E" * 28 + "-" * 7
+    cells = protocol.Levels(states, (400,) + (12,) * 35, (173,) * 36, (223,) * 36)
+    driver.hear(cells)
+    levels = driver.link.levels
+    assert levels is not None and len(levels.channels) == CHANNELS  # the map's 33
+    assert levels.channels[0] == ChannelLevel("present", 400, 173, 223)
+    assert levels.channels[1].state == "empty" and levels.channels[30].state == "none"
+    # A line for another board's channel count is dropped, counted, and changes nothing.
+    driver.hear(protocol.Levels("E", (1,), (2,), (3,)))
+    assert driver.link.levels is levels
+    assert driver.counters["dropped_levels_of_another_channel_count"] == 1
+    assert driver.counters["level_lines"] == 1
+    # A line that fails the grammar is dropped as any other.
+    driver.hear(protocol.frame_line("L E00000000G"))
+    assert driver.counters["dropped_bad_levels"] == 1
+    # Another handshake (the board came back, or another one) forgets them.
+    driver.feed(pico_link.port_failed(driver.link, "unplugged", 5.0))
+    driver.at(5.0)
+    driver.feed(pico_link.opened(driver.link, "/dev/ttyACM0", 5.1))
+    driver.hear(HELLO)
+    assert driver.link.session is not None and driver.link.levels is None

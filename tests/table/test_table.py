@@ -285,3 +285,25 @@ def test_the_real_computer_player_and_hints(tmp_path: Path) -> None:
         assert stored is not None and stored.summary.status == "over"
         assert len(stored.record["moves"]) == 25
         assert [p.computer for p in stored.players] == [None, "gentle", "strong"]
+
+
+def test_an_unreadable_cell_is_said_and_never_a_move_nor_a_take_back(h: Harness) -> None:
+    """The sun on c3 with Anna's pearl there, and on d4 empty: both keep their state
+    (the board says no change), the snapshot names them; no move, no take-back, however
+    long it lasts; once readable again the snapshot says nothing more."""
+    assert h.put("c3").moves == 1
+    h.settle(1)
+    frame = h.board.set_unreadable([h.cmap.channel("c3"), h.cmap.channel("d4")])
+    assert frame is not None
+    seq = frame.seq
+    snap = h.wait(lambda s: s.sensor_seq >= seq)
+    assert snap.unreadable == ("c3", "d4")
+    assert snap.moves == 1 and snap.status != "mismatch"
+    assert json.loads(snap.json)["unreadable"] == ["c3", "d4"]
+    snap = h.settle(30)
+    assert snap.moves == 1 and snap.to_move == 1 and snap.unreadable == ("c3", "d4")
+    frame = h.board.set_unreadable(())
+    assert frame is not None
+    seq = frame.seq
+    snap = h.wait(lambda s: s.sensor_seq >= seq)
+    assert snap.unreadable == () and snap.moves == 1

@@ -764,3 +764,31 @@ def test_after_a_power_cut_the_pearl_put_down_meanwhile_and_the_finished_game(
     finally:
         server.stop()
         close_rig(rig)
+
+
+def test_the_diagnostics_page_shows_every_sensor_live_as_a_bar(
+    browser: Browser, served: tuple[Rig, Served]
+) -> None:
+    """Each cell's reading as a bar against its thresholds, kept current while the page
+    is open: a pearl put on c3 fills its bar past the second mark; the sun on e1 says
+    too much light; the bars follow without a reload."""
+    rig, running = served
+    page = browser.new_page()
+    page.goto(f"{running.url}/diagnostics")
+    page.wait_for_selector("#level-c3.empty", timeout=WAIT_MS)
+    assert page.locator("#diag-levels .level").count() == 30  # 25 cells, 4 targets, the top
+    rig.board.set_channel(rig.cmap.channel("c3"), True)
+    page.wait_for_selector("#level-c3.present", timeout=WAIT_MS)
+    widths = [
+        float(page.locator(f"#level-c3 {part}").get_attribute(side) or "nan")
+        for part, side in ((".fill", "width"), (".mark.off", "x"), (".mark.on", "x"))
+    ]
+    drawn = page.locator("#level-c3 .fill").bounding_box()
+    assert drawn is not None and drawn["width"] > 0  # drawn, not only written
+    assert widths[0] > widths[2] > widths[1] > 0, widths
+    rig.board.set_unreadable([rig.cmap.channel("e1")])
+    page.wait_for_selector("#level-e1.unreadable", timeout=WAIT_MS)
+    assert page.locator("#level-e1 .state").inner_text() == "too much light"
+    assert page.locator("#level-c3.present").count() == 1
+    shot(page, "diagnostics-levels")
+    page.close()

@@ -3,6 +3,7 @@ rendered from the pure referee's snapshots as the page renders them."""
 
 from __future__ import annotations
 
+import dataclasses
 import html as html_module
 import re
 from typing import Any
@@ -263,3 +264,28 @@ def test_after_an_abort_the_page_says_what_happened(rig: Rig) -> None:
     rig.wait(lambda s: s["game"] is None)
     status = text(regions(rig, rig.table.snapshot)["live-status"])
     assert "No game is being played" in status and "ended without a result" in status
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("en", "Too much light near a3: draw the curtain or turn the lamp away."),
+        ("de", "Zu viel Licht bei a3: Zieh den Vorhang zu oder dreh die Lampe weg."),
+        ("da", "For meget lys ved a3: træk gardinet for, eller drej lampen væk."),
+    ],
+)
+def test_a_cell_the_board_cannot_read_is_named_with_what_to_do(
+    rig: Rig, lang: str, words: str
+) -> None:
+    """The sun on a3: the family reads which cell and what to do, during a game and
+    without one; the cell keeps its state, so nothing asks for a pearl there."""
+    p = Play().new()
+    p.play("a1")
+    for snap in (p.snap, rig.table.snapshot):
+        snap = dataclasses.replace(snap, unreadable=("a3",))
+        status = text(regions(rig, snap, lang)["live-status"])
+        assert words in status, status
+    two = dataclasses.replace(p.snap, unreadable=("a3", "b4"))
+    said = text(regions(rig, two, "en")["live-status"])
+    assert "Too much light near a3, b4:" in said and "those places change nothing" in said
+    assert "Too much light" not in text(regions(rig, p.snap, "en")["live-status"])

@@ -506,6 +506,25 @@
     if (button) setMuted(!muted());
   });
 
+  // The Diagnostics page's sensor readings: asked for a few times a second while the
+  // page is in view (the board answers each ask with one line of every reading).
+  function levels(region) {
+    const url = region.dataset.levels;
+    let busy = false;
+    setInterval(async () => {
+      if (busy || document.hidden) return;
+      busy = true;
+      try {
+        const answer = await fetch(url, { headers: { Accept: "text/html" } });
+        if (answer.ok) swap(region.id, await answer.text());
+      } catch (error) {
+        // The next tick tries again (the Pi restarting, the network gone a moment).
+      } finally {
+        busy = false;
+      }
+    }, 250);
+  }
+
   document.addEventListener("DOMContentLoaded", () => {
     setMuted(muted());
     unlockAudio();
@@ -513,5 +532,6 @@
     $$("[data-replay]").forEach(replay);
     $$("#moves[data-refresh]").forEach(awaitReview);
     $$("form[data-setup]").forEach(setup);
+    $$("[data-levels]").forEach(levels);
   });
 })();
