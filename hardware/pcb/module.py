@@ -23,48 +23,13 @@ name means one signal on both.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from hardware.geometry import Geometry
 from hardware.pcb.design import BaseSpec, Board, Placed, Site, Track, Via, _facing, begin
 from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
 from hardware.pcb.parts import CATALOGUE, PartKind
-from hardware.pcb.pico import CAP_OFFSET, PicoPins, _ws2812_fanout
+from hardware.pcb.pico import CABLE, CAP_OFFSET, MODULE_NAMES, PicoPins, _ws2812_fanout, cable
 
 __all__ = ["CABLE", "MODULE_NAMES", "cable", "loose", "module_board", "top_gap"]
-
-MODULE_NAMES = ("t1", "t2", "t3", "t4", "top")
-"""The places the module senses and lights."""
-
-CABLE: Mapping[str, str] = {
-    "1": "+5V", "2": "+5V", "3": "EMIT:t1", "4": "EMIT:t2", "5": "EMIT:t3", "6": "EMIT:t4",
-    "7": "EMIT:top", "8": "GND", "9": "SNS_t1", "10": "3V3", "11": "SNS_t2", "12": "GND",
-    "13": "SNS_t3", "14": "GND", "15": "SNS_t4", "16": "GND", "17": "SNS_top", "18": "GND",
-    "19": "LED:in", "20": "LED:out",
-}  # fmt: skip
-"""The ribbon cable, pin → signal, the same on both boards: the emitter groups' switched
-cathodes together, then each sensor's line between a supply or ground conductor (so that
-no sensor line lies beside an emitter line), the LED data out to the module and back.
-``EMIT:name`` and ``LED:…`` are named by :func:`cable` from the firmware's groups and the
-config's LED numbers."""
-
-
-def cable(pins: PicoPins) -> dict[str, str]:
-    """:data:`CABLE` with its nets named: each sensor's emitter group (``EMIT<g>``) and the
-    LED chain's nets into the module's first LED and out of its last."""
-    numbers = sorted(pins.leds[n] for n in MODULE_NAMES if n in pins.leds)
-    if not numbers or numbers != list(range(numbers[0], numbers[0] + len(MODULE_NAMES))):
-        raise ValueError(
-            f"{pins.source}: the LEDs of {', '.join(MODULE_NAMES)} must follow each other in "
-            "the chain (the module's stretch of it)"
-        )
-    named = {"LED:in": f"LED_D{numbers[0]}", "LED:out": f"LED_D{numbers[-1] + 1}"}
-    for name in MODULE_NAMES:
-        if name not in pins.sensors:
-            raise ValueError(f"{pins.source}: no sensor for {name!r} (SENSORS)")
-        named[f"EMIT:{name}"] = f"EMIT{pins.sensors[name][2]}"
-    return {pin: named.get(net, net) for pin, net in CABLE.items()}
-
 
 CABLE_KIND = PartKind(
     "cable", "", "ribbon cable 2x10", "", {}, "ribbon cable assembly, 20 ways, 2.54 mm IDC "

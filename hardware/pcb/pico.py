@@ -52,7 +52,7 @@ from hardware.pcb.library import PICO_PINS
 from hardware.pcb.mechanics import loose_parts
 from hardware.pcb.parts import CATALOGUE, MUX_INPUT_PAD
 
-__all__ = ["PICO_AT", "PicoPins", "pico_board"]
+__all__ = ["CABLE", "MODULE_NAMES", "PICO_AT", "PicoPins", "cable", "pico_board"]
 
 
 @dataclass(frozen=True)
@@ -472,6 +472,42 @@ def _switch_lines(parts: _Parts, pins: PicoPins, spec: BaseSpec) -> None:
             )  # fmt: skip
 
 
+# -- the ribbon cable to the Pyramidos module: both boards wire it (hardware.pcb.module
+# builds the module from this file's helpers, so the cable is declared here) -----------
+
+MODULE_NAMES = ("t1", "t2", "t3", "t4", "top")
+"""The places the module senses and lights."""
+
+CABLE: Mapping[str, str] = {
+    "1": "+5V", "2": "+5V", "3": "EMIT:t1", "4": "EMIT:t2", "5": "EMIT:t3", "6": "EMIT:t4",
+    "7": "EMIT:top", "8": "GND", "9": "SNS_t1", "10": "3V3", "11": "SNS_t2", "12": "GND",
+    "13": "SNS_t3", "14": "GND", "15": "SNS_t4", "16": "GND", "17": "SNS_top", "18": "GND",
+    "19": "LED:in", "20": "LED:out",
+}  # fmt: skip
+"""The ribbon cable, pin → signal, the same on both boards: the emitter groups' switched
+cathodes together, then each sensor's line between a supply or ground conductor (so that
+no sensor line lies beside an emitter line), the LED data out to the module and back.
+``EMIT:name`` and ``LED:…`` are named by :func:`cable` from the firmware's groups and the
+config's LED numbers."""
+
+
+def cable(pins: PicoPins) -> dict[str, str]:
+    """:data:`CABLE` with its nets named: each sensor's emitter group (``EMIT<g>``) and the
+    LED chain's nets into the module's first LED and out of its last."""
+    numbers = sorted(pins.leds[n] for n in MODULE_NAMES if n in pins.leds)
+    if not numbers or numbers != list(range(numbers[0], numbers[0] + len(MODULE_NAMES))):
+        raise ValueError(
+            f"{pins.source}: the LEDs of {', '.join(MODULE_NAMES)} must follow each other in "
+            "the chain (the module's stretch of it)"
+        )
+    named = {"LED:in": f"LED_D{numbers[0]}", "LED:out": f"LED_D{numbers[-1] + 1}"}
+    for name in MODULE_NAMES:
+        if name not in pins.sensors:
+            raise ValueError(f"{pins.source}: no sensor for {name!r} (SENSORS)")
+        named[f"EMIT:{name}"] = f"EMIT{pins.sensors[name][2]}"
+    return {pin: named.get(net, net) for pin, net in CABLE.items()}
+
+
 MODULE_HEADER_AT: Point = (215.0, 80.0)
 """Where the Pyramidos module's ribbon cable plugs into the pico board (on the back, in
 the room the targets had)."""
@@ -479,11 +515,7 @@ the room the targets had)."""
 
 def _module_header(parts: _Parts, pins: PicoPins, spec: BaseSpec) -> None:
     """The 2 × 10 box header of the ribbon cable to the Pyramidos module
-    (:data:`hardware.pcb.module.CABLE`)."""
-    # the module's cable is the module's: imported here, where the pico board meets it,
-    # since the module imports this file's helpers
-    from hardware.pcb.module import cable
-
+    (:data:`CABLE`)."""
     parts.add_near(
         CATALOGUE["idc20smd"], MODULE_HEADER_AT, cable(pins),
         "ribbon cable header (to the Pyramidos module)", 0.0, "B",
