@@ -3,7 +3,7 @@
 Everything that happens in a game and is kept is an event: a frozen dataclass whose
 fields are its JSON data (:class:`Stored`). Each game has its own (Perlen-Pyramide's base
 pearl and bonus pearl, Pyramidos' landing, knock-off and end of turn: their packages'
-``events.py``, listed by :attr:`~controller.referee.game.GameKind.events`); every game has
+``events.py``, listed by :attr:`~controller.referee.protocol.GameKind.events`); every game has
 :class:`TakeBack` and :class:`Aborted`. The referee makes them, the store writes them
 (kind and JSON data, one row each) and reads them back, and the fold replays them:
 resuming after a restart, the history's records and ``pyramid replay --store`` all go
@@ -38,13 +38,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, ClassVar, Final
 
-from controller.referee.game import GameError
 from controller.referee.kept import EventRow, KeptGame
+from controller.referee.protocol import GameError
 from controller.rules.notation import NotationError
 from controller.rules.records import OptionError, Record
 
 if TYPE_CHECKING:
-    from controller.referee.game import Game, GameKind
+    from controller.referee.protocol import Game, GameKind
 
 
 class EventError(ValueError):
@@ -202,7 +202,7 @@ def from_stored(game: GameKind, kind: str, data: Mapping[str, Any]) -> Event:
 
 def apply(kind: GameKind, game: Game, event: Event) -> Game:
     """``game`` after ``event``; :class:`EventError` when the event does not fit it. The
-    take-back and the abort are every game's (:meth:`~controller.referee.game.Game.undo`);
+    take-back and the abort are every game's (:meth:`~controller.referee.protocol.Game.undo`);
     ``kind`` applies its own events."""
     try:
         if isinstance(event, Aborted):

@@ -21,9 +21,9 @@ from collections.abc import Mapping
 from controller.palette import PaletteError
 from controller.referee import computer, progress
 from controller.referee.events import Aborted, EventError, fold, from_stored
-from controller.referee.game import Game
 from controller.referee.kept import KeptGame
 from controller.referee.messages import Message
+from controller.referee.protocol import Game
 from controller.referee.session import Session, players_from
 from controller.referee.state import Announcement, BoardCheck, Commit, RefereeState, Step
 

@@ -23,8 +23,8 @@ from typing import Any, Final
 
 from controller.referee import computer, guard, words
 from controller.referee.commands import Action
-from controller.referee.game import GameKind, Options
 from controller.referee.messages import Message
+from controller.referee.protocol import GameKind, Options
 from controller.referee.session import Player, default_name
 from controller.referee.state import RefereeState
 
