@@ -186,6 +186,10 @@ class GameKind(Protocol):
     shared: frozenset[str] = frozenset()
     """The kinds of its events both boards of a linked game keep (with the take-back
     and the abort); every other event stays on the board that made it."""
+    waiting_status: str = "playing"
+    """The snapshot's ``status`` while pieces wait to be placed by hand (the game's
+    ``pending``), in the API's words: Perlen-Pyramide's ``bonus``; a game that names none
+    is ``playing`` then."""
     presses: Mapping[str, Command] = MappingProxyType({})
     """The command each of the board's buttons (``button:confirm`` …) gives in this
     game, on its rising edge (``button:undo`` is the referee's); a button not here does

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from controller.games.perlen import arrivals, board, bonuses, hints, lights, takeback, text, views
 from controller.games.perlen import rules as perlen
@@ -51,6 +51,9 @@ from controller.rules.notation import POSITIONS
 from controller.rules.records import Record
 from controller.vocabulary import CELLS
 
+BONUS_STATUS: Final = "bonus"
+"""The snapshot's status while bonus pearls wait to be placed."""
+
 
 def _game(game: Game) -> PerlenGame:
     assert isinstance(game, PerlenGame), "a Perlen-Pyramide game"  # the registry's promise
@@ -66,6 +69,7 @@ class PerlenPyramide(GameKind):
     piece = "pearl"
     actions = ACTIONS
     presses = PRESSES
+    waiting_status = BONUS_STATUS
     reconcile = staticmethod(board.reconcile)
     events = EVENTS
     shared = frozenset({BasePearl.kind})
@@ -197,7 +201,7 @@ class PerlenPyramide(GameKind):
 
     def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
         game = _game(session.game)
-        playing = snap.status in (Status.PLAYING, Status.BONUS) and game.state.to_move is not None
+        playing = snap.status in (Status.PLAYING, BONUS_STATUS) and game.state.to_move is not None
         parts = dataclasses.replace(
             views.parts_of(snap),
             shown_bonus=bonus_shown(state),
