@@ -50,12 +50,11 @@ KNOWN_CIRCLES: list[list[str]] = [
     # referee/protocol.py still take the referee's state and session and return its Step and
     # snapshot parts, so protocol.py names them while they name the game. It goes once a game
     # answers only pure questions over its own values. (controller.computer_player left it
-    # for controller/computer_port.py; it was 17 modules.)
+    # for controller/computer_port.py, and the events and commands once the fold left
+    # events.py for fold.py; it was 17 modules, then 11.)
     sorted(
         [
-            "controller.referee.commands",
             "controller.referee.computer",
-            "controller.referee.events",
             "controller.referee.guard",
             "controller.referee.progress",
             "controller.referee.protocol",

@@ -38,9 +38,8 @@ from controller.referee.events import (
     EventError,
     Result,
     TakeBack,
-    from_stored,
-    record_of,
 )
+from controller.referee.fold import from_stored, record_of
 from controller.referee.guard import refusal
 from controller.referee.kept import KeptGame
 from controller.referee.lights import picture
