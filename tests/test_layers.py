@@ -351,6 +351,14 @@ def test_a_game_imports_only_the_seam_of_the_referee() -> None:
     assert past_the_seam(ALL_IMPORTS) == []
     for game in GAMES:
         assert any(i.module.startswith(f"controller.games.{game}.") for i in ALL_IMPORTS)
+    # The toy third game (tests/, not read above) too: what "Adding a game" walks through.
+    toy = []
+    for path in sorted((ROOT / "tests" / "games" / "toy").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                toy.append(node.module)
+    assert SEAM in toy
+    assert [m for m in toy if m.startswith("controller.referee") and m != SEAM] == []
 
 
 def test_the_seam_check_can_fail() -> None:
