@@ -1,7 +1,7 @@
 """A game's computer player, as the Table's thinker asks it: the port.
 
-Standard library only, and below the referee: the seam (:mod:`controller.referee.game`)
-names it for :meth:`~controller.referee.game.GameKind.computer`, the thinker
+Standard library only, and below the referee: the seam (:mod:`controller.referee.protocol`)
+names it for :meth:`~controller.referee.protocol.GameKind.computer`, the thinker
 (:class:`controller.computer_player.Thinker`) asks it off the referee's thread, and tests
 give the Table their own (any object with these members).
 """
@@ -25,4 +25,4 @@ class ComputerPlayer(Protocol):
 
     def hint(self, position: object, cancel: threading.Event) -> tuple[str, object]:
         """A good place for the person to move, and why it is good (the game words it:
-        :meth:`~controller.referee.game.GameKind.explained`)."""
+        :meth:`~controller.referee.protocol.GameKind.explained`)."""

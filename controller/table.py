@@ -88,7 +88,7 @@ from controller.referee import (
     resume,
     snapshot_of,
 )
-from controller.referee.events import kept_record
+from controller.referee.fold import kept_record
 from controller.referee.state import BoardCheck
 from controller.rules.records import OptionError
 from controller.settings import Settings

@@ -47,18 +47,17 @@ ROOTS = ("pyramid_board", "rigs")
 and pages as it does (the tests, not read here, may too)."""
 KNOWN_CIRCLES: list[list[str]] = [
     # The seam's last circle (issue 36), all type-only on one side: GameKind's methods in
-    # referee/game.py still take the referee's state and session and return its Step and
-    # snapshot parts, so game.py names them while they name the game. It goes once a game
+    # referee/protocol.py still take the referee's state and session and return its Step and
+    # snapshot parts, so protocol.py names them while they name the game. It goes once a game
     # answers only pure questions over its own values. (controller.computer_player left it
-    # for controller/computer_port.py; it was 17 modules.)
+    # for controller/computer_port.py, and the events and commands once the fold left
+    # events.py for fold.py; it was 17 modules, then 11.)
     sorted(
         [
-            "controller.referee.commands",
             "controller.referee.computer",
-            "controller.referee.events",
-            "controller.referee.game",
             "controller.referee.guard",
             "controller.referee.progress",
+            "controller.referee.protocol",
             "controller.referee.session",
             "controller.referee.setup",
             "controller.referee.snapshot",
@@ -325,6 +324,53 @@ def test_imports_flow_one_way(below: str, above: tuple[str, ...]) -> None:
         and any(i.target == a or i.target.startswith(a + ".") for a in above)
     ]
     assert wrong == []
+
+
+SEAM = "controller.referee.game"
+"""What a game package may import of the referee (issue 36)."""
+
+
+def past_the_seam(imported: list[Import]) -> list[str]:
+    """A game package's imports of the referee other than its seam (type-only ones too),
+    and the referee's own imports of the seam (it re-exports them, so they would close a
+    circle)."""
+    game_packages = tuple(f"controller.games.{game}." for game in GAMES)
+    return [
+        f"{i.module}:{i.line} imports {i.target}"
+        for i in imported
+        if (
+            i.module.startswith(game_packages)
+            and i.target.startswith("controller.referee")
+            and i.target != SEAM
+        )
+        or (i.module.startswith("controller.referee") and i.target == SEAM and i.module != SEAM)
+    ]
+
+
+def test_a_game_imports_only_the_seam_of_the_referee() -> None:
+    assert past_the_seam(ALL_IMPORTS) == []
+    for game in GAMES:
+        assert any(i.module.startswith(f"controller.games.{game}.") for i in ALL_IMPORTS)
+    # The toy third game (tests/, not read above) too: what "Adding a game" walks through.
+    toy = []
+    for path in sorted((ROOT / "tests" / "games" / "toy").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                toy.append(node.module)
+    assert SEAM in toy
+    assert [m for m in toy if m.startswith("controller.referee") and m != SEAM] == []
+
+
+def test_the_seam_check_can_fail() -> None:
+    made_up = [
+        Import("controller.games.perlen.kind", "controller.referee.state", 1, False, True),
+        Import("controller.referee.state", SEAM, 2, False, True),
+        Import("controller.games.perlen.kind", SEAM, 3, False),
+    ]
+    assert past_the_seam(made_up) == [
+        "controller.games.perlen.kind:1 imports controller.referee.state",
+        f"controller.referee.state:2 imports {SEAM}",
+    ]
 
 
 def below_the_root(imported: list[Import]) -> list[str]:

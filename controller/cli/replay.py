@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from controller.referee import GameKind
-from controller.referee.events import EventError, record_of
+from controller.referee.events import EventError
+from controller.referee.fold import record_of
 from controller.rules.records import OptionError, Record, RecordError, ReplayError, parse_record
 from controller.store import Store, StoreError
 

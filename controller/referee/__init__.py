@@ -38,14 +38,13 @@ from controller.referee.events import (
     EventError,
     Result,
     TakeBack,
-    from_stored,
-    record_of,
 )
-from controller.referee.game import Game, GameError, GameKind, Options, Outcome
+from controller.referee.fold import from_stored, record_of
 from controller.referee.guard import refusal
 from controller.referee.kept import KeptGame
 from controller.referee.lights import picture
 from controller.referee.messages import Message, english
+from controller.referee.protocol import Game, GameError, GameKind, Options, Outcome
 from controller.referee.referee import (
     answered,
     arrived,

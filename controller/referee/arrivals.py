@@ -3,7 +3,7 @@
 Two boards play one game (:mod:`controller.remote`): each seat belongs to one board
 (:attr:`~controller.referee.session.Player.remote` marks the other board's), and the game
 has one log of shared events: the kinds the game names
-(:attr:`~controller.referee.game.GameKind.shared`: Perlen-Pyramide's base pearl), a
+(:attr:`~controller.referee.protocol.GameKind.shared`: Perlen-Pyramide's base pearl), a
 take-back, the end of a game. Each board makes the shared events of its own seats and
 receives the other's (:func:`arrived`); both boards' referees fold the same shared events
 in the same order, so both stores end with the same moves and result. What each board
@@ -26,8 +26,8 @@ boards do while apart is put in one order by the link (the inviting board's stan
 from __future__ import annotations
 
 from controller.referee.events import Aborted, Event, TakeBack
-from controller.referee.game import GameKind
 from controller.referee.messages import N_, Message, register
+from controller.referee.protocol import GameKind
 from controller.referee.state import Commit, RefereeState, Reply, Step
 
 register(

@@ -5,7 +5,7 @@ Each is a small frozen value; :func:`controller.referee.referee.command` answers
 play again, undo, abort, the LED test, and :class:`Act`, a page button by name); a game's
 own (Perlen-Pyramide's Confirm and Hint, Pyramidos' End turn) are :class:`GameCommand`
 values of its package, offered as buttons by
-:attr:`~controller.referee.game.GameKind.actions`. Whether a command is taken now is
+:attr:`~controller.referee.protocol.GameKind.actions`. Whether a command is taken now is
 decided in one place, :func:`controller.referee.guard.refusal`: the referee asks it before
 it acts and the snapshot asks it for every game button, so a button is shown exactly
 when its command would be taken.
@@ -72,8 +72,8 @@ class LedTest:
 @dataclass(frozen=True, slots=True)
 class GameCommand:
     """A command only some games have (a game's package defines it): the game's
-    :meth:`~controller.referee.game.GameKind.refusal` decides whether it is taken and its
-    :meth:`~controller.referee.game.GameKind.act` carries it out."""
+    :meth:`~controller.referee.protocol.GameKind.refusal` decides whether it is taken and its
+    :meth:`~controller.referee.protocol.GameKind.act` carries it out."""
 
     looks: ClassVar[bool] = True
     """The referee looks at the board after carrying it out (a hint changes nothing on
@@ -93,7 +93,7 @@ Command = NewGame | PlayAgain | Undo | Abort | LedTest | Act | GameCommand
 
 class Action(enum.StrEnum):
     """The game buttons every game has, by the name the API uses (a game's own are named
-    by its :attr:`~controller.referee.game.GameKind.actions`)."""
+    by its :attr:`~controller.referee.protocol.GameKind.actions`)."""
 
     UNDO = "undo"
     PLAY_AGAIN = "play_again"

@@ -4,7 +4,7 @@ The pieces every picture is made of are :mod:`controller.guidance`'s pure functi
 module says which of the referee's facts the picture is drawn from (the computer's
 choice, the hint, the winner's sweep, the LED test, the waiting piece shown now, the
 pieces to take off first) and asks the game on the table for its own picture
-(:meth:`~controller.referee.game.GameKind.picture`).
+(:meth:`~controller.referee.protocol.GameKind.picture`).
 """
 
 from __future__ import annotations

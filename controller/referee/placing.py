@@ -2,12 +2,12 @@
 
 The referee compares the board with every game (:func:`differences`): a board that
 matches arms it, a finished game's board is only cleared. A game whose kind leaves
-:meth:`~controller.referee.game.GameKind.reconcile` and
-:meth:`~controller.referee.game.GameKind.undo` to the referee (they return None) is read
+:meth:`~controller.referee.protocol.GameKind.reconcile` and
+:meth:`~controller.referee.protocol.GameKind.undo` to the referee (they return None) is read
 so: on a board that matched just before, one new piece on one of its places, nothing
-missing, is a move, when :meth:`~controller.referee.game.GameKind.placed` gives the event
+missing, is a move, when :meth:`~controller.referee.protocol.GameKind.placed` gives the event
 it makes (it may say why not instead); anything else is a mismatch until the board
-matches again. Undo takes back the last move (:meth:`~controller.referee.game.Game.undo`,
+matches again. Undo takes back the last move (:meth:`~controller.referee.protocol.Game.undo`,
 stored as a :class:`~controller.referee.events.TakeBack`). The game answers pure
 questions over its own value; the flow (armed checks, storing, what is said) is the
 referee's. ``tests/games/toy`` is read so.
@@ -19,8 +19,8 @@ import dataclasses
 
 from controller.referee import progress
 from controller.referee.events import By, TakeBack
-from controller.referee.game import Differences
 from controller.referee.messages import Message
+from controller.referee.protocol import Differences
 from controller.referee.session import Session
 from controller.referee.state import BoardCheck, RefereeState, Refusal, Reply, Step
 

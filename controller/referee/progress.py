@@ -13,8 +13,8 @@ from collections.abc import Iterable
 from controller.guidance import Mismatch, MismatchKind
 from controller.referee import computer
 from controller.referee.events import Event, Result
-from controller.referee.game import Game
 from controller.referee.messages import Items, Message, Term, unit_term
+from controller.referee.protocol import Game
 from controller.referee.session import Session
 from controller.referee.state import (
     Animations,

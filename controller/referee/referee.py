@@ -75,7 +75,7 @@ from controller.vocabulary import BoardStatus, Colour, Sound
 _BUTTON_SET: Final = frozenset(BUTTON_NAMES)
 _PRESSES: Final[Mapping[str, Command]] = {"button:undo": Undo(By.BUTTON)}
 """What the board's buttons every game has do, on their rising edge (the game on the
-table says what its own do: :attr:`~controller.referee.game.GameKind.presses`)."""
+table says what its own do: :attr:`~controller.referee.protocol.GameKind.presses`)."""
 
 __all__ = [
     "RefereeConfig",

@@ -1,6 +1,6 @@
 """After a restart: the unfinished game comes back from the store and meets the board.
 
-The stored events are folded onto a new game (:func:`controller.referee.events.fold`);
+The stored events are folded onto a new game (:func:`controller.referee.fold.fold`);
 the board must then match the game before play goes on (it is not armed), so a pearl
 knocked off while the power was out is a mismatch, never a move. One exception, read at
 the first sensor frame only (``BoardCheck.resumed``): the board holds exactly the game's
@@ -20,10 +20,11 @@ from collections.abc import Mapping
 
 from controller.palette import PaletteError
 from controller.referee import computer, progress
-from controller.referee.events import Aborted, EventError, fold, from_stored
-from controller.referee.game import Game
+from controller.referee.events import Aborted, EventError
+from controller.referee.fold import fold, from_stored
 from controller.referee.kept import KeptGame
 from controller.referee.messages import Message
+from controller.referee.protocol import Game
 from controller.referee.session import Session, players_from
 from controller.referee.state import Announcement, BoardCheck, Commit, RefereeState, Step
 

@@ -16,10 +16,10 @@ from typing import Final
 
 from controller.guidance import Light
 from controller.palette import PaletteColour, PaletteError, by_name, parse_hex
-from controller.referee.game import Game, GameKind, Options
 from controller.referee.kept import PlayerRow
 from controller.referee.kept import Seated as Seated  # the page names players so too
 from controller.referee.messages import Message, Param, Term
+from controller.referee.protocol import Game, GameKind, Options
 
 _OLD_COMPUTER_NAME: Final = re.compile(r"Computer (?:\d )?\((\w+)\)")
 """How releases before 0.3 named an unnamed computer seat, in English, in the store."""
@@ -66,7 +66,7 @@ class Player:
 
     number: int
     """The index the game's states and the snapshot use: a colour in turn order, or the
-    seat (each game says which, :meth:`~controller.referee.game.GameKind.seated`)."""
+    seat (each game says which, :meth:`~controller.referee.protocol.GameKind.seated`)."""
     seat: int
     """The physical seat, whose LED ``seat:N`` lights on this player's turn."""
     name: str

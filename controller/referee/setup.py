@@ -22,8 +22,8 @@ from typing import Final
 
 from controller.palette import PaletteColour, PaletteError, by_name
 from controller.referee.commands import NewGame
-from controller.referee.game import GameKind, Options
 from controller.referee.messages import Items, Message, Param, Refused, Term, colour_term
+from controller.referee.protocol import GameKind, Options
 from controller.referee.session import CheckedSetup, Player, Session, unnamed
 from controller.referee.state import RefereeConfig
 from controller.rules.records import OptionError

@@ -23,19 +23,19 @@ from typing import Any, Final
 
 from controller.referee import computer, guard, words
 from controller.referee.commands import Action
-from controller.referee.game import GameKind, Options
 from controller.referee.messages import Message
+from controller.referee.protocol import GameKind, Options
 from controller.referee.session import Player, default_name
 from controller.referee.state import RefereeState
 
 
 class Status(enum.StrEnum):
-    """Where the game on the table stands, for the page."""
+    """Where the game on the table stands, for the page (and, while pieces wait to be
+    placed by hand, the game's own word: :attr:`~controller.referee.protocol.GameKind.
+    waiting_status`)."""
 
     IDLE = "idle"
     PLAYING = "playing"
-    BONUS = "bonus"
-    """Pieces wait to be placed by hand (Perlen-Pyramide's bonus pearls)."""
     MISMATCH = "mismatch"
     OVER = "over"
 
@@ -122,7 +122,7 @@ class Snapshot:
     """Counts up by one with every snapshot the Table publishes (0: not the Table's)."""
     game: str | None = None
     game_id: int | None = None
-    status: Status = Status.IDLE
+    status: str = Status.IDLE
     players: tuple[PlayerView, ...] = ()
     to_move: int | None = None
     parts: object = None
@@ -287,7 +287,7 @@ def _hex(colour: tuple[int, int, int]) -> str:
     return "#{:02x}{:02x}{:02x}".format(*colour)
 
 
-def status(state: RefereeState) -> Status:
+def status(state: RefereeState) -> str:
     session = state.session
     if session is None:
         return Status.IDLE
@@ -297,7 +297,7 @@ def status(state: RefereeState) -> Status:
     if state.comparison.mismatches:
         return Status.MISMATCH
     if game.pending:
-        return Status.BONUS
+        return session.kind.waiting_status
     return Status.PLAYING
 
 

@@ -18,8 +18,8 @@ from typing import Final
 from controller.guidance import Mismatch
 from controller.palette import PALETTE, PaletteColour, check_distinct
 from controller.referee.events import Event, Result
-from controller.referee.game import GameKind
 from controller.referee.messages import Message
+from controller.referee.protocol import GameKind
 from controller.referee.session import CheckedSetup, Session
 from controller.vocabulary import BUTTONS, CELLS, TARGETS, BoardStatus, Colour, Sound
 
@@ -235,7 +235,7 @@ class AskComputer:
     """The game it is asked about (each game with a computer has its own player)."""
     position: object
     """The position, as the game's computer player reads it
-    (:meth:`~controller.referee.game.GameKind.ask`)."""
+    (:meth:`~controller.referee.protocol.GameKind.ask`)."""
     level: str
     seed: int
 

@@ -25,7 +25,7 @@ def take_off(extra: Sequence[str], word: str, everything: bool, count: int = 0) 
     sentence.
 
     ``word``: ``pearl`` or ``ball``; ``count``: how many pieces lie on the board (the
-    game's :meth:`~controller.referee.game.GameKind.stacked`; else one per place)."""
+    game's :meth:`~controller.referee.protocol.GameKind.stacked`; else one per place)."""
     what = Term("thing", word if len(extra) == 1 else word + "s")
     if everything and len(extra) > 1:
         return Message.of("fix_clear", thing=what, num=max(count, len(extra)))

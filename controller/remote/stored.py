@@ -14,7 +14,8 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from controller.referee import Event, GameKind, NewGame, TakeBack, shared_kinds
-from controller.referee.events import EventError, from_stored
+from controller.referee.events import EventError
+from controller.referee.fold import from_stored
 from controller.referee.session import Session
 from controller.remote.journal import Logged, Origin
 from controller.remote.wire import JsonObject, Side

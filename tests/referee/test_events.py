@@ -23,18 +23,8 @@ from controller.games.pyramidos.kind import PYRAMIDOS
 from controller.games.pyramidos.record import PyramidosRecord
 from controller.games.pyramidos.record import last_state as replay_pyramidos
 from controller.games.registry import GAMES, parse_record
-from controller.referee.events import (
-    COMMON,
-    Aborted,
-    By,
-    Event,
-    EventError,
-    TakeBack,
-    fold,
-    from_stored,
-    kept_record,
-    kinds_of,
-)
+from controller.referee.events import COMMON, Aborted, By, Event, EventError, TakeBack
+from controller.referee.fold import fold, from_stored, kept_record, kinds_of
 from controller.referee.resume import resume
 from controller.referee.state import RefereeConfig, RefereeState
 from controller.store import Store

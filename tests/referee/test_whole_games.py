@@ -15,7 +15,7 @@ from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.games.perlen.views import parts_of as perlen_parts
 from controller.hardware.channels import CELLS
-from controller.referee.events import fold, from_stored
+from controller.referee.fold import fold, from_stored
 from rigs.referee import Play
 from rigs.scripts import expected_events, perlen_script, play
 

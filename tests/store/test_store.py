@@ -11,15 +11,8 @@ from pathlib import Path
 import pytest
 
 from controller.games.registry import GAMES, parse_record
-from controller.referee.events import (
-    By,
-    Event,
-    Result,
-    TakeBack,
-    from_stored,
-    kept_record,
-    kinds_of,
-)
+from controller.referee.events import By, Event, Result, TakeBack
+from controller.referee.fold import from_stored, kept_record, kinds_of
 from controller.store import (
     APPLICATION_ID,
     SCHEMA_VERSION,

@@ -26,7 +26,7 @@ from controller.games.registry import GAMES
 from controller.hardware.port import Led, LedFrame, LedMode, Sound
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame, Undo
-from controller.referee.events import fold, from_stored
+from controller.referee.fold import fold, from_stored
 from controller.referee.messages import english
 from controller.table import TableBusy, TableSettings
 from rigs.scripts import perlen_script, play, pyramidos_script

@@ -25,7 +25,7 @@ from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard
 from controller.referee.commands import NewGame
-from controller.referee.events import kept_record
+from controller.referee.fold import kept_record
 from controller.referee.snapshot import Snapshot
 from controller.referee.state import RefereeConfig
 from controller.store import Store

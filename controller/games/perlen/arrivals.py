@@ -17,11 +17,20 @@ from controller.games.perlen import takeback
 from controller.games.perlen.events import BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.words import hidden_notes
-from controller.referee import progress
-from controller.referee.events import By, Event, TakeBack
-from controller.referee.messages import Message
-from controller.referee.session import Session
-from controller.referee.state import NEVER, Announcement, BoardCheck, RefereeState, Reply, Step
+from controller.referee.game import (
+    NEVER,
+    Announcement,
+    BoardCheck,
+    By,
+    Event,
+    Message,
+    RefereeState,
+    Reply,
+    Session,
+    Step,
+    TakeBack,
+    advance,
+)
 
 
 def _no(state: RefereeState, event: Event) -> Step:
@@ -54,7 +63,7 @@ def _pearl(
     new = game.acknowledge_all().move(event.cell)
     name = session.name(mover)
     notes = [Message.of("remote_played", player=name, cell=event.cell), *hidden_notes(new)]
-    step = progress.advance(state, session, new, tuple(events), notes, now)
+    step = advance(state, session, new, tuple(events), notes, now)
     # This board is one pearl short now: not a take-back, a pearl to place. The last move
     # was not placed here, so no pearl can be "placed together" with it.
     watch = BoardCheck(armed=False, last_move_at=NEVER)
@@ -70,7 +79,7 @@ def _take_back(
         return _no(state, event)
     removals = takeback.top_down(game.placed_on_last())
     note = Message.of("remote_took_back", player=session.name(last.colour), cell=last.cell)
-    step = progress.advance(state, session, game.undo(), (event,), [note], now)
+    step = advance(state, session, game.undo(), (event,), [note], now)
     watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at, removals=removals)
     told = dataclasses.replace(step.state, comparison=watch, note=Announcement((note,)))
     return Step(told, step.commit, step.effects, Reply(True, note))

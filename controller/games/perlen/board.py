@@ -29,18 +29,24 @@ from controller.games.perlen import takeback
 from controller.games.perlen.events import BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.words import hidden_notes
-from controller.referee import computer, progress
-from controller.referee.events import By, Event
-from controller.referee.game import Differences
-from controller.referee.messages import Message, Term
-from controller.referee.session import Session, unnamed
-from controller.referee.state import (
+from controller.referee.game import (
     Announcement,
     BoardCheck,
+    By,
+    Differences,
+    Event,
+    Message,
     RefereeState,
     Refusal,
+    Session,
     Settling,
     Step,
+    Term,
+    advance,
+    computer_chosen,
+    computer_failed,
+    mismatch,
+    unnamed,
 )
 from controller.vocabulary import CELLS
 
@@ -70,7 +76,7 @@ def reconcile(state: RefereeState, session: Session, board: Differences, now: fl
             (cell,) = extra
             if takeback.can_shift(session, game, cell):
                 return _held(state, session, game, Settling(takeback.SHIFT, cells, 0.0, cell), now)
-    return Step(progress.mismatch(state, game, extra, missing, armed=False))
+    return Step(mismatch(state, game, extra, missing, armed=False))
 
 
 def _sorted_out(
@@ -80,7 +86,7 @@ def _sorted_out(
     one right pearl is the move once the wrong ones are off (wrong, then right); until
     then only the wrong ones are marked. Two or more right ones: none is the move."""
     watch = state.comparison
-    chosen = computer.chosen(state)
+    chosen = computer_chosen(state)
     refusals = {c: refusal_for(state, session, game, c, now) for c in sorted(extra)}
     # A pearl refused once stays wrong while it lies (placed too soon stays too soon), but
     # never the cell a computer seat chose since: that cell is never marked wrong.
@@ -96,14 +102,12 @@ def _sorted_out(
             step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
         return step
     if len(right) > 1:  # which one is meant? Nothing is played until the board matches.
-        return Step(progress.mismatch(state, game, extra, (), armed=False))
+        return Step(mismatch(state, game, extra, (), armed=False))
     refusal = None
     if len(wrong) == 1:
         (cell,) = wrong
         refusal = refusals[cell] or watch.refusal
-    return Step(
-        progress.mismatch(state, game, wrong, (), armed=False, refusal=refusal, refused=wrong)
-    )
+    return Step(mismatch(state, game, wrong, (), armed=False, refusal=refusal, refused=wrong))
 
 
 def _held(
@@ -125,7 +129,7 @@ def _held(
     cells = hold.key
     extra = cells - game.expected
     missing = game.expected - cells
-    return Step(progress.mismatch(state, game, extra, missing, armed=True, settling=hold))
+    return Step(mismatch(state, game, extra, missing, armed=True, settling=hold))
 
 
 def refusal_for(
@@ -148,8 +152,8 @@ def refusal_for(
     player = session.players[mover]
     if player.remote:
         return Refusal(Message.of("remote_turn", player=session.name(mover)))
-    if player.computer is not None and not computer.failed(state):
-        chosen = computer.chosen(state)
+    if player.computer is not None and not computer_failed(state):
+        chosen = computer_chosen(state)
         # "Computer (easy)" says computer already; a named one is marked "(computer)".
         prefix = "unnamed_" if unnamed(player) else ""
         name = session.name(mover)
@@ -176,6 +180,6 @@ def play(state: RefereeState, session: Session, game: PerlenGame, cell: str, now
     notes += [
         Message.of("passes", player=session.name(c)) for c in perlen.passes(game.state, new.state)
     ]
-    step = progress.advance(state, session, new, tuple(events), notes, now)
+    step = advance(state, session, new, tuple(events), notes, now)
     moved = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
     return Step(moved, step.commit, step.effects)

@@ -18,11 +18,7 @@ import dataclasses
 from controller.games.perlen import takeback
 from controller.games.perlen.events import BonusPlaced
 from controller.games.perlen.game import PerlenGame
-from controller.referee import progress
-from controller.referee.events import By
-from controller.referee.messages import Message
-from controller.referee.session import Session
-from controller.referee.state import RefereeState, Reply, Step
+from controller.referee.game import By, Message, RefereeState, Reply, Session, Step, advance, sweep
 
 
 def confirm(state: RefereeState, session: Session, game: PerlenGame, by: By, now: float) -> Step:
@@ -33,12 +29,8 @@ def confirm(state: RefereeState, session: Session, game: PerlenGame, by: By, now
     done = Message.of("bonuses_placed", num=len(game.pending))
     if game.over:  # the pyramid is finished: on to the winner's sweep
         finished = dataclasses.replace(state, session=session.with_game(game.acknowledge_all()))
-        finished = dataclasses.replace(
-            finished, animations=progress.sweep(state.animations, state, now)
-        )
+        finished = dataclasses.replace(finished, animations=sweep(state.animations, state, now))
         return Step(finished, reply=Reply(True, done))
     events = tuple(BonusPlaced(str(b.position), b.colour, by) for b in game.pending)
-    step = progress.advance(
-        state, session, game.acknowledge_all(), events, [done], now, fresh=False
-    )
+    step = advance(state, session, game.acknowledge_all(), events, [done], now, fresh=False)
     return Step(step.state, step.commit, step.effects, Reply(True, done))

@@ -11,8 +11,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from controller.referee.commands import Command, GameCommand
-from controller.referee.events import By
+from controller.referee.game import By, Command, GameCommand
 
 
 @dataclass(frozen=True, slots=True)

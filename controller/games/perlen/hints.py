@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from controller.games.perlen import words  # noqa: F401 - registers the messages worded here
-from controller.referee.messages import Amount, Items, Message
+from controller.referee.game import Amount, Items, Message
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from controller.games.perlen import arrivals, board, bonuses, hints, lights, takeback, text, views
 from controller.games.perlen import rules as perlen
@@ -26,17 +26,33 @@ from controller.games.perlen.record import read_record
 from controller.games.perlen.words import bonus_at
 from controller.guidance import GuidanceOptions, Light, Mismatch, MismatchKind, Picture
 from controller.palette import PaletteColour
-from controller.referee import computer, progress, words
-from controller.referee.commands import Command
-from controller.referee.events import By, Event
-from controller.referee.game import Game, GameError, GameKind, Options
-from controller.referee.messages import Items, Message
-from controller.referee.session import Player, Session
-from controller.referee.snapshot import Snapshot, Status
-from controller.referee.state import RefereeConfig, RefereeState, Step
+from controller.referee.game import (
+    By,
+    Command,
+    Event,
+    Game,
+    GameError,
+    GameKind,
+    Items,
+    Message,
+    Options,
+    Player,
+    RefereeConfig,
+    RefereeState,
+    Session,
+    Snapshot,
+    Status,
+    Step,
+    ask_hint,
+    bonus_shown,
+    fixes,
+)
 from controller.rules.notation import POSITIONS
 from controller.rules.records import Record
 from controller.vocabulary import CELLS
+
+BONUS_STATUS: Final = "bonus"
+"""The snapshot's status while bonus pearls wait to be placed."""
 
 
 def _game(game: Game) -> PerlenGame:
@@ -53,6 +69,7 @@ class PerlenPyramide(GameKind):
     piece = "pearl"
     actions = ACTIONS
     presses = PRESSES
+    waiting_status = BONUS_STATUS
     reconcile = staticmethod(board.reconcile)
     events = EVENTS
     shared = frozenset({BasePearl.kind})
@@ -128,7 +145,7 @@ class PerlenPyramide(GameKind):
         if session.players[mover].remote:
             return Message.of("remote_turn", player=session.name(mover))
         if state.comparison.mismatches:
-            return Message.of("fix_first", fixes=words.fixes(state))
+            return Message.of("fix_first", fixes=fixes(state))
         if not state.config.levels:
             return Message.of("hints_need_bot")
         return None
@@ -138,7 +155,7 @@ class PerlenPyramide(GameKind):
         assert session is not None
         if isinstance(order, ConfirmBonus):
             return bonuses.confirm(state, session, _game(session.game), order.by, now)
-        return computer.ask_hint(state)
+        return ask_hint(state)
 
     def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
         return takeback.undo(state, session, _game(session.game), by, now)
@@ -184,10 +201,10 @@ class PerlenPyramide(GameKind):
 
     def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
         game = _game(session.game)
-        playing = snap.status in (Status.PLAYING, Status.BONUS) and game.state.to_move is not None
+        playing = snap.status in (Status.PLAYING, BONUS_STATUS) and game.state.to_move is not None
         parts = dataclasses.replace(
             views.parts_of(snap),
-            shown_bonus=progress.shown(state),
+            shown_bonus=bonus_shown(state),
             removals=tuple(views.BonusView.of(b) for b in takeback.removals(state)),
         )
         return dataclasses.replace(

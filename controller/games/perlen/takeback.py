@@ -17,11 +17,18 @@ from controller.games.perlen import rules as perlen
 from controller.games.perlen.events import BasePearl
 from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.words import hidden_notes
-from controller.referee import progress
-from controller.referee.events import By, TakeBack
-from controller.referee.messages import Message
-from controller.referee.session import Session
-from controller.referee.state import BoardCheck, RefereeState, Reply, Step
+from controller.referee.game import (
+    BoardCheck,
+    By,
+    Message,
+    RefereeState,
+    Reply,
+    Session,
+    Step,
+    TakeBack,
+    advance,
+    matched,
+)
 
 TAKE_BACK: Final = "take-back"
 """A decision that waits for the board to stay so (:class:`~controller.referee.state.
@@ -63,7 +70,7 @@ def lifted(state: RefereeState, session: Session, game: PerlenGame, now: float) 
     """The last pearl stayed off: the move is taken back (its bonus pearls came off too)."""
     last = game.last
     assert last is not None
-    step = progress.advance(
+    step = advance(
         state,
         session,
         game.undo(),
@@ -71,7 +78,7 @@ def lifted(state: RefereeState, session: Session, game: PerlenGame, now: float) 
         [_took_back(session, game)],
         now,
     )
-    return Step(progress.matched(step.state), step.commit, step.effects)
+    return Step(matched(step.state), step.commit, step.effects)
 
 
 def shifted(state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
@@ -82,7 +89,7 @@ def shifted(state: RefereeState, session: Session, game: PerlenGame, cell: str, 
     name = session.name(last.colour)
     notes = [Message.of("moved", player=name, origin=last.cell, cell=cell)]
     events = (TakeBack(By.LIFT, last.cell), BasePearl(cell, last.colour))
-    step = progress.advance(state, session, new, events, [*notes, *hidden_notes(new)], now)
+    step = advance(state, session, new, events, [*notes, *hidden_notes(new)], now)
     moved = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
     return Step(moved, step.commit, step.effects)
 
@@ -93,7 +100,7 @@ def undo(state: RefereeState, session: Session, game: PerlenGame, by: By, now: f
     assert last is not None
     removals = top_down(game.placed_on_last())
     note = _took_back(session, game)
-    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.cell),), [note], now)
+    step = advance(state, session, game.undo(), (TakeBack(by, last.cell),), [note], now)
     # The board still shows the move taken back: it must match again before play goes on
     # (the caller looks at it), and the bonus pearls on it come off first.
     watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at, removals=removals)

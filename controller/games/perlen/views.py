@@ -17,8 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from controller.games.perlen import rules as perlen
-from controller.referee.game import Options
-from controller.referee.snapshot import Snapshot, Status
+from controller.referee.game import Options, Snapshot, Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.game import PerlenGame, hidden
-from controller.referee.messages import N_, NP_, Items, Message, colour_term, register
-from controller.referee.session import Session
+from controller.referee.game import N_, NP_, Items, Message, Session, colour_term, register
 from controller.rules.notation import parse_cell
 
 register(

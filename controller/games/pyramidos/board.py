@@ -15,18 +15,25 @@ from controller.games.pyramidos.events import KnockedOff, Landed, TurnEnded
 from controller.games.pyramidos.game import PyramidosGame
 from controller.games.pyramidos.words import knocked_off, ordered, said
 from controller.guidance import MismatchKind
-from controller.referee import progress
-from controller.referee.events import By, Event, TakeBack
-from controller.referee.game import Differences
-from controller.referee.messages import Items, Message, place, places
-from controller.referee.session import Session
-from controller.referee.state import (
+from controller.referee.game import (
     BoardCheck,
+    By,
+    Differences,
+    Event,
+    Items,
+    Message,
     RefereeState,
     Refusal,
     Reply,
+    Session,
     Settling,
     Step,
+    TakeBack,
+    advance,
+    matched,
+    mismatch,
+    place,
+    places,
 )
 from controller.vocabulary import TARGETS
 
@@ -44,13 +51,11 @@ def reconcile(state: RefereeState, session: Session, board: Differences, now: fl
     assert isinstance(game, PyramidosGame), "a Pyramidos game"  # the registry's promise
     targets = state.reading.names & TARGET_SET
     if not state.comparison.armed:
-        return Step(progress.mismatch(state, game, extra, missing, armed=False))
+        return Step(mismatch(state, game, extra, missing, armed=False))
     if extra:
         refusal = _landing_refusal(state, game, extra, now)
         if refusal is not None:
-            return Step(
-                progress.mismatch(state, game, extra, missing, armed=False, refusal=refusal)
-            )
+            return Step(mismatch(state, game, extra, missing, armed=False, refusal=refusal))
         (target,) = extra
         return _land(state, session, game, target, targets, now)
     return _knock_off(state, session, game, missing, now)
@@ -82,13 +87,13 @@ def _land(
     notes = [said(game.state, f"land {target}", session.name)]
     if new.state.top_open and not game.state.top_open:
         notes.append(Message.of("top_opened"))
-    step = progress.advance(state, session, new, (Landed(target, seat),), notes, now)
+    step = advance(state, session, new, (Landed(target, seat),), notes, now)
     landed = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
     gone = new.expected - targets
     if gone and not new.over:
         # A ball knocked off on the way: it counts once it stays off (a timer looks again).
         hold = Settling(KNOCK_OFF, frozenset(gone), now + state.config.settle_s)
-        landed = progress.mismatch(landed, new, (), gone, armed=True, settling=hold)
+        landed = mismatch(landed, new, (), gone, armed=True, settling=hold)
     return Step(landed, step.commit, step.effects)
 
 
@@ -100,11 +105,11 @@ def _knock_off(
     if hold is None or hold.action is not KNOCK_OFF or hold.key != missing:
         hold = Settling(KNOCK_OFF, missing, now + state.config.settle_s)
     if now < hold.deadline:
-        return Step(progress.mismatch(state, game, (), missing, armed=True, settling=hold))
+        return Step(mismatch(state, game, (), missing, armed=True, settling=hold))
     new, events = knock_off(game, missing)
     notes = [knocked_off(game.owners, missing, session.name)]
-    step = progress.advance(state, session, new, events, notes, now)
-    return Step(progress.matched(step.state), step.commit, step.effects)
+    step = advance(state, session, new, events, notes, now)
+    return Step(matched(step.state), step.commit, step.effects)
 
 
 def knock_off(game: PyramidosGame, gone: frozenset[str]) -> tuple[PyramidosGame, tuple[Event, ...]]:
@@ -129,7 +134,7 @@ def end_turn(
     seat = game.state.to_move
     notes.append(said(game.state, "end", session.name))
     new = game.event("end")
-    step = progress.advance(state, session, new, (*events, TurnEnded(seat, by)), notes, now)
+    step = advance(state, session, new, (*events, TurnEnded(seat, by)), notes, now)
     ended = dataclasses.replace(
         step.state, comparison=BoardCheck(armed=True, last_move_at=state.comparison.last_move_at)
     )
@@ -148,7 +153,7 @@ def undo(state: RefereeState, session: Session, game: PyramidosGame, by: By, now
         note = Message.of("took_back_knock_off", target=place(words[1]))
     else:
         note = Message.of("took_back_end", player=session.name(last.seat))
-    step = progress.advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
+    step = advance(state, session, game.undo(), (TakeBack(by, last.text),), [note], now)
     watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at)
     return Step(
         dataclasses.replace(step.state, comparison=watch),

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import ClassVar, Final
 
-from controller.referee.events import By, Reader, Stored, made_by, notation, number
+from controller.referee.game import By, Reader, Stored, made_by, notation, number
 from controller.rules.notation import parse_target
 
 TARGET: Final = notation(parse_target)

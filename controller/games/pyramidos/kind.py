@@ -21,14 +21,23 @@ from controller.games.pyramidos.game import PyramidosGame
 from controller.games.pyramidos.record import read_record
 from controller.games.pyramidos.words import said
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
-from controller.referee import words
-from controller.referee.commands import Command
-from controller.referee.events import By, Event
-from controller.referee.game import Game, GameError, GameKind, Options
-from controller.referee.messages import Message, Param
-from controller.referee.session import Session
-from controller.referee.snapshot import Snapshot
-from controller.referee.state import RefereeConfig, RefereeState, Step
+from controller.referee.game import (
+    By,
+    Command,
+    Event,
+    Game,
+    GameError,
+    GameKind,
+    Message,
+    Options,
+    Param,
+    RefereeConfig,
+    RefereeState,
+    Session,
+    Snapshot,
+    Step,
+    fixes,
+)
 from controller.rules.records import Record
 from controller.vocabulary import TARGETS
 
@@ -92,7 +101,7 @@ class Pyramidos(GameKind):
         hold = state.comparison.settling
         knocked = hold is not None and hold.action == board.KNOCK_OFF
         if state.comparison.mismatches and not knocked:
-            return Message.of("fix_first", fixes=words.fixes(state))
+            return Message.of("fix_first", fixes=fixes(state))
         return None
 
     def act(self, state: RefereeState, order: Command, now: float) -> Step:

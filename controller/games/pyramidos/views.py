@@ -13,8 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from controller.games.pyramidos import rules as pyramidos
-from controller.referee.game import Options
-from controller.referee.snapshot import Snapshot, Status
+from controller.referee.game import Options, Snapshot, Status
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 
 from controller.games.pyramidos import rules as pyramidos
-from controller.referee.messages import N_, NP_, Items, Message, Param, place, register
+from controller.referee.game import N_, NP_, Items, Message, Param, place, register
 from controller.vocabulary import TARGETS
 
 register(

@@ -16,11 +16,23 @@ from types import MappingProxyType
 from typing import Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
-from controller.referee.events import Event, Reader, Stored, notation
-from controller.referee.events import number as seat_number
-from controller.referee.game import Game, GameError, GameKind, Options, Outcome
-from controller.referee.messages import N_, Message, register
-from controller.referee.snapshot import Snapshot, Status
+from controller.referee.game import (
+    N_,
+    Event,
+    Game,
+    GameError,
+    GameKind,
+    Message,
+    Options,
+    Outcome,
+    Reader,
+    Snapshot,
+    Status,
+    Stored,
+    notation,
+    register,
+)
+from controller.referee.game import number as seat_number
 from controller.rules.notation import parse_cell
 from controller.rules.records import (
     RECORD_VERSION,
