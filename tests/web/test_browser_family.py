@@ -625,3 +625,63 @@ def test_a_computer_seats_cell_after_a_wrong_one_stays_its_move(
     shown(page, rig)
     assert not marked_wrong(page) and page.locator("#live-board circle.held").count() == 0
     assert PLAYED[lang].format(p="Papa", c=chosen) in said_now(page)
+
+
+SHARED = (
+    "a1",
+    "b2",
+    "c1",
+    "d1",
+    "e2",
+    "a2",
+    "c2",
+    "e1",
+    "b3",
+    "a3",
+    "c4",
+    "a4",
+    "b4",
+    "d3",
+    "e3",
+    "c3",
+    "a5",
+    "e4",
+    "b5",
+    "d2",
+    "b1",
+    "d5",
+    "e5",
+    "c5",
+    "d4",
+)
+"""A whole game that Oma and Papa win together (14 visible pearls each, Lena 13)."""
+
+
+@pytest.mark.parametrize(
+    ("size", "lang"), [("phone", "de"), ("phone", "da"), ("phone", "en"), ("laptop", "de")]
+)
+def test_a_shared_win_leaves_the_board_where_it_was(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 1, at the end: the line saying who won together takes no more room above
+    the board than the turn line did, so the base stays in its place; it names both
+    winners whole, each by their pearl and name."""
+    rig, server = served
+    rig.new_perlen(FAMILY, colours=("red", "blue", "yellow"))
+    play(rig, SHARED[:-1])
+    page = opened(browser, size, lang, server.url, admin=False)
+    shown(page, rig)
+    before = box(page, "#cell-a1")
+    play(rig, (SHARED[-1],))
+    final = rig.wait(lambda s: s["status"] == "over")
+    assert final["winners"] == [0, 1], final["winners"]
+    shown(page, rig)
+    line = page.locator("#live-status .headline.winner")
+    line.wait_for(timeout=WAIT_MS)
+    said = " ".join(line.inner_text().split())
+    assert "Oma" in said and "Papa" in said and "Lena" not in said
+    assert whole(page, "#live-status .headline.winner")
+    assert line.locator("svg.chip").count() == 2  # each winner's pearl
+    after = box(page, "#cell-a1")
+    assert same_place(after, before), (before, after)
+    shot(page, f"issue37-shared-win-{size}-{lang}")
