@@ -554,7 +554,17 @@ def said_now(page: Page) -> str:
     return " ".join(page.inner_text("#live-status .message").split())
 
 
-def wrong_then_right(page: Page, rig: Rig, wrong: str, right: str, moves: int) -> None:
+HELD = {
+    "en": "a pearl is put down here",
+    "de": "hier liegt eine Perle",
+    "da": "her ligger en perle",
+}
+"""What a screen reader says of the right pearl, waiting beside a wrong one."""
+
+
+def wrong_then_right(
+    page: Page, rig: Rig, wrong: str, right: str, moves: int, lang: str = "en"
+) -> None:
     """Tap ``wrong``, then ``right``: the page marks ``wrong`` and never ``right`` (drawn
     waiting, in the mover's colour), and asks to take off only the wrong pearl; still no
     move is made."""
@@ -570,6 +580,7 @@ def wrong_then_right(page: Page, rig: Rig, wrong: str, right: str, moves: int) -
     # The right pearl is drawn as it lies, faint in the mover's colour, waiting.
     assert page.locator(f"#cell-{right} circle.held").count() == 1
     assert page.locator(f"#cell-{wrong} circle.held").count() == 0
+    assert HELD[lang] in (page.get_attribute(f"#cell-{right}", "aria-label") or "")
     said = said_now(page)
     assert f"({wrong})" in said and f"({right})" not in said, said
 
@@ -586,7 +597,7 @@ def test_a_persons_right_pearl_after_a_wrong_one_stays_the_move(
     play(rig, ("c3",))
     page = opened(browser, size, lang, server.url)
     shown(page, rig)
-    wrong_then_right(page, rig, "e1", "b4", moves=1)
+    wrong_then_right(page, rig, "e1", "b4", moves=1, lang=lang)
     shot(page, f"issue37-wrong-then-right-{size}-{lang}")
     tap(page, "#cell-e1")  # the wrong pearl lifted
     snap = rig.wait(lambda s: s["moves"] == 2)
@@ -614,7 +625,7 @@ def test_a_computer_seats_cell_after_a_wrong_one_stays_its_move(
     page.locator(f'#live-board .marks[data-pos="{chosen}"] circle.computer').wait_for(
         timeout=WAIT_MS
     )
-    wrong_then_right(page, rig, wrong, chosen, moves=1)
+    wrong_then_right(page, rig, wrong, chosen, moves=1, lang=lang)
     assert page.locator(f'#live-board .marks[data-pos="{chosen}"] circle.computer').count() == 1
     assert page.locator(f'#live-board .marks[data-pos="{wrong}"] circle.computer').count() == 0
     shot(page, f"issue37-computer-wrong-then-right-{size}-{lang}")
