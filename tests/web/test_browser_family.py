@@ -21,7 +21,7 @@ import pytest
 from controller.games.perlen.commands import ConfirmBonus
 from controller.settings import Settings
 from rigs.web import PIN, WAIT_MS, Rig, build_rig
-from tests.web.test_browser import Served, boxes, centre, serving
+from tests.web.test_browser import Served, boxes, centre, serving, tap
 from tests.web.test_browser_phone import CASCADE, DOCS_SHOTS, FAMILY, play, whole
 from tests.web.test_phone_pages import AUTOPLAY_RULE
 
@@ -528,3 +528,171 @@ def test_the_bar_says_a_wrong_cell_whole(
     else:
         assert size == "landscape" and in_view(page, "#live-status .message")
     shot(page, f"issue37-wrong-cell-{size}-{lang}")
+
+
+PLAYED = {
+    "en": "{p} played {c}.",
+    "de": "{p} hat {c} gesetzt.",
+    "da": "{p} har lagt en perle på {c}.",
+}
+"""How the page says a move was made (the referee's "played"), in each language."""
+
+
+def marked_wrong(page: Page) -> set[str]:
+    """The base cells the live page marks as wrong (a red ✕ over a pearl that does not
+    belong), read in one turn of the page's script."""
+    return set(
+        page.evaluate(
+            """() => Array.from(document.querySelectorAll('#live-board [id^="cell-"]'))
+                 .filter((g) => g.classList.contains('extra') || g.querySelector('.cross'))
+                 .map((g) => g.id.slice(5))"""
+        )
+    )
+
+
+def said_now(page: Page) -> str:
+    return " ".join(page.inner_text("#live-status .message").split())
+
+
+HELD = {
+    "en": "a pearl is put down here",
+    "de": "hier liegt eine Perle",
+    "da": "her ligger en perle",
+}
+"""What a screen reader says of the right pearl, waiting beside a wrong one."""
+
+
+def wrong_then_right(
+    page: Page, rig: Rig, wrong: str, right: str, moves: int, lang: str = "en"
+) -> None:
+    """Tap ``wrong``, then ``right``: the page marks ``wrong`` and never ``right`` (drawn
+    waiting, in the mover's colour), and asks to take off only the wrong pearl; still no
+    move is made."""
+    tap(page, f"#cell-{wrong}")
+    rig.wait(lambda s: s["status"] == "mismatch" and wrong in s["sensors"])
+    shown(page, rig)
+    assert marked_wrong(page) == {wrong}
+    tap(page, f"#cell-{right}")
+    snap = rig.wait(lambda s: right in s["sensors"] and wrong in s["sensors"])
+    assert snap["status"] == "mismatch" and snap["moves"] == moves
+    shown(page, rig)
+    assert marked_wrong(page) == {wrong}, marked_wrong(page)
+    # The right pearl is drawn as it lies, faint in the mover's colour, waiting.
+    assert page.locator(f"#cell-{right} circle.held").count() == 1
+    assert page.locator(f"#cell-{wrong} circle.held").count() == 0
+    assert HELD[lang] in (page.get_attribute(f"#cell-{right}", "aria-label") or "")
+    said = said_now(page)
+    assert f"({wrong})" in said and f"({right})" not in said, said
+
+
+@pytest.mark.parametrize(("size", "lang"), CASES)
+def test_a_persons_right_pearl_after_a_wrong_one_stays_the_move(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 2: Papa's pearl on a cell it may not go on (e1, touching no pearl), then
+    on an allowed one (b4): the page marks e1 with the red ✕ and asks for that pearl
+    only, never b4; lifting e1 leaves b4 as Papa's move, and the page says he played it."""
+    rig, server = served
+    rig.new_perlen(FAMILY)
+    play(rig, ("c3",))
+    page = opened(browser, size, lang, server.url)
+    shown(page, rig)
+    wrong_then_right(page, rig, "e1", "b4", moves=1, lang=lang)
+    shot(page, f"issue37-wrong-then-right-{size}-{lang}")
+    tap(page, "#cell-e1")  # the wrong pearl lifted
+    snap = rig.wait(lambda s: s["moves"] == 2)
+    assert snap["status"] == "playing" and snap["last_move"] == "b4"
+    shown(page, rig)
+    assert not marked_wrong(page) and page.locator("#live-board circle.held").count() == 0
+    assert PLAYED[lang].format(p="Papa", c="b4") in said_now(page)
+
+
+@pytest.mark.parametrize(("size", "lang"), CASES)
+def test_a_computer_seats_cell_after_a_wrong_one_stays_its_move(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 2: the computer (Papa) chose a cell; the family puts its pearl on
+    another allowed cell first, then on the chosen one: the page marks the other cell
+    wrong and rings the chosen one, never both on one cell; lifting the wrong pearl
+    completes the computer's move."""
+    rig, server = served
+    rig.new_perlen(FAMILY, computer={1: "gentle"})
+    play(rig, ("c3",))
+    chosen = str(rig.wait(lambda s: s["computer_move"] is not None)["computer_move"])
+    wrong = next(c for c in rig.snapshot()["legal"] if c != chosen)
+    page = opened(browser, size, lang, server.url)
+    shown(page, rig)
+    page.locator(f'#live-board .marks[data-pos="{chosen}"] circle.computer').wait_for(
+        timeout=WAIT_MS
+    )
+    wrong_then_right(page, rig, wrong, chosen, moves=1, lang=lang)
+    assert page.locator(f'#live-board .marks[data-pos="{chosen}"] circle.computer').count() == 1
+    assert page.locator(f'#live-board .marks[data-pos="{wrong}"] circle.computer').count() == 0
+    shot(page, f"issue37-computer-wrong-then-right-{size}-{lang}")
+    tap(page, f"#cell-{wrong}")  # the wrong pearl lifted
+    snap = rig.wait(lambda s: s["moves"] == 2)
+    assert snap["status"] == "playing" and snap["last_move"] == chosen
+    assert snap["computer_move"] is None
+    shown(page, rig)
+    assert not marked_wrong(page) and page.locator("#live-board circle.held").count() == 0
+    assert PLAYED[lang].format(p="Papa", c=chosen) in said_now(page)
+
+
+SHARED = (
+    "a1",
+    "b2",
+    "c1",
+    "d1",
+    "e2",
+    "a2",
+    "c2",
+    "e1",
+    "b3",
+    "a3",
+    "c4",
+    "a4",
+    "b4",
+    "d3",
+    "e3",
+    "c3",
+    "a5",
+    "e4",
+    "b5",
+    "d2",
+    "b1",
+    "d5",
+    "e5",
+    "c5",
+    "d4",
+)
+"""A whole game that Oma and Papa win together (14 visible pearls each, Lena 13)."""
+
+
+@pytest.mark.parametrize(
+    ("size", "lang"), [("phone", "de"), ("phone", "da"), ("phone", "en"), ("laptop", "de")]
+)
+def test_a_shared_win_leaves_the_board_where_it_was(
+    browser: Browser, served: tuple[Rig, Served], size: str, lang: str
+) -> None:
+    """Issue 37, 1, at the end: the line saying who won together takes no more room above
+    the board than the turn line did, so the base stays in its place; it names both
+    winners whole, each by their pearl and name."""
+    rig, server = served
+    rig.new_perlen(FAMILY, colours=("red", "blue", "yellow"))
+    play(rig, SHARED[:-1])
+    page = opened(browser, size, lang, server.url, admin=False)
+    shown(page, rig)
+    before = box(page, "#cell-a1")
+    play(rig, (SHARED[-1],))
+    final = rig.wait(lambda s: s["status"] == "over")
+    assert final["winners"] == [0, 1], final["winners"]
+    shown(page, rig)
+    line = page.locator("#live-status .headline.winner")
+    line.wait_for(timeout=WAIT_MS)
+    said = " ".join(line.inner_text().split())
+    assert "Oma" in said and "Papa" in said and "Lena" not in said
+    assert whole(page, "#live-status .headline.winner")
+    assert line.locator("svg.chip").count() == 2  # each winner's pearl
+    after = box(page, "#cell-a1")
+    assert same_place(after, before), (before, after)
+    shot(page, f"issue37-shared-win-{size}-{lang}")

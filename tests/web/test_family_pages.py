@@ -289,3 +289,73 @@ def test_a_cell_the_board_cannot_read_is_named_with_what_to_do(
     said = text(regions(rig, two, "en")["live-status"])
     assert "Too much light near a3, b4:" in said and "those places change nothing" in said
     assert "Too much light" not in text(regions(rig, p.snap, "en")["live-status"])
+
+
+BONUS_LIST = {
+    "en": (
+        "red (R), on top of the four blinking pearls (2:b2)",
+        "then: the ringed place on layer 2 (2:b3)",
+        "then: the ringed place on layer 3 (3:b2)",
+    ),
+    "de": (
+        "rot (R), oben auf die vier blinkenden Perlen (2:b2)",
+        "danach: der Platz mit dem Ring auf Schicht 2 (2:b3)",
+        "danach: der Platz mit dem Ring auf Schicht 3 (3:b2)",
+    ),
+    "da": (
+        "(R), oven på de fire blinkende perler (2:b2)",
+        "derefter: pladsen med ringen på lag 2 (2:b3)",
+        "derefter: pladsen med ringen på lag 3 (3:b2)",
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "da"])
+def test_every_bonus_pearl_owed_is_named_by_what_the_family_sees(rig: Rig, lang: str) -> None:
+    """Issue 37, 3: each bonus pearl of the list starts with its colour and where to look
+    (the blinking pearls, then the ringed place of its layer drawing), its notation only
+    after it; none starts with the notation ("red (R) on 2:b3")."""
+    p = three_bonus_pearls()
+    status = regions(rig, p.snap, lang)["live-status"]
+    items = [text(li) for li in re.findall(r"<li[^>]*>(.*?)</li>", status, re.S)]
+    bonus = [i for i in items if re.search(r"\([23]:b[23]\)", i)]
+    assert len(bonus) == 3, items
+    for item, said in zip(bonus, BONUS_LIST[lang], strict=True):
+        assert said in item, (item, said)
+        assert not re.match(r"\S+ \(\w+\) (on|auf|på) \d:", item), item
+    board = regions(rig, p.snap, lang)["live-board"]
+    for pos in ("2:b3", "3:b2"):  # the ringed places the words send the family to
+        place = board.split(f"<title>{pos}: ", 1)[1].split("</g>", 1)[0]
+        assert 'class="due"' in place, pos
+
+
+STEP_SAID = {
+    "en": ("'s pearl, in the dark ring (", "bonus pearl", "played"),
+    "de": ("Die Perle von ", "bonusperle", "gesetzt"),
+    "da": ("Perlen fra ", "bonusperle", "har lagt"),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "de", "da"])
+def test_a_review_step_names_the_move_by_its_ring(rig: Rig, client: FlaskClient, lang: str) -> None:
+    """Issue 37, 3: a review step's caption names the move by the dark ring round its
+    pearl on the picture (which is there), the cell's name after it in brackets; the
+    bonus pearls it earned are said to have gone on top, their names after that."""
+    rig.new_perlen()
+    game_id = rig.play_perlen_to_end()["game_id"]
+    pearl, bonus, played = STEP_SAID[lang]
+    earned = 0
+    for step in range(1, 26):
+        fragment = client.get(
+            f"/history/{game_id}/step/{step}", headers={"Accept-Language": lang}
+        ).get_data(as_text=True)
+        caption = text(fragment.split('class="step-caption"', 1)[1].split("</p>", 1)[0])
+        cell = re.findall(r"\(([a-e][1-5])\)", caption)[0]
+        assert pearl in caption and played not in caption, caption
+        assert caption.index(pearl) < caption.index(f"({cell})")
+        ring = fragment.split(f'class="marks" data-pos="{cell}"', 1)[1].split("</g>", 1)[0]
+        assert 'class="last"' in ring, step
+        if bonus in caption.lower():
+            earned += 1
+            assert caption.lower().index(bonus) < caption.index("(2:"), caption
+    assert earned > 0

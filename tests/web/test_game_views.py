@@ -21,6 +21,7 @@ MACROS = (
     "score_heading",
     "points_heading",
     "record_heading",
+    "step_said",
     "tagline",
     "status_note",
     "put_back",

@@ -73,7 +73,8 @@ class GameView:
     """Its macros (a file name no other game uses): ``board``, ``score_heading``,
     ``buttons``, ``clear_label``, ``put_back``, ``status_note``, ``todo``, ``bar_todo``
     (what is owed, in one short line for the phone's bar; empty: the prompt),
-    ``record_heading``, ``points_heading``, ``tagline``, ``rules``, ``rules_nav``,
+    ``record_heading``, ``step_said`` (a review step's move in words), ``points_heading``,
+    ``tagline``, ``rules``, ``rules_nav``,
     ``setup_fields``, ``command_button`` (its own game buttons on the page)."""
     folder: Path | None = None
     """Where its templates live (the page's template loader looks there too)."""

@@ -96,6 +96,10 @@ class Place:
     """The move just made (a replay marks it)."""
     sensed: bool = False
     """Base only: the sensor (or the virtual board) reads a pearl here."""
+    held: Swatch | None = None
+    """Base only: a pearl the sensor reads where the game has none yet and that is not
+    wrong (the mover's, put down beside a wrong one): drawn faint in the mover's colour,
+    so that the page shows it as the board does, never with a red ✕."""
 
     @property
     def r(self) -> float:
@@ -254,6 +258,9 @@ def _place(pos: Position, marks: _Marks, large: bool = False) -> Place:
         computer=marks.mover if name == marks.computer else None,
         last=name == marks.last,
         sensed=name in marks.sensed,
+        held=marks.mover
+        if name in marks.sensed and name not in marks.pearls and name not in marks.extra
+        else None,
     )
 
 

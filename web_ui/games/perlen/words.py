@@ -54,6 +54,8 @@ def place_label(place: drawing.Place) -> str:
         parts.append(gettext("its %(colour)s pearl is missing", colour=swatch_text(place.missing)))
     if place.extra:
         parts.append(gettext("a pearl is here that the game does not have"))
+    if place.held is not None:
+        parts.append(gettext("a pearl is put down here: the move, once the wrong one is off"))
     if place.legal:
         parts.append(gettext("allowed move"))
     if place.hint:
