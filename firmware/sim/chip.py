@@ -224,10 +224,7 @@ class Chip:
     def show_pixels(self, gpio: int, colours: list) -> None:
         self.pixel_writes += 1
         self.last_pixels = colours
-        # With the chip's own clock: the test's timestamps would also carry when it got to
-        # read the line, which a loaded machine delays by batches.
-        stamp = str(ticks_us())
-        self.report("np " + str(gpio) + " " + stamp + " " + "".join([f"{c:06X}" for c in colours]))
+        self.report("np " + str(gpio) + " " + "".join([f"{c:06X}" for c in colours]))
 
     def watchdog_started(self, timeout_ms: int) -> None:
         self._feed_every = timeout_ms // 4
@@ -258,8 +255,10 @@ class Chip:
             sleep_ms(5)
 
     def report(self, text: str) -> None:
+        # Stamped with the chip's own clock: the test's timestamps would also carry when it
+        # got to read the line, which a loaded machine delays by batches.
         if self._control is not None:
-            self._control.write(text.encode() + b"\n")
+            self._control.write(str(ticks_us()).encode() + b" " + text.encode() + b"\n")
 
     # -- the control line ----------------------------------------------------------------
     def service(self) -> None:

@@ -190,6 +190,9 @@ class ChipEvent:
     """``boot``, ``wdt``, ``feed``, ``timer``, ``pwm``, ``reset`` (from the chip) or ``watchdog``
     (the harness reset a chip that was not fed), ``halted`` (the firmware ended)."""
     value: str = ""
+    chip_at: float = 0.0
+    """The chip's own clock when it happened, as :attr:`LedWrite.chip_at` (0 for what the
+    harness itself reports)."""
 
 
 def _raw_pty() -> tuple[int, int, str]:
@@ -480,11 +483,16 @@ class SimPico:
                 self._check_requests()
 
     def _on_report(self, line: str, now: float) -> None:
-        name, _, value = line.partition(" ")
+        stamp, _, report = line.partition(" ")
+        if not stamp.isdigit():
+            log.warning("simulated chip: a report without its clock: %r", line[:80])
+            return
+        chip_at = self._chip_seconds(int(stamp))
+        name, _, value = report.partition(" ")
         if name == "np":
-            pin, stamp, hexes = value.split(" ")
+            pin, _, hexes = value.partition(" ")
             colours = tuple(int(hexes[i : i + 6], 16) for i in range(0, len(hexes), 6))
-            self._leds.append(LedWrite(now, int(pin), colours, self._chip_seconds(int(stamp))))
+            self._leds.append(LedWrite(now, int(pin), colours, chip_at))
             return
         if name == "lows":
             gpio, _, count = value.partition(" ")
@@ -498,7 +506,7 @@ class SimPico:
         elif name == "reset":
             self._reset_requested = True
         if name != "feed":  # feeds are many; the time of the last one is kept above
-            self._events.append(ChipEvent(now, name, value))
+            self._events.append(ChipEvent(now, name, value, chip_at))
 
     def _chip_seconds(self, ticks_us: int) -> float:
         """``ticks_us`` of the chip (it wraps at TICKS_PERIOD) as seconds that only grow."""
