@@ -92,8 +92,9 @@ def test_no_sensor_carries_the_lit_signal_into_its_dark_reading(tau: float) -> N
     dark reading after it, as the last one does, and reads at least 90 % of it lit."""
     rig = room.Rig(SHIPPED, room.Part(tau_us=tau, noise=0.0))
     rig.run(100)
-    for channel in range(29):
-        rig.front.reflection[channel] = DARK_PEARL_UA
+    for _, members, _ in rig.scanner.groups:  # the cells, the targets and the top
+        for _, channel, *_ in members:
+            rig.front.reflection[channel] = DARK_PEARL_UA
     rig.run(300)
     samples = rig.scanner._samples  # the last group's five phases, member by member
     count = len(rig.scanner.groups[-1][1])
