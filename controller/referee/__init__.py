@@ -60,8 +60,8 @@ from controller.referee.referee import (
 )
 from controller.referee.resume import resume
 from controller.referee.session import CheckedSetup, Player
+from controller.referee.showing import of as snapshot_of
 from controller.referee.snapshot import Snapshot
-from controller.referee.snapshot import of as snapshot_of
 from controller.referee.state import (
     Announcement,
     AskComputer,
