@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from controller.referee.game import GameKind
 from controller.referee.messages import Message, Param
-from controller.referee.session import Player
+from controller.referee.players import Player
 from controller.referee.showing import player_view, position
 from controller.referee.snapshot import PlayerView, Snapshot
 from controller.rules.records import RecordError, ReplayError, parse_record

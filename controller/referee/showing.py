@@ -18,8 +18,8 @@ import dataclasses
 from collections.abc import Sequence
 
 from controller.referee import computer, guard, words
+from controller.referee.players import Player, default_name
 from controller.referee.protocol import GameKind, Options
-from controller.referee.session import Player, default_name
 from controller.referee.snapshot import (
     Cue,
     LedTestView,
