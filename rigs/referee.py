@@ -21,7 +21,7 @@ from controller.games.perlen.hints import Why
 from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import Led, Sound
-from controller.referee import lights, referee, snapshot
+from controller.referee import lights, referee, showing
 from controller.referee.commands import Command, NewGame
 from controller.referee.events import Aborted, Event, Result
 from controller.referee.messages import Message, english
@@ -200,7 +200,7 @@ class Play:
         # however often a test looks (every set() and wait() returns it).
         shown = self._shown
         if shown is None or shown[0] is not self.state:
-            shown = self._shown = (self.state, snapshot.of(self.state, version=0, at=0.0))
+            shown = self._shown = (self.state, showing.of(self.state, version=0, at=0.0))
         return shown[1]
 
     @property

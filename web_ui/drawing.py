@@ -3,7 +3,7 @@
 The templates turn these values into SVG; keeping the numbers here lets them be tested
 without a browser, and the same code draws the live game, each step of a replay and the
 pictures of the rules page (all three are snapshots made by
-:func:`controller.referee.snapshot.position`). What every game's pictures share is here:
+:func:`controller.referee.showing.position`). What every game's pictures share is here:
 a player's :class:`Swatch` (never a colour alone: a pattern and a letter too) and the
 :class:`ScoreBar`; each game draws its own board (its folder under ``web_ui/games``).
 

@@ -125,7 +125,7 @@ def parse_setup(raw: object, games: Mapping[str, GameKind]) -> GameForm:
         where = f"players[{seat}]"
         one = PLAYER.check(item, where)
         # A seat may go without a name: the page calls it "Player 2" or "Computer (strong)"
-        # in each reader's language (controller.referee.session.default_name).
+        # in each reader's language (controller.referee.players.default_name).
         raw_name = one.get("name")
         name = "" if raw_name is None else _text(raw_name, f"{where}.name")
         colour = _text(one["colour"], f"{where}.colour")

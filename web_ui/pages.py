@@ -28,7 +28,7 @@ from controller import palette
 from controller import settings as household
 from controller.hardware.port import TUNES
 from controller.referee.messages import Message
-from controller.referee.session import computer_term
+from controller.referee.players import computer_term
 from controller.referee.setup import MAX_NAME
 from controller.store import StoredGame
 from web_ui import auth, control, drawing, forms, i18n, render, reviews

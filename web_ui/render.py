@@ -25,7 +25,7 @@ from controller.hardware.channels import CELLS, ChannelMap
 from controller.hardware.port import SensorLevels
 from controller.referee import words
 from controller.referee.messages import TERMS, Items, Message, colour_term, sentences
-from controller.referee.session import Seated, called, computer_term
+from controller.referee.players import Seated, called, computer_term
 from controller.referee.snapshot import MismatchView, PlayerView, Snapshot
 from controller.store.values import LeaderRow
 from web_ui import drawing

@@ -28,8 +28,9 @@ from dataclasses import dataclass
 
 from controller.referee.game import GameKind
 from controller.referee.messages import Message, Param
-from controller.referee.session import Player
-from controller.referee.snapshot import PlayerView, Snapshot, position
+from controller.referee.players import Player
+from controller.referee.showing import player_view, position
+from controller.referee.snapshot import PlayerView, Snapshot
 from controller.rules.records import RecordError, ReplayError, parse_record
 from controller.store import PlayerRecord, StoredGame
 
@@ -57,7 +58,7 @@ class ReplayUnavailable(ValueError):
 def players_view(players: Sequence[PlayerRecord]) -> tuple[PlayerView, ...]:
     """Stored players as the snapshot shows them."""
     game = tuple(Player.from_record(p) for p in players)
-    return tuple(PlayerView.of(p, game) for p in game)
+    return tuple(player_view(p, game) for p in game)
 
 
 def replay_steps(game: StoredGame, games: Mapping[str, GameKind]) -> list[Step]:

@@ -44,6 +44,7 @@ from controller.referee.guard import refusal
 from controller.referee.kept import KeptGame
 from controller.referee.lights import picture
 from controller.referee.messages import Message, english
+from controller.referee.players import Player
 from controller.referee.protocol import Game, GameError, GameKind, Options, Outcome
 from controller.referee.referee import (
     answered,
@@ -59,9 +60,9 @@ from controller.referee.referee import (
     timer,
 )
 from controller.referee.resume import resume
-from controller.referee.session import CheckedSetup, Player
+from controller.referee.session import CheckedSetup
+from controller.referee.showing import of as snapshot_of
 from controller.referee.snapshot import Snapshot
-from controller.referee.snapshot import of as snapshot_of
 from controller.referee.state import (
     Announcement,
     AskComputer,

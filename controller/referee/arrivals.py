@@ -1,7 +1,7 @@
 """A seat that plays on another board: its events arrive through the link.
 
 Two boards play one game (:mod:`controller.remote`): each seat belongs to one board
-(:attr:`~controller.referee.session.Player.remote` marks the other board's), and the game
+(:attr:`~controller.referee.players.Player.remote` marks the other board's), and the game
 has one log of shared events: the kinds the game names
 (:attr:`~controller.referee.protocol.GameKind.shared`: Perlen-Pyramide's base pearl), a
 take-back, the end of a game. Each board makes the shared events of its own seats and

@@ -34,10 +34,11 @@ from controller.referee.messages import (
     places,
     register,
 )
+from controller.referee.players import Player, unnamed
 from controller.referee.progress import advance, matched, mismatch, sweep
 from controller.referee.progress import shown as bonus_shown
 from controller.referee.protocol import Differences, Game, GameError, GameKind, Options, Outcome
-from controller.referee.session import Player, Session, unnamed
+from controller.referee.session import Session
 from controller.referee.snapshot import Snapshot, Status
 from controller.referee.state import (
     NEVER,

@@ -19,11 +19,14 @@ its record. Everything else has a default: no
 options or buttons of its own, each seat playing for itself, no computer player, no
 children's help, no seats on another board (each refused in the referee's words).
 
-Everything here is a protocol or a small value, and it imports nothing of the referee at
-run time: the referee's modules import it. A game package imports it, with the rest of
-what it may name of the referee, through :mod:`controller.referee.game`. The computer
-player it names is a port below the referee
-(:class:`controller.computer_port.ComputerPlayer`), so the seam names nothing above it.
+Everything here is a protocol or a small value. At run time it imports of the referee only
+values below it (the words, :mod:`controller.referee.messages`, and the players,
+:mod:`controller.referee.players`); the referee's state and session, which it names as
+types, import it (the one import circle left, until a game answers only over its own
+values). A game package imports it, with the rest of what it may name of the referee,
+through :mod:`controller.referee.game`. The computer player it names is a port below the
+referee (:class:`controller.computer_port.ComputerPlayer`), so the seam names nothing
+above it.
 """
 
 from __future__ import annotations
@@ -33,14 +36,16 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from controller.referee.messages import Message, Param, Term
+from controller.referee.players import Player
+
 if TYPE_CHECKING:
     from controller.computer_port import ComputerPlayer
     from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
     from controller.palette import PaletteColour
     from controller.referee.commands import Command
     from controller.referee.events import By, Event, Stored
-    from controller.referee.messages import Message, Param
-    from controller.referee.session import Player, Session
+    from controller.referee.session import Session
     from controller.referee.snapshot import Snapshot
     from controller.referee.state import RefereeConfig, RefereeState, Step
     from controller.rules.records import Record
@@ -150,16 +155,10 @@ class Game(Protocol):
 
 
 def _said(key: str, /, **params: Param) -> Message:
-    # Imported here: the seam imports nothing of the referee when it loads (the referee's
-    # modules import the seam).
-    from controller.referee.messages import Message
-
     return Message.of(key, **params)
 
 
 def _refused(key: str, kind: GameKind) -> Message:
-    from controller.referee.messages import Term  # as in _said
-
     return _said(key, game=Term("game", kind.name))
 
 
@@ -234,9 +233,6 @@ class GameKind(Protocol):
         computer: Mapping[int, str],
     ) -> tuple[Player, ...]:
         """The players by player number (colour or seat): each seat for itself."""
-        # Imported here: a session is the referee's, which imports the seam.
-        from controller.referee.session import Player
-
         return tuple(Player(seat, seat, names[seat], colours[seat]) for seat in range(len(names)))
 
     def new_game(self, options: Options) -> Game: ...

@@ -52,7 +52,8 @@ from controller.referee.commands import (
 )
 from controller.referee.events import Aborted, By, Event
 from controller.referee.messages import Items, Message, Term, english
-from controller.referee.session import CheckedSetup, called
+from controller.referee.players import called
+from controller.referee.session import CheckedSetup
 from controller.referee.state import (
     RETRY_S,
     Animations,

@@ -24,8 +24,9 @@ from controller.referee.events import Aborted, EventError
 from controller.referee.fold import fold, from_stored
 from controller.referee.kept import KeptGame
 from controller.referee.messages import Message
+from controller.referee.players import players_from
 from controller.referee.protocol import Game
-from controller.referee.session import Session, players_from
+from controller.referee.session import Session
 from controller.referee.state import Announcement, BoardCheck, Commit, RefereeState, Step
 
 

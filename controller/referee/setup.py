@@ -23,8 +23,9 @@ from typing import Final
 from controller.palette import PaletteColour, PaletteError, by_name
 from controller.referee.commands import NewGame
 from controller.referee.messages import Items, Message, Param, Refused, Term, colour_term
+from controller.referee.players import Player, unnamed
 from controller.referee.protocol import GameKind, Options
-from controller.referee.session import CheckedSetup, Player, Session, unnamed
+from controller.referee.session import CheckedSetup, Session
 from controller.referee.state import RefereeConfig
 from controller.rules.records import OptionError
 
@@ -141,7 +142,7 @@ def _names(raw_names: Sequence[object]) -> list[str]:
         if not isinstance(raw, str):
             raise _no(field, "name_text", seat=seat + 1)
         # An empty name is kept empty: the page calls the seat "Player 2" or "Computer
-        # (strong)" in its reader's language (session.default_name), never stored words.
+        # (strong)" in its reader's language (players.default_name), never stored words.
         name = unicodedata.normalize("NFC", " ".join(raw.split()))
         if len(name) > MAX_NAME:
             raise _no(field, "name_length", seat=seat + 1, most=MAX_NAME)

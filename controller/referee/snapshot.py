@@ -1,12 +1,13 @@
-"""Everything a page shows, at one moment: the typed :class:`Snapshot` and its one producer.
+"""Everything a page shows, at one moment: the typed :class:`Snapshot` and the values in it.
 
 The live page (every Server-Sent-Events update and ``GET /api/state``), the replay of a
-past game and the pictures of the rules page are all :class:`Snapshot` values made by
-:func:`position`; the referee's own, with what only it knows (mismatches, prompts, the
-commands available now), by :func:`of`. ``to_json`` is the one JSON form.
+past game and the pictures of the rules page are all :class:`Snapshot` values;
+:mod:`controller.referee.showing` makes them from a game's position and from the referee's
+state. ``to_json`` is the one JSON form. These are values only: this module imports
+nothing of the referee that imports it back (the seam, :mod:`controller.referee.protocol`,
+names :class:`Snapshot` as what a game fills).
 
->>> from controller.referee.state import RefereeState
->>> snap = of(RefereeState(), version=1, at=0.0)
+>>> snap = Snapshot(version=1)
 >>> snap.status.value, snap.commands, snap.to_json()["players"]
 ('idle', (), [])
 """
@@ -16,17 +17,13 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Final
 
-from controller.referee import computer, guard, words
 from controller.referee.commands import Action
 from controller.referee.messages import Message
-from controller.referee.protocol import GameKind, Options
-from controller.referee.session import Player, default_name
-from controller.referee.state import RefereeState
 
 
 class Status(enum.StrEnum):
@@ -45,6 +42,8 @@ STATUSES: Final = tuple(s.value for s in Status)
 
 @dataclass(frozen=True, slots=True)
 class PlayerView:
+    """A player as the page shows them (:func:`controller.referee.showing.player_view`)."""
+
     number: int
     """The player's number in the game (a colour in turn order, or the seat): what
     ``to_move``, the game's parts and ``winners`` refer to."""
@@ -63,23 +62,6 @@ class PlayerView:
     the reader's language; None for a named player."""
     remote: bool = False
     """The player plays on the other board of a linked game."""
-
-    @classmethod
-    def of(cls, player: Player, players: Sequence[Player]) -> PlayerView:
-        c = player.colour
-        default = default_name(player, players)
-        return cls(
-            player.number,
-            player.seat,
-            "" if default is not None else player.name,
-            c.hex,
-            c.name,
-            c.letter,
-            c.pattern_id,
-            player.computer,
-            default,
-            player.remote,
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,108 +181,6 @@ def _json(value: Any) -> Any:
     return value
 
 
-# -- a position of a game, as anyone draws it --------------------------------------------------
-
-
-def position(
-    players: Sequence[PlayerView],
-    kind: GameKind,
-    state: object,
-    options: Options,
-    *,
-    pending: Sequence[object] = (),
-    last_move: str | None = None,
-) -> Snapshot:
-    """The snapshot of a position of a game of ``kind``, for the replay and the rules
-    pictures (and, with what the referee adds, for the live page). ``pending`` are the
-    pieces still to place by hand, which the game lists apart from those placed."""
-    snap = kind.position(state, options, pending, last_move)
-    return dataclasses.replace(snap, players=tuple(players))
-
-
-def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
-    """The referee's snapshot: the position and everything the referee adds."""
-    reading = state.reading
-    link = reading.link
-    link_view = None
-    if link is not None:
-        link_view = LinkView(
-            link.adapter, link.link.value, link.since, link.detail, dict(link.counters)
-        )
-    test = state.animations.led_test
-    cue = state.animations.cue
-    idle = Snapshot(
-        version=version,
-        sensors=tuple(sorted(reading.names)),
-        link=link_view,
-        toggles=dict(reading.toggles),
-        led_test=None if test is None else LedTestView(test.led, _hex(test.colour)),
-        sensor_seq=reading.seq,
-        at=at,
-        note=state.note.messages,
-        fault=state.note.fault or state.fault is not None,
-        cue=None if cue is None else Cue(cue.value, state.animations.cues),
-    )
-    session = state.session
-    if session is None:
-        return idle
-    game = session.game
-    check = state.comparison
-    now = status(state)
-    players = tuple(PlayerView.of(p, session.players) for p in session.players)
-    snap = position(
-        players,
-        session.kind,
-        game.state,
-        session.options,
-        pending=game.pending,
-        last_move=game.last_move,
-    )
-    snap = dataclasses.replace(
-        snap,
-        version=idle.version,
-        sensors=idle.sensors,
-        link=idle.link,
-        toggles=idle.toggles,
-        led_test=idle.led_test,
-        sensor_seq=idle.sensor_seq,
-        at=idle.at,
-        note=idle.note,
-        fault=idle.fault,
-        cue=idle.cue,
-        game_id=session.game_id,
-        status=now,
-        mismatches=tuple(MismatchView(m.cell, m.kind.value, m.colour) for m in check.mismatches),
-        hint=computer.hint(state),
-        computer_move=computer.chosen(state),
-        thinking=computer.thinking(state),
-        prompt=words.prompt(state),
-        moves=game.moves,
-        children_help=session.children_help,
-        commands=guard.offered(state),
-        winners=snap.winners if game.over else (),
-    )
-    return session.kind.shown(state, session, snap)
-
-
-def _hex(colour: tuple[int, int, int]) -> str:
-    return "#{:02x}{:02x}{:02x}".format(*colour)
-
-
-def status(state: RefereeState) -> str:
-    session = state.session
-    if session is None:
-        return Status.IDLE
-    game = session.game
-    if game.over:
-        return Status.OVER
-    if state.comparison.mismatches:
-        return Status.MISMATCH
-    if game.pending:
-        return session.kind.waiting_status
-    return Status.PLAYING
-
-
 __all__ = [
     "STATUSES",
     "Cue",
@@ -310,7 +190,4 @@ __all__ = [
     "PlayerView",
     "Snapshot",
     "Status",
-    "of",
-    "position",
-    "status",
 ]

@@ -14,8 +14,8 @@ from collections.abc import Sequence
 from controller.guidance import MismatchKind
 from controller.referee import computer
 from controller.referee.messages import Items, Message, Param, Term, colour_term, place, places
+from controller.referee.players import unnamed
 from controller.referee.progress import piece_word
-from controller.referee.session import unnamed
 from controller.referee.state import RefereeState
 
 

@@ -99,7 +99,7 @@ def test_unnamed_seats_are_stored_unnamed_and_called_by_number_or_level() -> Non
 
 def test_old_games_that_stored_english_computer_names_read_as_unnamed() -> None:
     from controller.palette import by_name
-    from controller.referee.session import Player, called, default_name
+    from controller.referee.players import Player, called, default_name
 
     red, blue = by_name("red"), by_name("blue")
     old = (Player(0, 0, "Computer (strong)", red, "strong"), Player(1, 1, "Ben", blue))

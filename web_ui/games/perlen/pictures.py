@@ -18,7 +18,8 @@ from dataclasses import dataclass
 
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
-from controller.referee.snapshot import PlayerView, Snapshot, position
+from controller.referee.showing import position
+from controller.referee.snapshot import PlayerView, Snapshot
 from controller.rules.notation import BASE
 from web_ui.drawing import PICTURE_PLAYERS, ScoreBar, Swatch, swatches
 from web_ui.games.perlen import drawing

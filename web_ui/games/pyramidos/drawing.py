@@ -4,7 +4,8 @@ with its owner's swatch, the top open or closed.
 
 >>> from controller.games.pyramidos import rules as pyramidos
 >>> from controller.games.pyramidos.kind import PYRAMIDOS
->>> from controller.referee.snapshot import PlayerView, position
+>>> from controller.referee.showing import position
+>>> from controller.referee.snapshot import PlayerView
 >>> from controller.palette import PALETTE
 >>> players = tuple(PlayerView(i, i, "", c.hex, c.name, c.letter, c.pattern_id, None)
 ...                 for i, c in enumerate(PALETTE[:2]))

@@ -12,7 +12,8 @@ from typing import Any, Final
 from controller.games.pyramidos import rules as pyramidos
 from controller.games.pyramidos.kind import PYRAMIDOS
 from controller.games.pyramidos.views import parts_of
-from controller.referee.snapshot import PlayerView, Snapshot, position
+from controller.referee.showing import position
+from controller.referee.snapshot import PlayerView, Snapshot
 from controller.vocabulary import TARGETS
 from web_ui.games.pyramidos import drawing, words
 from web_ui.games.view import GameView
