@@ -176,7 +176,11 @@ class LiveHub:
 
     def _watch(self) -> None:
         assert self._listener is not None
-        with self.follow() as subscription:
+        with contextlib.ExitStack() as stack:
+            try:
+                subscription = stack.enter_context(self.follow())
+            except Stopped:
+                return  # the hub stopped before this thread began: nothing to watch
             while not subscription.closed:
                 snapshot = subscription.get()
                 if snapshot is None:
