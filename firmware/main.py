@@ -1,8 +1,8 @@
 """The Pico sensor/LED board: scan the switch matrix, drive the LEDs, speak wire protocol v1.
 
 Runs on a Raspberry Pi Pico under MicroPython (`pyramid flash` copies it there with
-protocol.py, debounce.py, usbpower.py and config.py) and, in tests, in the MicroPython unix port (or
-CPython) with the fake ``machine`` and ``neopixel`` of firmware/sim/.
+protocol.py, debounce.py, usbpower.py and config.py) and, in tests, in the MicroPython
+unix port (or CPython) with the fake ``machine`` and ``neopixel`` of firmware/sim/.
 
 One loop that never blocks: every ``SCAN_MS`` it scans the matrix and debounces it; in
 between it waits in ``poll`` on USB serial, so a host line is handled the moment it

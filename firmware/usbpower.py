@@ -90,7 +90,7 @@ def limit(scanner: Any, cfg: Any) -> int | None:
         for bit, pin in enumerate(scanner.select):
             pin.value((address >> bit) & 1)
         # The first read after a new address settles the multiplexer: a read_u16 takes
-        # about 48 µs on a Pico (rigs/room.py), MUX_SETTLE_US is 5.
+        # about 48 µs (measured on the emulated Pico, rigs/room.py), MUX_SETTLE_US is 5.
         scanner.adcs[mux].read_u16()
         volts.append(cc_volts(scanner.adcs[mux].read_u16()))
     cap = brightness_cap(offered_amps(volts[0], volts[1]), cfg.LED_COUNT)
