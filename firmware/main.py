@@ -1,8 +1,8 @@
 """The Pico sensor/LED board: scan the switch matrix, drive the LEDs, speak wire protocol v1.
 
 Runs on a Raspberry Pi Pico under MicroPython (`pyramid flash` copies it there with
-protocol.py, debounce.py and config.py) and, in tests, in the MicroPython unix port (or
-CPython) with the fake ``machine`` and ``neopixel`` of firmware/sim/.
+protocol.py, debounce.py, usbpower.py and config.py) and, in tests, in the MicroPython
+unix port (or CPython) with the fake ``machine`` and ``neopixel`` of firmware/sim/.
 
 One loop that never blocks: every ``SCAN_MS`` it scans the matrix and debounces it; in
 between it waits in ``poll`` on USB serial, so a host line is handled the moment it
@@ -32,6 +32,7 @@ import select
 import sys
 
 import protocol
+import usbpower
 from debounce import Debouncer, Levels
 
 try:
@@ -212,6 +213,7 @@ def _check_reflective(cfg, used: dict, problems: list) -> int:
             problems.append(
                 f"SENSORS: channel {channel}: group {group!r} has no EMITTER_PINS entry"
             )
+    problems += usbpower.problems(cfg, len(adcs))
     switches = getattr(cfg, "SWITCHES", ())
     for entry in switches if isinstance(switches, (tuple, list)) else ():
         channel, pin = entry
@@ -487,13 +489,15 @@ class Leds:
     ``pixels`` is a ``neopixel.NeoPixel``. A frame that differs from the one shown starts
     the blink rhythm afresh with the blinking LEDs lit, so a new hint shows at once; the
     host's refresh of an unchanged frame is written again (healing a glitch on the data
-    line) without disturbing the rhythm.
+    line) without disturbing the rhythm. A frame is held within ``limit`` (usbpower.py).
     """
 
-    def __init__(self, pixels, count: int, blink_ms: int) -> None:
+    def __init__(self, pixels, count: int, blink_ms: int, limit=None) -> None:
         self.pixels = pixels
         self.count = count
         self.blink_ms = blink_ms
+        self.limit = limit  # the greatest sum of a frame's colours (usbpower.py), or None
+        self.scale = 256  # /256, of the frame shown
         self.colours = (0,) * count
         self.blink = 0
         self.phase_on = True
@@ -510,6 +514,7 @@ class Leds:
             self.blink = blink
             self.phase_on = True
             self.phase_start = now
+            self.scale = usbpower.scale(colours, self.limit)
         self._write()
 
     def blank(self, now: int) -> None:
@@ -531,9 +536,14 @@ class Leds:
         pixels = self.pixels
         colours = self.colours
         hidden = 0 if self.phase_on else self.blink
+        scale = self.scale
         for i in range(self.count):
             colour = 0 if (hidden >> i) & 1 else colours[i]
-            pixels[i] = ((colour >> 16) & 0xFF, (colour >> 8) & 0xFF, colour & 0xFF)
+            pixels[i] = (
+                ((colour >> 16) & 0xFF) * scale >> 8,
+                ((colour >> 8) & 0xFF) * scale >> 8,
+                (colour & 0xFF) * scale >> 8,
+            )
         pixels.write()
 
 
@@ -877,6 +887,7 @@ def main() -> None:
     if problems:
         complain(problems)
     pin = machine.Pin
+    limit = None
     if getattr(config, "SENSING", "matrix") == "reflective":
         matrix = Reflective(
             [pin(gpio, pin.OUT, value=0) for gpio in config.MUX_SELECT_PINS],
@@ -886,6 +897,8 @@ def main() -> None:
             [(channel, pin(gpio, pin.IN, pin.PULL_UP)) for channel, gpio in config.SWITCHES],
             config,
         )
+        # What the LED supply's USB-C source offers, before the first scan.
+        limit = usbpower.limit(matrix, config)
     else:
         # The rows' pull-up recharges a row as soon as it is let go; without it the row
         # floats at its low level and the columns must charge it through their diodes
@@ -894,7 +907,7 @@ def main() -> None:
         columns = [pin(gpio, pin.IN, pin.PULL_UP) for gpio in config.COLUMN_PINS]
         matrix = Matrix(rows, columns, config.SETTLE_US)
     pixels = neopixel.NeoPixel(pin(config.LED_PIN, pin.OUT), config.LED_COUNT)
-    leds = Leds(pixels, config.LED_COUNT, config.BLINK_MS)
+    leds = Leds(pixels, config.LED_COUNT, config.BLINK_MS, limit)
     buzzer_pin = getattr(config, "BUZZER_PIN", None)
     buzzer = None
     if buzzer_pin is not None:

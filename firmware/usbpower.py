@@ -18,15 +18,22 @@ none that says) is taken at its least, 500 mA, and the LEDs' brightness is cappe
 every LED white at that brightness, with the largest emitter group lit and the speaker on,
 stays within it: the figures are ``hardware/pcb/power.py``'s (a test holds them equal).
 
-This file runs on the Pico (MicroPython) and on the host; it reads nothing itself. The
-firmware reads the two inputs once at boot, before its scan starts, and scales the LED
-frames it is sent by :func:`brightness_cap` (main.py's LED path; not yet wired there).
+This file runs on the Pico (MicroPython) and on the host. The reflective firmware calls
+:func:`limit` once at boot, before its scan starts, and main.py's ``Leds`` holds every
+frame it shows within the cap: a frame whose colours add up to more than every LED white
+at the cap is scaled down until it does not (full white at the cap's brightness), and a
+frame within it is shown as sent.
 
 >>> offered_amps(0.42, 0.0), offered_amps(0.0, 0.95), offered_amps(1.68, 0.0)
 (0.5, 1.5, 3.0)
 >>> round(brightness_cap(0.5, 37), 3), round(brightness_cap(1.5, 37), 3), brightness_cap(3.0, 37)
 (0.204, 0.954, 1.0)
 """
+
+try:  # noqa: SIM105 - MicroPython has no contextlib
+    from typing import Any
+except ImportError:  # MicroPython never evaluates annotations, so Any need not exist there
+    pass
 
 DEFAULT_AMPS = 0.5
 """A: default USB power taken at its least (a USB 2.0 port's 500 mA)."""
@@ -68,3 +75,44 @@ def brightness_cap(amps: float, leds: int) -> float:
     if room <= 0 or leds <= 0:
         return 0.0
     return min(1.0, room / (leds * 3 * COLOUR_AMPS))
+
+
+def limit(scanner: Any, cfg: Any) -> int | None:
+    """The greatest sum of a frame's colours (0–255 each, 765 a white LED) at the cap for
+    the source read on ``cfg.USB_CC_INPUTS`` (CC1's and CC2's multiplexer and input)
+    through main.py's ``Reflective`` ``scanner``'s select pins and ADCs, as its scan reads
+    a sensor (the scan sets every select pin again); None (no cap) without them."""
+    inputs = getattr(cfg, "USB_CC_INPUTS", ())
+    if len(inputs) != 2:
+        return None
+    volts = []
+    for mux, address in inputs:
+        for bit, pin in enumerate(scanner.select):
+            pin.value((address >> bit) & 1)
+        # The first read after a new address settles the multiplexer: a read_u16 takes
+        # about 48 µs (measured on the emulated Pico, rigs/room.py), MUX_SETTLE_US is 5.
+        scanner.adcs[mux].read_u16()
+        volts.append(cc_volts(scanner.adcs[mux].read_u16()))
+    cap = brightness_cap(offered_amps(volts[0], volts[1]), cfg.LED_COUNT)
+    return int(cap * cfg.LED_COUNT * 765)
+
+
+def problems(cfg: Any, muxes: int) -> list[str]:
+    """What is wrong with config.py's ``USB_CC_INPUTS`` on ``muxes`` multiplexers."""
+    return [
+        f"USB_CC_INPUTS: {entry!r} is not (mux, input 0..15)"
+        for entry in getattr(cfg, "USB_CC_INPUTS", ())
+        if not isinstance(entry, (tuple, list))
+        or len(entry) != 2
+        or entry[0] not in range(muxes)
+        or entry[1] not in range(16)
+    ]
+
+
+def scale(colours: tuple[int, ...], limit: int | None) -> int:
+    """The scale (/256) that holds a frame's colours (0xRRGGBB each) to a sum of ``limit``;
+    256 for a frame within it, or with no limit (None)."""
+    total = 0
+    for colour in colours:
+        total += (colour >> 16) + ((colour >> 8) & 0xFF) + (colour & 0xFF)
+    return limit * 256 // total if limit is not None and total > limit else 256

@@ -261,7 +261,7 @@ def firmware_files(commit: str | None = None) -> Path:
 def load_firmware(directory: Path) -> tuple[ModuleType, ModuleType]:
     """The firmware's ``main`` and ``config`` modules from ``directory``, imported apart
     from any other firmware (CPython; firmware/sim's ``ticks`` stands in for ``time``)."""
-    names = ("main", "protocol", "debounce", "config", "ticks")
+    names = ("main", "protocol", "debounce", "usbpower", "config", "ticks")
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.path[:0] = [str(directory), str(FIRMWARE / "sim")]
     try:

@@ -54,7 +54,13 @@ from firmware import protocol
 
 FIRMWARE_DIR = Path(firmware.__file__).resolve().parent
 
-DEVICE_FILES: tuple[str, ...] = ("protocol.py", "debounce.py", "config.py", "main.py")
+DEVICE_FILES: tuple[str, ...] = (
+    "protocol.py",
+    "debounce.py",
+    "usbpower.py",
+    "config.py",
+    "main.py",
+)
 """Copied in this order; main.py last."""
 SENSINGS: tuple[str, ...] = ("matrix", "reflective")
 """What ``SENSING`` in the firmware's config.py may say (firmware/main.py checks it)."""

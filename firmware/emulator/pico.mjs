@@ -32,7 +32,8 @@
 //   pin is driven high, through the phototransistor's first-order lag and the 10 kΩ
 //   load's saturation, in 12-bit counts with the ADC's noise, at the instant of the read
 //   (rigs/room.py is the same model and says where each figure comes from); the
-//   switches on their own pins are open (high). Not modelled: the multiplexers' settling.
+//   switches on their own pins are open (high); the USB-C CC pins' inputs read the volts
+//   `cc` gives them (0 V when not given). Not modelled: the multiplexers' settling.
 // - The flash chip (a W25Q16JV) on the SSI: read, fast read, status, write enable, page
 //   program, sector/block erase, JEDEC and unique id, so that MicroPython can write its
 //   filesystem. Chip select comes from IO_QSPI's SS override, as the boot ROM drives it.
@@ -209,7 +210,11 @@ function analogReading(adcChannel) {
   let address = 0;
   analog.select.forEach((gpio, bit) => (address |= driven(gpio) << bit));
   const sensor = analog.sensors.find((s) => s[1] === mux && s[2] === address);
-  if (!sensor) return 0;
+  if (!sensor) {
+    // A USB-C CC pin through its 10 kΩ (`cc`: [mux, input, volts]), else nothing (0 V).
+    const cc = (analog.cc || []).find((c) => c[0] === mux && c[1] === address);
+    return cc ? Math.max(0, Math.min(4095, Math.round((cc[2] * 4096) / 3.3))) : 0;
+  }
   const [channel, , , group] = sensor;
   const current = advance(channel, group, now());
   const counts = loadVolts(current) * 1000 * (4096 / 3300) + part.noise * gauss();

@@ -165,8 +165,9 @@ class EmulatedPico:
         self._closed = {self.config.pins_of(c) for c in closed}
         self._analog = dict(analog) if analog is not None else None
         """The reflective build's front end (pico.mjs): ``select``, ``adcs``, ``emitters``
-        (GPIOs), ``sensors`` ((channel, mux, input, group), …) and ``part`` (``gain``,
-        ``tau_us``, ``noise``, ``wall``: rigs/room.py's Part and wall)."""
+        (GPIOs), ``sensors`` ((channel, mux, input, group), …), ``part`` (``gain``,
+        ``tau_us``, ``noise``, ``wall``: rigs/room.py's Part and wall) and ``cc`` ((mux,
+        input, volts) of the USB-C CC pins)."""
 
     # -- lifecycle -----------------------------------------------------------------------
     def start(self, timeout: float = 60.0) -> None:

@@ -55,7 +55,13 @@ FIRMWARE_DIR = Path(__file__).resolve().parent.parent
 SIM_DIR = FIRMWARE_DIR / "sim"
 PICO_BOOT = SIM_DIR / "pico_boot.py"
 
-DEVICE_FILES: tuple[str, ...] = ("main.py", "protocol.py", "debounce.py", "config.py")
+DEVICE_FILES: tuple[str, ...] = (
+    "main.py",
+    "protocol.py",
+    "debounce.py",
+    "usbpower.py",
+    "config.py",
+)
 """What goes onto the Pico's flash (``pyramid flash`` copies the same files)."""
 
 PICO_HEAP = "192K"

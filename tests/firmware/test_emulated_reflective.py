@@ -18,9 +18,9 @@ from fw_helpers import PATIENCE, RawHost, reflective_files
 from test_emulated_pico import CHIP_TIME_PATIENCE, need_emulator, pyramid_flash
 
 from firmware import protocol
-from firmware.config import VERSION
+from firmware.config import LED_COUNT, USB_CC_INPUTS, VERSION
 from firmware.emulator.pico import EmulatedPico
-from firmware.sim.harness import SimConfig
+from firmware.sim.harness import DEVICE_FILES, SimConfig
 from rigs.poll import wait_until
 
 RATE = 0.25
@@ -31,6 +31,10 @@ C3, E1 = 14, 4
 def pico() -> Iterator[EmulatedPico]:
     need_emulator()
     files, analog = reflective_files()
+    # The LED supply a phone charger, offering default USB power on CC1 (its Rp across the
+    # board's 5.1 kΩ Rd: 0.42 V), CC2 not connected.
+    (mux1, input1), (mux2, input2) = USB_CC_INPUTS
+    analog["cc"] = [[mux1, input1, 0.42], [mux2, input2, 0.0]]
     # rows/columns of no matrix: the front end is the analog one.
     config = SimConfig(rows=(), columns=(), buzzer_pin=None)
     with EmulatedPico(config, files=files, rate=RATE, analog=analog) as running:
@@ -78,6 +82,28 @@ def test_a_pearl_over_a_window_is_seen_and_uncertain_light_changes_nothing(
         host.close()
 
 
+def test_a_default_power_charger_holds_the_white_sweep_to_a_fifth(pico: EmulatedPico) -> None:
+    """The firmware read the charger's offer on its CC pins at boot (default USB power):
+    every LED white comes out at 51 of 255 on the data line (firmware/usbpower.py's cap,
+    0.20), so the board stays within 500 mA; a game's frame, within the offer, comes out
+    as sent."""
+    host = RawHost(pico.port)
+
+    def shown(frame: protocol.Frame) -> tuple[int, ...]:
+        start = pico.now
+        host.send(frame)
+        host.wait_for(lambda m: m == protocol.Ok(frame.n), timeout=PATIENCE)
+        return pico.wait_for("leds", lambda e: e.colours[0] != 0, PATIENCE, start).colours
+
+    try:
+        white = (0xFFFFFF,) * LED_COUNT
+        assert shown(protocol.Frame(1, white, 0)) == (0x333333,) * LED_COUNT  # 51 of 255
+        game = (0xFFFFFF, 0xFF0000, 0x00FF00) + (0,) * (LED_COUNT - 3)
+        assert shown(protocol.Frame(2, game, 0)) == game
+    finally:
+        host.close()
+
+
 def test_pyramid_flash_with_no_options_onto_a_blank_pico() -> None:
     """The guide's command for the printed pico board, ``pyramid flash`` with no options,
     onto a Pico with MicroPython and nothing else: the real mpremote copies the files (the
@@ -95,7 +121,7 @@ def test_pyramid_flash_with_no_options_onto_a_blank_pico() -> None:
         assert f"firmware {VERSION}, protocol 1," in done.stdout
         assert done.stdout.rstrip().endswith("Done: the board is ready.")
         flashed = pico.flash_files()
-        assert sorted(flashed) == ["config.py", "debounce.py", "main.py", "protocol.py"]
+        assert sorted(flashed) == sorted(DEVICE_FILES)
         assert b'SENSING = "reflective"' in flashed["config.py"]
         assert b"BUZZER_PIN = 15" in flashed["config.py"]
         # It reads its IR sensors: a pearl over c3 shows in its report, and leaves it.

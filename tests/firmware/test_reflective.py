@@ -41,6 +41,7 @@ FRONT_END = """
 import json
 import config
 import main
+import usbpower
 from debounce import Debouncer
 
 
@@ -109,12 +110,15 @@ class FrontEnd:
         self.ambient = {}
         self.drift = {}
         self.crosstalk = 12
+        self.cc = {}  # (mux, input) -> volts: the USB-C CC pins through their 10 kOhm
         self.adcs = [Adc(self, mux) for mux in range(len(cfg.MUX_ADC_PINS))]
 
     def reading(self, mux):
         address = 0
         for bit, pin in enumerate(self.select):
             address |= pin.level << bit
+        if (mux, address) in self.cc:
+            return min(round(self.cc[(mux, address)] * 4096 / 3.3), 4095)
         channel, group = self.by_place[(mux, address)]
         value = self.ambient.get(channel, 0)
         self.ambient[channel] = value + self.drift.get(channel, 0)
@@ -229,9 +233,49 @@ out["checks"] = [
 print(json.dumps(out))
 """
 
+POWER = """
+class Pixels:
+    def __init__(self, count):
+        self.rgb = [None] * count
+        self.writes = 0
 
-def run(interpreter: str | None) -> dict[str, object]:
-    script = _script(SCENARIOS)
+    def __setitem__(self, index, rgb):
+        self.rgb[index] = rgb
+
+    def write(self):
+        self.writes += 1
+
+
+cfg = variant()
+count = cfg.LED_COUNT
+cc1, cc2 = cfg.USB_CC_INPUTS
+out = {}
+# (CC1, CC2) volts: nothing said, default USB power, 1.5 A (the cable turned over), 3 A
+for name, volts in (("none", (0.0, 0.0)), ("default", (0.42, 0.0)),
+                    ("medium", (0.0, 0.95)), ("high", (1.68, 0.0))):
+    front = FrontEnd(cfg)
+    front.cc = {cc1: volts[0], cc2: volts[1]}
+    board = front.scanner()
+    # As main() does at boot, before the first scan.
+    limit = usbpower.limit(board, cfg)
+    pixels = Pixels(count)
+    leds = main.Leds(pixels, count, cfg.BLINK_MS, limit)
+    shown = []
+    for frame in ((0xFFFFFF,) * count,  # every LED white: the game-over sweep at full
+                  (0x404040,) * count,  # the same at the host's shipped brightness 0.25
+                  (0xFFFFFF, 0xFF0000, 0x00FF00) + (0,) * (count - 3)):  # a game's frame
+        leds.show(frame, 0, 0)
+        shown.append(list(pixels.rgb))
+    front.reflection[14] = 400  # the scan after the CC reads: a pearl on c3 is seen
+    out[name] = {"cap": limit / (count * 765), "shown": shown, "scan": channels(board.scan())}
+out["no_inputs"] = usbpower.limit(board, variant(USB_CC_INPUTS=()))
+out["checks"] = main.check_config(variant(USB_CC_INPUTS=((2, 14), (1, 16), 5)))
+print(json.dumps(out))
+"""
+
+
+def run(interpreter: str | None, body: str = SCENARIOS) -> dict[str, object]:
+    script = _script(body)
     command = [interpreter, "-c", script] if interpreter else [sys.executable, "-c", script]
     env = {key: value for key, value in os.environ.items() if key != "PYRAMID_SIM_TTY"}
     done = subprocess.run(
@@ -309,3 +353,41 @@ def test_the_shipped_reflective_settings_are_the_geometrys_build() -> None:
         assert 16 * mux + address == channel and group == channel // 6
     switched = {names.name_by_channel[channel] for channel, _ in cfg["SWITCHES"]}  # type: ignore[attr-defined]
     assert switched == {"button:confirm", "button:end_turn", "button:undo"}
+
+
+@pytest.mark.parametrize("where", ["micropython", "cpython"])
+def test_the_leds_stay_within_what_the_usb_c_source_offers(where: str) -> None:
+    """At boot the reflective build reads both CC pins through the multiplexer and the ADC
+    the scan uses (USB_CC_INPUTS) and caps the LEDs (firmware/usbpower.py): a frame that
+    would draw more than the source offers is scaled down to the cap's full white, a frame
+    within it is shown as sent; the scan reads its sensors as before."""
+    if where == "micropython" and MICROPYTHON is None:
+        pytest.skip("the MicroPython unix port does not run on this machine")
+    out = run(MICROPYTHON if where == "micropython" else None, POWER)
+    count = 37
+    white = {}
+    for name, cap in (("none", 0.204), ("default", 0.204), ("medium", 0.954), ("high", 1.0)):
+        seen = out[name]
+        assert isinstance(seen, dict)
+        assert seen["cap"] == pytest.approx(cap, abs=0.001)
+        full, quarter, game = seen["shown"]
+        assert len({tuple(rgb) for rgb in full}) == 1  # every LED alike, each colour alike
+        level = full[0][0]
+        assert full[0] == [level] * 3
+        white[name] = level
+        # The whole frame's current is within the offer: its colours add up to at most
+        # every LED white at the cap's brightness, and to no less than one step below it.
+        assert 3 * count * level <= cap * count * 765 < 3 * count * (level + 1) + 3 * count
+        # At the host's brightness 0.25 (0x40) only a default-power source dims the sweep,
+        # to the same level as full white (the same sum of colours).
+        assert quarter[0] == [min(0x40, level)] * 3
+        # A game's frame (three LEDs lit) is within any offer: shown as sent.
+        assert game[:4] == [[255, 255, 255], [255, 0, 0], [0, 255, 0], [0, 0, 0]]
+        assert seen["scan"] == [14]
+    assert white == {"none": 51, "default": 51, "medium": 243, "high": 255}
+    assert out["no_inputs"] is None  # a config without USB_CC_INPUTS: no cap
+    assert out["checks"] == [
+        "USB_CC_INPUTS: (2, 14) is not (mux, input 0..15)",
+        "USB_CC_INPUTS: (1, 16) is not (mux, input 0..15)",
+        "USB_CC_INPUTS: 5 is not (mux, input 0..15)",
+    ]

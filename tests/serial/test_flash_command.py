@@ -16,7 +16,7 @@ import pytest
 from serial.tools import list_ports
 
 from controller.cli import flash
-from firmware.sim.harness import FIRMWARE_DIR, SimConfig, SimPico
+from firmware.sim.harness import DEVICE_FILES, FIRMWARE_DIR, SimConfig, SimPico
 from pyramid_board.cli import main
 from rigs import fake_mpremote
 
@@ -31,7 +31,7 @@ def old_pico(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[SimPic
     flash_dir = tmp_path / "pico-flash"
     flash_dir.mkdir()
     with SimPico(OLD) as factory_fresh:
-        for name in ("main.py", "protocol.py", "debounce.py", "config.py"):
+        for name in DEVICE_FILES:
             shutil.copyfile(factory_fresh.flash_dir / name, flash_dir / name)
     monkeypatch.setenv("PYRAMID_SIM_FLASH", str(flash_dir))
     with SimPico(OLD, flash_dir=flash_dir) as pico:
@@ -44,7 +44,8 @@ def test_flash_copies_resets_and_checks_the_hello(
     status = main(["flash", "--port", old_pico.port, "--mpremote", FAKE_MPREMOTE])
     out, err = capsys.readouterr()
     assert status == 0, err
-    assert f"Flashing pyramid firmware {SHIPPED_VERSION} onto {old_pico.port} (4 files" in out
+    files = len(flash.DEVICE_FILES)
+    assert f"Flashing pyramid firmware {SHIPPED_VERSION} onto {old_pico.port} ({files} files" in out
     bars = [line for line in out.splitlines() if line.startswith("  [")]
     assert [bar.split()[4] for bar in bars] == list(flash.DEVICE_FILES)
     assert bars[-1].startswith("  [####################] 100 %")

@@ -37,7 +37,7 @@ from controller.hardware.serial import (
 )
 from firmware import protocol
 from firmware.sim.cable import Cable, Noise
-from firmware.sim.harness import LedWrite, SimConfig, SimPico
+from firmware.sim.harness import DEVICE_FILES, LedWrite, SimConfig, SimPico
 
 RED, GREEN, BLUE = (255, 0, 0), (0, 255, 0), (0, 0, 255)
 
@@ -216,7 +216,7 @@ def test_firmware_speaking_another_protocol_is_not_used(tmp_path: Path) -> None:
     flash = tmp_path / "flash"
     flash.mkdir()
     with SimPico(BOARD) as original:  # only to get a flash written from BOARD
-        for name in ("main.py", "debounce.py", "config.py"):
+        for name in set(DEVICE_FILES) - {"protocol.py"}:
             shutil.copyfile(original.flash_dir / name, flash / name)
         future = (original.flash_dir / "protocol.py").read_text()
     (flash / "protocol.py").write_text(future.replace("PROTOCOL = 1\n", "PROTOCOL = 2\n", 1))
