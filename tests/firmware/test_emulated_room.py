@@ -38,13 +38,26 @@ SENSED = range(30)
 """The cells, the targets and the top (channel 29: a sensor of group 4, on the module)."""
 
 
-@pytest.fixture(scope="module")
-def pico() -> Iterator[EmulatedPico]:
+def emulated() -> EmulatedPico:
     need_emulator()
     files, analog = reflective_files()
     analog["part"] = {"gain": 1.0, "tau_us": 200, "noise": 2.8, "wall": 0.5}
     config = SimConfig(rows=(), columns=(), buzzer_pin=None)
-    with EmulatedPico(config, files=files, rate=RATE, analog=analog) as running:
+    return EmulatedPico(config, files=files, rate=RATE, analog=analog)
+
+
+@pytest.fixture(scope="module")
+def pico() -> Iterator[EmulatedPico]:
+    with emulated() as running:
+        yield running
+
+
+@pytest.fixture
+def own_pico() -> Iterator[EmulatedPico]:
+    """A Pico of the test's own, that no test before has lit: the learnt empty levels are
+    the firmware's from power-up (after the ripple test, one negative reading had once
+    left a1's at 0, and a1 between its marks: the calibration issue 35 still asks for)."""
+    with emulated() as running:
         yield running
 
 
@@ -63,11 +76,17 @@ def seen_after(pico: EmulatedPico, host: RawHost, channel: int, want: bool, sinc
         lambda m: isinstance(m, protocol.Sensors) and bool(m.bitmap >> channel & 1) == want,
         timeout=PATIENCE,
     )
-    for at, line in pico.lines(after=since):
-        message = protocol.decode(line)
-        if isinstance(message, protocol.Sensors) and bool(message.bitmap >> channel & 1) == want:
-            return at - since
-    raise AssertionError("the S line was not traced")
+
+    def traced() -> tuple[float] | None:
+        # The emulator's trace of its serial output is read apart from the pty the host
+        # reads: on a loaded machine the host may have the line a moment before the trace.
+        for at, line in pico.lines(after=since):
+            said = protocol.decode(line)
+            if isinstance(said, protocol.Sensors) and bool(said.bitmap >> channel & 1) == want:
+                return (at - since,)
+        return None
+
+    return wait_until(traced, pico.wall(1), what="the S line traced")[0]
 
 
 def test_room_light_sun_and_a_hand_never_make_a_pearl(pico: EmulatedPico) -> None:
@@ -164,10 +183,11 @@ def test_every_reading_is_visible_and_a_dazzled_cell_is_said(pico: EmulatedPico)
         host.close()
 
 
-def test_pyramid_diag_shows_every_sensor_live_as_a_bar(pico: EmulatedPico) -> None:
+def test_pyramid_diag_shows_every_sensor_live_as_a_bar(own_pico: EmulatedPico) -> None:
     """``pyramid diag``'s live view on a terminal, through the serial adapter: a bar per
     sensor against its thresholds, the darkest pearl on c3 over its ``on``, and e1 in
     the sun said too bright while it keeps its state."""
+    pico = own_pico
     cmap = ChannelMap.matrix()  # the reflective firmware keeps the matrix's numbers
     board = SerialBoard(pico.port, cmap.channel_count, cmap.led_count, timing=pico.scaled(
         LinkTiming()))  # fmt: skip
@@ -192,6 +212,7 @@ def test_pyramid_diag_shows_every_sensor_live_as_a_bar(pico: EmulatedPico) -> No
         match = pearl.search(last_view())
         assert match is not None and int(match[1]) > int(match[3]) > int(match[2])
         bars = r"^  ([a-e][1-5]|t[1-4]) +[█:| ]*?(\d+)  off (\d+)  on \d+  empty$"
+
         empty = re.findall(bars, last_view(), re.M)
         assert len(empty) == 28 and all(int(level) < int(off) for _, level, off in empty)
         pico.room(E1, steady=4000.0)
