@@ -54,9 +54,10 @@ def pico() -> Iterator[EmulatedPico]:
 
 @pytest.fixture
 def own_pico() -> Iterator[EmulatedPico]:
-    """A Pico of the test's own, that no test before has lit: the learnt empty levels are
-    the firmware's from power-up (after the ripple test, one negative reading had once
-    left a1's at 0, and a1 between its marks: the calibration issue 35 still asks for)."""
+    """A Pico of the test's own, that no test before has lit, for the tests that read every
+    cell's marks: the learnt empty levels are the firmware's from power-up (after the
+    ripple test, one negative reading had left a1's at 0, and a1 between its marks: the
+    calibration issue 35 still asks for)."""
     with emulated() as running:
         yield running
 
@@ -148,11 +149,12 @@ def levels(host: RawHost) -> protocol.Levels:
     return found
 
 
-def test_every_reading_is_visible_and_a_dazzled_cell_is_said(pico: EmulatedPico) -> None:
+def test_every_reading_is_visible_and_a_dazzled_cell_is_said(own_pico: EmulatedPico) -> None:
     """``HAS levels``; ``L?`` answered with every sensor's reflection and thresholds;
     sun past the load's saturation on e1 said in ``U`` lines (and as ``U`` in ``L``)
     while e1 keeps its state in ``S``; a pearl's level above its ``on``, an empty cell's
     below its ``off``."""
+    pico = own_pico
     calm(pico)
     host = RawHost(pico.port)
     try:
