@@ -1,5 +1,11 @@
 """The config file's values: each key of each section declared once, with its range.
 
+(Longer than most modules: it is the file's whole schema, every section beside the others,
+because :class:`Config`'s rules across sections (a GPIO used twice, a channel the wiring
+lacks, a key of another topology) read them all, and one module is one import of pydantic
+for :mod:`controller.config`'s lazy loading. The words of its mistakes are
+:mod:`controller.checks`'.)
+
 The sections are frozen pydantic dataclasses, so a value built by code is checked as a
 file's is (``GpioConfig("direct", pins=(4, 17))``, ``dataclasses.replace``). The program
 reads them as they are; a key's file form (``usb_id = "2E8A:0005"``, ``spi = false``,
