@@ -45,23 +45,11 @@ REGISTRY_MODULES = ("controller.games.registry", "web_ui.games.registry")
 ROOTS = ("pyramid_board", "rigs")
 """What may import the registries: the composition root, and the rigs, which build tables
 and pages as it does (the tests, not read here, may too)."""
-KNOWN_CIRCLES: list[list[str]] = [
-    # The seam's last circle (issue 36), type-only (and one import in a function) on one
-    # side: GameKind's methods in referee/protocol.py still take the referee's state and
-    # session and return its Step, so protocol.py names them while they name the game (a
-    # Session holds its GameKind, the state its Session). It goes once a game answers only
-    # pure questions over its own values. (controller.computer_player left it for
-    # controller/computer_port.py, the events and commands once the fold left events.py
-    # for fold.py, and computer, guard, progress, setup, snapshot and words once the
-    # snapshot's builder left snapshot.py for showing.py; it was 17 modules, then 11, 9.)
-    sorted(
-        [
-            "controller.referee.protocol",
-            "controller.referee.session",
-            "controller.referee.state",
-        ]
-    ),
-]
+KNOWN_CIRCLES: list[list[str]] = []
+"""Circles allowed for now: none. The last one (issue 36), referee protocol <-> session <->
+state through type-only imports, went when a game came to answer pure questions over its
+own values (:class:`controller.referee.protocol.Scene`) with intents, so the seam names no
+referee state, session or step (it was 17 modules, then 11, 9, 3)."""
 GAMES = {"perlen": re.compile(r"perlen", re.I), "pyramidos": re.compile(r"pyramidos", re.I)}
 """Each game's package folder name and what its name looks like in code."""
 REGISTRIES = ("controller/games/registry.py", "web_ui/games/registry.py")

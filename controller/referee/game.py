@@ -3,22 +3,19 @@
 A game package (:mod:`controller.games`, the toy third game in ``tests/games/toy``) imports
 from the referee this module alone (besides the rules core, :mod:`controller.guidance` and
 :mod:`controller.vocabulary`); ``tests/test_layers.py`` holds it to that. What it lists is
-the game's side of the seam, the protocols and values in :mod:`controller.referee.protocol`
-(:class:`GameKind` and what it answers with), and the referee's values and helpers a game
-still names while its kind answers over the referee's state: the state and session it is
-handed, the step it returns, the event and command bases it extends, the snapshot it fills,
-the words it speaks in, and the few bookkeeping helpers (:func:`advance`, :func:`mismatch`,
-…) its board reading calls. The referee's own modules import what they need from where it
-is defined, never this module, so the list here ties nothing into a circle; a name leaves it
-once no game needs it.
+the game's side of the seam: the protocols and values in :mod:`controller.referee.protocol`
+(:class:`GameKind`, the :class:`Scene` it is shown, the intents it answers with: a
+:class:`Move`, a :class:`Held` change, an :class:`Undone` move, a command's
+:class:`Answer`), the event and command bases it extends, the snapshot it fills and the
+words it speaks in. No referee state, session or step: a game answers over its own values,
+and the referee turns its answers into its state, the events to store and what is said.
+The referee's own modules import what they need from where it is defined, never this
+module, so the list here ties nothing into a circle.
 """
 
 from __future__ import annotations
 
 from controller.referee.commands import Command, GameCommand
-from controller.referee.computer import ask_hint
-from controller.referee.computer import chosen as computer_chosen
-from controller.referee.computer import failed as computer_failed
 from controller.referee.events import By, Event, Reader, Stored, TakeBack, made_by, notation, number
 from controller.referee.messages import (
     N_,
@@ -34,32 +31,32 @@ from controller.referee.messages import (
     places,
     register,
 )
-from controller.referee.players import Player, unnamed
-from controller.referee.progress import advance, matched, mismatch, sweep
-from controller.referee.progress import shown as bonus_shown
-from controller.referee.protocol import Differences, Game, GameError, GameKind, Options, Outcome
-from controller.referee.session import Session
-from controller.referee.snapshot import Snapshot, Status
-from controller.referee.state import (
-    NEVER,
-    Announcement,
-    BoardCheck,
-    RefereeConfig,
-    RefereeState,
-    Refusal,
-    Reply,
-    Settling,
-    Step,
+from controller.referee.players import Player
+from controller.referee.protocol import (
+    Acted,
+    Answer,
+    AskHint,
+    Differences,
+    Game,
+    GameError,
+    GameKind,
+    Held,
+    Move,
+    Options,
+    Outcome,
+    Scene,
+    TookOff,
+    Undone,
 )
-from controller.referee.words import fixes
+from controller.referee.snapshot import Snapshot, Status
 
 __all__ = [
-    "NEVER",
     "NP_",
     "N_",
+    "Acted",
     "Amount",
-    "Announcement",
-    "BoardCheck",
+    "Answer",
+    "AskHint",
     "By",
     "Command",
     "Differences",
@@ -68,41 +65,29 @@ __all__ = [
     "GameCommand",
     "GameError",
     "GameKind",
+    "Held",
     "Items",
     "Message",
+    "Move",
     "Options",
     "Outcome",
     "Param",
     "Player",
     "Reader",
-    "RefereeConfig",
-    "RefereeState",
-    "Refusal",
-    "Reply",
-    "Session",
-    "Settling",
+    "Scene",
     "Snapshot",
     "Status",
-    "Step",
     "Stored",
     "TakeBack",
     "Term",
-    "advance",
-    "ask_hint",
-    "bonus_shown",
+    "TookOff",
+    "Undone",
     "colour_term",
-    "computer_chosen",
-    "computer_failed",
     "english",
-    "fixes",
     "made_by",
-    "matched",
-    "mismatch",
     "notation",
     "number",
     "place",
     "places",
     "register",
-    "sweep",
-    "unnamed",
 ]

@@ -196,3 +196,25 @@ def shown(state: RefereeState) -> int:
     if session is None or not session.game.pending:
         return 0
     return state.animations.pending_index % len(session.game.pending)
+
+
+def chain(first: Step, second: Step) -> Step:
+    """``first`` followed by ``second`` (made from ``first.state``), as one step."""
+    commit = first.commit
+    if second.commit is not None:
+        if commit is None:
+            commit = second.commit
+        else:
+            assert commit.game_id == second.commit.game_id, "one step stores into one game"
+            commit = Commit(
+                commit.game_id,
+                commit.events + second.commit.events,
+                second.commit.result or commit.result,
+            )
+    return Step(
+        second.state,
+        commit,
+        first.effects + second.effects,
+        second.reply or first.reply,
+        second.create or first.create,
+    )

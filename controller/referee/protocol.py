@@ -32,22 +32,20 @@ above it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
-from controller.referee.messages import Message, Param, Term
-from controller.referee.players import Player
+from controller.referee.events import Event, Stored, TakeBack
+from controller.referee.messages import Items, Message, Param, Term
+from controller.referee.players import Player, called
 
 if TYPE_CHECKING:
     from controller.computer_port import ComputerPlayer
     from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
     from controller.palette import PaletteColour
     from controller.referee.commands import Command
-    from controller.referee.events import By, Event, Stored
-    from controller.referee.session import Session
     from controller.referee.snapshot import Snapshot
-    from controller.referee.state import RefereeConfig, RefereeState, Step
     from controller.rules.records import Record
 
 
@@ -77,6 +75,100 @@ class Differences:
     """Places that hold a piece the game does not."""
     missing: frozenset[str]
     """Places that lack a piece the game has there."""
+
+
+@dataclass(frozen=True, slots=True)
+class Move:
+    """What a new piece on a place (or an event from the other board) makes: the events
+    to store, applied in order (Perlen-Pyramide's waiting bonus pearls acknowledged, then
+    the base pearl), and what to say (``Anna played c3.``)."""
+
+    events: tuple[Stored, ...]
+    said: tuple[Message, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Held:
+    """What a board that differs means once it has stayed so for ``settle_s``: the last
+    pearl lifted (a take-back), moved to another cell (a shift), balls gone from their
+    targets (knock-offs). The referee holds it, says ``waiting`` meanwhile, and then
+    stores ``events`` (a :class:`~controller.referee.events.TakeBack` takes the last move
+    back) and says ``said``."""
+
+    events: tuple[Event, ...]
+    waiting: Message
+    said: tuple[Message, ...]
+
+    @property
+    def undoes(self) -> bool:
+        """It takes the last move back: while it waits, the board did not match just
+        before (no new piece is a move); any other hold (pieces falling off) leaves the
+        position standing."""
+        return any(isinstance(e, TakeBack) for e in self.events)
+
+
+@dataclass(frozen=True, slots=True)
+class Undone:
+    """How a game takes its last move or event back (the Undo command, or the other board's
+    take-back): the :class:`~controller.referee.events.TakeBack`'s ``what``, what to say,
+    and the pieces of that move still on the board to come off first, in order."""
+
+    what: str
+    said: Message
+    removals: tuple[object, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Acted:
+    """One of a game's own commands carried out: the events to store (none once the game
+    is over: the result stands, only the position changes), what to say (the reply is the
+    last), and whether the position changed for the computer (``fresh``)."""
+
+    events: tuple[Stored, ...]
+    said: tuple[Message, ...]
+    fresh: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class TookOff:
+    """A command said the first of the pieces to come off (:attr:`Scene.removals`) is
+    off."""
+
+    said: Message
+
+
+@dataclass(frozen=True, slots=True)
+class AskHint:
+    """A command asks the computer player for a good place for the person to move."""
+
+
+Answer = Acted | TookOff | AskHint
+"""What one of a game's own commands asks the referee to do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """What a game may know of the table beside its own values, when the referee asks it:
+    who plays (their names, seats on another board, computer seats), how the board
+    compares with the game, and the table's own bookkeeping a game's words and snapshot
+    name. The referee makes one from its state for each question."""
+
+    players: tuple[Player, ...]
+    mismatches: tuple[Mismatch, ...] = ()
+    fixes: Items = field(default_factory=lambda: Items(()))
+    """How to make the board match, in words (empty when it matches)."""
+    held: Held | None = None
+    """A change waiting for the board to stay so."""
+    removals: tuple[object, ...] = ()
+    """Pieces of a move taken back still to come off first, in order."""
+    pending_shown: int = 0
+    """Which of the game's waiting pieces the LEDs show now."""
+    hints: bool = False
+    """The computer player is there to give hints."""
+
+    def name(self, number: int) -> Param:
+        """What the page calls player ``number``: the name, or an unnamed seat's default."""
+        return called(self.players[number], self.players)
 
 
 class Options(Protocol):
@@ -201,8 +293,8 @@ class GameKind(Protocol):
         return len(sensed)
 
     # -- setting up ----------------------------------------------------------------------
-    def missing_sensors(self, config: RefereeConfig) -> Message | None:
-        """Why a board without this game's sensors cannot referee it, or None."""
+    def missing_sensors(self, sensors: frozenset[str]) -> Message | None:
+        """Why a board with only these ``sensors`` cannot referee it, or None."""
         return None
 
     def seats_wrong(self, seats: int) -> Message | None:
@@ -242,37 +334,47 @@ class GameKind(Protocol):
         """``game`` after one of its own stored events (the take-back and the abort are
         the referee's: :meth:`Game.undo`); :class:`GameError` when it does not fit."""
 
-    def placed(self, game: Game, place: str) -> Stored | Message:
-        """The event one new piece on ``place`` makes for the player to move (the referee
-        applies it with :meth:`apply`), or why it is no move: what the referee's own
-        reading asks (:mod:`controller.referee.placing`)."""
-        raise GameError(f"{self.name} reads its board itself")
+    def placed(self, game: Game, place: str, scene: Scene) -> Move | Message:
+        """What one new piece on ``place`` makes for the player to move, or why it is no
+        move (the referee's reading, :mod:`controller.referee.placing`, asks it only for a
+        game still played, on a board that matched just before)."""
 
-    def reconcile(
-        self, state: RefereeState, session: Session, board: Differences, now: float
-    ) -> Step | None:
-        """Act on a ``board`` that differs from a game still played (the referee arms a
-        board that matches and only clears a finished game's). None: the referee's own
-        reading (:mod:`controller.referee.placing`), which asks :meth:`placed`."""
+    together: str | None = None
+    """The key of what the referee says of a second new piece put down within
+    ``together_s`` of a move (``two_at_once``); None: the game never reads pieces as
+    placed together."""
+    resumed_move: bool = True
+    """After a restart, one piece more than the game, where it would be a move of a
+    person to move, is the move made while the power was off (Pyramidos: False, for a
+    landing may have been followed by anything)."""
+
+    def several(self, places: frozenset[str]) -> Message | None:
+        """Why several new pieces that could each be the move are none (None: the board's
+        mismatch says where, and nothing more)."""
         return None
 
-    def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
+    def held(self, game: Game, board: Differences, scene: Scene) -> Held | None:
+        """What a ``board`` that differs means once it stays so for ``settle_s`` (the
+        last piece lifted, or moved; pieces gone), or None: a mismatch."""
+        return None
+
+    def refusal(self, game: Game, order: Command, scene: Scene) -> Message | None:
         """Why one of its own commands is not taken now, or None."""
         return _said("no_such_action")
 
-    def act(self, state: RefereeState, order: Command, now: float) -> Step:
+    def act(self, game: Game, order: Command, scene: Scene) -> Answer:
         """Carry out one of its own commands (after :meth:`refusal` let it through)."""
         raise GameError(f"{self.name} has no commands of its own")
 
-    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step | None:
-        """The Undo command: take back the last move or event; None: the referee takes
-        it back (:meth:`Game.undo`, stored as a :class:`~controller.referee.events.TakeBack`)."""
-        return None
+    def took_back(self, game: Game, scene: Scene) -> Undone:
+        """How its last move is taken back: stored by its place, said so."""
+        place = game.last_move or ""
+        return Undone(place, _said("took_back_move", cell=place))
 
-    def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
-        """A shared event made on the other board of a linked game: play it here (the
-        reply says whether it was taken). Only a game that lets a seat play on another
-        board (:meth:`remote_refused`) is ever linked."""
+    def arrived(self, game: Game, event: Event, scene: Scene) -> Move | None:
+        """A shared event of its own made on the other board of a linked game: what it
+        makes here, or None: it does not fit (the take-back is the referee's). Only a game
+        that lets a seat play on another board (:meth:`remote_refused`) is ever linked."""
         raise GameError(f"{self.name} is never played with another board")
 
     def computer(self, move_budget_s: float | None, hint_budget_s: float) -> ComputerPlayer | None:
@@ -285,16 +387,16 @@ class GameKind(Protocol):
         return (_said("hint", cell=cell),)
 
     # -- what it says and shows -----------------------------------------------------------
-    def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
+    def urgent(self, game: Game, scene: Scene) -> tuple[Message, ...] | None:
         """What to do now, when this game has something more pressing than the board's
-        mismatches (a take-back being decided, pieces to take off), else None."""
+        mismatches (pieces to take off first), else None."""
         return None
 
-    def owed(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
+    def owed(self, game: Game, scene: Scene) -> tuple[Message, ...] | None:
         """What to do now when the board matches and pieces wait to be placed, else None."""
         return None
 
-    def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
+    def shown(self, game: Game, scene: Scene, snap: Snapshot) -> Snapshot:
         """The snapshot with what only this game shows (legal cells, bonus pearls …)."""
         return snap
 

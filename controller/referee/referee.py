@@ -34,6 +34,7 @@ from collections.abc import Mapping
 from typing import Final
 
 from controller.referee import (
+    acting,
     arrivals,
     computer,
     guard,
@@ -53,6 +54,7 @@ from controller.referee.commands import (
 from controller.referee.events import Aborted, By, Event
 from controller.referee.messages import Items, Message, Term, english
 from controller.referee.players import called
+from controller.referee.progress import chain
 from controller.referee.session import CheckedSetup
 from controller.referee.state import (
     RETRY_S,
@@ -109,30 +111,7 @@ def reconcile(state: RefereeState, now: float) -> Step:
     if session.game.over:  # the result stands: the board is cleared for the next game
         cleared = BoardCheck(last_move_at=state.comparison.last_move_at)
         return Step(dataclasses.replace(state, comparison=cleared))
-    step = session.kind.reconcile(state, session, board, now)
-    return placing.read(state, session, board, now) if step is None else step
-
-
-def chain(first: Step, second: Step) -> Step:
-    """``first`` followed by ``second`` (made from ``first.state``), as one step."""
-    commit = first.commit
-    if second.commit is not None:
-        if commit is None:
-            commit = second.commit
-        else:
-            assert commit.game_id == second.commit.game_id, "one step stores into one game"
-            commit = Commit(
-                commit.game_id,
-                commit.events + second.commit.events,
-                second.commit.result or commit.result,
-            )
-    return Step(
-        second.state,
-        commit,
-        first.effects + second.effects,
-        second.reply or first.reply,
-        second.create or first.create,
-    )
+    return placing.read(state, session, board, now)
 
 
 def _looked(step: Step, now: float) -> Step:
@@ -243,14 +222,10 @@ def _command(state: RefereeState, order: Command, now: float) -> Step:
         return _led_test(state, order, now)
     session = state.session
     assert session is not None
-    kind = session.kind
     if isinstance(order, Undo):
-        undone = kind.undo(state, session, order.by, now)
-        if undone is None:
-            undone = placing.take_back(state, session, order.by, now)
-        return _looked(undone, now)
+        return _looked(placing.take_back(state, session, order.by, now), now)
     assert isinstance(order, GameCommand)  # the guard let only these through
-    step = kind.act(state, order, now)
+    step = acting.act(state, session, order, now)
     return _looked(step, now) if order.looks else step
 
 

@@ -44,7 +44,7 @@ def check(command: NewGame, config: RefereeConfig) -> CheckedSetup:
     if kind is None:
         games = Items(tuple(Term("game", name) for name in config.games))
         raise _no("game", "choose_game", games=games)
-    missing = kind.missing_sensors(config)
+    missing = kind.missing_sensors(config.sensors)
     if missing is not None:
         raise Refused(missing, "game")
     raw_names = command.players

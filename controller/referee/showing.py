@@ -129,7 +129,7 @@ def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
         commands=guard.offered(state),
         winners=snap.winners if game.over else (),
     )
-    return session.kind.shown(state, session, snap)
+    return session.kind.shown(game, words.scene(state), snap)
 
 
 def _hex(colour: tuple[int, int, int]) -> str:

@@ -19,7 +19,7 @@ from controller.guidance import Mismatch
 from controller.palette import PALETTE, PaletteColour, check_distinct
 from controller.referee.events import Event, Result
 from controller.referee.messages import Message
-from controller.referee.protocol import GameKind
+from controller.referee.protocol import Differences, GameKind, Held
 from controller.referee.session import CheckedSetup, Session
 from controller.vocabulary import BUTTONS, CELLS, TARGETS, BoardStatus, Colour, Sound
 
@@ -85,15 +85,15 @@ class Reading:
 
 @dataclass(frozen=True, slots=True)
 class Settling:
-    """A decision that waits for the board to stay as it is for ``settle_s``."""
+    """A change the game reads into the board (:class:`~controller.referee.protocol.Held`:
+    a take-back, a shift, knock-offs) that waits for the board to stay as it is for
+    ``settle_s``."""
 
-    action: str
-    """What the game will do then (each game names its own: ``take-back`` …)."""
-    key: frozenset[str]
-    """The board reading (cells or targets) the decision is for."""
+    held: Held
+    board: Differences
+    """The board's differences from the game the change is for (another reading starts
+    the wait again)."""
     deadline: float
-    cell: str | None = None
-    """The new cell of a shifted pearl."""
 
 
 @dataclass(frozen=True, slots=True)

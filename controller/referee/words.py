@@ -2,9 +2,13 @@
 
 The page's status line has two parts: the note (what just happened, kept in the state
 until the next thing happens on the board) and the prompt, made here each time from the
-state, so it is always current: what the game itself finds more pressing (a take-back
-being decided, pieces to take off), the board's mismatch and how to fix it, the pieces
-still to place by hand, whose turn it is.
+state, so it is always current: a change waiting for the board to settle (a take-back, a
+shift, knock-offs: the game's words for it), what the game itself finds more pressing
+(pieces to take off), the board's mismatch and how to fix it, the pieces still to place by
+hand, whose turn it is.
+
+A game answers over its own values and a :class:`~controller.referee.protocol.Scene`, which
+:func:`scene` makes from the referee's state: what of the table a game may know.
 """
 
 from __future__ import annotations
@@ -15,8 +19,25 @@ from controller.guidance import MismatchKind
 from controller.referee import computer
 from controller.referee.messages import Items, Message, Param, Term, colour_term, place, places
 from controller.referee.players import unnamed
-from controller.referee.progress import piece_word
+from controller.referee.progress import piece_word, shown
+from controller.referee.protocol import Scene
 from controller.referee.state import RefereeState
+
+
+def scene(state: RefereeState) -> Scene:
+    """What the game on the table may know of it when the referee asks it something."""
+    session = state.session
+    assert session is not None, "a game is on the table"
+    watch = state.comparison
+    return Scene(
+        players=session.players,
+        mismatches=watch.mismatches,
+        fixes=fixes(state) if watch.mismatches else Items(()),
+        held=None if watch.settling is None else watch.settling.held,
+        removals=watch.removals,
+        pending_shown=shown(state),
+        hints=bool(state.config.levels),
+    )
 
 
 def take_off(extra: Sequence[str], word: str, everything: bool, count: int = 0) -> Message:
@@ -76,7 +97,9 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
     watch = state.comparison
     game = session.game
     said: list[Message] = []
-    urgent = session.kind.urgent(state, session)
+    if watch.settling is not None:
+        return (watch.settling.held.waiting,)
+    urgent = session.kind.urgent(game, scene(state))
     if urgent is not None:
         return urgent
     if watch.mismatches:
@@ -86,7 +109,7 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
         if found.items:
             said.append(Message.of("fix_board", fixes=found))
         return tuple(said)
-    owed = session.kind.owed(state, session)
+    owed = session.kind.owed(game, scene(state))
     if owed is not None:
         return owed
     if game.over:

@@ -1,28 +1,19 @@
-"""Reading the board of Perlen-Pyramide: which change of the sensors is a move.
+"""Reading the board of Perlen-Pyramide: what a change of its base cells means.
 
-The referee always knows which base cells should hold a pearl. Comparing that with the
-sensors (:func:`reconcile`):
+The referee reads the board (:mod:`controller.referee.placing`: armed checks, pearls placed
+together, wrong then right, a seat on the other board, the computer's cell, holds) and asks
+the game pure questions over its own value:
 
-- exactly one new pearl on a legal cell, nothing missing, while the board matched the
-  game just before ("armed"), or at the first reading after a restart (a pearl placed
-  while the power was off; its player is a person, for a computer's choice is lost with
-  the power): the mover's move. It also acknowledges every bonus pearl still waiting:
-  players who go on have placed them;
-- the last base pearl lifted and kept off for ``settle_s``: that move is taken back; put
-  on another legal cell instead (a move that earned no bonus pearl), the move is taken
-  back and made there (:mod:`controller.games.perlen.takeback`);
-- anything else (a pearl on an illegal cell, several new pearls, one placed too soon
-  after the last move, a pearl missing): a mismatch. Nothing is played until the board
-  matches the game again, so a bumped board never makes a move; except that pearls
-  refused since the board matched, with nothing missing since, are the only ones marked
-  wrong while a single right pearl lies beside them, and lifting them leaves that one as
-  the move (wrong, then right).
+- a new pearl on a cell (:func:`placed`): the mover's move when the cell is legal. It also
+  acknowledges every bonus pearl still waiting: players who go on have placed them;
+- the last base pearl lifted (:func:`held`): that move is taken back once it stays off for
+  ``settle_s``; put on another legal cell instead (a move that earned no bonus pearl), the
+  move is taken back and made there (a shift, :mod:`controller.games.perlen.takeback`);
+- a base pearl of a seat on the other board (:func:`arrived`): played here at once, and
+  shown as a pearl to place (``Oma played d4 on the other board: place the pearl on d4``).
 """
 
 from __future__ import annotations
-
-import dataclasses
-from typing import Final
 
 from controller.games.perlen import rules as perlen
 from controller.games.perlen import takeback
@@ -30,117 +21,29 @@ from controller.games.perlen.events import BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.words import hidden_notes
 from controller.referee.game import (
-    Announcement,
-    BoardCheck,
     By,
     Differences,
     Event,
+    Held,
     Message,
-    RefereeState,
-    Refusal,
-    Session,
-    Settling,
-    Step,
+    Move,
+    Scene,
+    TakeBack,
     Term,
-    advance,
-    computer_chosen,
-    computer_failed,
-    mismatch,
-    unnamed,
 )
-from controller.vocabulary import CELLS
-
-CELL_SET: Final = frozenset(CELLS)
 
 
-def reconcile(state: RefereeState, session: Session, board: Differences, now: float) -> Step:
-    """The base differs from a game still played: play what the board says (a move, a
-    take-back, a shift), or show the mismatch."""
-    game = session.game
-    extra, missing = board.extra, board.missing
-    assert isinstance(game, PerlenGame), "a Perlen-Pyramide game"  # the registry's promise
-    cells = state.reading.names & CELL_SET
-    watch = state.comparison
-    # A take-back or shift settling keeps ``armed`` (so it can still act), but the board
-    # did not match just before: a pearl put back with a new one in the same frame is no
-    # move until the board matches again (docs/architecture.md, reconciliation).
-    matched_before = watch.armed and watch.settling is None
-    if (matched_before or watch.resumed or watch.wrong) and not missing:
-        return _sorted_out(state, session, game, extra, now)
-    last = game.last
-    here = last is not None and not session.players[last.colour].remote
-    if watch.armed and last is not None and here and missing == {last.cell}:
-        if not extra:
-            return _held(state, session, game, Settling(takeback.TAKE_BACK, cells, 0.0), now)
-        if len(extra) == 1:
-            (cell,) = extra
-            if takeback.can_shift(session, game, cell):
-                return _held(state, session, game, Settling(takeback.SHIFT, cells, 0.0, cell), now)
-    return Step(mismatch(state, game, extra, missing, armed=False))
+def _acknowledged(game: PerlenGame) -> tuple[BonusPlaced, ...]:
+    """The bonus pearls still waiting, placed: a move goes on from them."""
+    return tuple(BonusPlaced(str(b.position), b.colour, By.PEARL) for b in game.pending)
 
 
-def _sorted_out(
-    state: RefereeState, session: Session, game: PerlenGame, extra: frozenset[str], now: float
-) -> Step:
-    """New pearls on a board that matched just before, or beside pearls refused since:
-    one right pearl is the move once the wrong ones are off (wrong, then right); until
-    then only the wrong ones are marked. Two or more right ones: none is the move."""
-    watch = state.comparison
-    chosen = computer_chosen(state)
-    refusals = {c: refusal_for(state, session, game, c, now) for c in sorted(extra)}
-    # A pearl refused once stays wrong while it lies (placed too soon stays too soon), but
-    # never the cell a computer seat chose since: that cell is never marked wrong.
-    wrong = frozenset(
-        c for c, why in refusals.items() if why is not None or (c in watch.wrong and c != chosen)
-    )
-    right = extra - wrong
-    if len(right) == 1 and not wrong:
-        (cell,) = right
-        step = play(state, session, game, cell, now)
-        if watch.resumed:  # "Game 4 resumed after 7 moves. Cleo played e1."
-            said = Announcement((*state.note.messages, *step.state.note.messages))
-            step = Step(dataclasses.replace(step.state, note=said), step.commit, step.effects)
-        return step
-    if len(right) > 1:  # which one is meant? Nothing is played until the board matches.
-        return Step(mismatch(state, game, extra, (), armed=False))
-    refusal = None
-    if len(wrong) == 1:
-        (cell,) = wrong
-        refusal = refusals[cell] or watch.refusal
-    return Step(mismatch(state, game, wrong, (), armed=False, refusal=refusal, refused=wrong))
-
-
-def _held(
-    state: RefereeState, session: Session, game: PerlenGame, wanted: Settling, now: float
-) -> Step:
-    """Wait until the board has stayed so for ``settle_s``, then act on it."""
-    hold = state.comparison.settling
-    if hold is None or (hold.action, hold.key, hold.cell) != (
-        wanted.action,
-        wanted.key,
-        wanted.cell,
-    ):
-        hold = Settling(wanted.action, wanted.key, now + state.config.settle_s, wanted.cell)
-    if now >= hold.deadline:
-        if hold.action is takeback.TAKE_BACK:
-            return takeback.lifted(state, session, game, now)
-        assert hold.cell is not None
-        return takeback.shifted(state, session, game, hold.cell, now)
-    cells = hold.key
-    extra = cells - game.expected
-    missing = game.expected - cells
-    return Step(mismatch(state, game, extra, missing, armed=True, settling=hold))
-
-
-def refusal_for(
-    state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float
-) -> Refusal | None:
-    """Why a single new pearl on ``cell`` is not the mover's move, or None if it is."""
+def placed(game: PerlenGame, cell: str, scene: Scene) -> Move | Message:
+    """The mover's pearl on ``cell``: the waiting bonus pearls acknowledged, then the move;
+    or why it is none."""
     mover = game.state.to_move
     if mover is None:
-        return Refusal(Message.of("pyramid_complete"))
-    if now - state.comparison.last_move_at < state.config.together_s:
-        return Refusal(Message.of("two_at_once"))
+        return Message.of("pyramid_complete")
     if cell not in game.legal_cells():
         try:
             perlen.play(game.state, cell)
@@ -148,38 +51,44 @@ def refusal_for(
             why = Term("illegal", exc.reason.value)
         else:  # pragma: no cover - legal_moves and play agree (tests/rules)
             why = Term("illegal", "occupied")
-        return Refusal(Message.of("not_legal", cell=cell, why=why))
-    player = session.players[mover]
-    if player.remote:
-        return Refusal(Message.of("remote_turn", player=session.name(mover)))
-    if player.computer is not None and not computer_failed(state):
-        chosen = computer_chosen(state)
-        # "Computer (easy)" says computer already; a named one is marked "(computer)".
-        prefix = "unnamed_" if unnamed(player) else ""
-        name = session.name(mover)
-        if chosen is None:
-            return Refusal(Message.of(prefix + "computer_choosing", player=name))
-        if cell != chosen:
-            return Refusal(
-                Message.of(prefix + "computer_elsewhere", player=name, chosen=chosen, cell=cell)
-            )
-    return None
-
-
-def play(state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
-    """The mover's pearl on ``cell``: acknowledge the waiting bonus pearls, then move."""
-    mover = game.state.to_move
-    assert mover is not None
-    events: list[Event] = [BonusPlaced(str(b.position), b.colour, By.PEARL) for b in game.pending]
+        return Message.of("not_legal", cell=cell, why=why)
     new = game.acknowledge_all().move(cell)
-    events.append(BasePearl(cell, mover))
-    notes = [
-        Message.of("played", player=session.name(mover), cell=cell),
-        *hidden_notes(new),
-    ]
-    notes += [
-        Message.of("passes", player=session.name(c)) for c in perlen.passes(game.state, new.state)
-    ]
-    step = advance(state, session, new, tuple(events), notes, now)
-    moved = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
-    return Step(moved, step.commit, step.effects)
+    notes = [Message.of("played", player=scene.name(mover), cell=cell), *hidden_notes(new)]
+    passing = perlen.passes(game.state, new.state)
+    notes += [Message.of("passes", player=scene.name(c)) for c in passing]
+    return Move((*_acknowledged(game), BasePearl(cell, mover)), tuple(notes))
+
+
+def held(game: PerlenGame, board: Differences, scene: Scene) -> Held | None:
+    """The last base pearl off its cell: a take-back once it stays off; on another legal
+    cell instead, a shift; anything else is no change."""
+    last = game.last
+    if last is None or board.missing != {last.cell}:
+        return None
+    name = scene.name(last.colour)
+    lifted = TakeBack(By.LIFT, last.cell)
+    if not board.extra:
+        keep_off = Message.of("keep_off", cell=last.cell, player=name)
+        return Held((lifted,), keep_off, (takeback.took_back(game, scene),))
+    if len(board.extra) != 1:
+        return None
+    (cell,) = board.extra
+    if not takeback.can_shift(game, cell):
+        return None
+    new = game.undo().move(cell)
+    moving = Message.of("moving", player=name, origin=last.cell, cell=cell)
+    moved = Message.of("moved", player=name, origin=last.cell, cell=cell)
+    return Held((lifted, BasePearl(cell, last.colour)), moving, (moved, *hidden_notes(new)))
+
+
+def arrived(game: PerlenGame, event: Event, scene: Scene) -> Move | None:
+    """A base pearl of the seat to move, placed on the other board: played here (the bonus
+    pearls still waiting here were placed there before it), or None: it does not fit."""
+    mover = game.state.to_move
+    if not isinstance(event, BasePearl) or event.colour != mover:
+        return None
+    if event.cell not in game.legal_cells():
+        return None
+    new = game.acknowledge_all().move(event.cell)
+    said = Message.of("remote_played", player=scene.name(mover), cell=event.cell)
+    return Move((*_acknowledged(game), event), (said, *hidden_notes(new)))

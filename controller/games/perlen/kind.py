@@ -2,9 +2,10 @@
 
 Its :class:`~controller.referee.game.GameKind` (:data:`PERLEN_PYRAMIDE`) gathers what only
 this game has: three seats, colours in turn order from the first seat, computer seats and
-help for children, the base cells read as moves (:mod:`.board`), bonus pearls to place
-and to take off (:mod:`.bonuses`, :mod:`.takeback`), hints (:mod:`.hints`), its seats on
-another board (:mod:`.arrivals`).
+help for children, the base cells read as moves and take-backs (:mod:`.board`, :mod:`.takeback`),
+bonus pearls to place and to take off (:mod:`.bonuses`), hints (:mod:`.hints`), its seats
+on another board (:func:`.board.arrived`). Each answers over the game's own value and the
+referee's :class:`~controller.referee.game.Scene`; the referee carries the answers out.
 
 >>> PERLEN_PYRAMIDE.name, PERLEN_PYRAMIDE.seats, list(PERLEN_PYRAMIDE.actions)
 ('perlen-pyramide', range(3, 4), ['confirm', 'hint'])
@@ -16,36 +17,33 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from controller.games.perlen import arrivals, board, bonuses, hints, lights, takeback, text, views
+from controller.games.perlen import board, bonuses, hints, lights, takeback, text, views
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ACTIONS, PRESSES, ConfirmBonus, Hint
 from controller.games.perlen.events import EVENTS, BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.player import BotPlayer
 from controller.games.perlen.record import read_record
-from controller.games.perlen.words import bonus_at
-from controller.guidance import GuidanceOptions, Light, Mismatch, MismatchKind, Picture
+from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
 from controller.palette import PaletteColour
 from controller.referee.game import (
-    By,
+    Answer,
+    AskHint,
     Command,
+    Differences,
     Event,
     Game,
     GameError,
     GameKind,
-    Items,
+    Held,
     Message,
+    Move,
     Options,
     Player,
-    RefereeConfig,
-    RefereeState,
-    Session,
+    Scene,
     Snapshot,
     Status,
-    Step,
-    ask_hint,
-    bonus_shown,
-    fixes,
+    Undone,
 )
 from controller.rules.notation import POSITIONS
 from controller.rules.records import Record
@@ -70,7 +68,7 @@ class PerlenPyramide(GameKind):
     actions = ACTIONS
     presses = PRESSES
     waiting_status = BONUS_STATUS
-    reconcile = staticmethod(board.reconcile)
+    together = "two_at_once"
     events = EVENTS
     shared = frozenset({BasePearl.kind})
 
@@ -79,8 +77,8 @@ class PerlenPyramide(GameKind):
         holds the whole pyramid of 55."""
         return sum(1 for p in POSITIONS if sensed.issuperset(p.footprint))
 
-    def missing_sensors(self, config: RefereeConfig) -> Message | None:
-        have = set(CELLS) <= config.sensors
+    def missing_sensors(self, sensors: frozenset[str]) -> Message | None:
+        have = set(CELLS) <= sensors
         return None if have else Message.of("no_cell_sensors")
 
     def seats_wrong(self, seats: int) -> Message | None:
@@ -129,39 +127,42 @@ class PerlenPyramide(GameKind):
             return played.acknowledge(event.pos)
         raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
 
-    def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
-        game = _game(session.game)
+    def placed(self, game: Game, place: str, scene: Scene) -> Move | Message:
+        return board.placed(_game(game), place, scene)
+
+    def held(self, game: Game, differs: Differences, scene: Scene) -> Held | None:
+        return board.held(_game(game), differs, scene)
+
+    def refusal(self, game: Game, order: Command, scene: Scene) -> Message | None:
+        played = _game(game)
         if isinstance(order, ConfirmBonus):
             # A bonus pearl of a move taken back is off, or the waiting ones are placed.
-            waiting = game.pending or state.comparison.removals
-            return None if waiting else Message.of("no_bonus")
+            return None if played.pending or scene.removals else Message.of("no_bonus")
         if not isinstance(order, Hint):
             return Message.of("no_such_action")
-        mover = game.state.to_move
-        if game.over or mover is None:
+        mover = played.state.to_move
+        if played.over or mover is None:
             return Message.of("game_over")
-        if session.players[mover].computer is not None:
+        if scene.players[mover].computer is not None:
             return Message.of("computer_turn")
-        if session.players[mover].remote:
-            return Message.of("remote_turn", player=session.name(mover))
-        if state.comparison.mismatches:
-            return Message.of("fix_first", fixes=fixes(state))
-        if not state.config.levels:
+        if scene.players[mover].remote:
+            return Message.of("remote_turn", player=scene.name(mover))
+        if scene.mismatches:
+            return Message.of("fix_first", fixes=scene.fixes)
+        if not scene.hints:
             return Message.of("hints_need_bot")
         return None
 
-    def act(self, state: RefereeState, order: Command, now: float) -> Step:
-        session = state.session
-        assert session is not None
+    def act(self, game: Game, order: Command, scene: Scene) -> Answer:
         if isinstance(order, ConfirmBonus):
-            return bonuses.confirm(state, session, _game(session.game), order.by, now)
-        return ask_hint(state)
+            return bonuses.confirm(_game(game), order.by, scene)
+        return AskHint()
 
-    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
-        return takeback.undo(state, session, _game(session.game), by, now)
+    def took_back(self, game: Game, scene: Scene) -> Undone:
+        return takeback.undone(_game(game), scene)
 
-    def arrived(self, state: RefereeState, session: Session, event: Event, now: float) -> Step:
-        return arrivals.arrived(state, session, _game(session.game), event, now)
+    def arrived(self, game: Game, event: Event, scene: Scene) -> Move | None:
+        return board.arrived(_game(game), event, scene)
 
     def computer(self, move_budget_s: float | None, hint_budget_s: float) -> BotPlayer:
         return BotPlayer(move_budget_s, hint_budget_s)
@@ -169,48 +170,24 @@ class PerlenPyramide(GameKind):
     def explained(self, cell: str, why: object) -> tuple[Message, ...]:
         return hints.explained(cell, why)
 
-    def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
-        watch = state.comparison
-        game = _game(session.game)
-        hold = watch.settling
-        last = game.last
-        if hold is not None and last is not None:  # only the last pearl is ever held
-            name = session.name(last.colour)
-            if hold.action == takeback.TAKE_BACK:
-                return (Message.of("keep_off", cell=last.cell, player=name),)
-            if hold.action == takeback.SHIFT and hold.cell is not None:
-                return (Message.of("moving", player=name, origin=last.cell, cell=hold.cell),)
-        removals = takeback.removals(state)
-        if removals:
-            cell = next((m.cell for m in watch.mismatches if m.kind is MismatchKind.EXTRA), "")
-            if cell:
-                positions = Items(tuple(b.position.short for b in removals))
-                # The order matters only when one rests on another (they lie on two layers).
-                layers = {b.position.layer for b in removals}
-                key = "remove_bonuses_top_down" if len(layers) > 1 else "remove_bonuses"
-                return (Message.of(key, positions=positions, cell=cell, num=len(removals)),)
-        return None
+    def urgent(self, game: Game, scene: Scene) -> tuple[Message, ...] | None:
+        return takeback.still_on(scene)
 
-    def owed(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
-        game = _game(session.game)
-        if not game.pending:
-            return None
-        first = bonus_at(session, game.pending[0])
-        key = "finish_pyramid" if game.over else "bonus_owed"
-        return (Message.of(key, first=first, num=len(game.pending)),)
+    def owed(self, game: Game, scene: Scene) -> tuple[Message, ...] | None:
+        return bonuses.owed(_game(game), scene)
 
-    def shown(self, state: RefereeState, session: Session, snap: Snapshot) -> Snapshot:
-        game = _game(session.game)
-        playing = snap.status in (Status.PLAYING, BONUS_STATUS) and game.state.to_move is not None
+    def shown(self, game: Game, scene: Scene, snap: Snapshot) -> Snapshot:
+        played = _game(game)
+        playing = snap.status in (Status.PLAYING, BONUS_STATUS) and played.to_move is not None
         parts = dataclasses.replace(
             views.parts_of(snap),
-            shown_bonus=bonus_shown(state),
-            removals=tuple(views.BonusView.of(b) for b in takeback.removals(state)),
+            shown_bonus=scene.pending_shown,
+            removals=tuple(views.BonusView.of(b) for b in takeback.removals(scene)),
         )
         return dataclasses.replace(
             snap,
             parts=parts,
-            legal=tuple(sorted(game.legal_cells())) if playing else (),
+            legal=tuple(sorted(played.legal_cells())) if playing else (),
         )
 
     def position(

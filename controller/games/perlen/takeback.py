@@ -5,41 +5,22 @@ that earned bonus pearls has them resting on it, so they come off first, in the 
 order, top down: the ones that were placed (acknowledged) are listed, highest first, and
 the LEDs blink the place of the first; Confirm says it is off and the next one blinks;
 lifting the base pearl ends the list (nothing can rest on a lifted pearl). Bonus pearls
-that were still waiting were never placed and just leave the list.
+that were still waiting were never placed and just leave the list. The referee keeps the
+list (:attr:`~controller.referee.protocol.Scene.removals`) and holds a lifted pearl for
+``settle_s`` before it takes the move back (:mod:`controller.referee.placing`).
 """
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Final
-
 from controller.games.perlen import rules as perlen
-from controller.games.perlen.events import BasePearl
 from controller.games.perlen.game import PerlenGame
-from controller.games.perlen.words import hidden_notes
-from controller.referee.game import (
-    BoardCheck,
-    By,
-    Message,
-    RefereeState,
-    Reply,
-    Session,
-    Step,
-    TakeBack,
-    advance,
-    matched,
-)
-
-TAKE_BACK: Final = "take-back"
-"""A decision that waits for the board to stay so (:class:`~controller.referee.state.
-Settling`): the last pearl is off its cell."""
-SHIFT: Final = "shift"
-"""The last pearl is off its cell and one is on another legal cell."""
+from controller.guidance import MismatchKind
+from controller.referee.game import Items, Message, Scene, Undone
 
 
-def removals(state: RefereeState) -> tuple[perlen.Bonus, ...]:
+def removals(scene: Scene) -> tuple[perlen.Bonus, ...]:
     """The bonus pearls of a move taken back still to come off, top first."""
-    found = state.comparison.removals
+    found = scene.removals
     assert all(isinstance(b, perlen.Bonus) for b in found), "bonus pearls"
     return tuple(b for b in found if isinstance(b, perlen.Bonus))
 
@@ -49,73 +30,43 @@ def top_down(bonuses: tuple[perlen.Bonus, ...]) -> tuple[perlen.Bonus, ...]:
     return tuple(sorted(bonuses, key=lambda b: b.position.index, reverse=True))
 
 
-def _took_back(session: Session, game: PerlenGame) -> Message:
+def took_back(game: PerlenGame, scene: Scene) -> Message:
     last = game.last
     assert last is not None
-    return Message.of("took_back", player=session.name(last.colour), cell=last.cell)
+    return Message.of("took_back", player=scene.name(last.colour), cell=last.cell)
 
 
-def can_shift(session: Session, game: PerlenGame, cell: str) -> bool:
-    """The last pearl may move to ``cell`` in one go: it earned no bonus pearl, a person
-    placed it, and ``cell`` was legal for it."""
+def undone(game: PerlenGame, scene: Scene) -> Undone:
+    """Undo (page, board or the other board): the last move, its placed bonus pearls to
+    come off first."""
     last = game.last
-    if last is None or last.bonuses or session.players[last.colour].computer is not None:
-        return False  # the computer chose that cell; moving its pearl is a mismatch
-    if session.players[last.colour].remote:
-        return False  # placed here for the other board: only it may take the move back
+    assert last is not None
+    return Undone(last.cell, took_back(game, scene), top_down(game.placed_on_last()))
+
+
+def can_shift(game: PerlenGame, cell: str) -> bool:
+    """The last pearl may move to ``cell`` in one go: it earned no bonus pearl and ``cell``
+    was legal for it (the referee lets only a person's pearl on this board move)."""
+    last = game.last
+    if last is None or last.bonuses:
+        return False
     return cell in {p.short for p in perlen.legal_moves(last.before)}
 
 
-def lifted(state: RefereeState, session: Session, game: PerlenGame, now: float) -> Step:
-    """The last pearl stayed off: the move is taken back (its bonus pearls came off too)."""
-    last = game.last
-    assert last is not None
-    step = advance(
-        state,
-        session,
-        game.undo(),
-        (TakeBack(By.LIFT, last.cell),),
-        [_took_back(session, game)],
-        now,
-    )
-    return Step(matched(step.state), step.commit, step.effects)
+def still_on(scene: Scene) -> tuple[Message, ...] | None:
+    """While bonus pearls of a move taken back are still on the board: which, top down."""
+    listed = removals(scene)
+    cell = next((m.cell for m in scene.mismatches if m.kind is MismatchKind.EXTRA), "")
+    if not listed or not cell:
+        return None
+    positions = Items(tuple(b.position.short for b in listed))
+    # The order matters only when one rests on another (they lie on two layers).
+    layers = {b.position.layer for b in listed}
+    key = "remove_bonuses_top_down" if len(layers) > 1 else "remove_bonuses"
+    return (Message.of(key, positions=positions, cell=cell, num=len(listed)),)
 
 
-def shifted(state: RefereeState, session: Session, game: PerlenGame, cell: str, now: float) -> Step:
-    """The last pearl moved to ``cell``: taken back and made there."""
-    last = game.last
-    assert last is not None
-    new = game.undo().move(cell)
-    name = session.name(last.colour)
-    notes = [Message.of("moved", player=name, origin=last.cell, cell=cell)]
-    events = (TakeBack(By.LIFT, last.cell), BasePearl(cell, last.colour))
-    step = advance(state, session, new, events, [*notes, *hidden_notes(new)], now)
-    moved = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
-    return Step(moved, step.commit, step.effects)
-
-
-def undo(state: RefereeState, session: Session, game: PerlenGame, by: By, now: float) -> Step:
-    """The Undo command (page or board): take back the last move."""
-    last = game.last
-    assert last is not None
-    removals = top_down(game.placed_on_last())
-    note = _took_back(session, game)
-    step = advance(state, session, game.undo(), (TakeBack(by, last.cell),), [note], now)
-    # The board still shows the move taken back: it must match again before play goes on
-    # (the caller looks at it), and the bonus pearls on it come off first.
-    watch = BoardCheck(armed=False, last_move_at=state.comparison.last_move_at, removals=removals)
-    return Step(
-        dataclasses.replace(step.state, comparison=watch), step.commit, step.effects,
-        Reply(True, note),
-    )  # fmt: skip
-
-
-def take_off(state: RefereeState) -> Step:
+def take_off(scene: Scene) -> Message:
     """Confirm while bonus pearls of a taken-back move are still to come off: the top one
-    is off, the next one's place blinks."""
-    watch = state.comparison
-    first = removals(state)[0]
-    state = dataclasses.replace(
-        state, comparison=dataclasses.replace(watch, removals=watch.removals[1:])
-    )
-    return Step(state, reply=Reply(True, Message.of("took_off", pos=first.position.short)))
+    is off (the next one's place blinks)."""
+    return Message.of("took_off", pos=removals(scene)[0].position.short)

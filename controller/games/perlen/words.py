@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.game import PerlenGame, hidden
-from controller.referee.game import N_, NP_, Items, Message, Session, colour_term, register
+from controller.referee.game import N_, NP_, Items, Message, Scene, colour_term, register
 from controller.rules.notation import parse_cell
 
 register(
@@ -26,9 +26,6 @@ register(
         "took_back": N_("Took back %(player)s's pearl on %(cell)s."),
         "remote_played": N_(
             "%(player)s played %(cell)s on the other board: place the pearl on %(cell)s."
-        ),
-        "remote_took_back": N_(
-            "%(player)s's move on %(cell)s was taken back on the other board: take it off."
         ),
         "took_off": N_("The bonus pearl %(pos)s is off."),
         "moved": N_("%(player)s moved the pearl from %(origin)s to %(cell)s."),
@@ -115,13 +112,13 @@ register(
 )
 
 
-def bonus_at(session: Session, bonus: perlen.Bonus) -> Message:
+def bonus_at(scene: Scene, bonus: perlen.Bonus) -> Message:
     """``Anna's red, on top of the four blinking pearls (2:c3)``: what the family sees
     first, the notation for grown-ups after it."""
-    owner = session.players[bonus.colour]
+    owner = scene.players[bonus.colour]
     return Message.of(
         "bonus_at",
-        owner=session.name(bonus.colour),
+        owner=scene.name(bonus.colour),
         colour=colour_term(owner.colour.name),
         pos=bonus.position.short,
     )

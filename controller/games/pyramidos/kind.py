@@ -2,7 +2,8 @@
 
 Its :class:`~controller.referee.game.GameKind` (:data:`PYRAMIDOS`) gathers what only this
 game has: seats in their order, the targets read as landings and knock-offs, the End turn
-command and taking back an event (:mod:`.board`).
+command and taking back an event (:mod:`.board`), each answered over the game's own value
+and the referee's :class:`~controller.referee.game.Scene`.
 
 >>> PYRAMIDOS.name, PYRAMIDOS.seats, list(PYRAMIDOS.actions)
 ('pyramidos', range(2, 5), ['end_turn'])
@@ -22,21 +23,21 @@ from controller.games.pyramidos.record import read_record
 from controller.games.pyramidos.words import said
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
 from controller.referee.game import (
-    By,
+    Acted,
     Command,
+    Differences,
     Event,
     Game,
     GameError,
     GameKind,
+    Held,
     Message,
+    Move,
     Options,
     Param,
-    RefereeConfig,
-    RefereeState,
-    Session,
+    Scene,
     Snapshot,
-    Step,
-    fixes,
+    Undone,
 )
 from controller.rules.records import Record
 from controller.vocabulary import TARGETS
@@ -56,11 +57,12 @@ class Pyramidos(GameKind):
     piece = "ball"
     actions = ACTIONS
     presses = PRESSES
-    reconcile = staticmethod(board.reconcile)
+    together = "two_balls"
+    resumed_move = False
     events = EVENTS
 
-    def missing_sensors(self, config: RefereeConfig) -> Message | None:
-        have = set(TARGETS) <= config.sensors
+    def missing_sensors(self, sensors: frozenset[str]) -> Message | None:
+        have = set(TARGETS) <= sensors
         return None if have else Message.of("no_target_sensors")
 
     def seats_wrong(self, seats: int) -> Message | None:
@@ -92,32 +94,31 @@ class Pyramidos(GameKind):
             return played.event("end")
         raise GameError(f"{event.kind!r} is not a Pyramidos event")
 
-    def refusal(self, state: RefereeState, session: Session, order: Command) -> Message | None:
-        game = _game(session.game)
+    def placed(self, game: Game, place: str, scene: Scene) -> Move | Message:
+        return board.placed(_game(game), place, scene)
+
+    def several(self, places: frozenset[str]) -> Message:
+        return board.several(places)
+
+    def held(self, game: Game, differs: Differences, scene: Scene) -> Held | None:
+        return board.held(_game(game), differs, scene)
+
+    def refusal(self, game: Game, order: Command, scene: Scene) -> Message | None:
         if not isinstance(order, EndTurn):
             return Message.of("no_such_action")
         if game.over:
             return Message.of("game_over")
-        hold = state.comparison.settling
-        knocked = hold is not None and hold.action == board.KNOCK_OFF
-        if state.comparison.mismatches and not knocked:
-            return Message.of("fix_first", fixes=fixes(state))
+        knocked = scene.held is not None and not scene.held.undoes
+        if scene.mismatches and not knocked:
+            return Message.of("fix_first", fixes=scene.fixes)
         return None
 
-    def act(self, state: RefereeState, order: Command, now: float) -> Step:
-        session = state.session
-        assert session is not None and isinstance(order, EndTurn)
-        return board.end_turn(state, session, _game(session.game), order.by, now)
+    def act(self, game: Game, order: Command, scene: Scene) -> Acted:
+        assert isinstance(order, EndTurn)
+        return board.end_turn(_game(game), order.by, scene)
 
-    def undo(self, state: RefereeState, session: Session, by: By, now: float) -> Step:
-        return board.undo(state, session, _game(session.game), by, now)
-
-    def urgent(self, state: RefereeState, session: Session) -> tuple[Message, ...] | None:
-        hold = state.comparison.settling
-        if hold is not None and hold.action == board.KNOCK_OFF:
-            gone = board.missing(state)
-            return (Message.of("knocking_off", targets=gone, num=len(gone.items)),)
-        return None
+    def took_back(self, game: Game, scene: Scene) -> Undone:
+        return board.took_back(_game(game), scene)
 
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None

@@ -23,9 +23,11 @@ from controller.referee.game import (
     GameError,
     GameKind,
     Message,
+    Move,
     Options,
     Outcome,
     Reader,
+    Scene,
     Snapshot,
     Status,
     Stored,
@@ -283,10 +285,11 @@ class ThreeInARow(GameKind):
             return played.play(event.cell)
         raise GameError(f"{event.kind!r} is not a three-in-a-row event")
 
-    def placed(self, game: Game, place: str) -> Marked:
+    def placed(self, game: Game, place: str, scene: Scene) -> Move:
         mover = _game(game).to_move
         assert mover is not None  # the referee reads no move into a finished game
-        return Marked(place, mover)
+        return Move((Marked(place, mover),), (Message.of("played", player=scene.name(mover),
+                                                          cell=place),))  # fmt: skip
 
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None
