@@ -13,20 +13,28 @@ games`).
 A game's kind subclasses :class:`GameKind` and writes only the members without a body
 here (as boardgame.io's ``ProcessGameConfig`` fills what a ``Game`` leaves out, and as
 :class:`web_ui.games.view.GameView` does for the page): its name, seats, piece and
-events, its options, a new game, how an event applies, what a new piece on a place means
-(or how it reads the board and takes a move back itself), its snapshot, LEDs and text,
-its record. Everything else has a default: no
-options or buttons of its own, each seat playing for itself, no computer player, no
-children's help, no seats on another board (each refused in the referee's words).
+events, its options, a new game, how an event applies, what a new piece on a place makes,
+its snapshot, LEDs and text, its record. Everything else has a default: no options or
+buttons of its own, each seat playing for itself, no computer player, no children's help,
+no seats on another board (each refused in the referee's words), no holds, Undo stored by
+the last move's place.
+
+A game answers pure questions over its own values (its :class:`Game`, :class:`Options`
+and positions) and, where it needs the table, a :class:`Scene` the referee makes for the
+question; it answers with values and intents defined here (:class:`Move`, :class:`Held`,
+:class:`Undone`, :class:`Acted`, :class:`TookOff`, :class:`AskHint`), never with the
+referee's state. The referee owns the flow around them (:mod:`controller.referee.placing`,
+:mod:`controller.referee.acting`, :mod:`controller.referee.arrivals`): armed checks,
+holds, storing, what is said.
 
 Everything here is a protocol or a small value. At run time it imports of the referee only
-values below it (the words, :mod:`controller.referee.messages`, and the players,
-:mod:`controller.referee.players`); the referee's state and session, which it names as
-types, import it (the one import circle left, until a game answers only over its own
-values). A game package imports it, with the rest of what it may name of the referee,
-through :mod:`controller.referee.game`. The computer player it names is a port below the
-referee (:class:`controller.computer_port.ComputerPlayer`), so the seam names nothing
-above it.
+values below it (the events, :mod:`controller.referee.events`, the words,
+:mod:`controller.referee.messages`, and the players, :mod:`controller.referee.players`);
+as types it names the commands and the snapshot's values, which import nothing of it, so
+it is in no import circle. A game package imports it, with the rest of what it may name of
+the referee, through :mod:`controller.referee.game`. The computer player it names is a
+port below the referee (:class:`controller.computer_port.ComputerPlayer`), so the seam
+names nothing above it.
 """
 
 from __future__ import annotations

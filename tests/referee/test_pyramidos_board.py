@@ -146,6 +146,21 @@ def test_a_ball_on_the_closed_top_is_a_mismatch_said_once() -> None:
     assert snap.status == "playing" and snap.to_move == 1
 
 
+def test_a_ball_on_the_closed_top_beside_a_landing_is_marked_alone_then_the_landing_is() -> None:
+    # Wrong, then right (the referee's reading for every game): only the refused ball is
+    # marked, and lifting it leaves the other as Ben's landing.
+    p = game()
+    p.play("t1")
+    p.wait(1)
+    snap = p.put("t2", "top")
+    assert snap.status == "mismatch" and [m.cell for m in snap.mismatches] == ["top"]
+    assert p.said().startswith("The top opens only when all four base targets hold a ball.")
+    assert kinds(p) == ["land t1"]
+    snap = p.lift("top")
+    assert snap.status == "playing" and pyramidos_parts(snap).targets["t2"] == 1
+    assert kinds(p) == ["land t1", "land t2"] and snap.to_move == 2
+
+
 def test_the_top_opens_pulses_and_a_ball_on_it_ends_the_game() -> None:
     p = game(seats=2)
     p.play("t1", "t2", "t3")
