@@ -34,7 +34,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))

@@ -2,7 +2,7 @@
 
 Standard library only, and below the referee: the seam (:mod:`controller.referee.protocol`)
 names it for :meth:`~controller.referee.protocol.GameKind.computer`, the thinker
-(:class:`controller.computer_player.Thinker`) asks it off the referee's thread, and tests
+(:class:`controller.computer_thread.Thinker`) asks it off the referee's thread, and tests
 give the Table their own (any object with these members).
 """
 

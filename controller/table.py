@@ -47,7 +47,7 @@ from typing import Any, Final, Protocol
 
 from controller import guidance, referee
 from controller.clock import Clock, SystemClock
-from controller.computer_player import ComputerPlayer, Thinker
+from controller.computer_thread import ComputerPlayer, Thinker
 from controller.hardware.channels import ChannelMap
 from controller.hardware.port import (
     Board,

@@ -12,7 +12,7 @@ from typing import Any, Protocol
 
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ConfirmBonus
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.games.pyramidos import rules as pyramidos
 from controller.referee.commands import Command
 from controller.referee.snapshot import Snapshot

@@ -5,7 +5,7 @@
 
 Source texts come from the web page (``web_ui``: ``gettext``, ``lazy_gettext``, the
 templates) and from the referee's messages and each game's
-(``controller/referee/messages.py``, ``controller/games/*/words.py``: ``N_`` and ``NP_``)
+(``controller/referee/messages.py``, ``controller/games/*/messages.py``: ``N_`` and ``NP_``)
 and the household settings' refusals (``controller/settings.py``: ``N_``).
 ``tests/web/test_i18n.py`` runs the same extraction and requires every text
 translated in German and Danish.

@@ -23,7 +23,7 @@ from flask_babel import (
 
 from controller.hardware.channels import CELLS, ChannelMap
 from controller.hardware.port import SensorLevels
-from controller.referee import words
+from controller.referee import prompts
 from controller.referee.messages import TERMS, Items, Message, colour_term, sentences
 from controller.referee.players import Seated, called, computer_term
 from controller.referee.snapshot import MismatchView, PlayerView, Snapshot
@@ -78,7 +78,7 @@ def term(kind: str, value: object) -> str:
 
 
 def colour_name(name: object) -> str:
-    """The translated colour name; a colour only the config knows keeps its own words."""
+    """The translated colour name; a colour only the config knows keeps its own prompts."""
     if not isinstance(name, str):
         return term("colour", "unknown")
     word = colour_term(name)
@@ -133,7 +133,7 @@ PLACE_NAMES: Mapping[str, Any] = {
 
 
 def place_name(name: str) -> str:
-    """A place's name as a label shows it: ``c3``, ``t1``; the top in words."""
+    """A place's name as a label shows it: ``c3``, ``t1``; the top in prompts."""
     return str(PLACE_NAMES[name]) if name in PLACE_NAMES else name
 
 
@@ -325,7 +325,7 @@ def _take_off(snapshot: Snapshot, view: GameView | None) -> str:
         return ""
     everything = view.bare(snapshot)
     count = view.kind.stacked(frozenset(extra)) if everything else 0
-    take_off = words.take_off(extra, view.piece, everything, count)
+    take_off = prompts.take_off(extra, view.piece, everything, count)
     return say(Message.of("fix_board", fixes=Items((take_off,))))
 
 

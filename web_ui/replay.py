@@ -6,7 +6,7 @@ board after the record's ``n``-th move (Perlen-Pyramide: a base pearl and every 
 pearl it earned; Pyramidos: a landing, a knock-off or an ended turn).
 
 >>> from controller.games.registry import GAMES
->>> from controller.games.perlen.views import parts_of
+>>> from controller.games.perlen.snapshot import parts_of
 >>> from controller.store import PlayerRecord, GameSummary, StoredGame
 >>> players = (PlayerRecord(0, 0, "Anna", "red", "#d62728"),
 ...            PlayerRecord(1, 1, "Ben", "blue", "#1f77b4"),

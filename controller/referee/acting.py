@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.referee import computer, progress, words
+from controller.referee import computer_seat, progress, prompts
 from controller.referee.commands import Command
 from controller.referee.events import Event
 from controller.referee.fold import fold
@@ -38,9 +38,9 @@ def act(state: RefereeState, session: Session, order: Command, now: float) -> St
         # A deliberate press says the board has settled: the pieces gone count now.
         events, notes = hold.held.events, hold.held.said
         game = fold(kind, game, events)
-    answer = kind.act(game, order, words.scene(state))
+    answer = kind.act(game, order, prompts.scene(state))
     if isinstance(answer, AskHint):
-        return computer.ask_hint(state)
+        return computer_seat.ask_hint(state)
     if isinstance(answer, TookOff):
         rest = dataclasses.replace(watch, removals=watch.removals[1:])
         return Step(dataclasses.replace(state, comparison=rest), reply=Reply(True, answer.said))

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.referee import progress, words
+from controller.referee import progress, prompts
 from controller.referee.events import Aborted, Event, TakeBack
 from controller.referee.fold import fold
 from controller.referee.messages import N_, Message, register
@@ -103,7 +103,7 @@ def _moved(state: RefereeState, session: Session, event: Event, now: float) -> S
     mover = game.to_move
     if mover is None or not session.players[mover].remote:
         return _no(state, event)
-    move = session.kind.arrived(game, event, words.scene(state))
+    move = session.kind.arrived(game, event, prompts.scene(state))
     if move is None:
         return _no(state, event)
     new = fold(session.kind, game, move.events)
@@ -121,7 +121,7 @@ def _taken_back(state: RefereeState, session: Session, event: TakeBack, now: flo
     last = game.last_by
     if last is None or not session.made_there():
         return _no(state, event)
-    undone = session.kind.took_back(game, words.scene(state))
+    undone = session.kind.took_back(game, prompts.scene(state))
     if undone.what != event.what:
         return _no(state, event)
     note = Message.of("remote_took_back", player=session.name(last), cell=undone.what)

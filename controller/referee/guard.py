@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from controller.referee import setup, words
+from controller.referee import prompts, setup
 from controller.referee.commands import (
     ACTIONS,
     Abort,
@@ -100,7 +100,7 @@ def _check(state: RefereeState, order: Command) -> None:
             raise _no("remote_undo")
     else:  # a command only some games have: Confirm, End turn, Hint …
         assert isinstance(order, GameCommand)
-        why = session.kind.refusal(game, order, words.scene(state))
+        why = session.kind.refusal(game, order, prompts.scene(state))
         if why is not None:
             raise Refused(why)
 

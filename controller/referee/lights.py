@@ -10,7 +10,7 @@ pieces to take off first) and asks the game on the table for its own picture
 from __future__ import annotations
 
 from controller import guidance
-from controller.referee import computer, progress
+from controller.referee import computer_seat, progress
 from controller.referee.state import RefereeState
 
 
@@ -26,9 +26,9 @@ def picture(state: RefereeState) -> guidance.Picture:
     lights = [p.light for p in session.players]
     options = guidance.GuidanceOptions(
         children_help=session.children_help,
-        hint=computer.hint(state),
-        computer_move=computer.chosen(state),
-        thinking=computer.thinking(state),
+        hint=computer_seat.hint(state),
+        computer_move=computer_seat.chosen(state),
+        thinking=computer_seat.thinking(state),
         sweep_frame=state.animations.sweep_frame,
         pending_shown=progress.shown(state),
         removals=state.comparison.removals,

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.referee import computer, progress, words
+from controller.referee import computer_seat, progress, prompts
 from controller.referee.events import By, TakeBack
 from controller.referee.fold import fold
 from controller.referee.messages import Message
@@ -67,7 +67,7 @@ def read(state: RefereeState, session: Session, board: Differences, now: float) 
     game, kind = session.game, session.kind
     watch = state.comparison
     extra, missing = board.extra, board.missing
-    scene = words.scene(state)
+    scene = prompts.scene(state)
     # A take-back or shift settling keeps ``armed`` (so it can still act), but the board
     # did not match just before: a piece put back with a new one in the same frame is no
     # move until the board matches again (docs/architecture.md, reconciliation).
@@ -102,7 +102,7 @@ def _sorted_out(state: RefereeState, session: Session, board: Differences, now: 
     only the wrong ones are marked. Two or more right ones: none is the move."""
     game, kind = session.game, session.kind
     watch = state.comparison
-    chosen = computer.chosen(state)
+    chosen = computer_seat.chosen(state)
     answers = {p: _answer(state, session, p, now) for p in sorted(board.extra)}
     # A piece refused once stays wrong while it lies (placed too soon stays too soon), but
     # never the place a computer seat chose since: that place is never marked wrong.
@@ -145,7 +145,7 @@ def _answer(state: RefereeState, session: Session, place: str, now: float) -> Mo
     game, kind = session.game, session.kind
     if kind.together is not None and now - state.comparison.last_move_at < state.config.together_s:
         return Refusal(Message.of(kind.together))
-    answer = kind.placed(game, place, words.scene(state))
+    answer = kind.placed(game, place, prompts.scene(state))
     if isinstance(answer, Message):
         return Refusal(answer)
     mover = game.to_move
@@ -153,8 +153,8 @@ def _answer(state: RefereeState, session: Session, place: str, now: float) -> Mo
     player = session.players[mover]
     if player.remote:
         return Refusal(Message.of("remote_turn", player=session.name(mover)))
-    if player.computer is not None and not computer.failed(state):
-        chosen = computer.chosen(state)
+    if player.computer is not None and not computer_seat.failed(state):
+        chosen = computer_seat.chosen(state)
         # "Computer (easy)" says computer already; a named one is marked "(computer)".
         prefix = "unnamed_" if unnamed(player) else ""
         name = session.name(mover)
@@ -168,7 +168,7 @@ def _answer(state: RefereeState, session: Session, place: str, now: float) -> Mo
 
 
 def play(state: RefereeState, session: Session, move: Move, now: float) -> Step:
-    """The mover's piece: store the game's events and say its words."""
+    """The mover's piece: store the game's events and say its prompts."""
     new = fold(session.kind, session.game, move.events)
     step = progress.advance(state, session, new, move.events, move.said, now)
     armed = dataclasses.replace(step.state, comparison=BoardCheck(armed=True, last_move_at=now))
@@ -203,7 +203,7 @@ def take_back(state: RefereeState, session: Session, by: By, now: float) -> Step
     """Undo: the last move taken back; the board must match again before play goes on (the
     pieces of that move come off, the game's ``removals`` first)."""
     game = session.game
-    undone = session.kind.took_back(game, words.scene(state))
+    undone = session.kind.took_back(game, prompts.scene(state))
     event = TakeBack(by, undone.what)
     step = progress.advance(state, session, game.undo(), (event,), [undone.said], now)
     watch = BoardCheck(

@@ -11,7 +11,7 @@ import dataclasses
 from collections.abc import Iterable
 
 from controller.guidance import Mismatch, MismatchKind
-from controller.referee import computer
+from controller.referee import computer_seat
 from controller.referee.events import Event, Result
 from controller.referee.messages import Items, Message, Term, unit_term
 from controller.referee.protocol import Game
@@ -80,7 +80,7 @@ def advance(
     moved = dataclasses.replace(moved, animations=shows(moved, now, ended=ended))
     if not fresh:
         return Step(moved, commit)
-    moved, effects = computer.new_position(moved)
+    moved, effects = computer_seat.new_position(moved)
     return Step(moved, commit, effects)
 
 

@@ -36,7 +36,7 @@ from typing import Final
 from controller.referee import (
     acting,
     arrivals,
-    computer,
+    computer_seat,
     guard,
     placing,
     progress,
@@ -250,7 +250,7 @@ def begin(state: RefereeState, game: CheckedSetup, game_id: int, now: float) -> 
         fault=state.fault,
         retry_at=state.retry_at,
     )
-    fresh, effects = computer.new_position(fresh)
+    fresh, effects = computer_seat.new_position(fresh)
     step = reconcile(fresh, now)
     step = Step(step.state, step.commit, effects + step.effects, Reply(True, said[-1]))
     return _cued(before, step)
@@ -261,7 +261,7 @@ def _abort(state: RefereeState) -> Step:
     assert session is not None
     commit = Commit(session.game_id, (Aborted("aborted from the table"),))
     said = Message.of("aborted", number=session.game_id)
-    idle, effects = computer.new_position(closed(state, said))
+    idle, effects = computer_seat.new_position(closed(state, said))
     return Step(idle, commit, effects, Reply(True, said))
 
 
@@ -312,7 +312,7 @@ def arrived(state: RefereeState, event: Event, now: float) -> Step:
     session = state.session
     if isinstance(event, Aborted) and session is not None and session.linked:
         said = Message.of("remote_aborted", number=session.game_id)
-        idle, effects = computer.new_position(closed(state, said))
+        idle, effects = computer_seat.new_position(closed(state, said))
         return Step(idle, Commit(session.game_id, (event,)), effects, Reply(True, said))
     step = arrivals.arrived(state, event, now)
     if step.reply is not None and not step.reply.ok:
@@ -334,7 +334,7 @@ def answered(
     """The computer's answer (``cell`` None: it could not choose; ``why`` a hint's
     reasons); stale ones are dropped."""
     before = state
-    state, current = computer.answered(state, purpose, token, cell, why)
+    state, current = computer_seat.answered(state, purpose, token, cell, why)
     if not current:
         return Step(before)
     return _cued(before, reconcile(state, now))

@@ -19,7 +19,7 @@ import dataclasses
 from collections.abc import Mapping
 
 from controller.palette import PaletteError
-from controller.referee import computer, progress
+from controller.referee import computer_seat, progress
 from controller.referee.events import Aborted, EventError
 from controller.referee.fold import fold, from_stored
 from controller.referee.kept import KeptGame
@@ -72,5 +72,5 @@ def resume(
         state, session=session, note=note, comparison=BoardCheck(armed=False, resumed=True)
     )
     back = dataclasses.replace(back, animations=progress.shows(back, now))
-    back, effects = computer.new_position(back)
+    back, effects = computer_seat.new_position(back)
     return Step(back, effects=effects)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
-from controller.referee import computer, guard, words
+from controller.referee import computer_seat, guard, prompts
 from controller.referee.players import Player, default_name
 from controller.referee.protocol import GameKind, Options
 from controller.referee.snapshot import (
@@ -120,16 +120,16 @@ def of(state: RefereeState, *, version: int, at: float) -> Snapshot:
         game_id=session.game_id,
         status=now,
         mismatches=tuple(MismatchView(m.cell, m.kind.value, m.colour) for m in check.mismatches),
-        hint=computer.hint(state),
-        computer_move=computer.chosen(state),
-        thinking=computer.thinking(state),
-        prompt=words.prompt(state),
+        hint=computer_seat.hint(state),
+        computer_move=computer_seat.chosen(state),
+        thinking=computer_seat.thinking(state),
+        prompt=prompts.prompt(state),
         moves=game.moves,
         children_help=session.children_help,
         commands=guard.offered(state),
         winners=snap.winners if game.over else (),
     )
-    return session.kind.shown(game, words.scene(state), snap)
+    return session.kind.shown(game, prompts.scene(state), snap)
 
 
 def _hex(colour: tuple[int, int, int]) -> str:

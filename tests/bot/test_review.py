@@ -15,7 +15,7 @@ import pytest
 from controller.games.perlen.bot import Speed, advise, review
 from controller.games.perlen.bot import player as player_module
 from controller.games.perlen.bot.advice import BEST, CLOSE, COSTLY, REVIEW_SPEED, MoveReview
-from controller.games.perlen.player import reasons
+from controller.games.perlen.computer import reasons
 from controller.games.perlen.pyramid import SYMMETRIES, canonical
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.rules import PerlenState, new_game, play

@@ -21,7 +21,7 @@ from controller.games.perlen.bot import Advice, Speed, machine_speed, review
 from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.rules import PerlenState, legal_moves, new_game, play
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.games.registry import GAMES, parse_record
 from controller.hardware.port import Led, LedMode
 from controller.referee.commands import NewGame

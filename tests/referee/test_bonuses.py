@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ConfirmBonus
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode, Sound
 from controller.palette import WHITE
 from controller.referee.commands import PlayAgain

@@ -9,7 +9,7 @@ faults are in ``tests/table/test_store_faults.py``).
 from __future__ import annotations
 
 from controller.games.perlen.commands import ConfirmBonus
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.referee.messages import english
 from rigs.referee import Play
 

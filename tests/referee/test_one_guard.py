@@ -15,7 +15,7 @@ from collections.abc import Callable
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import Action as PerlenAction
 from controller.games.pyramidos.commands import Action as PyramidosAction
-from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.games.pyramidos.snapshot import parts_of as pyramidos_parts
 from controller.games.registry import GAMES
 from controller.referee import referee
 from controller.referee.commands import ACTIONS, Act, Action, Command, NewGame

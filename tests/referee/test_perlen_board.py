@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
 from controller.referee.commands import NewGame, Undo

@@ -9,7 +9,7 @@ import pytest
 
 from controller.games.pyramidos import rules as pyramidos
 from controller.games.pyramidos.commands import EndTurn
-from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.games.pyramidos.snapshot import parts_of as pyramidos_parts
 from controller.hardware.channels import CELLS, ChannelMap
 from controller.hardware.port import Led, LedMode, Sound
 from controller.palette import WHITE

@@ -16,7 +16,7 @@ import pytest
 from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.events import BasePearl
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode
 from controller.referee import arrivals, referee
 from controller.referee.commands import Abort, NewGame, Undo

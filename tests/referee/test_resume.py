@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from controller.games.perlen.commands import ConfirmBonus
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.referee.commands import PlayAgain
 from controller.referee.resume import resume
 from controller.rules.notation import BASE

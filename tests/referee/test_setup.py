@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.games.pyramidos.commands import EndTurn
 from controller.hardware.port import Led
 from controller.referee.commands import Abort, Command, LedTest, NewGame, PlayAgain

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from controller.games.perlen.commands import ConfirmBonus
 from controller.games.perlen.events import BonusPlaced
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.hardware.port import LedMode
 from controller.palette import WHITE
 from controller.referee.commands import Undo

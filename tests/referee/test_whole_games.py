@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.game import PerlenGame
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.hardware.channels import CELLS
 from controller.referee.fold import fold, from_stored
 from rigs.referee import Play

@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.games.perlen.game import PerlenGame
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.hardware.port import Led, LedMode
 from controller.palette import WHITE
 from controller.referee.snapshot import Snapshot

@@ -21,8 +21,8 @@ import sys
 import time
 from pathlib import Path
 
-from controller.games.perlen.views import parts_of as perlen_parts
-from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
+from controller.games.pyramidos.snapshot import parts_of as pyramidos_parts
 from controller.referee.commands import NewGame
 from rigs.scripts import NAMES, expected_events, play, script_for
 from rigs.table import Harness, fast_rules

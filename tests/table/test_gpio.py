@@ -12,11 +12,11 @@ import pytest
 
 from controller.games.perlen.record import PerlenRecord
 from controller.games.perlen.record import replay as replay_perlen
-from controller.games.perlen.views import BonusView, PearlView
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import BonusView, PearlView
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.games.pyramidos.record import PyramidosRecord
 from controller.games.pyramidos.record import last_state as replay_pyramidos
-from controller.games.pyramidos.views import parts_of as pyramidos_parts
+from controller.games.pyramidos.snapshot import parts_of as pyramidos_parts
 from controller.games.registry import parse_record
 from controller.palette import parse_hex
 from controller.referee.commands import NewGame

@@ -21,7 +21,7 @@ import pytest
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ConfirmBonus, Hint
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.games.registry import GAMES
 from controller.hardware.port import Led, LedFrame, LedMode, Sound
 from controller.hardware.sim import SimBoard

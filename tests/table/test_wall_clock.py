@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from controller.clock import SystemClock
-from controller.games.perlen.views import parts_of as perlen_parts
+from controller.games.perlen.snapshot import parts_of as perlen_parts
 from controller.games.registry import GAMES
 from controller.hardware.channels import ChannelMap
 from controller.hardware.sim import SimBoard

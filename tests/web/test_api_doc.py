@@ -20,8 +20,8 @@ import pytest
 from flask.testing import FlaskClient
 
 from controller.games.perlen.rules import BonusRule
-from controller.games.perlen.views import PerlenParts
-from controller.games.pyramidos.views import PyramidosParts
+from controller.games.perlen.snapshot import PerlenParts
+from controller.games.pyramidos.snapshot import PyramidosParts
 from controller.games.registry import GAMES
 from controller.hardware.port import LinkState, Sound
 from controller.referee import snapshot

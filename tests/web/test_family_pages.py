@@ -191,7 +191,7 @@ def test_the_rules_page_gives_each_split_its_own_reason(
 def test_the_bonus_pearls_owed_say_why_by_the_split_below(rig: Rig) -> None:
     """Item 8, live: the reason of each bonus pearl owed is worked out from the four
     pearls under it, bonus pearls owed below it included."""
-    from web_ui.games.perlen.words import splits
+    from web_ui.games.perlen.labels import splits
 
     p = three_bonus_pearls()
     parts = p.snap.parts

@@ -17,7 +17,7 @@ from __future__ import annotations
 from controller.games.perlen import takeback
 from controller.games.perlen.events import BonusPlaced
 from controller.games.perlen.game import PerlenGame
-from controller.games.perlen.words import bonus_at
+from controller.games.perlen.messages import bonus_at
 from controller.referee.game import Acted, By, Message, Scene, TookOff
 
 

@@ -1,6 +1,6 @@
 """A hint in words: why the computer finds a cell good, as the family is told it.
 
-The computer player (:mod:`.player`) answers a hint with the cell and a :class:`Why`; the
+The computer player (:mod:`.computer`) answers a hint with the cell and a :class:`Why`; the
 referee asks the game to word it (:meth:`~controller.referee.game.GameKind.explained`).
 
 >>> from controller.referee.messages import english
@@ -19,7 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
-from controller.games.perlen import words  # noqa: F401 - registers the messages worded here
+from controller.games.perlen import messages  # noqa: F401 - registers the messages worded here
 from controller.referee.game import Amount, Items, Message
 
 

@@ -2,7 +2,7 @@
 
 Its :class:`~controller.referee.game.GameKind` (:data:`PERLEN_PYRAMIDE`) gathers what only
 this game has: three seats, colours in turn order from the first seat, computer seats and
-help for children, the base cells read as moves and take-backs (:mod:`.board`, :mod:`.takeback`),
+help for children, the base cells read as moves and take-backs (:mod:`.reading`, :mod:`.takeback`),
 bonus pearls to place and to take off (:mod:`.bonuses`), hints (:mod:`.hints`), its seats
 on another board (:func:`.board.arrived`). Each answers over the game's own value and the
 referee's :class:`~controller.referee.game.Scene`; the referee carries the answers out.
@@ -17,12 +17,12 @@ import dataclasses
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
-from controller.games.perlen import board, bonuses, hints, lights, takeback, text, views
+from controller.games.perlen import bonuses, hints, lights, reading, snapshot, takeback, terminal
 from controller.games.perlen import rules as perlen
 from controller.games.perlen.commands import ACTIONS, PRESSES, ConfirmBonus, Hint
+from controller.games.perlen.computer import BotPlayer
 from controller.games.perlen.events import EVENTS, BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
-from controller.games.perlen.player import BotPlayer
 from controller.games.perlen.record import read_record
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
 from controller.palette import PaletteColour
@@ -128,10 +128,10 @@ class PerlenPyramide(GameKind):
         raise GameError(f"{event.kind!r} is not a Perlen-Pyramide event")
 
     def placed(self, game: Game, place: str, scene: Scene) -> Move | Message:
-        return board.placed(_game(game), place, scene)
+        return reading.placed(_game(game), place, scene)
 
     def held(self, game: Game, differs: Differences, scene: Scene) -> Held | None:
-        return board.held(_game(game), differs, scene)
+        return reading.held(_game(game), differs, scene)
 
     def refusal(self, game: Game, order: Command, scene: Scene) -> Message | None:
         played = _game(game)
@@ -162,7 +162,7 @@ class PerlenPyramide(GameKind):
         return takeback.undone(_game(game), scene)
 
     def arrived(self, game: Game, event: Event, scene: Scene) -> Move | None:
-        return board.arrived(_game(game), event, scene)
+        return reading.arrived(_game(game), event, scene)
 
     def computer(self, move_budget_s: float | None, hint_budget_s: float) -> BotPlayer:
         return BotPlayer(move_budget_s, hint_budget_s)
@@ -180,9 +180,9 @@ class PerlenPyramide(GameKind):
         played = _game(game)
         playing = snap.status in (Status.PLAYING, BONUS_STATUS) and played.to_move is not None
         parts = dataclasses.replace(
-            views.parts_of(snap),
+            snapshot.parts_of(snap),
             shown_bonus=scene.pending_shown,
-            removals=tuple(views.BonusView.of(b) for b in takeback.removals(scene)),
+            removals=tuple(snapshot.BonusView.of(b) for b in takeback.removals(scene)),
         )
         return dataclasses.replace(
             snap,
@@ -193,7 +193,7 @@ class PerlenPyramide(GameKind):
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None
     ) -> Snapshot:
-        return views.position(state, options, pending, last_move)
+        return snapshot.position(state, options, pending, last_move)
 
     def picture(
         self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
@@ -207,7 +207,7 @@ class PerlenPyramide(GameKind):
         return lights.picture(played.state, players, pending, wrong, options, take_off)
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
-        return text.drawn(state, colour=colour)
+        return terminal.drawn(state, colour=colour)
 
     def read_record(self, raw: Mapping[str, Any]) -> Record:
         return read_record(raw)

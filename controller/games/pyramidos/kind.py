@@ -2,7 +2,7 @@
 
 Its :class:`~controller.referee.game.GameKind` (:data:`PYRAMIDOS`) gathers what only this
 game has: seats in their order, the targets read as landings and knock-offs, the End turn
-command and taking back an event (:mod:`.board`), each answered over the game's own value
+command and taking back an event (:mod:`.reading`), each answered over the game's own value
 and the referee's :class:`~controller.referee.game.Scene`.
 
 >>> PYRAMIDOS.name, PYRAMIDOS.seats, list(PYRAMIDOS.actions)
@@ -14,13 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from controller.games.pyramidos import board, lights, text, views
+from controller.games.pyramidos import lights, reading, snapshot, terminal
 from controller.games.pyramidos import rules as pyramidos
 from controller.games.pyramidos.commands import ACTIONS, PRESSES, EndTurn
 from controller.games.pyramidos.events import EVENTS, KnockedOff, Landed, TurnEnded
 from controller.games.pyramidos.game import PyramidosGame
+from controller.games.pyramidos.messages import said
 from controller.games.pyramidos.record import read_record
-from controller.games.pyramidos.words import said
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture
 from controller.referee.game import (
     Acted,
@@ -95,13 +95,13 @@ class Pyramidos(GameKind):
         raise GameError(f"{event.kind!r} is not a Pyramidos event")
 
     def placed(self, game: Game, place: str, scene: Scene) -> Move | Message:
-        return board.placed(_game(game), place, scene)
+        return reading.placed(_game(game), place, scene)
 
     def several(self, places: frozenset[str]) -> Message:
-        return board.several(places)
+        return reading.several(places)
 
     def held(self, game: Game, differs: Differences, scene: Scene) -> Held | None:
-        return board.held(_game(game), differs, scene)
+        return reading.held(_game(game), differs, scene)
 
     def refusal(self, game: Game, order: Command, scene: Scene) -> Message | None:
         if not isinstance(order, EndTurn):
@@ -115,15 +115,15 @@ class Pyramidos(GameKind):
 
     def act(self, game: Game, order: Command, scene: Scene) -> Acted:
         assert isinstance(order, EndTurn)
-        return board.end_turn(_game(game), order.by, scene)
+        return reading.end_turn(_game(game), order.by, scene)
 
     def took_back(self, game: Game, scene: Scene) -> Undone:
-        return board.took_back(_game(game), scene)
+        return reading.took_back(_game(game), scene)
 
     def position(
         self, state: object, options: Options, pending: Sequence[object], last_move: str | None
     ) -> Snapshot:
-        return views.position(state, options, pending, last_move)
+        return snapshot.position(state, options, pending, last_move)
 
     def picture(
         self, game: Game, players: Sequence[Light], wrong: tuple[Mismatch, ...],
@@ -136,7 +136,7 @@ class Pyramidos(GameKind):
         return said(before, label, name)
 
     def drawn(self, state: object, *, colour: bool = False) -> str:
-        return text.drawn(state, colour=colour)
+        return terminal.drawn(state, colour=colour)
 
     def read_record(self, raw: Mapping[str, Any]) -> Record:
         return read_record(raw)

@@ -1,3 +1,3 @@
 """Perlen-Pyramide on the page: its view (:mod:`.view`), its drawings (:mod:`.drawing`),
-its words (:mod:`.words`), the pictures of its rules (:mod:`.pictures`) and its templates
+its words (:mod:`.labels`), the pictures of its rules (:mod:`.pictures`) and its templates
 (``templates/``). This file imports nothing."""

@@ -13,7 +13,7 @@ It is drawn twice:
 
 >>> from controller.palette import PALETTE
 >>> from controller.referee.snapshot import PlayerView, Snapshot
->>> from controller.games.perlen.views import PearlView, PerlenParts
+>>> from controller.games.perlen.snapshot import PearlView, PerlenParts
 >>> players = tuple(PlayerView(i, i, n, c.hex, c.name, c.letter, c.pattern_id, None)
 ...                 for i, (n, c) in enumerate(zip(("Anna", "Ben", "Cleo"), PALETTE)))
 >>> parts = PerlenParts(pearls=(PearlView("1:c3", 0), PearlView("2:b2", 2)))
@@ -34,7 +34,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.games.perlen.views import BonusView, parts_of
+from controller.games.perlen.snapshot import BonusView, parts_of
 from controller.referee.snapshot import Snapshot
 from controller.rules.notation import (
     FILES,

@@ -4,7 +4,7 @@ Each picture is a snapshot played out with :mod:`controller.games.perlen.rules`,
 the same code as the live game, so the rules page can never show a bonus rule the
 referee does not apply.
 
->>> from controller.games.perlen.views import parts_of
+>>> from controller.games.perlen.snapshot import parts_of
 >>> pics = rule_pictures()
 >>> [g.bonus.letter for g in pics.groups]            # 3:1, 2:1:1, 2:2, four of a kind
 ['R', 'B', 'Y', 'B']

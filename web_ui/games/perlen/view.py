@@ -16,12 +16,12 @@ from typing import Any, Final
 from controller.games.perlen import bot
 from controller.games.perlen.kind import PERLEN_PYRAMIDE
 from controller.games.perlen.record import PerlenRecord
-from controller.games.perlen.views import parts_of
+from controller.games.perlen.snapshot import parts_of
 from controller.referee.snapshot import Snapshot
 from controller.rules.records import Record
 from controller.vocabulary import CELLS
 from web_ui.drawing import Swatch, swatch_of
-from web_ui.games.perlen import drawing, pictures, words
+from web_ui.games.perlen import drawing, labels, pictures
 from web_ui.games.view import GameView, MoveLoss
 
 
@@ -35,7 +35,7 @@ def _context(snapshot: Snapshot, palette: Sequence[Swatch]) -> dict[str, Any]:
     return {
         "pending": [(b, swatch_of(palette, b.colour)) for b in parts.pending],
         # The colours under each bonus pearl owed, which say why it has its colour.
-        "split": words.splits(
+        "split": labels.splits(
             [(p.pos, p.colour) for p in parts.pearls] + [(b.pos, b.colour) for b in parts.pending]
         ),
         "removals": [(b, swatch_of(palette, b.colour)) for b in removals],
@@ -84,14 +84,14 @@ PERLEN_VIEW: Final = GameView(
     places=frozenset(CELLS),
     context=_context,
     helpers={
-        "place_label": words.place_label,
-        "side_name": words.side_name,
-        "bonus_reason": words.bonus_reason,
-        "house_rules": words.house_rules,
+        "place_label": labels.place_label,
+        "side_name": labels.side_name,
+        "bonus_reason": labels.bonus_reason,
+        "house_rules": labels.house_rules,
     },
     pictures=lambda players: pictures.rule_pictures(players[:3]),
     review=_review,
     forced=_forced,
-    left_over=words.left_over,
+    left_over=labels.left_over,
 )
 """Perlen-Pyramide, as the page shows it."""

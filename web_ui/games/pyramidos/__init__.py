@@ -1,2 +1,2 @@
 """Pyramidos on the page: its view (:mod:`.view`), its drawing (:mod:`.drawing`), its
-words (:mod:`.words`) and its templates (``templates/``). This file imports nothing."""
+words (:mod:`.labels`) and its templates (``templates/``). This file imports nothing."""

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Final
 
-from controller.games.pyramidos.views import parts_of
+from controller.games.pyramidos.snapshot import parts_of
 from controller.referee.snapshot import Snapshot
 from web_ui.drawing import ScoreBar, Swatch, at, swatch_of, swatches
 

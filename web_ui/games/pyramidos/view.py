@@ -11,11 +11,11 @@ from typing import Any, Final
 
 from controller.games.pyramidos import rules as pyramidos
 from controller.games.pyramidos.kind import PYRAMIDOS
-from controller.games.pyramidos.views import parts_of
+from controller.games.pyramidos.snapshot import parts_of
 from controller.referee.showing import position
 from controller.referee.snapshot import PlayerView, Snapshot
 from controller.vocabulary import TARGETS
-from web_ui.games.pyramidos import drawing, words
+from web_ui.games.pyramidos import drawing, labels
 from web_ui.games.view import GameView
 
 
@@ -40,8 +40,8 @@ PYRAMIDOS_VIEW: Final = GameView(
     score_bars=drawing.score_bars,
     bare=lambda snapshot: all(owner is None for owner in parts_of(snapshot).targets.values()),
     places=frozenset(TARGETS),
-    helpers={"target_label": words.target_label, "target_name": words.target_name},
+    helpers={"target_label": labels.target_label, "target_name": labels.target_name},
     pictures=_pictures,
-    left_over=words.left_over,
+    left_over=labels.left_over,
 )
 """Pyramidos, as the page shows it."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from controller.guidance import MismatchKind
-from controller.referee import computer
+from controller.referee import computer_seat
 from controller.referee.messages import Items, Message, Param, Term, colour_term, place, places
 from controller.referee.players import unnamed
 from controller.referee.progress import piece_word, shown
@@ -120,8 +120,8 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
     player = session.players[mover]
     if player.remote:
         return (Message.of("remote_to_move", player=session.name(mover)),)
-    if player.computer is not None and not computer.failed(state):
-        chosen = computer.chosen(state)
+    if player.computer is not None and not computer_seat.failed(state):
+        chosen = computer_seat.chosen(state)
         # "Computer (strong)" says computer already; a named one is marked "(computer)".
         prefix = "unnamed_" if unnamed(player) else ""
         if chosen is None:

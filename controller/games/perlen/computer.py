@@ -1,5 +1,5 @@
 """The computer player for the Table: :mod:`.bot` behind the Table's small port
-(:class:`controller.computer_player.ComputerPlayer`), with the budgets ``pyramid run``
+(:class:`controller.computer_thread.ComputerPlayer`), with the budgets ``pyramid run``
 gives it.
 
 >>> from controller.games.perlen import rules as perlen

@@ -19,7 +19,7 @@ from controller.games.perlen import rules as perlen
 from controller.games.perlen import takeback
 from controller.games.perlen.events import BasePearl, BonusPlaced
 from controller.games.perlen.game import PerlenGame
-from controller.games.perlen.words import hidden_notes
+from controller.games.perlen.messages import hidden_notes
 from controller.referee.game import (
     By,
     Differences,

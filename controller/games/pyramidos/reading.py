@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from controller.games.pyramidos.events import KnockedOff, Landed, TurnEnded
 from controller.games.pyramidos.game import PyramidosGame
-from controller.games.pyramidos.words import knocked_off, ordered, said
+from controller.games.pyramidos.messages import knocked_off, ordered, said
 from controller.referee.game import (
     Acted,
     By,
