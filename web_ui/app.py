@@ -29,7 +29,6 @@ from jinja2 import ChoiceLoader, FileSystemLoader
 from web_ui import (
     api,
     errors,
-    events,
     hosts,
     i18n,
     pages,
@@ -37,6 +36,7 @@ from web_ui import (
     render,
     reviews,
     security,
+    stream,
 )
 from web_ui.auth import is_admin
 from web_ui.games.view import GameView, plain_view
@@ -153,7 +153,7 @@ def create_app(
 
     app.register_blueprint(pages.bp)
     app.register_blueprint(api.bp)
-    app.register_blueprint(events.bp)
+    app.register_blueprint(stream.bp)
     app.register_blueprint(remote_pages.bp)
     errors.register(app)
     render.register(app, shown)

@@ -6,7 +6,7 @@ unlocked with the PIN gets them: the family member who started the game reads th
 to the other home, everyone else sees the game and the link without them. The snapshot
 (``GET /api/state``, the live stream, every page) goes through :func:`redacted` for a
 locked browser; the live stream's bytes are built once per snapshot, view, language and
-*unlocked or not* (:mod:`web_ui.events`).
+*unlocked or not* (:mod:`web_ui.stream`).
 
 >>> from controller.referee.snapshot import Snapshot
 >>> snap = Snapshot(version=3, remote={"code": "7KQM-X4PA-9HZD", "broker": "mqtt://b:1883",
