@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from controller.referee.messages import Message
+from controller.referee.messages import Message, Term
 from controller.referee.state import (
     Announcement,
     Ask,
@@ -66,7 +66,9 @@ def consider(
     token = _token(state)
     if not state.config.levels:
         asks = dataclasses.replace(state.asks, computer=Ask(token, failed=True))
-        note = Announcement((*state.note.messages, Message.of("computer_missing")), fault=True)
+        note = Announcement(
+            (*state.note.messages, Message.of("computer_missing", thing=_piece(state))), fault=True
+        )
         return dataclasses.replace(state, asks=asks, note=note), effects
     asks = dataclasses.replace(state.asks, computer=Ask(token))
     seed = session.game_id * 1000 + game.moves
@@ -113,7 +115,7 @@ def answered(
     done = Ask(token, cell, failed=cell is None)
     said: tuple[Message, ...] = ()
     if purpose is Purpose.MOVE:
-        said = (Message.of("computer_failed"),) if cell is None else ()
+        said = (Message.of("computer_failed", thing=_piece(state)),) if cell is None else ()
         state = dataclasses.replace(state, asks=dataclasses.replace(asks, computer=done))
     else:
         session = state.session
@@ -153,3 +155,10 @@ def ask_hint(state: RefereeState) -> Step:
         effects=(ask,),
         reply=Reply(True, looking),
     )
+
+
+
+def _piece(state: RefereeState) -> Term:
+    """The game's piece (``pearl``), for "place its pearl yourself"."""
+    session = state.session
+    return Term("thing", session.kind.piece if session is not None else "")

@@ -179,8 +179,12 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "aborted": N_("Game %(number)d ended without a result."),
         "remote_aborted": N_("Game %(number)d was ended on the other board."),
         "ready": N_("Ready for a new game."),
-        "computer_failed": N_("The computer could not choose: place its pearl on any legal cell."),
-        "computer_missing": N_("The computer player is not installed: place its pearl yourself."),
+        "computer_failed": N_(
+            "The computer could not choose: place its %(thing)s on any legal cell."
+        ),
+        "computer_missing": N_(
+            "The computer player is not installed: place its %(thing)s yourself."
+        ),
         "hint": N_("Hint: the cell with the dotted ring (%(cell)s)."),
         "no_hint": N_("No hint this time."),
         "looking": N_("Looking for a good cell…"),
@@ -201,13 +205,13 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "computer_thinking": N_("%(player)s (computer) is thinking…"),
         "computer_chose": N_(
             "%(player)s (computer) chose the blinking cell with the dashed ring (%(cell)s): "
-            "put its pearl there."
+            "put its %(thing)s there."
         ),
         "remote_to_move": N_("%(player)s plays on the other board: wait for the move."),
         "unnamed_computer_thinking": N_("%(player)s is thinking…"),
         "unnamed_computer_chose": N_(
             "%(player)s chose the blinking cell with the dashed ring (%(cell)s): "
-            "put its pearl there."
+            "put its %(thing)s there."
         ),
         "fix_board": N_("%(fixes)s."),
         "fix_extra": N_("take off the %(thing)s with the red ✕ (%(cells)s)"),
@@ -274,7 +278,7 @@ CATALOGUE: Final[dict[str, Template]] = _catalogue(
         "computer_not_installed": N_("Computer players are not installed."),
         "computer_seat_bad": N_("Computer seat %(seat)s is not a seat (1 to %(seats)d)."),
         "computer_level_bad": N_("The computer level must be one of %(levels)s."),
-        "one_person": N_("At least one player must be a person to place the pearls."),
+        "one_person": N_("At least one player must be a person."),
         # -- pieces of sentences ---------------------------------------------------------------
         "player_colour": N_("%(player)s (%(colour)s)"),
         "computer_name": N_("%(computer)s"),

@@ -126,5 +126,7 @@ def prompt(state: RefereeState) -> tuple[Message, ...]:
         prefix = "unnamed_" if unnamed(player) else ""
         if chosen is None:
             return (Message.of(prefix + "computer_thinking", player=session.name(mover)),)
-        return (Message.of(prefix + "computer_chose", player=session.name(mover), cell=chosen),)
+        chose = prefix + "computer_chose"
+        piece = piece_word(session)
+        return (Message.of(chose, player=session.name(mover), cell=chosen, thing=piece),)
     return (Message.of("to_move", player=session.name(mover)),)
