@@ -157,7 +157,6 @@ def ask_hint(state: RefereeState) -> Step:
     )
 
 
-
 def _piece(state: RefereeState) -> Term:
     """The game's piece (``pearl``), for "place its pearl yourself"."""
     session = state.session
