@@ -614,10 +614,6 @@ class LedLayout:
 # board. These are the keys a maker measures on the family's own set (hardware/README.md,
 # "The Pyramidos module").
 
-STANDOFFS: Final = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0)
-"""mm: the stock lengths of M3 nylon spacers (round, Ø3.2 bore) the module stands on."""
-SITE_SCREWS: Final = (6.5, 9.5, 13.0, 16.0, 19.0, 22.0)
-"""mm: ISO 7049 ST2.9 pan-head tapping screws' stock lengths."""
 MODULE_EDGE: Final = 10.0
 """mm from a target hole's centre to the module's edge: the sensor's body (8.06 mm
 across) and its resistors on the back."""
@@ -700,35 +696,6 @@ class PyramidosSite:
     def module_size(self) -> float:
         """mm: the module's square side."""
         return self.hole_spacing + 2 * MODULE_EDGE
-
-    def standoff(self, gap: float, body: float) -> float:
-        """mm from the level's underside to the module's face for a sensor ``body`` mm
-        tall whose face lies ``gap`` under a resting ball (0: flat on the wood)."""
-        return max(0.0, self.rest_depth - self.board_thickness + gap + body)
-
-    def spacer(self, gap: float, body: float, span: tuple[float, float]) -> tuple[float, float]:
-        """(stock spacer length, the sensor's resulting gap to the ball): the stock
-        length nearest :meth:`standoff` that leaves the gap within ``span``; 0 when none
-        is needed (the module flat against the level)."""
-        want = self.standoff(gap, body)
-        if want == 0.0:
-            return 0.0, self.board_thickness - self.rest_depth - body
-        fits = [s for s in STANDOFFS if span[0] <= gap - (want - s) <= span[1]]
-        if not fits:
-            within = f"{span[0]:g}–{span[1]:g} mm under the balls"
-            raise GeometryError("pyramidos", f"no stock spacer near {want:.1f} mm: {within}")
-        best = min(fits, key=lambda s: abs(want - s))
-        return best, round(gap - (want - best), 2)
-
-    def screw(self, spacer: float, pcb: float, cover: float) -> tuple[float, float]:
-        """(ISO 7049 ST2.9 length, its thread's bite into the level): the longest stock
-        screw whose tip stays ``cover`` mm under the level's top face."""
-        room = pcb + spacer + self.board_thickness - cover
-        fits = [s for s in SITE_SCREWS if s <= room]
-        if not fits or fits[-1] - pcb - spacer < 1.5:
-            little = f"{self.board_thickness:g} mm leaves a screw under 1.5 mm of thread"
-            raise GeometryError("pyramidos.board_thickness", little)
-        return fits[-1], round(fits[-1] - pcb - spacer, 2)
 
 
 @dataclass(frozen=True)

@@ -225,13 +225,13 @@ def module_template(geometry: Geometry) -> list[Shape]:
     # the module's own figures: imported here, where the drawing needs them, since the
     # board's generator is not otherwise this tool's
     from hardware.pcb.inputs import TOP_LED_AT, module_spec
-    from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+    from hardware.pcb.mechanics import SURFACE_COVER, site_screw, site_spacer
 
     site, page = geometry.pyramidos, SitePage()
     sensor = geometry.sensor("pico", "target")
     assert sensor.peak_distance is not None and sensor.span is not None
-    spacer, gap = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
-    screw, bite = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    spacer, gap = site_spacer(site, sensor.peak_distance, sensor.span)
+    screw, bite = site_screw(site, spacer)
     half = site.module_size / 2
     corners = [Point(-half, -half), Point(half, -half), Point(half, half), Point(-half, half)]
     for a, b in zip(corners, (*corners[1:], corners[0]), strict=True):
@@ -696,20 +696,20 @@ def sensing_block(g: Geometry) -> str:
 def module_block(g: Geometry) -> str:
     """The Pyramidos module's figures as the geometry's ``[pyramidos]`` gives them."""
     # the module's own figures (hardware/pcb/): imported here, where the guide needs them
-    from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+    from hardware.pcb.mechanics import SURFACE_COVER, site_screw, site_spacer, site_standoff
     from hardware.pcb.module import top_gap
 
     site = g.pyramidos
     sensor = g.sensor("pico", "target")
     assert sensor.peak_distance is not None and sensor.span is not None
-    spacer, gap = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
-    screw, bite = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    spacer, gap = site_spacer(site, sensor.peak_distance, sensor.span)
+    screw, bite = site_screw(site, spacer)
     rows = [
         ["module", f"{_g(site.module_size)} mm square, its parts facing the level"],
         ["a ball's lowest point", f"{site.rest_depth:.2f} mm under the level's top face "
          f"(level {_g(site.board_thickness)} mm)"],
         ["spacers", f"{_g(spacer)} mm, M3 nylon (the standoff wanted: "
-         f"{site.standoff(sensor.peak_distance, BODY[2]):.2f} mm)"],
+         f"{site_standoff(site, sensor.peak_distance):.2f} mm)"],
         ["each target's sensor", f"{_g(gap)} mm under its ball (the TCRT1000 reads "
          f"{_g(sensor.span[0])}–{_g(sensor.span[1])} mm, peak at {_g(sensor.peak_distance)})"],
         ["screws", f"ST2.9 × {_g(screw)} mm, {_g(bite)} mm of thread in the level, into "
