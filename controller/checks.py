@@ -13,7 +13,7 @@ maker reads:
 >>> @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 ... class Board:
 ...     pitch: Annotated[float, Range(5, 100)] = 25.0
-...     label: Annotated[str, Text()] = "b"
+...     label: str = "b"
 >>> try:
 ...     validate(Board, {"pitch": "25", "label": 3, "pitchh": 1})
 ... except ConfigError as exc:
@@ -30,7 +30,7 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args, get_origin
+from typing import Annotated, Any, NoReturn, TypeVar, get_args, get_origin
 
 from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
@@ -39,7 +39,6 @@ from controller.hardware.wiring import ConfigError, ConfigErrors
 
 __all__ = [
     "Annotated",
-    "Choice",
     "Items",
     "Key",
     "Missing",
@@ -136,10 +135,9 @@ def text(value: object) -> str:
 
 @dataclass(frozen=True)
 class Text:
-    """Text in quotes; ``empty`` (a problem) refuses it blank, stripped when ``strip``."""
+    """Text in quotes, stripped; blank, it is refused with ``empty`` (a problem)."""
 
-    empty: str | None = None
-    strip: bool = True
+    empty: str
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -147,26 +145,10 @@ class Text:
         return _plain(self.check)
 
     def check(self, value: object) -> str:
-        result = text(value).strip() if self.strip else text(value)
-        if self.empty is not None and not result.strip():
+        result = text(value).strip()
+        if not result:
             fail(self.empty)
         return result
-
-
-class Choice:
-    """One of a ``Literal``'s texts."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        choices = get_args(source)
-
-        def check(value: object) -> str:
-            if text(value) not in choices:
-                fail(f"must be one of {', '.join(map(repr, choices))}, not {value!r}")
-            return cast(str, value)
-
-        return _plain(check)
 
 
 @dataclass(frozen=True)
@@ -259,6 +241,11 @@ def _errors(root: type, error: Any) -> list[ConfigError]:
     if kind in ("model_type", "dict_type", "model_attributes_type", "dataclass_type",
                 "dataclass_args_type"):  # fmt: skip
         return [ConfigError(dotted(loc), f"must be a table, not {describe(value)}")]
+    if kind == "string_type" or (kind == "literal_error" and not isinstance(value, str)):
+        return [ConfigError(dotted(loc), f"must be text in quotes, not {describe(value)}")]
+    if kind == "literal_error":  # pydantic's "'a', 'b' or 'c'"
+        choices = ctx["expected"].replace(" or ", ", ")
+        return [ConfigError(dotted(loc), f"must be one of {choices}, not {value!r}")]
     if kind in ("missing", "missing_argument"):
         field = _fields(_table_at(root, loc[:-1])).get(str(loc[-1]))
         said = [m.problem for m in (field.metadata if field else ()) if isinstance(m, Missing)]

@@ -48,13 +48,11 @@ from pydantic_core import PydanticCustomError
 
 from controller.checks import (
     Annotated,
-    Choice,
     Items,
     Key,
     Problems,
     Range,
     Shaped,
-    Text,
     describe,
     fail,
     fail_at,
@@ -108,7 +106,7 @@ class GeometryErrors(ConfigErrors, GeometryError):
     """Every mistake of one geometry file at once."""
 
 
-TABLE: Final = ConfigDict(extra="forbid")
+TABLE: Final = ConfigDict(extra="forbid", str_strip_whitespace=True)
 """A table of the file: a key it does not declare is a mistake (the values are frozen)."""
 
 
@@ -235,8 +233,8 @@ class Magnet:
     hole of ``inner_diameter``) or a sphere."""
 
     name: Annotated[str, Key()]
-    shape: Annotated[Literal["disc", "sphere", "ring"], Choice()]
-    grade: Annotated[str, Text()]
+    shape: Literal["disc", "sphere", "ring"]
+    grade: str
     diameter: Annotated[float, Range(0.5, 50)]
     height: Annotated[float, Range(0.2, 50)]
     """The disc's thickness; a sphere's is its diameter."""
@@ -300,7 +298,7 @@ class Piece:
     lateral_offset: Annotated[float, Range(0, 20)]
     tilt: Annotated[float, Range(0, 180)]
     """Degrees from vertical; 180 = any orientation."""
-    polarity: Annotated[Literal["either"], Choice()]
+    polarity: Literal["either"]
     reflectance: Annotated[tuple[float, float], pair(0.01, 1)] = (0.2, 0.9)
     """Diffuse reflectance of its surface at 950 nm (darkest, brightest finish)."""
 
@@ -348,7 +346,7 @@ class Insert:
     """
 
     name: Annotated[str, Key()]
-    kind: Annotated[InsertKind, Choice()]
+    kind: InsertKind
     magnet: Annotated[Magnet | None, named("magnets")] = None
     centre: bool = False
     depth: Annotated[float, Range(0, 30)] = 0.0
@@ -391,7 +389,7 @@ class Insert:
 class SensorElement:
     """One switch of a sensor (several are wired in parallel)."""
 
-    orientation: Annotated[Orientation, Choice()]
+    orientation: Orientation
     azimuth: Annotated[float, Range(-360, 360)]
     """A flat element's axis, degrees from +x towards +y."""
     offset: XY
@@ -420,9 +418,9 @@ class Sensor:
     """``[sensors.NAME]``; the fields of another kind are ``None``."""
 
     name: Annotated[str, Key()]
-    kind: Annotated[SensorKind, Choice()]
-    part: Annotated[str, Text()]
-    manufacturer: Annotated[str, Text()]
+    kind: SensorKind
+    part: str
+    manufacturer: str
     elements: Annotated[tuple[SensorElement, ...], Items(0, 64, "elements", "a list of tables")]
     current: Annotated[float, Range(0, 500)] = 0.0
     """mA each draws from 3.3 V (typical)."""
@@ -541,7 +539,7 @@ class Build:
     top_sensor: _SensorRef = None
     pearl_insert: _InsertRef = None
     """What each pearl carries for the cell sensor (``None``: the ``[pearl]`` magnet)."""
-    led_part: Annotated[str, Text()] | None = None
+    led_part: str | None = None
     """The build's LED where it is not ``[leds] part`` (the Pico drives WS2812-type LEDs)."""
 
     @model_validator(mode="after")
@@ -562,7 +560,7 @@ class Candidate:
     by the rest model (``tools/sensing.py``)."""
 
     name: Annotated[str, Key()]
-    title: Annotated[str, Text()]
+    title: str
     cell_sensor: Annotated[Sensor, named("sensors")]
     pearl_insert: Annotated[Insert, named("inserts")]
     wood_thickness: Annotated[float, Range(1, 60)]
@@ -572,7 +570,7 @@ class Candidate:
     """Per board: fitting the cells' sensing parts by hand."""
     pearl_minutes: Annotated[float, Range(0, 600)]
     """Per pearl: what the family must do to it (0: nothing)."""
-    pearl_work: Annotated[str, Text()]
+    pearl_work: str
 
     @model_validator(mode="after")
     def _rules(self) -> Candidate:
@@ -588,7 +586,7 @@ _LED = Annotated[float, Range(0, 30)]
 class LedLayout:
     """``[leds]``: the LED part, where each LED sits relative to its place, the holes."""
 
-    part: Annotated[str, Text()]
+    part: str
     cell_offset: XY
     target_offset: XY
     top_offset: XY
@@ -598,7 +596,7 @@ class LedLayout:
     plug_diameter: _LED
     plug_gap: _LED
     """Room left above the LED, under its plug."""
-    plug_material: Annotated[str, Text()]
+    plug_material: str
 
     @model_validator(mode="after")
     def _rules(self) -> LedLayout:
