@@ -37,22 +37,6 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from controller.hardware.wiring import ConfigError, ConfigErrors
 
-__all__ = [
-    "Annotated",
-    "Items",
-    "Key",
-    "Missing",
-    "Problems",
-    "Range",
-    "Shaped",
-    "Text",
-    "describe",
-    "fail",
-    "fail_at",
-    "text",
-    "validate",
-]
-
 M = TypeVar("M")
 
 

@@ -30,7 +30,7 @@ import os
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -44,7 +44,6 @@ from pydantic.dataclasses import dataclass
 from pydantic_core.core_schema import ValidatorFunctionWrapHandler
 
 from controller.checks import (
-    Annotated,
     Items,
     Key,
     Missing,

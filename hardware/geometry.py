@@ -40,14 +40,13 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import AfterValidator, BeforeValidator, ConfigDict, ValidationInfo, model_validator
 from pydantic.dataclasses import dataclass
 from pydantic_core import PydanticCustomError
 
 from controller.checks import (
-    Annotated,
     Items,
     Key,
     Problems,
@@ -60,29 +59,6 @@ from controller.checks import (
 )
 from controller.hardware.channels import CELLS, TARGETS
 from controller.hardware.wiring import ConfigError, ConfigErrors
-
-__all__ = [
-    "BUILDS",
-    "DEFAULT_PATH",
-    "PLACES",
-    "Build",
-    "Candidate",
-    "Geometry",
-    "GeometryError",
-    "Hollow",
-    "Insert",
-    "LedLayout",
-    "Magnet",
-    "Piece",
-    "Place",
-    "Point",
-    "PyramidosSite",
-    "Sensor",
-    "SensorElement",
-    "geometry_from_mapping",
-    "geometry_from_toml",
-    "load_geometry",
-]
 
 DEFAULT_PATH: Final = Path(__file__).resolve().parent / "geometry.toml"
 SCHEMA: Final = 1
