@@ -23,7 +23,7 @@ name means one signal on both.
 
 from __future__ import annotations
 
-from hardware.geometry import Geometry
+from hardware.geometry import Geometry, Reflective
 from hardware.pcb.design import BaseSpec, Board, Placed, Site, Track, Via, _facing, begin
 from hardware.pcb.mechanics import BODY, site_screw, site_spacer
 from hardware.pcb.parts import CATALOGUE, PartKind
@@ -62,7 +62,7 @@ def top_gap(geo: Geometry, below: bool) -> float:
     (1.0, 13.9)
     """
     site, sensor = geo.pyramidos, geo.sensor("pico", "top")
-    assert sensor.peak_distance is not None and sensor.span is not None
+    assert isinstance(sensor, Reflective)
     if not below:
         return sensor.peak_distance
     spacer, _ = site_spacer(site, sensor.peak_distance, sensor.span)
@@ -73,7 +73,7 @@ def top_gap(geo: Geometry, below: bool) -> float:
 def loose(geo: Geometry) -> tuple[tuple[PartKind, int, str], ...]:
     """What the BOM orders for the module that is not on it."""
     site, sensor = geo.pyramidos, geo.sensor("pico", "target")
-    assert sensor.peak_distance is not None and sensor.span is not None
+    assert isinstance(sensor, Reflective)
     spacer, _ = site_spacer(site, sensor.peak_distance, sensor.span)
     length, _ = site_screw(site, spacer)
     screw = PartKind(
