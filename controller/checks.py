@@ -13,7 +13,7 @@ maker reads:
 >>> @dataclass(frozen=True, config=ConfigDict(extra="forbid"))
 ... class Board:
 ...     pitch: Annotated[float, Range(5, 100)] = 25.0
-...     label: Annotated[str, Text()] = "b"
+...     label: str = "b"
 >>> try:
 ...     validate(Board, {"pitch": "25", "label": 3, "pitchh": 1})
 ... except ConfigError as exc:
@@ -30,29 +30,12 @@ import types
 import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Annotated, Any, NoReturn, TypeVar, cast, get_args, get_origin
+from typing import Annotated, Any, Literal, NoReturn, TypeVar, get_args, get_origin
 
 from pydantic import GetCoreSchemaHandler, TypeAdapter, ValidationError
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from controller.hardware.wiring import ConfigError, ConfigErrors
-
-__all__ = [
-    "Annotated",
-    "Choice",
-    "Items",
-    "Key",
-    "Missing",
-    "Problems",
-    "Range",
-    "Shaped",
-    "Text",
-    "describe",
-    "fail",
-    "fail_at",
-    "text",
-    "validate",
-]
 
 M = TypeVar("M")
 
@@ -136,10 +119,9 @@ def text(value: object) -> str:
 
 @dataclass(frozen=True)
 class Text:
-    """Text in quotes; ``empty`` (a problem) refuses it blank, stripped when ``strip``."""
+    """Text in quotes, stripped; blank, it is refused with ``empty`` (a problem)."""
 
-    empty: str | None = None
-    strip: bool = True
+    empty: str
 
     def __get_pydantic_core_schema__(
         self, source: Any, handler: GetCoreSchemaHandler
@@ -147,26 +129,10 @@ class Text:
         return _plain(self.check)
 
     def check(self, value: object) -> str:
-        result = text(value).strip() if self.strip else text(value)
-        if self.empty is not None and not result.strip():
+        result = text(value).strip()
+        if not result:
             fail(self.empty)
         return result
-
-
-class Choice:
-    """One of a ``Literal``'s texts."""
-
-    def __get_pydantic_core_schema__(
-        self, source: Any, handler: GetCoreSchemaHandler
-    ) -> CoreSchema:
-        choices = get_args(source)
-
-        def check(value: object) -> str:
-            if text(value) not in choices:
-                fail(f"must be one of {', '.join(map(repr, choices))}, not {value!r}")
-            return cast(str, value)
-
-        return _plain(check)
 
 
 @dataclass(frozen=True)
@@ -246,24 +212,33 @@ def dotted(loc: tuple[str | int, ...]) -> str:
 
 
 def _errors(root: type, error: Any) -> list[ConfigError]:
-    loc = tuple(error["loc"])
-    kind, ctx, value = error["type"], error.get("ctx") or {}, error.get("input")
+    (*_, table), loc = _walk(root, tuple(error["loc"]))
+    kind, ctx, value, key = error["type"], error.get("ctx") or {}, error.get("input"), dotted(loc)
     if kind == "pyramid_rules":
         return [ConfigError(dotted((*loc, *([k] if k else []))), p) for k, p in ctx["found"]]
     if kind in ("pyramid_unresolved", "default_factory_not_called"):
         return []  # follows from a mistake reported in its own place
     if kind in ("extra_forbidden", "unexpected_keyword_argument"):
-        fields = _fields(_table_at(root, loc[:-1])).items()
+        fields = _fields(table).items()
         allowed = ", ".join(n for n, f in fields if not any(isinstance(m, Key) for m in f.metadata))
-        return [ConfigError(dotted(loc), f"unknown key (expected one of: {allowed})")]
+        return [ConfigError(key, f"unknown key (expected one of: {allowed})")]
     if kind in ("model_type", "dict_type", "model_attributes_type", "dataclass_type",
                 "dataclass_args_type"):  # fmt: skip
-        return [ConfigError(dotted(loc), f"must be a table, not {describe(value)}")]
+        return [ConfigError(key, f"must be a table, not {describe(value)}")]
+    if kind.startswith("union_tag"):  # a tagged union's tag, ``kind = "reed"``
+        tag = ctx["discriminator"].strip("'")
+        key, value, ctx = f"{key}.{tag}", value.get(tag), {"expected": ctx.get("expected_tags")}
+        kind = "literal_error" if tag in error["input"] else "missing"
+    if kind == "string_type" or (kind == "literal_error" and not isinstance(value, str)):
+        return [ConfigError(key, f"must be text in quotes, not {describe(value)}")]
+    if kind == "literal_error":  # pydantic's "'a', 'b' or 'c'"
+        choices = ctx["expected"].replace(" or ", ", ")
+        return [ConfigError(key, f"must be one of {choices}, not {value!r}")]
     if kind in ("missing", "missing_argument"):
-        field = _fields(_table_at(root, loc[:-1])).get(str(loc[-1]))
+        field = _fields(table).get(str(loc[-1]))
         said = [m.problem for m in (field.metadata if field else ()) if isinstance(m, Missing)]
-        return [ConfigError(dotted(loc), said[0] if said else "is missing")]
-    return [ConfigError(dotted(loc), ctx.get("problem", error["msg"]))]
+        return [ConfigError(key, said[0] if said else "is missing")]
+    return [ConfigError(key, ctx.get("problem", error["msg"]))]
 
 
 def _fields(table: Any) -> dict[str, Any]:
@@ -271,23 +246,39 @@ def _fields(table: Any) -> dict[str, Any]:
     return dict(getattr(table, "__pydantic_fields__", None) or {})
 
 
-def _table_at(root: type, loc: tuple[str | int, ...]) -> Any:
-    """The model or dataclass a key's table is declared by (None: not one)."""
+def _walk(root: type, loc: tuple[str | int, ...]) -> tuple[list[Any], tuple[str | int, ...]]:
+    """The tables (model or dataclass; None: not one) each key of ``loc`` is in, and
+    ``loc`` without the tags pydantic puts in it for a tagged union's member."""
     annotation: Any = root
+    tables: list[Any] = [None]
+    kept: list[str | int] = []
     for part in loc:
-        table = _table_in(annotation)
-        field = _fields(table).get(str(part)) if table is not None else None
+        members = _tables_in(annotation)
+        tagged = [m for m in members if len(members) > 1 and part in _tags(m)]
+        if tagged:  # not a key of the file: the member ``kind = part`` chose
+            annotation = tagged[0]
+            continue
+        table = members[0] if members else None
+        field = _fields(table).get(str(part))
         annotation = field.annotation if field is not None else _item_of(annotation)
-    return _table_in(annotation)
+        tables.append(table)
+        kept.append(part)
+    return tables, tuple(kept)
 
 
-def _table_in(annotation: Any) -> Any:
+def _tables_in(annotation: Any) -> list[Any]:
     if isinstance(annotation, type) and _fields(annotation):
-        return annotation
-    for arg in get_args(annotation) if get_origin(annotation) in _UNIONS else ():
-        if _table_in(arg) is not None:
-            return _table_in(arg)
-    return None
+        return [annotation]
+    args = get_args(annotation) if get_origin(annotation) in _UNIONS else ()
+    return [table for arg in args for table in _tables_in(arg)]
+
+
+def _tags(table: Any) -> tuple[object, ...]:
+    """The values of a table's one-value ``Literal`` keys (a tagged union's tag)."""
+    return tuple(
+        get_args(f.annotation)[0] for f in _fields(table).values()
+        if get_origin(f.annotation) is Literal and len(get_args(f.annotation)) == 1
+    )  # fmt: skip
 
 
 def _item_of(annotation: Any) -> Any:

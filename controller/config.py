@@ -55,93 +55,24 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from controller.hardware.wiring import (
-    ADAPTERS,
-    DEFAULT_COLS,
-    DEFAULT_ROWS,
-    FIRST_GPIO,
-    FIXED_PULL_UP,
-    HEADER_PIN,
-    LAST_GPIO,
-    MUX_CHANNELS,
-    SETTLE_US,
-    SPI0_PINS,
-    TOPOLOGIES,
-    ConfigError,
-    ConfigErrors,
-)
+from controller.hardware import wiring
+from controller.hardware.wiring import ConfigError as ConfigError
 
 if TYPE_CHECKING:
-    from controller.config_schema import (
-        DATA_ENV,
-        DEFAULT_SEAT_COLOURS,
-        STORE_FILE,
-        Adapter,
-        BoardConfig,
-        BuzzerConfig,
-        Config,
-        GpioConfig,
-        LedConfig,
-        RemoteConfig,
-        SeatConfig,
-        SerialConfig,
-        SpiConfig,
-        StoreConfig,
-        Topology,
-        WebConfig,
-        default_data_dir,
-        needs_spi0,
-    )
-
-__all__ = [
-    "ADAPTERS",
-    "CONFIG_ENV",
-    "DATA_ENV",
-    "DEFAULT_COLS",
-    "DEFAULT_ROWS",
-    "DEFAULT_SEAT_COLOURS",
-    "FIRST_GPIO",
-    "FIXED_PULL_UP",
-    "HEADER_PIN",
-    "LAST_GPIO",
-    "MUX_CHANNELS",
-    "SETTLE_US",
-    "SPI0_PINS",
-    "STORE_FILE",
-    "TOPOLOGIES",
-    "Adapter",
-    "BoardConfig",
-    "BuzzerConfig",
-    "Config",
-    "ConfigError",
-    "ConfigErrors",
-    "GpioConfig",
-    "LedConfig",
-    "RemoteConfig",
-    "SeatConfig",
-    "SerialConfig",
-    "SpiConfig",
-    "StoreConfig",
-    "Topology",
-    "WebConfig",
-    "config_from_mapping",
-    "config_from_toml",
-    "default_config_paths",
-    "default_data_dir",
-    "find_config",
-    "load_config",
-    "needs_spi0",
-]
+    # Every name of the schema and of the header's facts is offered here too (below).
+    from controller.config_schema import *  # noqa: F403
+    from controller.config_schema import Config
+    from controller.hardware.wiring import *  # noqa: F403
 
 CONFIG_ENV: Final = "PYRAMID_CONFIG"
-_SCHEMA: Final = "controller.config_schema"
 
 
 def __getattr__(name: str) -> Any:
-    """The schema's values, loaded on first use (pydantic costs ``pyramid --help``)."""
-    if name in __all__:
-        return getattr(config_schema(), name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    """The header's facts (:mod:`controller.hardware.wiring`), and the schema's values,
+    loaded on first use (pydantic costs ``pyramid --help``)."""
+    if name.startswith("_"):
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(wiring if hasattr(wiring, name) else config_schema(), name)
 
 
 def default_config_paths() -> tuple[Path, ...]:
@@ -225,7 +156,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def config_schema() -> Any:
     """:mod:`controller.config_schema`, loaded now."""
-    return importlib.import_module(_SCHEMA)
+    return importlib.import_module("controller.config_schema")
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import os
 import re
 import urllib.parse
 from pathlib import Path
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
 from pydantic import (
     BeforeValidator,
@@ -44,8 +44,6 @@ from pydantic.dataclasses import dataclass
 from pydantic_core.core_schema import ValidatorFunctionWrapHandler
 
 from controller.checks import (
-    Annotated,
-    Choice,
     Items,
     Key,
     Missing,
@@ -134,7 +132,7 @@ class GpioConfig:
     adapter scans every ``fast_ms`` until ``agree`` consecutive scans read the new level.
     """
 
-    topology: Annotated[Topology, Choice()] = "matrix"
+    topology: Topology = "matrix"
     rows: _Lines = Field(
         default_factory=lambda data: DEFAULT_ROWS if data["topology"] == "matrix" else ()
     )
@@ -151,7 +149,7 @@ class GpioConfig:
     """mux: one GPIO per CD74HC4067 (its SIG pin); channel = mux * 16 + address."""
     enable: Gpio | None = None
     """mux: optional GPIO on the multiplexers' EN pins (held low while scanning)."""
-    active: Annotated[Literal["low", "high"], Choice()] = "low"
+    active: Literal["low", "high"] = "low"
     """direct and mux: the level of an active sensor (reed to ground, open-drain hall: low)."""
     idle_ms: Annotated[float, Range(1.0, 100.0)] = 8.0
     """Period of the scans while the debounced state and the raw reading agree."""
@@ -284,7 +282,7 @@ class SerialConfig:
 class BoardConfig:
     """``[board]``: which adapter, its wiring, and what each channel and LED means."""
 
-    adapter: Annotated[Adapter, Choice()] = "sim"
+    adapter: Adapter = "sim"
     channels: dict[str, Any] | None = None
     """``[board.channels]`` as written (None: the wiring's numbering); see channel_map."""
     leds: dict[str, Any] | None = None
@@ -397,7 +395,7 @@ class LedConfig:
     """Global limit, 0..1: every colour is scaled by it (power budget, and eyes)."""
     spi: Annotated[SpiConfig | None, BeforeValidator(_spi_table)] = SpiConfig()
     """The SPI pins for the gpio adapter; ``None`` (``spi = false``) when no LEDs are wired."""
-    order: Annotated[Literal["bgr", "brg", "gbr", "grb", "rbg", "rgb"], Choice()] = "bgr"
+    order: Literal["bgr", "brg", "gbr", "grb", "rbg", "rgb"] = "bgr"
     """Colour byte order on the wire: ``bgr`` for APA102 and SK9822; some clones differ."""
 
 
@@ -540,7 +538,7 @@ def _username(value: object) -> str:
 
 def _ca_file(value: object, info: ValidationInfo) -> Path:
     """Relative: beside the config file, wherever the program is run."""
-    path = Path(Text().check(value) if not isinstance(value, Path) else value).expanduser()
+    path = Path(text(value).strip() if not isinstance(value, Path) else value).expanduser()
     source = (info.context or {}).get("source")
     return source.parent / path if isinstance(source, Path) and not path.is_absolute() else path
 
@@ -558,7 +556,7 @@ class RemoteConfig:
     name: Annotated[str, PlainValidator(_name), Missing("is required, e.g. 'Oma and Opa'")]
     """This board's name, shown on the other board."""
     username: Annotated[str, PlainValidator(_username)] | None = None
-    password: Annotated[str, Text(strip=False)] | None = dataclasses.field(default=None, repr=False)
+    password: str | None = dataclasses.field(default=None, repr=False)
     ca_file: Annotated[Path, BeforeValidator(_ca_file)] | None = None
 
     @model_validator(mode="after")

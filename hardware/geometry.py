@@ -40,21 +40,25 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BeforeValidator, ConfigDict, ValidationInfo, model_validator
+from pydantic import (
+    AfterValidator,
+    BeforeValidator,
+    ConfigDict,
+    Discriminator,
+    ValidationInfo,
+    model_validator,
+)
 from pydantic.dataclasses import dataclass
 from pydantic_core import PydanticCustomError
 
 from controller.checks import (
-    Annotated,
-    Choice,
     Items,
     Key,
     Problems,
     Range,
     Shaped,
-    Text,
     describe,
     fail,
     fail_at,
@@ -62,29 +66,6 @@ from controller.checks import (
 )
 from controller.hardware.channels import CELLS, TARGETS
 from controller.hardware.wiring import ConfigError, ConfigErrors
-
-__all__ = [
-    "BUILDS",
-    "DEFAULT_PATH",
-    "PLACES",
-    "Build",
-    "Candidate",
-    "Geometry",
-    "GeometryError",
-    "Hollow",
-    "Insert",
-    "LedLayout",
-    "Magnet",
-    "Piece",
-    "Place",
-    "Point",
-    "PyramidosSite",
-    "Sensor",
-    "SensorElement",
-    "geometry_from_mapping",
-    "geometry_from_toml",
-    "load_geometry",
-]
 
 DEFAULT_PATH: Final = Path(__file__).resolve().parent / "geometry.toml"
 SCHEMA: Final = 1
@@ -108,7 +89,7 @@ class GeometryErrors(ConfigErrors, GeometryError):
     """Every mistake of one geometry file at once."""
 
 
-TABLE: Final = ConfigDict(extra="forbid")
+TABLE: Final = ConfigDict(extra="forbid", str_strip_whitespace=True)
 """A table of the file: a key it does not declare is a mistake (the values are frozen)."""
 
 
@@ -235,8 +216,8 @@ class Magnet:
     hole of ``inner_diameter``) or a sphere."""
 
     name: Annotated[str, Key()]
-    shape: Annotated[Literal["disc", "sphere", "ring"], Choice()]
-    grade: Annotated[str, Text()]
+    shape: Literal["disc", "sphere", "ring"]
+    grade: str
     diameter: Annotated[float, Range(0.5, 50)]
     height: Annotated[float, Range(0.2, 50)]
     """The disc's thickness; a sphere's is its diameter."""
@@ -300,7 +281,7 @@ class Piece:
     lateral_offset: Annotated[float, Range(0, 20)]
     tilt: Annotated[float, Range(0, 180)]
     """Degrees from vertical; 180 = any orientation."""
-    polarity: Annotated[Literal["either"], Choice()]
+    polarity: Literal["either"]
     reflectance: Annotated[tuple[float, float], pair(0.01, 1)] = (0.2, 0.9)
     """Diffuse reflectance of its surface at 950 nm (darkest, brightest finish)."""
 
@@ -348,7 +329,7 @@ class Insert:
     """
 
     name: Annotated[str, Key()]
-    kind: Annotated[InsertKind, Choice()]
+    kind: InsertKind
     magnet: Annotated[Magnet | None, named("magnets")] = None
     centre: bool = False
     depth: Annotated[float, Range(0, 30)] = 0.0
@@ -391,123 +372,55 @@ class Insert:
 class SensorElement:
     """One switch of a sensor (several are wired in parallel)."""
 
-    orientation: Annotated[Orientation, Choice()]
+    orientation: Orientation
     azimuth: Annotated[float, Range(-360, 360)]
     """A flat element's axis, degrees from +x towards +y."""
     offset: XY
     depth: Annotated[float, Range(0, 60)]
 
 
-_SENSOR_KEYS: Final[dict[str, tuple[str, ...]]] = {
-    "reed": ("glass_length", "pull_in", "drop_out_min", "test_coil_length", "lead_diameter",
-             "bend_clearance", "lead_offset"),
-    "hall": ("operate_max", "release_min"),
-    "ir": ("height",),
-    "linear": ("axes", "threshold_on", "threshold_off", "error", "full_scale", "bias_magnet",
-               "bias_gap"),
-    "reflective": ("collector_min", "test_distance", "test_reflectance", "peak_distance",
-                   "span", "span_fraction", "crosstalk_max", "dark_max", "window_diameter",
-                   "load_resistor", "emitter_current", "threshold_on", "threshold_off",
-                   "error"),
-}  # fmt: skip
-_SENSOR_COMMON = ("kind", "part", "manufacturer", "elements", "current", "hole_diameter",
-                  "hole_depth")  # fmt: skip
 _BIG = 100000
 
 
 @dataclass(frozen=True, config=TABLE)
-class Sensor:
-    """``[sensors.NAME]``; the fields of another kind are ``None``."""
+class _Sensor:
+    """``[sensors.NAME]``: the keys of every kind; ``kind`` says which class below it is
+    and so which keys it has besides (every one of them, no other)."""
 
     name: Annotated[str, Key()]
-    kind: Annotated[SensorKind, Choice()]
-    part: Annotated[str, Text()]
-    manufacturer: Annotated[str, Text()]
+    kind: SensorKind
+    part: str
+    manufacturer: str
     elements: Annotated[tuple[SensorElement, ...], Items(0, 64, "elements", "a list of tables")]
-    current: Annotated[float, Range(0, 500)] = 0.0
+    current: Annotated[float, Range(0, 500)]
     """mA each draws from 3.3 V (typical)."""
-    hole_diameter: Annotated[float, Range(0, 30)] = 0.0
+    hole_diameter: Annotated[float, Range(0, 30)]
     """The hole drilled for it from below (0: none)."""
-    hole_depth: Annotated[float, Range(0, 60)] = 0.0
+    hole_depth: Annotated[float, Range(0, 60)]
     """How deep that hole goes into the wood from below."""
-    glass_length: Annotated[float, Range(3, 60)] | None = None
-    pull_in: Annotated[tuple[float, float], pair(1, 200)] | None = None
-    """Reed: the ordered class, (min, max) AT."""
-    drop_out_min: Annotated[float, Range(0.1, 200)] | None = None
-    test_coil_length: Annotated[float, Range(3, 100)] | None = None
-    lead_diameter: Annotated[float, Range(0.1, 2)] | None = None
-    """Reed: its leads' diameter (mm)."""
-    bend_clearance: Annotated[float, Range(0, 20)] | None = None
-    """Reed: the least length of straight lead between the glass seal and a bend (mm)."""
-    lead_offset: Annotated[float, Range(0, 10)] | None = None
-    """Reed, upright: how far the upper lead, bent down beside the glass, runs from the
-    glass's axis (mm)."""
-    operate_max: Annotated[float, Range(0.1, 200)] | None = None
-    """Hall: B_OP max, mT."""
-    release_min: Annotated[float, Range(0.01, 200)] | None = None
-    """Hall: B_RP min, mT."""
-    height: Annotated[float, Range(-60, 300)] | None = None
-    """IR: above the surface looking down (> 0), or below it looking up (< 0)."""
-    axes: Annotated[int, Range(1, 3)] = 1
-    """Linear hall: 1 (the field along the element's axis) or 3 (the field's size)."""
-    threshold_on: Annotated[float, Range(0.001, _BIG)] | None = None
-    """Linear hall (mT) and reflective (µA): the firmware's operate threshold over the
-    cell's empty baseline."""
-    threshold_off: Annotated[float, Range(0, _BIG)] | None = None
-    """… and its release threshold (below ``threshold_on``: the hysteresis)."""
-    error: Annotated[float, Range(0, _BIG)] | None = None
-    """The worst-case reading error after the per-cell baseline (same unit): the operate
-    point is ``threshold_on + error`` at worst, the release point ``threshold_off − error``."""
-    full_scale: Annotated[float, Range(1, 1000)] | None = None
-    """Linear hall: the largest field it reads (mT); beyond it the reading is uncertain."""
-    bias_magnet: Annotated[Magnet | None, named("magnets", none="")] = None
-    """Linear hall: a magnet under the element (back-biased), axis up."""
-    bias_gap: Annotated[float, Range(0, 30)] = 0.0
-    """From the hall element down to the bias magnet's top face (mm)."""
-    collector_min: Annotated[float, Range(0.01, _BIG)] | None = None
-    """Reflective: the least photocurrent (µA) at ``test_distance`` from a
-    ``test_reflectance`` card, at the emitter current the firmware uses."""
-    test_distance: Annotated[float, Range(0, 50)] | None = None
-    test_reflectance: Annotated[float, Range(0.01, 1)] | None = None
-    peak_distance: Annotated[float, Range(0, 50)] | None = None
-    """Reflective: the distance of the largest photocurrent (mm)."""
-    span: Annotated[tuple[float, float], pair(0, 50)] | None = None
-    """Reflective: distances (mm) within which the photocurrent stays above
-    ``span_fraction`` of its peak."""
-    span_fraction: Annotated[float, Range(0.01, 1)] | None = None
-    crosstalk_max: Annotated[float, Range(0, 1000)] | None = None
-    """Reflective: photocurrent (µA) with nothing in front (emitter on), at most."""
-    dark_max: Annotated[float, Range(0, 1000)] | None = None
-    """Reflective: photocurrent (µA) with the emitter off and no light, at most."""
-    window_diameter: Annotated[float, Range(0.5, 30)] | None = None
-    """Reflective: the hole from its pocket up through the hollow's bottom (mm)."""
-    load_resistor: Annotated[float, Range(0.01, 10000)] | None = None
-    """Reflective: kΩ from the phototransistor's emitter to ground (the ADC reads it)."""
-    emitter_current: Annotated[float, Range(0.1, 100)] | None = None
-    """Reflective: mA through the emitter while it is lit."""
-
-    _keys = model_validator(mode="before")(_of_kind(_SENSOR_KEYS, _SENSOR_COMMON))
 
     @model_validator(mode="after")
-    def _rules(self) -> Sensor:
+    def _rules(self) -> _Sensor:
         problems = Problems()
         if self.kind != "ir" and not self.elements:
             problems.add("elements", "must list at least one element")
-        if self.pull_in and self.drop_out_min and self.drop_out_min >= self.pull_in[0]:
+        if isinstance(self, Reed) and self.drop_out_min >= self.pull_in[0]:
             problems.add("drop_out_min", f"must be below pull_in's minimum {self.pull_in[0]:g}")
-        if self.operate_max and self.release_min and self.release_min >= self.operate_max:
+        if isinstance(self, Hall) and self.release_min >= self.operate_max:
             problems.add("release_min", "must be below operate_max")
-        on, off, error = self.threshold_on, self.threshold_off, self.error
-        if on is not None and off is not None and off >= on:
-            problems.add("threshold_off", f"must be below threshold_on ({on:g})")
-        elif off is not None and error is not None and off - error <= 0:
-            problems.add("threshold_off", f"less its error ({error:g}) leaves no release point")
-        if self.axes not in (1, 3):
+        if isinstance(self, _Thresholds) and self.threshold_off >= self.threshold_on:
+            problems.add("threshold_off", f"must be below threshold_on ({self.threshold_on:g})")
+        elif isinstance(self, _Thresholds) and self.threshold_off - self.error <= 0:
+            problems.add(
+                "threshold_off", f"less its error ({self.error:g}) leaves no release point"
+            )
+        if isinstance(self, Linear) and self.axes not in (1, 3):
             problems.add("axes", f"must be 1 or 3, not {describe(self.axes)}")
-        near, far = self.span or (0, 0)
-        if self.peak_distance is not None and not near <= self.peak_distance <= far:
-            problems.add("peak_distance", f"must lie within span [{near:g}, {far:g}]")
-        if self.kind == "ir" and self.height == 0:
+        if isinstance(self, Reflective) and not self.span[0] <= self.peak_distance <= self.span[1]:
+            problems.add(
+                "peak_distance", f"must lie within span [{self.span[0]:g}, {self.span[1]:g}]"
+            )
+        if isinstance(self, Ir) and self.height == 0:
             problems.add("height", "must be above (> 0) or below (< 0) the surface")
         problems.raise_any()
         return self
@@ -526,6 +439,96 @@ class Sensor:
         return self.elements[0].offset if self.elements else None
 
 
+@dataclass(frozen=True, config=TABLE)
+class Reed(_Sensor):
+    kind: Literal["reed"]
+    glass_length: Annotated[float, Range(3, 60)]
+    pull_in: Annotated[tuple[float, float], pair(1, 200)]
+    """The ordered class, (min, max) AT."""
+    drop_out_min: Annotated[float, Range(0.1, 200)]
+    test_coil_length: Annotated[float, Range(3, 100)]
+    lead_diameter: Annotated[float, Range(0.1, 2)]
+    """Its leads' diameter (mm)."""
+    bend_clearance: Annotated[float, Range(0, 20)]
+    """The least length of straight lead between the glass seal and a bend (mm)."""
+    lead_offset: Annotated[float, Range(0, 10)]
+    """Upright: how far the upper lead, bent down beside the glass, runs from the glass's
+    axis (mm)."""
+
+
+@dataclass(frozen=True, config=TABLE)
+class Hall(_Sensor):
+    kind: Literal["hall"]
+    operate_max: Annotated[float, Range(0.1, 200)]
+    """B_OP max, mT."""
+    release_min: Annotated[float, Range(0.01, 200)]
+    """B_RP min, mT."""
+
+
+@dataclass(frozen=True, config=TABLE)
+class Ir(_Sensor):
+    kind: Literal["ir"]
+    height: Annotated[float, Range(-60, 300)]
+    """Above the surface looking down (> 0), or below it looking up (< 0)."""
+
+
+@dataclass(frozen=True, config=TABLE)
+class _Thresholds(_Sensor):
+    """A sensor whose reading the firmware compares with thresholds."""
+
+    threshold_on: Annotated[float, Range(0.001, _BIG)]
+    """Linear hall (mT) and reflective (µA): the firmware's operate threshold over the
+    cell's empty baseline."""
+    threshold_off: Annotated[float, Range(0, _BIG)]
+    """… and its release threshold (below ``threshold_on``: the hysteresis)."""
+    error: Annotated[float, Range(0, _BIG)]
+    """The worst-case reading error after the per-cell baseline (same unit): the operate
+    point is ``threshold_on + error`` at worst, the release point ``threshold_off − error``."""
+
+
+@dataclass(frozen=True, config=TABLE)
+class Linear(_Thresholds):
+    kind: Literal["linear"]
+    axes: Annotated[int, Range(1, 3)]
+    """1 (the field along the element's axis) or 3 (the field's size)."""
+    full_scale: Annotated[float, Range(1, 1000)]
+    """The largest field it reads (mT); beyond it the reading is uncertain."""
+    bias_magnet: Annotated[Magnet | None, named("magnets", none="")]
+    """A magnet under the element (back-biased), axis up (``""``: none)."""
+    bias_gap: Annotated[float, Range(0, 30)]
+    """From the hall element down to the bias magnet's top face (mm)."""
+
+
+@dataclass(frozen=True, config=TABLE)
+class Reflective(_Thresholds):
+    kind: Literal["reflective"]
+    collector_min: Annotated[float, Range(0.01, _BIG)]
+    """The least photocurrent (µA) at ``test_distance`` from a ``test_reflectance`` card, at
+    the emitter current the firmware uses."""
+    test_distance: Annotated[float, Range(0, 50)]
+    test_reflectance: Annotated[float, Range(0.01, 1)]
+    peak_distance: Annotated[float, Range(0, 50)]
+    """The distance of the largest photocurrent (mm)."""
+    span: Annotated[tuple[float, float], pair(0, 50)]
+    """Distances (mm) within which the photocurrent stays above ``span_fraction`` of its
+    peak."""
+    span_fraction: Annotated[float, Range(0.01, 1)]
+    crosstalk_max: Annotated[float, Range(0, 1000)]
+    """Photocurrent (µA) with nothing in front (emitter on), at most."""
+    dark_max: Annotated[float, Range(0, 1000)]
+    """Photocurrent (µA) with the emitter off and no light, at most."""
+    window_diameter: Annotated[float, Range(0.5, 30)]
+    """The hole from its pocket up through the hollow's bottom (mm)."""
+    load_resistor: Annotated[float, Range(0.01, 10000)]
+    """kΩ from the phototransistor's emitter to ground (the ADC reads it)."""
+    emitter_current: Annotated[float, Range(0.1, 100)]
+    """mA through the emitter while it is lit."""
+
+
+Sensor = Annotated[Reed | Hall | Ir | Linear | Reflective, Discriminator("kind")]
+"""A sensor of any kind (``sensor.kind`` tells them apart, for the type checker too)."""
+
+
 _SensorRef = Annotated[Sensor | None, named("sensors")]
 _InsertRef = Annotated[Insert | None, named("inserts")]
 
@@ -541,7 +544,7 @@ class Build:
     top_sensor: _SensorRef = None
     pearl_insert: _InsertRef = None
     """What each pearl carries for the cell sensor (``None``: the ``[pearl]`` magnet)."""
-    led_part: Annotated[str, Text()] | None = None
+    led_part: str | None = None
     """The build's LED where it is not ``[leds] part`` (the Pico drives WS2812-type LEDs)."""
 
     @model_validator(mode="after")
@@ -562,7 +565,7 @@ class Candidate:
     by the rest model (``tools/sensing.py``)."""
 
     name: Annotated[str, Key()]
-    title: Annotated[str, Text()]
+    title: str
     cell_sensor: Annotated[Sensor, named("sensors")]
     pearl_insert: Annotated[Insert, named("inserts")]
     wood_thickness: Annotated[float, Range(1, 60)]
@@ -572,7 +575,7 @@ class Candidate:
     """Per board: fitting the cells' sensing parts by hand."""
     pearl_minutes: Annotated[float, Range(0, 600)]
     """Per pearl: what the family must do to it (0: nothing)."""
-    pearl_work: Annotated[str, Text()]
+    pearl_work: str
 
     @model_validator(mode="after")
     def _rules(self) -> Candidate:
@@ -588,7 +591,7 @@ _LED = Annotated[float, Range(0, 30)]
 class LedLayout:
     """``[leds]``: the LED part, where each LED sits relative to its place, the holes."""
 
-    part: Annotated[str, Text()]
+    part: str
     cell_offset: XY
     target_offset: XY
     top_offset: XY
@@ -598,7 +601,7 @@ class LedLayout:
     plug_diameter: _LED
     plug_gap: _LED
     """Room left above the LED, under its plug."""
-    plug_material: Annotated[str, Text()]
+    plug_material: str
 
     @model_validator(mode="after")
     def _rules(self) -> LedLayout:
@@ -614,10 +617,6 @@ class LedLayout:
 # board. These are the keys a maker measures on the family's own set (hardware/README.md,
 # "The Pyramidos module").
 
-STANDOFFS: Final = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0)
-"""mm: the stock lengths of M3 nylon spacers (round, Ø3.2 bore) the module stands on."""
-SITE_SCREWS: Final = (6.5, 9.5, 13.0, 16.0, 19.0, 22.0)
-"""mm: ISO 7049 ST2.9 pan-head tapping screws' stock lengths."""
 MODULE_EDGE: Final = 10.0
 """mm from a target hole's centre to the module's edge: the sensor's body (8.06 mm
 across) and its resistors on the back."""
@@ -700,35 +699,6 @@ class PyramidosSite:
     def module_size(self) -> float:
         """mm: the module's square side."""
         return self.hole_spacing + 2 * MODULE_EDGE
-
-    def standoff(self, gap: float, body: float) -> float:
-        """mm from the level's underside to the module's face for a sensor ``body`` mm
-        tall whose face lies ``gap`` under a resting ball (0: flat on the wood)."""
-        return max(0.0, self.rest_depth - self.board_thickness + gap + body)
-
-    def spacer(self, gap: float, body: float, span: tuple[float, float]) -> tuple[float, float]:
-        """(stock spacer length, the sensor's resulting gap to the ball): the stock
-        length nearest :meth:`standoff` that leaves the gap within ``span``; 0 when none
-        is needed (the module flat against the level)."""
-        want = self.standoff(gap, body)
-        if want == 0.0:
-            return 0.0, self.board_thickness - self.rest_depth - body
-        fits = [s for s in STANDOFFS if span[0] <= gap - (want - s) <= span[1]]
-        if not fits:
-            within = f"{span[0]:g}–{span[1]:g} mm under the balls"
-            raise GeometryError("pyramidos", f"no stock spacer near {want:.1f} mm: {within}")
-        best = min(fits, key=lambda s: abs(want - s))
-        return best, round(gap - (want - best), 2)
-
-    def screw(self, spacer: float, pcb: float, cover: float) -> tuple[float, float]:
-        """(ISO 7049 ST2.9 length, its thread's bite into the level): the longest stock
-        screw whose tip stays ``cover`` mm under the level's top face."""
-        room = pcb + spacer + self.board_thickness - cover
-        fits = [s for s in SITE_SCREWS if s <= room]
-        if not fits or fits[-1] - pcb - spacer < 1.5:
-            little = f"{self.board_thickness:g} mm leaves a screw under 1.5 mm of thread"
-            raise GeometryError("pyramidos.board_thickness", little)
-        return fits[-1], round(fits[-1] - pcb - spacer, 2)
 
 
 @dataclass(frozen=True)
@@ -997,10 +967,8 @@ def lead_problems(sensor: Sensor, wood: float, where: str) -> list[tuple[str, st
     ...     print(f"{key}: {problem}")  # doctest: +ELLIPSIS
     sensors.reed-upright.hole_diameter: 3.5 mm leaves ... 0.035 mm; ... at least 3.83 mm)
     """
-    if sensor.kind != "reed":
+    if not isinstance(sensor, Reed):
         return []
-    assert sensor.bend_clearance is not None and sensor.lead_diameter is not None
-    assert sensor.lead_offset is not None
     top = wood - sensor.hole_depth  # depth of the hole's end under the surface
     found = []
     for i, element in enumerate(sensor.elements):

@@ -38,8 +38,11 @@ from controller.config import load_config  # noqa: E402
 from controller.games.perlen.rules import POOL  # noqa: E402
 from hardware.geometry import (  # noqa: E402
     Geometry,
+    Hall,
     Place,
     Point,
+    Reed,
+    Reflective,
     Sensor,
     load_geometry,
 )
@@ -225,13 +228,13 @@ def module_template(geometry: Geometry) -> list[Shape]:
     # the module's own figures: imported here, where the drawing needs them, since the
     # board's generator is not otherwise this tool's
     from hardware.pcb.inputs import TOP_LED_AT, module_spec
-    from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+    from hardware.pcb.mechanics import SURFACE_COVER, site_screw, site_spacer
 
     site, page = geometry.pyramidos, SitePage()
     sensor = geometry.sensor("pico", "target")
-    assert sensor.peak_distance is not None and sensor.span is not None
-    spacer, gap = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
-    screw, bite = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    assert isinstance(sensor, Reflective)
+    spacer, gap = site_spacer(site, sensor.peak_distance, sensor.span)
+    screw, bite = site_screw(site, spacer)
     half = site.module_size / 2
     corners = [Point(-half, -half), Point(half, -half), Point(half, half), Point(-half, half)]
     for a, b in zip(corners, (*corners[1:], corners[0]), strict=True):
@@ -291,13 +294,12 @@ def _sensor_marks(page: Page, sensor: Sensor, centre: Point) -> None:
         return
     if sensor.kind == "reflective":  # the pocket from below, and the window up to the hollow
         page.circle(centre, sensor.hole_diameter)
-        if sensor.window_diameter is not None:
-            page.circle(centre, sensor.window_diameter)
+        page.circle(centre, sensor.window_diameter)
         return
     for element in sensor.elements:
         spot = centre + element.offset
         page.circle(spot, sensor.hole_diameter)
-        if element.orientation == "flat" and sensor.glass_length is not None:
+        if element.orientation == "flat" and isinstance(sensor, Reed):
             angle = math.radians(element.azimuth)
             half = Point(math.cos(angle), math.sin(angle))
             length = sensor.glass_length / 2
@@ -569,25 +571,26 @@ def parts_block(g: Geometry) -> str:
     cells = len(g.cells)
     matrix, mux, cell_ir = g.sensor("matrix"), g.sensor("mux"), g.sensor("pico")
     target, top = g.sensor("matrix", "target"), g.sensor("matrix", "top")
+    assert isinstance(matrix, Reed) and isinstance(mux, Hall) and isinstance(cell_ir, Reflective)
     magnet = g.pearl.magnet
     led_counts: dict[str, list[str]] = {}  # each LED part: its count on each build using it
     for build, path in (*BOARDS.items(), ("direct", "configs/direct.toml")):
         part = g.build(build).led_part or g.leds.part
         count = load_config(ROOT / path).board.channel_map.led_count
         led_counts.setdefault(part, []).append(f"{count} ({build})")
-    glass, (pull_low, pull_high) = matrix.glass_length or 0.0, matrix.pull_in or (0.0, 0.0)
+    glass, (pull_low, pull_high) = matrix.glass_length, matrix.pull_in
     hole = _f(g.leds.light_hole_diameter)
     rows = [
         [f"{matrix.manufacturer} **{matrix.part}** reed switch", str(cells), "matrix, Pico",
          f"one per cell, upright under its centre: {_f(glass)} mm glass, "
          f"pull-in {_f(pull_low)}–{_f(pull_high)} AT"],
         [f"{mux.manufacturer} **{mux.part}** hall switch (SOT-23)", str(cells), "mux",
-         f"one per cell, branded face up under its centre; B_OP ≤ {_f(mux.operate_max or 0)} "
-         f"mT, B_RP ≥ {_f(mux.release_min or 0)} mT"],
+         f"one per cell, branded face up under its centre; B_OP ≤ {_f(mux.operate_max)} "
+         f"mT, B_RP ≥ {_f(mux.release_min)} mT"],
         [f"{cell_ir.manufacturer} **{cell_ir.part}** reflective IR sensor",
          str(cells + len(g.targets) + 1),
          "Pico (the chosen build)",
-         f"one per cell, looking up through a Ø{_f(cell_ir.window_diameter or 0)} "
+         f"one per cell, looking up through a Ø{_f(cell_ir.window_diameter)} "
          f"mm window in the hollow's bottom from a {_f(cell_ir.hole_depth)} mm pocket; one "
          "under each target hole of HABA's tower and one on a bridge over the top ball (the "
          "Pyramidos module); the pieces stay as they are"],
@@ -696,20 +699,20 @@ def sensing_block(g: Geometry) -> str:
 def module_block(g: Geometry) -> str:
     """The Pyramidos module's figures as the geometry's ``[pyramidos]`` gives them."""
     # the module's own figures (hardware/pcb/): imported here, where the guide needs them
-    from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+    from hardware.pcb.mechanics import SURFACE_COVER, site_screw, site_spacer, site_standoff
     from hardware.pcb.module import top_gap
 
     site = g.pyramidos
     sensor = g.sensor("pico", "target")
-    assert sensor.peak_distance is not None and sensor.span is not None
-    spacer, gap = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
-    screw, bite = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    assert isinstance(sensor, Reflective)
+    spacer, gap = site_spacer(site, sensor.peak_distance, sensor.span)
+    screw, bite = site_screw(site, spacer)
     rows = [
         ["module", f"{_g(site.module_size)} mm square, its parts facing the level"],
         ["a ball's lowest point", f"{site.rest_depth:.2f} mm under the level's top face "
          f"(level {_g(site.board_thickness)} mm)"],
         ["spacers", f"{_g(spacer)} mm, M3 nylon (the standoff wanted: "
-         f"{site.standoff(sensor.peak_distance, BODY[2]):.2f} mm)"],
+         f"{site_standoff(site, sensor.peak_distance):.2f} mm)"],
         ["each target's sensor", f"{_g(gap)} mm under its ball (the TCRT1000 reads "
          f"{_g(sensor.span[0])}–{_g(sensor.span[1])} mm, peak at {_g(sensor.peak_distance)})"],
         ["screws", f"ST2.9 × {_g(screw)} mm, {_g(bite)} mm of thread in the level, into "

@@ -245,7 +245,6 @@ def _element_line(sensor: Sensor, index: int, place: Point) -> tuple[Array, Arra
         axis = np.array([math.cos(angle), math.sin(angle), 0.0])
     if sensor.kind != "reed":  # a hall element: one point
         return base[None, :], axis
-    assert sensor.glass_length is not None
     steps = (np.arange(_GLASS_POINTS) + 0.5) / _GLASS_POINTS * sensor.glass_length
     if element.orientation == "upright":  # from the top of the glass downwards
         points = base[None, :] - steps[:, None] * axis[None, :]
@@ -263,7 +262,6 @@ def drives(sensor: Sensor, place: Point, magnet: Magnet, poses: Poses, remanence
         points, axis = _element_line(sensor, index, place)
         along = magnet_field(magnet, poses, points, remanence) @ axis  # (n, k), mT
         if sensor.kind == "reed":
-            assert sensor.test_coil_length is not None
             mean = along.mean(axis=1) * 1e-3
             columns.append(mean * sensor.test_coil_length * _MM / MU0)
         else:
@@ -281,10 +279,8 @@ def _responses(
 def thresholds(sensor: Sensor) -> tuple[float, float, str]:
     """(worst-case operate point, worst-case release point, unit)."""
     if sensor.kind == "reed":
-        assert sensor.pull_in is not None and sensor.drop_out_min is not None
         return sensor.pull_in[1], sensor.drop_out_min, "AT"
     if sensor.kind == "hall":
-        assert sensor.operate_max is not None and sensor.release_min is not None
         return sensor.operate_max, sensor.release_min, "mT"
     raise ValueError(f"sensors.{sensor.name}: an {sensor.kind} sensor has no magnetic model")
 

@@ -31,7 +31,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.geometry import Hollow, Sensor
+from hardware.geometry import Hollow, Reflective
 
 __all__ = ["WALL_TOLERANCE", "Scene", "card_curve", "collector_current", "peak_ratio", "spacing"]
 
@@ -67,16 +67,15 @@ def _card_quadrature(distance: float, spacing: float) -> float:
     return float(values.sum() * (grid[1] - grid[0]) ** 2)
 
 
-def spacing(sensor: Sensor) -> float:
+def spacing(sensor: Reflective) -> float:
     """The model's emitter–detector spacing for ``sensor`` (mm)."""
-    assert sensor.peak_distance is not None
     return sensor.peak_distance / peak_ratio()
 
 
-def card_curve(sensor: Sensor, distances: list[float]) -> list[float]:
+def card_curve(sensor: Reflective, distances: list[float]) -> list[float]:
     """The model's current from a flat card at each distance, over its peak's."""
     s = spacing(sensor)
-    peak = _card_quadrature(sensor.peak_distance or 1.0, s)
+    peak = _card_quadrature(sensor.peak_distance, s)
     return [_card_quadrature(d, s) / peak for d in distances]
 
 
@@ -85,7 +84,7 @@ class Scene:
     """What lies above one sensor: its hollow and the pieces (centres (k, 3) mm, radii,
     reflectances), in the frame of the hollow's centre on the surface."""
 
-    sensor: Sensor
+    sensor: Reflective
     hollow: Hollow
     wood: float
     """The hollow's reflectance."""
@@ -150,7 +149,7 @@ def _trace(scene: Scene, count: int, card: tuple[float, float] | None = None) ->
     """The detector's share of the emitter's power in ``scene`` (or, with ``card`` =
     (distance, reflectance), from a flat card above a bare sensor)."""
     sensor = scene.sensor
-    assert sensor.window_diameter is not None and sensor.elements
+    assert sensor.elements
     s = spacing(sensor)
     face = -sensor.elements[0].depth
     emitter = np.array([-s / 2, 0.0, face])
@@ -254,7 +253,5 @@ def collector_current(scene: Scene, rays: int) -> float:
     """µA the weakest sensor the data sheet allows gives in ``scene`` (the reflection only:
     the data sheet's cross talk and dark current are added by the caller)."""
     sensor = scene.sensor
-    assert sensor.collector_min is not None and sensor.test_distance is not None
-    assert sensor.test_reflectance is not None
     test = _trace(scene, rays, card=(sensor.test_distance, sensor.test_reflectance))
     return sensor.collector_min * _trace(scene, rays) / test

@@ -40,7 +40,18 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.geometry import DEFAULT_PATH, Candidate, Geometry, Point, Sensor, load_geometry
+from hardware.geometry import (
+    DEFAULT_PATH,
+    Candidate,
+    Geometry,
+    Hall,
+    Linear,
+    Point,
+    Reed,
+    Reflective,
+    Sensor,
+    load_geometry,
+)
 from tools import magnets, optics, rest
 
 __all__ = [
@@ -163,7 +174,7 @@ def _neighbour_offsets(geometry: Geometry) -> list[Point]:
 
 
 def _bias_field(
-    geometry: Geometry, sensor: Sensor, points: Array, spots: list[Point] | None = None
+    geometry: Geometry, sensor: Linear, points: Array, spots: list[Point] | None = None
 ) -> Array:
     """B in tesla (n, 3) at ``points`` (n, 3) mm of the bias magnets under the cells at
     ``spots`` (default: the 9 cells around c3), magpylib's field of each at its largest
@@ -180,7 +191,7 @@ def _bias_field(
     return np.asarray(b.sum(axis=0) * 1e-3, dtype=np.float64)
 
 
-def _bias_at_hall(geometry: Geometry, sensor: Sensor) -> float:
+def _bias_at_hall(geometry: Geometry, sensor: Linear) -> float:
     """mT the hall reads of the bias at worst: at c3 (8 neighbours' magnets) or a corner
     cell (3), and a hall ``PLACEMENT`` off its place."""
     element = np.array([[0.0, 0.0, -sensor.elements[0].depth]])
@@ -201,7 +212,7 @@ class BiasField:
     """The bias magnets under the 9 cells around c3, as the rest model's field."""
 
     geometry: Geometry
-    sensor: Sensor
+    sensor: Linear
 
     def field(self, points: Array) -> Array:
         return _bias_field(self.geometry, self.sensor, points)
@@ -238,11 +249,10 @@ def _thresholds(
     sensor: Sensor, bias_at_element: float = 0.0
 ) -> tuple[float, float, str, float | None]:
     """(worst-case operate point, worst-case release point, unit, reading error)."""
-    if sensor.kind in ("reed", "hall"):
+    if isinstance(sensor, Reed | Hall):
         operate, release, unit = magnets.thresholds(sensor)
         return operate, release, unit, None
-    assert sensor.threshold_on is not None and sensor.threshold_off is not None
-    assert sensor.error is not None
+    assert isinstance(sensor, Linear | Reflective)
     error = sensor.error + BIAS_DRIFT * abs(bias_at_element)
     unit = "mT" if sensor.kind == "linear" else "µA"
     return sensor.threshold_on + error, sensor.threshold_off - error, unit, error
@@ -283,8 +293,10 @@ def judge(
     with the same insert and bias)."""
     sensor = candidate.cell_sensor
     insert = candidate.pearl_insert
-    bias = BiasField(geometry, sensor) if sensor.bias_magnet is not None else None
-    key = (insert.name, sensor.bias_magnet.name if sensor.bias_magnet else "", sweep)
+    biased = isinstance(sensor, Linear) and sensor.bias_magnet is not None
+    bias = BiasField(geometry, sensor) if isinstance(sensor, Linear) and biased else None
+    key = (insert.name, bias.sensor.bias_magnet.name if bias and bias.sensor.bias_magnet else "",
+           sweep)  # fmt: skip
     if cache is None or key not in cache:
         found = rest.sweep(geometry, insert, sweep.orientations, offsets=sweep.offsets,
                            lifts=sweep.lifts, bias=bias)  # fmt: skip
@@ -314,7 +326,8 @@ def _judge_steel(
 ) -> Judgement:
     """A soft-iron ball at the pearl's centre over back-biased linear halls (one axis)."""
     sensor = candidate.cell_sensor
-    assert sensor.bias_magnet is not None and candidate.pearl_insert.kind == "steel"
+    assert isinstance(sensor, Linear) and sensor.bias_magnet is not None
+    assert candidate.pearl_insert.kind == "steel"
     element = np.array([[0.0, 0.0, -sensor.elements[0].depth]])
     bias_here = _bias_at_hall(geometry, sensor)  # mT the hall must read past, at worst
     volume = candidate.pearl_insert.volume * 1e-9
@@ -332,7 +345,6 @@ def _judge_steel(
 
     centres = rests.centres  # the ball is at the pearl's centre
     own = signal(centres)[:, None]
-    assert sensor.full_scale is not None
     if bias_here + float(np.abs(own).max()) > sensor.full_scale:
         own = np.zeros_like(own)  # the hall saturates: it reads nothing
     near = np.stack([
@@ -349,7 +361,7 @@ def _judge_reflective(
     geometry: Geometry, candidate: Candidate, rests: rest.Rests, sweep: Sweep
 ) -> Judgement:
     sensor = candidate.cell_sensor
-    assert sensor.crosstalk_max is not None and sensor.dark_max is not None
+    assert isinstance(sensor, Reflective)
     r = geometry.pearl.diameter / 2
     darkest, brightest = geometry.pearl.reflectance
     operate, release, unit, error = _thresholds(sensor)
@@ -383,7 +395,6 @@ def judge_targets(geometry: Geometry, sweep: Sweep = COARSE) -> Judgement:
     sensor = geometry.sensor("pico", "target")
     if sensor.kind != "reflective":
         raise ValueError("builds.pico.target_sensor: not a reflective sensor")
-    assert sensor.dark_max is not None
     ball = geometry.ball
     r = ball.diameter / 2
     darkest, brightest = ball.reflectance

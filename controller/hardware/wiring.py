@@ -10,9 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-ADAPTERS: Final[tuple[str, ...]] = ("sim", "gpio", "serial")
-TOPOLOGIES: Final[tuple[str, ...]] = ("direct", "matrix", "mux")
-
 FIRST_GPIO: Final = 2
 LAST_GPIO: Final = 27
 """BCM GPIO 2–27 are the GPIOs on the 40-pin header (0 and 1 belong to the HAT EEPROM)."""

@@ -21,7 +21,7 @@ from pathlib import Path
 
 from controller.config import load_config
 from controller.hardware.wiring import DEFAULT_BUZZER_PIN
-from hardware.geometry import Geometry, GeometryError, Point, Sensor, load_geometry
+from hardware.geometry import Geometry, GeometryError, Ir, Point, Sensor, load_geometry
 from hardware.pcb.design import BaseSpec, Hole, PinMap, SensorPart, Site
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.library import TCRT1000, reed_upright
@@ -237,7 +237,7 @@ the outline's top left corner)."""
 def _ir_site(geo: Geometry, board: Frame, name: str, sensor: Sensor) -> Site:
     """An IR module's place: its socket beside the target (or the top); a module looking
     up from under its target sends its lead down through a hole in the board."""
-    below = sensor.height is not None and sensor.height < 0 and sensor.hole_diameter > 0
+    below = isinstance(sensor, Ir) and sensor.height < 0 and sensor.hole_diameter > 0
     hole = Hole(*board(geo.place(name)), sensor.hole_diameter) if below else None
     at = board(geo.place(name) + IR_SOCKET_OFFSET)
     return Site(name, "ir", at, board(geo.led_position(name)), hole)
@@ -270,7 +270,6 @@ def base_spec(geo: Geometry) -> BaseSpec:
     offset = cell.offset or Point(0.0, 0.0)
     # The bent upper lead's pad sits where the geometry's lead budget puts it; the glass
     # drawn 0.25 mm short of it on either side, as before the budget (issue 29, item 2).
-    assert cell.lead_offset is not None
     pitch = cell.lead_offset
     footprint = reed_upright(pitch, max(2 * pitch - 0.5, 1.0))
     sites: list[Site] = []

@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from hardware.geometry import Geometry, Point
+from hardware.geometry import Geometry, GeometryError, Point, PyramidosSite
 from hardware.pcb.design import Board, Placed
 from hardware.pcb.footprints import load_footprint
 from hardware.pcb.parts import PartKind
@@ -40,6 +40,8 @@ __all__ = [
     "PCB_THICKNESS",
     "PLUNGER",
     "SCREW",
+    "SITE_SCREWS",
+    "STANDOFFS",
     "SURFACE_COVER",
     "Screw",
     "attach_capacitance",
@@ -49,6 +51,9 @@ __all__ = [
     "pocket_clearance",
     "pocket_error",
     "screw_cover",
+    "site_screw",
+    "site_spacer",
+    "site_standoff",
     "usb_mouths",
 ]
 
@@ -107,6 +112,45 @@ SCREW = Screw(
 )  # fmt: skip
 """The screws that hold the pico board to its 6.5 mm of wood: through the board's Ø3.2 mm
 holes, 4.9 mm into the wood."""
+STANDOFFS = (2.0, 3.0, 4.0, 5.0, 6.0, 8.0, 10.0, 12.0, 15.0)
+"""mm: the stock lengths of M3 nylon spacers (round, Ø3.2 bore) the Pyramidos module
+stands on under the site (``[pyramidos]`` of the geometry file)."""
+SITE_SCREWS = (6.5, 9.5, 13.0, 16.0, 19.0, 22.0)
+"""mm: ISO 7049 ST2.9 pan-head tapping screws' stock lengths, for the module."""
+
+
+def site_standoff(site: PyramidosSite, gap: float) -> float:
+    """mm from the level's underside to the module's face for a TCRT1000 (:data:`BODY`)
+    whose face lies ``gap`` under a resting ball (0: flat on the wood)."""
+    return max(0.0, site.rest_depth - site.board_thickness + gap + BODY[2])
+
+
+def site_spacer(site: PyramidosSite, gap: float, span: tuple[float, float]) -> tuple[float, float]:
+    """(stock spacer length, the sensor's resulting gap to the ball): the stock length
+    nearest :func:`site_standoff` that leaves the gap within ``span``; 0 when none is
+    needed (the module flat against the level)."""
+    want = site_standoff(site, gap)
+    if want == 0.0:
+        return 0.0, site.board_thickness - site.rest_depth - BODY[2]
+    fits = [s for s in STANDOFFS if span[0] <= gap - (want - s) <= span[1]]
+    if not fits:
+        within = f"{span[0]:g}–{span[1]:g} mm under the balls"
+        raise GeometryError("pyramidos", f"no stock spacer near {want:.1f} mm: {within}")
+    best = min(fits, key=lambda s: abs(want - s))
+    return best, round(gap - (want - best), 2)
+
+
+def site_screw(site: PyramidosSite, spacer: float) -> tuple[float, float]:
+    """(ISO 7049 ST2.9 length, its thread's bite into the level): the longest stock screw
+    through the module (:data:`PCB_THICKNESS`) and its ``spacer`` whose tip stays
+    :data:`SURFACE_COVER` under the level's top face."""
+    room = PCB_THICKNESS + spacer + site.board_thickness - SURFACE_COVER
+    fits = [s for s in SITE_SCREWS if s <= room]
+    if not fits or fits[-1] - PCB_THICKNESS - spacer < 1.5:
+        little = f"{site.board_thickness:g} mm leaves a screw under 1.5 mm of thread"
+        raise GeometryError("pyramidos.board_thickness", little)
+    return fits[-1], round(fits[-1] - PCB_THICKNESS - spacer, 2)
+
 
 PLUNGER = PartKind(
     "plunger", "", "plunger", "", {}, "button plunger: a Ø10 mm beech dowel cut to length "

@@ -3,7 +3,7 @@
 A family's Pyramidos is HABA's tower, whose building site (the four target holes and the
 top ball on the four balls in them) is on its upper level; a finger reaches that level's
 holes from below to nudge a ball. The module is screwed under the site on four nylon
-spacers (:meth:`hardware.geometry.PyramidosSite.spacer`), its size, place and holes from
+spacers (:func:`hardware.pcb.mechanics.site_spacer`), its size, place and holes from
 the geometry file's ``[pyramidos]`` table, which the maker measures on their own set. Its
 side facing the level (KiCad's front, F) carries a Vishay TCRT1000 under each target hole,
 looking up at the ball resting in it, and a WS2812B-2020 beside it in the same hole (the
@@ -23,9 +23,9 @@ name means one signal on both.
 
 from __future__ import annotations
 
-from hardware.geometry import Geometry
+from hardware.geometry import Geometry, Reflective
 from hardware.pcb.design import BaseSpec, Board, Placed, Site, Track, Via, _facing, begin
-from hardware.pcb.mechanics import BODY, PCB_THICKNESS, SURFACE_COVER
+from hardware.pcb.mechanics import BODY, site_screw, site_spacer
 from hardware.pcb.parts import CATALOGUE, PartKind
 from hardware.pcb.pico import CABLE, CAP_OFFSET, MODULE_NAMES, PicoPins, _ws2812_fanout, cable
 
@@ -62,10 +62,10 @@ def top_gap(geo: Geometry, below: bool) -> float:
     (1.0, 13.9)
     """
     site, sensor = geo.pyramidos, geo.sensor("pico", "top")
-    assert sensor.peak_distance is not None and sensor.span is not None
+    assert isinstance(sensor, Reflective)
     if not below:
         return sensor.peak_distance
-    spacer, _ = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
+    spacer, _ = site_spacer(site, sensor.peak_distance, sensor.span)
     lowest = site.top_apex - site.ball_diameter  # the top ball's lowest point
     return round(lowest + site.board_thickness + spacer - BODY[2], 2)
 
@@ -73,9 +73,9 @@ def top_gap(geo: Geometry, below: bool) -> float:
 def loose(geo: Geometry) -> tuple[tuple[PartKind, int, str], ...]:
     """What the BOM orders for the module that is not on it."""
     site, sensor = geo.pyramidos, geo.sensor("pico", "target")
-    assert sensor.peak_distance is not None and sensor.span is not None
-    spacer, _ = site.spacer(sensor.peak_distance, BODY[2], sensor.span)
-    length, _ = site.screw(spacer, PCB_THICKNESS, SURFACE_COVER)
+    assert isinstance(sensor, Reflective)
+    spacer, _ = site_spacer(site, sensor.peak_distance, sensor.span)
+    length, _ = site_screw(site, spacer)
     screw = PartKind(
         "site_screw", "", f"ST2.9x{length:g}", "", {}, f"pan-head tapping screw ST2.9 × "
         f"{length:g} mm, ISO 7049, stainless A2: the module under the level, through its "

@@ -24,7 +24,7 @@ import pytest
 
 from controller.hardware.channels import ChannelMap
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
-from hardware.geometry import load_geometry
+from hardware.geometry import Reflective, load_geometry
 from rigs.room import (
     ADC_PER_UA,
     CROSSTALK_UA,
@@ -332,6 +332,7 @@ def test_the_shipped_reflective_settings_are_the_geometrys_build() -> None:
     target on a multiplexer input, lit by its rank's group."""
     cfg = _firmware_config()
     sensor = load_geometry().sensor("pico")
+    assert isinstance(sensor, Reflective)
     assert sensor.threshold_on and sensor.threshold_off and sensor.load_resistor
     per_ua = 4096 / 3300 * sensor.load_resistor  # counts per µA over the load
     assert per_ua == ADC_PER_UA

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -210,24 +209,10 @@ def test_pieces_know_their_mass_and_where_their_magnet_rests() -> None:
     assert g.ball.centre_to_magnet == pytest.approx(0.0)
 
 
-def test_the_pyramidos_site_puts_its_sensors_near_their_peak_and_its_screws_inside() -> None:
+def test_the_pyramidos_site_knows_where_its_balls_rest() -> None:
     """From the measured site: a Ø25 ball in a Ø18 hole rests with its lowest point
-    3.83 mm under the level's top face (12.5 − √(12.5² − 9²)); the module stands on the
-    stock spacer nearest what puts each TCRT1000's face 1 mm under it, which leaves the
-    face within the sensor's 0.2–4 mm; the longest stock screw keeps its tip 1 mm under
-    the top face; a thinner level leaves no thread and says so by its key."""
+    3.83 mm under the level's top face (12.5 − √(12.5² − 9²)); the top ball on four balls
+    30 mm apart has its apex over the balls' centres by √(25² − 30²/2)."""
     site = load_geometry().pyramidos
     assert site.rest_depth == pytest.approx(12.5 - (12.5**2 - 9**2) ** 0.5)
-    assert site.standoff(1.0, 2.5) == pytest.approx(site.rest_depth - 4.0 + 1.0 + 2.5)
-    spacer, gap = site.spacer(1.0, 2.5, (0.2, 4.0))
-    assert spacer == 3.0
-    assert gap == pytest.approx(1.0 - (site.standoff(1.0, 2.5) - 3.0), abs=0.01)
-    assert 0.2 <= gap <= 4.0
-    screw, bite = site.screw(spacer, 1.6, 1.0)
-    assert screw == 6.5 and bite == pytest.approx(6.5 - 1.6 - 3.0)
-    assert 1.6 + spacer + 4.0 - screw >= 1.0  # the tip's cover under the top face
-    # the top ball on four balls 30 mm apart: its apex over the balls' centres by √(25² − 30²/2)
     assert site.top_apex == pytest.approx(site.ball_centre + (25**2 - 30**2 / 2) ** 0.5 + 12.5)
-    with pytest.raises(GeometryError) as caught:
-        replace(site, board_thickness=1.5).screw(spacer, 1.6, 1.0)
-    assert caught.value.key == "pyramidos.board_thickness"

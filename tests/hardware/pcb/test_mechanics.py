@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware.geometry import Point, load_geometry
+from hardware.geometry import GeometryError, Point, load_geometry
 from hardware.pcb import design, mechanics, module, outputs, pico, ratings
 from hardware.pcb.design import Board
 from hardware.pcb.inputs import FIRMWARE_CONFIG, Inputs, load_inputs, pico_pins
@@ -249,3 +249,23 @@ def test_the_hats_speaker_driver_is_within_its_rating_too(inputs: Inputs) -> Non
     old = replace(series, kind=CATALOGUE["R47"])
     before = replace(hat, parts=tuple(old if p is series else p for p in hat.parts))
     assert not all(r.within for r in ratings.ratings(before))
+
+
+def test_the_pyramidos_module_stands_its_sensors_near_their_peak_and_its_screws_inside() -> None:
+    """The module stands on the stock spacer nearest what puts each TCRT1000's face 1 mm
+    under a resting ball, which leaves the face within the sensor's 0.2–4 mm; the longest
+    stock screw keeps its tip 1 mm under the top face; a thinner level leaves no thread
+    and says so by its key."""
+    site = load_geometry().pyramidos
+    standoff = mechanics.site_standoff(site, 1.0)
+    assert standoff == pytest.approx(site.rest_depth - 4.0 + 1.0 + 2.5)
+    spacer, gap = mechanics.site_spacer(site, 1.0, (0.2, 4.0))
+    assert spacer == 3.0
+    assert gap == pytest.approx(1.0 - (standoff - 3.0), abs=0.01)
+    assert 0.2 <= gap <= 4.0
+    screw, bite = mechanics.site_screw(site, spacer)
+    assert screw == 6.5 and bite == pytest.approx(6.5 - 1.6 - 3.0)
+    assert 1.6 + spacer + 4.0 - screw >= 1.0  # the tip's cover under the top face
+    with pytest.raises(GeometryError) as caught:
+        mechanics.site_screw(replace(site, board_thickness=1.5), spacer)
+    assert caught.value.key == "pyramidos.board_thickness"

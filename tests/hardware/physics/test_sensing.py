@@ -14,7 +14,7 @@ import runpy
 import numpy as np
 import pytest
 
-from hardware.geometry import load_geometry
+from hardware.geometry import Reflective, load_geometry
 from hardware.pcb.inputs import FIRMWARE_CONFIG
 from rigs.room import ADC_PER_UA, CROSSTALK_UA, WALL_UA_PER_RHO
 from tools import magnets, optics, rest, sensing
@@ -119,7 +119,7 @@ def test_the_ir_model_follows_the_data_sheet() -> None:
     """Fitted to the TCRT1000's peak at 1 mm, the model's flat-card curve falls to the data
     sheet's 20 % near the end of its 0.2–4 mm span (no second fit)."""
     sensor = GEOMETRY.sensors["cell-ir"]
-    assert sensor.peak_distance is not None and sensor.span is not None
+    assert isinstance(sensor, Reflective)
     curve = optics.card_curve(sensor, [0.5 * sensor.peak_distance, sensor.peak_distance,
                                        2 * sensor.peak_distance, sensor.span[1]])  # fmt: skip
     assert curve[1] == pytest.approx(1.0)
@@ -143,6 +143,7 @@ def test_the_window_wall_is_a_tolerance_the_firmwares_baseline_holds() -> None:
     here), the same with a pearl on the cell; with the data sheet's 1 µA of cross talk,
     the firmware's BASELINE_MAX holds an empty cell with such a wall."""
     sensor = GEOMETRY.sensors["cell-ir"]
+    assert isinstance(sensor, Reflective)
     scene = optics.Scene(sensor, GEOMETRY.hollow, 0.5)
     assert scene.wall == optics.WALL_TOLERANCE >= 0.3
     black = dataclasses.replace(scene, wall=0.0)
