@@ -15,6 +15,7 @@ of ``--rounds`` for each: the time per game and per event.
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import time
@@ -30,10 +31,10 @@ from pyramid_board.games import games as product_games  # noqa: E402
 FIXTURE = ROOT / "tests" / "fixtures" / "store-0.1.0.sqlite3"
 
 
-def fill(store: Store, copies: int) -> None:
+def fill(store: Store, copies: int, folder: Path) -> None:
     """``copies`` copies of the fixture's games, as their own games in ``store``."""
     games = product_games()
-    old = Store(FIXTURE)
+    old = Store(shutil.copyfile(FIXTURE, folder / "0.1.0.sqlite3"))  # opening it migrates it
     try:
         kept = [g for g in (old.game(s.id) for s in old.games()) if g is not None]
     finally:
@@ -66,7 +67,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="replay-bench-") as folder:
         store = Store(Path(folder) / "games.sqlite3")
         try:
-            fill(store, args.copies)
+            fill(store, args.copies, Path(folder))
             numbers = [s.id for s in store.games(limit=1000)]
             while len(numbers) < store.count_games():
                 numbers += [s.id for s in store.games(limit=1000, offset=len(numbers))]
