@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
 from controller.referee.game import (
@@ -25,7 +25,6 @@ from controller.referee.game import (
     Message,
     Options,
     Outcome,
-    Reader,
     Snapshot,
     Status,
     Stored,
@@ -168,17 +167,17 @@ def replayed(moves: Sequence[str]) -> RowState:
     return last.state
 
 
+CELL: Final = notation(lambda text: parse_cell(text).short)
+"""A cell of the row, kept as its short name."""
+
+
 @dataclass(frozen=True, slots=True)
 class Marked(Stored):
     """``seat`` put a piece on ``cell``."""
 
-    cell: str
-    seat: int
+    cell: Annotated[str, CELL]
+    seat: seat_number
     kind: ClassVar[str] = "mark"
-    readers: ClassVar[Mapping[str, Reader]] = {
-        "cell": notation(lambda text: parse_cell(text).short),
-        "seat": seat_number,
-    }
 
 
 @dataclass(frozen=True, slots=True)
