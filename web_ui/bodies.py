@@ -258,9 +258,10 @@ def check(model: type[Body], value: object) -> dict[str, Any]:
 
 def _said(model: type[Body], error: Any) -> tuple[str, str]:
     """pydantic's ``error`` as (field, problem) in the API's words (the one translation)."""
-    field, annotation, table = _place(model, tuple(error["loc"]))
+    loc = tuple(error["loc"])
+    field, annotation = _place(model, loc)
     if error["type"] == "extra_forbidden":
-        known = ", ".join(table.model_fields) or "none: send {} or nothing"
+        known = ", ".join(_place(model, loc[:-1])[1].model_fields) or "none: send {} or nothing"
         return field, f"unknown field (known: {known})"
     if error["type"] == "missing":
         return field, "is required"
@@ -270,6 +271,21 @@ def _said(model: type[Body], error: Any) -> tuple[str, str]:
     return field, f"must be {wanted}, not {_A.get(type(error['input']), 'an object')}"
 
 
+def _place(model: type[Body], loc: tuple[str | int, ...]) -> tuple[str, Any]:
+    """The name of the field ``loc`` points at (``players[1].name``; ``body``: the whole
+    body) and its declared type."""
+    field, annotation = "", cast(Any, model)
+    for part in loc:
+        if isinstance(part, int):
+            field, annotation = f"{field}[{part}]", get_args(annotation)[0]
+        elif isinstance(annotation, type) and issubclass(annotation, Body):
+            field = f"{field}.{part[:40]}" if field else part[:40]
+            annotation = getattr(annotation.model_fields.get(part), "annotation", None)
+        else:
+            break  # a union's member (``str`` in ``("colour", "str")``): the field itself
+    return field or "body", annotation
+
+
 def _kinds(annotation: Any) -> list[str]:
     """The JSON types a field's declared type takes (``str | None``: a string, null)."""
     if get_origin(annotation) is Annotated:
@@ -277,24 +293,6 @@ def _kinds(annotation: Any) -> list[str]:
     if get_origin(annotation) in (Union, UnionType):
         return [kind for arg in get_args(annotation) for kind in _kinds(arg)]
     return [_A.get(get_origin(annotation) or annotation, "an object")]
-
-
-def _place(model: type[Body], loc: tuple[str | int, ...]) -> tuple[str, Any, type[Body]]:
-    """Where ``loc`` points: the field's name (``players[1].name``, ``body`` for the whole
-    body), its declared type and the model it is a field of (a union's member, ``str`` in
-    ``("colour", "str")``, is the field itself)."""
-    field, annotation, table = "", cast(Any, model), model
-    for part in loc:
-        if isinstance(part, int):
-            field, annotation = f"{field}[{part}]", get_args(annotation)[0]
-        elif isinstance(annotation, type) and issubclass(annotation, Body):
-            table, name = annotation, part[:40]
-            field = f"{field}.{name}" if field else name
-            declared = table.model_fields.get(part)
-            annotation = declared.annotation if declared is not None else None
-        else:
-            break
-    return field or "body", annotation, table
 
 
 _A: Final[dict[object, str]] = {

@@ -177,7 +177,7 @@ def parse_virtual(raw: object, channels: Sequence[str]) -> VirtualPress:
         if raw.get("action") != "clear":
             raise InputError("action", "the whole board can only be cleared")
         return VirtualPress("board", "clear")
-    if not isinstance(name, str) or name not in CELLS + TARGETS + BUTTONS:
+    if name not in CELLS + TARGETS + BUTTONS:
         raise InputError("name", "must be a base cell (a1–e5), a target (t1–t4, top) or a button")
     if name not in channels:
         raise InputError("name", f"this board has no sensor {name}")
@@ -229,7 +229,7 @@ def parse_colour(value: object, field: str) -> tuple[int, int, int]:
 
 def parse_led_test(raw: Mapping[str, Any], leds: Sequence[str]) -> LedTestRequest:
     """``{"led": "c3", "colour": "#ff0000"}``, ``{"led": "all", ...}`` or ``{"stop": true}``
-    (a JSON body after :data:`LED_TEST`, or the diagnostics page's form)."""
+    (a JSON body after :class:`~web_ui.bodies.LedTest`, or the diagnostics page's form)."""
     if _flag(raw.get("stop"), "stop"):
         for other in ("led", "colour"):
             if raw.get(other) not in (None, ""):
