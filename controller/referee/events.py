@@ -129,7 +129,7 @@ def notation(parse: Callable[[str], object]) -> Notation:
 
 
 PlayerNumber: TypeAlias = Annotated[int, Limits(0, 3)]
-"""A player's number (0 to 3): the colour or the seat an event is by."""
+"""A player's number (0 to 3), as the game numbers its players."""
 Text: TypeAlias = Annotated[str, Limits(1, 200)]
 """Text of 1 to 200 characters."""
 
