@@ -13,8 +13,8 @@ In short::
          /api/virtual {"name", "action"}  /api/settings {"language", "volume"}
 
 Writes send ``X-CSRFToken`` (from ``GET /api/session``) with the session cookie; every
-body goes through :func:`web_ui.auth.require_json_object` and its route's
-:class:`web_ui.bodies.Shape`. Answers are ``{"ok": true, …}`` or ``{"ok": false, "error":
+body goes through :func:`web_ui.auth.require_json_object` and its route's model in
+:mod:`web_ui.bodies`. Answers are ``{"ok": true, …}`` or ``{"ok": false, "error":
 "sentence"}`` with a 4xx (or 503) status.
 """
 
@@ -155,7 +155,7 @@ def session_state() -> Response:
 
 @bp.post("/unlock")
 def unlock() -> Response:
-    body = require_json_object(bodies.UNLOCK)
+    body = require_json_object(bodies.Unlock)
     try:
         auth.unlock(body["pin"])
     except PermissionError as exc:
@@ -165,14 +165,14 @@ def unlock() -> Response:
 
 @bp.post("/lock")
 def lock() -> Response:
-    require_json_object(bodies.EMPTY)
+    require_json_object(bodies.Empty)
     auth.lock()
     return ok()
 
 
 @bp.post("/pin")
 def change_pin() -> Response:
-    body = require_json_object(bodies.PIN_CHANGE)
+    body = require_json_object(bodies.PinChange)
     try:
         new = household.valid_pin(body["new"])
     except household.SettingError as exc:
@@ -192,7 +192,7 @@ def change_pin() -> Response:
 @bp.post("/game")
 @admin_required
 def new_game() -> Response:
-    chosen = forms.parse_setup(require_json_object(bodies.SETUP), web_state().table.games)
+    chosen = forms.parse_setup(auth.read_body(), web_state().table.games)
     linker = web_state().table.linker
     if chosen.remote and linker is None:
         raise bodies.InputError(f"players[{chosen.remote[0]}].remote", _NO_BROKER)
@@ -209,7 +209,7 @@ _NO_BROKER = "this board has no [remote] broker in its config file"
 @bp.post("/remote/join")
 @admin_required
 def remote_join() -> Response:
-    body = require_json_object(bodies.JOIN)
+    body = require_json_object(bodies.Join)
     linker = web_state().table.linker
     if linker is None:
         raise bodies.InputError("code", _NO_BROKER)
@@ -223,7 +223,7 @@ def remote_join() -> Response:
 @bp.post("/remote/take-record")
 @admin_required
 def remote_take_record() -> Response:
-    require_json_object(bodies.EMPTY)
+    require_json_object(bodies.Empty)
     linker = web_state().table.linker
     if linker is None or not linker.take_record():
         raise bodies.InputError("remote", "no stopped link of a joined game to take a record for")
@@ -235,14 +235,14 @@ def remote_take_record() -> Response:
 def command(name: str) -> Response:
     if name not in control.actions():
         abort(404, gettext("There is no such command."))
-    require_json_object(bodies.EMPTY)
+    require_json_object(bodies.Empty)
     return replied(control.action(name))
 
 
 @bp.post("/led-test")
 @admin_required
 def led_test() -> Response:
-    body = require_json_object(bodies.LED_TEST)
+    body = require_json_object(bodies.LedTest)
     wanted = forms.parse_led_test(body, web_state().led_names)
     return replied(control.led_test(wanted))
 
@@ -251,7 +251,7 @@ def led_test() -> Response:
 @admin_required
 def virtual() -> Response:
     web = web_state()
-    body = require_json_object(bodies.VIRTUAL)
+    body = require_json_object(bodies.Virtual)
     press = forms.parse_virtual(body, list(web.channel_map.channel_by_name))
     touched = control.virtual(press)
     snap = touched.snapshot
@@ -272,7 +272,7 @@ def virtual() -> Response:
 @admin_required
 def settings() -> Response:
     web = web_state()
-    body = require_json_object(bodies.SETTINGS)
+    body = require_json_object(bodies.Settings)
     if not body:
         raise bodies.InputError("body", "send language, volume or both")
     try:

@@ -147,17 +147,21 @@ def to_unlock() -> BaseResponse:
     return redirect(url_for("pages.unlock", next=safe_next(back)))
 
 
-def require_json_object(shape: bodies.Shape) -> dict[str, Any]:
-    """The request's JSON body, checked against ``shape`` (:mod:`web_ui.bodies`' one rule).
+def require_json_object(model: type[bodies.Body]) -> dict[str, Any]:
+    """The fields of the request's JSON body, checked against ``model`` (:mod:`web_ui.bodies`'
+    one rule): a body that does not fit is an :class:`~web_ui.bodies.InputError` (400 naming
+    every mistake's field, ``errors.py``)."""
+    return bodies.check(model, read_body())
 
-    The only place a JSON body is read: a body that does not parse, or does not fit, is
-    an :class:`~web_ui.bodies.InputError` (400 naming the field, ``errors.py``). An empty
-    body counts as ``{}`` (so ``curl -X POST`` works for a command); any other body must
-    say ``Content-Type: application/json`` (else 415).
-    """
+
+def read_body() -> object:
+    """The request's JSON body: the only place one is read. A body that does not parse is an
+    :class:`~web_ui.bodies.InputError`. An empty body counts as ``{}`` (so ``curl -X POST``
+    works for a command); any other body must say ``Content-Type: application/json`` (else
+    415)."""
     raw = request.get_data(cache=True)
     if not raw:
-        return shape.check({})
+        return {}
     if not request.is_json:
         abort(415, gettext("Send JSON (Content-Type: application/json)."))
-    return shape.check(bodies.read_json(raw))
+    return bodies.read_json(raw)

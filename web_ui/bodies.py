@@ -2,17 +2,19 @@
 
 A body is UTF-8 JSON that parses (:func:`read_json`: no NaN or Infinity, no key twice, no
 lone surrogate, nested at most :data:`MAX_DEPTH` deep) and an object whose fields its
-route's :class:`Shape` names, each of its JSON type. Anything else is an
-:class:`InputError` naming the field, which ``errors.py`` answers with 400
-(``docs/api.md``, "Bodies"). :func:`web_ui.auth.require_json_object` applies it to every
-request; what the values mean is :mod:`web_ui.forms`' business.
+route's model names (:class:`Body`, pydantic: each route's fields declared once below),
+each of its JSON type. Anything else is an :class:`InputError` naming every mistake with
+its field, which ``errors.py`` answers with 400 (``docs/api.md``, "Bodies").
+:func:`web_ui.auth.require_json_object` applies it to every request; what the values
+mean is :mod:`web_ui.forms`' business.
 
->>> VIRTUAL.check(read_json(b'{"name": "c3", "action": "on"}'))
+>>> check(Virtual, read_json(b'{"name": "c3", "action": "on"}'))
 {'name': 'c3', 'action': 'on'}
->>> VIRTUAL.check(read_json(b'{"name": "c3", "force": true}'))
+>>> check(Virtual, read_json(b'{"action": 1, "force": true}'))
 Traceback (most recent call last):
 ...
-web_ui.bodies.InputError: force: unknown field (known: name, action)
+web_ui.bodies.InputError: force: unknown field (known: name, action); \
+name: is required; action: must be a string, not an integer
 >>> read_json(b'{"pin": NaN}')
 Traceback (most recent call last):
 ...
@@ -21,19 +23,22 @@ web_ui.bodies.InputError: body: NaN is not a JSON number
 
 from __future__ import annotations
 
+import functools
 import json
 import math
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any, Final, Literal
+from types import UnionType
+from typing import Annotated, Any, Final, Union, cast, get_args, get_origin
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 
 class InputError(ValueError):
     """Input that cannot be used; ``field`` names it (``players[1].name``, or ``body`` for
-    the whole body)."""
+    the whole body), ``mistakes`` are every (field, problem), this one first."""
 
-    def __init__(self, field: str, problem: str) -> None:
-        super().__init__(f"{field}: {problem}")
+    def __init__(self, field: str, problem: str, *more: tuple[str, str]) -> None:
+        self.mistakes = ((field, problem), *more)
+        super().__init__("; ".join(f"{where}: {said}" for where, said in self.mistakes))
         self.field = field
         self.problem = problem
 
@@ -44,9 +49,6 @@ MAX_DEPTH: Final = 8
 """Arrays and objects nested deeper than this are refused before parsing: the deepest
 body any route takes is 3 (a setup's players), and a parser must never recurse on a
 stranger's say-so (980 nested brackets made ``json.loads`` raise RecursionError)."""
-
-Kind = Literal["string", "integer", "number", "boolean", "array", "object", "null"]
-"""A JSON type, named as JSON Schema names it (``docs/api.md`` uses the same words)."""
 
 
 def _nesting_over(text: str, limit: int) -> bool:
@@ -161,93 +163,145 @@ def _check_texts(value: Any) -> None:
                 raise InputError("body", "holds a lone surrogate (\\ud800–\\udfff)") from None
 
 
-def _kind(value: object) -> Kind:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    raise TypeError(f"not a JSON value: {type(value).__name__}")  # never from read_json
+# -- the fields of each route ----------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Shape:
-    """The fields a JSON object may hold, each with the JSON types it may have.
+class Body(BaseModel):
+    """A JSON object of the fields a route names, each of exactly its JSON type (strict:
+    a text is not a number, ``1.0`` not an integer, ``true`` not ``1``); a field it does not
+    name is refused. Defaults only mark a field optional: :func:`check` gives what was sent."""
 
-    The one strict rule of every write (``docs/api.md``): a field the shape does not
-    name, a field of another type, a required field missing, each is an
-    :class:`InputError` naming the field. What the values mean is checked afterwards by
-    the ``parse_*`` functions.
-
-    >>> Shape({"pin": ("string",)}, required=("pin",)).check({"pin": 1234})
-    Traceback (most recent call last):
-    ...
-    web_ui.bodies.InputError: pin: must be a string, not an integer
-    """
-
-    fields: Mapping[str, tuple[Kind, ...]]
-    required: tuple[str, ...] = ()
-
-    def check(self, value: object, where: str = "") -> dict[str, Any]:
-        """``value`` as a dict once it fits; ``where`` prefixes field names (``players[1]``)."""
-        if not isinstance(value, Mapping):
-            raise InputError(where or "body", f"must be a JSON object, not {_a(_kind(value))}")
-        prefix = f"{where}." if where else ""
-        for key in value:
-            if key not in self.fields:
-                known = ", ".join(self.fields) or "none: send {} or nothing"
-                raise InputError(f"{prefix}{str(key)[:40]}", f"unknown field (known: {known})")
-        for key in self.required:
-            if key not in value:
-                raise InputError(f"{prefix}{key}", "is required")
-        for key, item in value.items():
-            kinds = self.fields[key]
-            if _kind(item) not in kinds:
-                wanted = " or ".join(_a(k) for k in kinds)
-                raise InputError(f"{prefix}{key}", f"must be {wanted}, not {_a(_kind(item))}")
-        return dict(value)
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
 
 
-def _a(kind: Kind) -> str:
-    return {"integer": "an integer", "array": "an array", "object": "an object"}.get(
-        kind, "null" if kind == "null" else f"a {kind}"
-    )
+class Empty(Body):
+    """Commands and ``/api/lock``: ``{}`` or no body at all."""
 
 
-EMPTY: Final = Shape({})
-"""Commands and ``/api/lock``: ``{}`` or no body at all."""
-UNLOCK: Final = Shape({"pin": ("string",)}, required=("pin",))
-PIN_CHANGE: Final = Shape({"current": ("string",), "new": ("string",)}, required=("current", "new"))
-SETUP: Final = Shape(
-    {
-        "game": ("string",),
-        "players": ("array",),
-        "first_seat": ("integer",),
-        "options": ("object",),
-        "children_help": ("boolean",),
-    },
-    required=("game", "players"),
-)
-PLAYER: Final = Shape(
-    {
-        "name": ("string", "null"),
-        "colour": ("string",),
-        "computer": ("string", "null"),
-        "remote": ("boolean",),
-    },
-    required=("colour",),  # a name too, unless the seat is a computer's (forms.py)
-)
-LED_TEST: Final = Shape({"led": ("string",), "colour": ("string", "array"), "stop": ("boolean",)})
-VIRTUAL: Final = Shape({"name": ("string",), "action": ("string",)}, required=("name",))
-JOIN: Final = Shape({"code": ("string",)}, required=("code",))
-SETTINGS: Final = Shape({"language": ("string",), "volume": ("integer",)})
-"""At least one of them (``api.py``)."""
+class Unlock(Body):
+    pin: str
+
+
+class PinChange(Body):
+    current: str
+    new: str
+
+
+Short = Annotated[str, Field(max_length=200)]
+"""Longer text is refused before anything else reads it (a name's own limit is the
+referee's, :data:`controller.referee.setup.MAX_NAME`)."""
+
+
+class Player(Body):
+    """A seat of a new game (a name too, unless the seat is a computer's: forms.py)."""
+
+    name: Short | None = None
+    colour: Short
+    computer: Short | None = None
+    remote: bool = False
+
+
+class Setup(Body):
+    """A new game; its ``options`` are the games' (:func:`setup`)."""
+
+    game: str
+    players: list[Player]
+    first_seat: int = 0
+    options: Body = Empty()
+    children_help: bool = False
+
+
+@functools.cache
+def setup(options: tuple[str, ...]) -> type[Setup]:
+    """:class:`Setup` whose ``options`` are these names, each a string: every game's (the
+    referee refuses one its game does not have)."""
+    fields: Any = dict.fromkeys(options, (str, ""))
+    named = create_model("Options", __base__=Body, **fields)
+    return create_model("Setup", __base__=Setup, options=(named, Empty()))
+
+
+class LedTest(Body):
+    led: str = ""
+    colour: str | list[Any] = ""
+    stop: bool = False
+
+
+class Virtual(Body):
+    name: str
+    action: str = ""
+
+
+class Join(Body):
+    code: str
+
+
+class Settings(Body):
+    """At least one of them (``api.py``)."""
+
+    language: str = ""
+    volume: int = 0
+
+
+def check(model: type[Body], value: object) -> dict[str, Any]:
+    """The fields ``value`` gave, once it fits ``model``; else an :class:`InputError` naming
+    every mistake: unknown fields first, then missing ones, then wrong types."""
+    try:
+        return model.model_validate(value).model_dump(exclude_unset=True)
+    except ValidationError as exc:
+        mistakes: dict[str, str] = {}  # a union's members each refuse a field: said once
+        order = {"extra_forbidden": 0, "missing": 1}
+        for error in sorted(exc.errors(), key=lambda e: order.get(e["type"], 2)):
+            mistakes.setdefault(*_said(model, error))
+        first, *more = mistakes.items()
+        raise InputError(*first, *more) from None
+
+
+def _said(model: type[Body], error: Any) -> tuple[str, str]:
+    """pydantic's ``error`` as (field, problem) in the API's words (the one translation)."""
+    loc = tuple(error["loc"])
+    field, annotation = _place(model, loc)
+    if error["type"] == "extra_forbidden":
+        known = ", ".join(_place(model, loc[:-1])[1].model_fields) or "none: send {} or nothing"
+        return field, f"unknown field (known: {known})"
+    if error["type"] == "missing":
+        return field, "is required"
+    if error["type"] == "string_too_long":
+        return field, f"is too long (at most {error['ctx']['max_length']} characters)"
+    wanted = "a JSON object" if annotation is model else " or ".join(_kinds(annotation))
+    return field, f"must be {wanted}, not {_A.get(type(error['input']), 'an object')}"
+
+
+def _place(model: type[Body], loc: tuple[str | int, ...]) -> tuple[str, Any]:
+    """The name of the field ``loc`` points at (``players[1].name``; ``body``: the whole
+    body) and its declared type."""
+    field, annotation = "", cast(Any, model)
+    for part in loc:
+        if isinstance(part, int):
+            field, annotation = f"{field}[{part}]", get_args(annotation)[0]
+        elif isinstance(annotation, type) and issubclass(annotation, Body):
+            field = f"{field}.{part[:40]}" if field else part[:40]
+            annotation = getattr(annotation.model_fields.get(part), "annotation", None)
+        else:
+            break  # a union's member (``str`` in ``("colour", "str")``): the field itself
+    return field or "body", annotation
+
+
+def _kinds(annotation: Any) -> list[str]:
+    """The JSON types a field's declared type takes (``str | None``: a string, null)."""
+    if get_origin(annotation) is Annotated:
+        return _kinds(get_args(annotation)[0])
+    if get_origin(annotation) in (Union, UnionType):
+        return [kind for arg in get_args(annotation) for kind in _kinds(arg)]
+    return [_A.get(get_origin(annotation) or annotation, "an object")]
+
+
+_A: Final[dict[object, str]] = {
+    str: "a string",
+    bool: "a boolean",
+    int: "an integer",
+    float: "a number",
+    list: "an array",
+    dict: "an object",
+    type(None): "null",
+}
+"""A JSON type, named as JSON Schema names it (``docs/api.md`` uses the same words)."""

@@ -129,8 +129,10 @@ def _locked_out(exc: LockedOut) -> Response:
 
 
 def _input_error(exc: InputError) -> Response:
-    """A body that does not parse or fit its route's shape: 400, the field named."""
-    return answer(400, str(exc), field=exc.field)
+    """A body that does not parse or fit its route's model: 400, the first mistake's field
+    named, and every mistake in ``errors``."""
+    mistakes = [{"field": field, "error": problem} for field, problem in exc.mistakes]
+    return answer(400, f"{exc.field}: {exc.problem}", field=exc.field, errors=mistakes)
 
 
 def _store_write(exc: StoreWriteError) -> Response:

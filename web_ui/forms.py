@@ -7,8 +7,8 @@ the rules of a new game (how many players, names, colours, computer seats, optio
 the referee's setup check (:func:`controller.referee.setup.check`), whose refusal names
 the field and says why in the reader's language. Nothing here talks to the Table.
 
-A JSON body has passed its route's :class:`~web_ui.bodies.Shape` first (the one rule of
-every write, :mod:`web_ui.bodies`):
+A JSON body is checked against its route's model first (:mod:`web_ui.bodies`, the one rule
+of every write), here for a new game, whose options are the games':
 
 >>> from controller.games.registry import GAMES
 >>> setup = parse_setup({"game": "perlen-pyramide", "first_seat": 1,
@@ -31,22 +31,10 @@ from typing import Any, Final
 from controller import palette
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, TARGETS
 from controller.referee.game import GameKind
-from web_ui.bodies import PLAYER, SETUP, VIRTUAL, Shape
 from web_ui.bodies import InputError as InputError  # the views catch forms.InputError
+from web_ui.bodies import Virtual, check, setup
 
 VIRTUAL_ACTIONS: Final = ("toggle", "on", "off", "press", "clear")
-
-
-def _options(games: Mapping[str, GameKind]) -> Shape:
-    """Every option of every game (the referee refuses one its game does not have)."""
-    return Shape(
-        dict.fromkeys((name for kind in games.values() for name in kind.option_names), ("string",))
-    )
-
-
-_TEXT_MAX: Final = 200
-"""Longer text is refused before anything else reads it (a name's own limit is the
-referee's, :data:`controller.referee.setup.MAX_NAME`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,14 +74,6 @@ class GameForm:
         return tuple(p.seat for p in self.players if p.remote)
 
 
-def _text(value: object, field: str, *, limit: int = _TEXT_MAX) -> str:
-    if not isinstance(value, str):
-        raise InputError(field, "must be text")
-    if len(value) > limit:
-        raise InputError(field, f"is too long (at most {limit} characters)")
-    return value
-
-
 def _whole(value: object, field: str, low: int, high: int) -> int:
     if isinstance(value, bool):
         raise InputError(field, f"must be a whole number from {low} to {high}")
@@ -117,28 +97,26 @@ def _flag(value: object, field: str) -> bool:
 
 
 def parse_setup(raw: object, games: Mapping[str, GameKind]) -> GameForm:
-    """A new game of one of ``games`` from a JSON object (:data:`SETUP`; ``players`` a
-    list of :data:`PLAYER`)."""
-    body = SETUP.check(raw)
-    players: list[SeatForm] = []
-    for seat, item in enumerate(body["players"]):
-        where = f"players[{seat}]"
-        one = PLAYER.check(item, where)
+    """A new game of one of ``games`` from a JSON object (:class:`~web_ui.bodies.Setup`
+    with every game's options: the referee refuses one its game does not have)."""
+    options = dict.fromkeys(name for kind in games.values() for name in kind.option_names)
+    body = check(setup(tuple(options)), raw)
+    players = tuple(
         # A seat may go without a name: the page calls it "Player 2" or "Computer (strong)"
         # in each reader's language (controller.referee.players.default_name).
-        raw_name = one.get("name")
-        name = "" if raw_name is None else _text(raw_name, f"{where}.name")
-        colour = _text(one["colour"], f"{where}.colour")
-        computer = one.get("computer")
-        if computer in (None, "", "person"):
-            computer = None
-        players.append(SeatForm(seat, name, colour, _text(computer, f"{where}.computer")
-                                if computer is not None else None,
-                                _flag(one.get("remote"), f"{where}.remote")))  # fmt: skip
-    options: dict[str, str | int] = dict(_options(games).check(body.get("options", {}), "options"))
+        SeatForm(
+            seat,
+            one.get("name") or "",
+            one["colour"],
+            None if one.get("computer") in (None, "", "person") else one["computer"],
+            one.get("remote", False),
+        )
+        for seat, one in enumerate(body["players"])
+    )
+    chosen: dict[str, str | int] = dict(body.get("options", {}))
     if "first_seat" in body:
-        options["first_seat"] = body["first_seat"]
-    return GameForm(str(body["game"]), tuple(players), options, bool(body.get("children_help")))
+        chosen["first_seat"] = body["first_seat"]
+    return GameForm(body["game"], players, chosen, body.get("children_help", False))
 
 
 def _played_by(value: str | None) -> str | None:
@@ -193,13 +171,13 @@ class VirtualPress:
 def parse_virtual(raw: object, channels: Sequence[str]) -> VirtualPress:
     """``{"name": "c3", "action": "toggle"}`` (or ``{"name": "board", "action": "clear"}``:
     every pearl and ball off); ``channels`` are this board's names."""
-    raw = VIRTUAL.check(raw)
+    raw = check(Virtual, raw)
     name = raw["name"]
     if name == "board":
         if raw.get("action") != "clear":
             raise InputError("action", "the whole board can only be cleared")
         return VirtualPress("board", "clear")
-    if not isinstance(name, str) or name not in CELLS + TARGETS + BUTTONS:
+    if name not in CELLS + TARGETS + BUTTONS:
         raise InputError("name", "must be a base cell (a1–e5), a target (t1–t4, top) or a button")
     if name not in channels:
         raise InputError("name", f"this board has no sensor {name}")
@@ -251,9 +229,7 @@ def parse_colour(value: object, field: str) -> tuple[int, int, int]:
 
 def parse_led_test(raw: Mapping[str, Any], leds: Sequence[str]) -> LedTestRequest:
     """``{"led": "c3", "colour": "#ff0000"}``, ``{"led": "all", ...}`` or ``{"stop": true}``
-    (a JSON body after :data:`LED_TEST`, or the diagnostics page's form)."""
-    if not isinstance(raw, Mapping):
-        raise InputError("body", "must be an object")
+    (a JSON body after :class:`~web_ui.bodies.LedTest`, or the diagnostics page's form)."""
     if _flag(raw.get("stop"), "stop"):
         for other in ("led", "colour"):
             if raw.get(other) not in (None, ""):

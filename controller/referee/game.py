@@ -16,7 +16,7 @@ module, so the list here ties nothing into a circle.
 from __future__ import annotations
 
 from controller.referee.commands import Command, GameCommand
-from controller.referee.events import By, Event, Reader, Stored, TakeBack, made_by, notation, number
+from controller.referee.events import By, Event, PlayerNumber, Stored, TakeBack, notation
 from controller.referee.messages import (
     N_,
     NP_,
@@ -73,7 +73,7 @@ __all__ = [
     "Outcome",
     "Param",
     "Player",
-    "Reader",
+    "PlayerNumber",
     "Scene",
     "Snapshot",
     "Status",
@@ -84,9 +84,7 @@ __all__ = [
     "Undone",
     "colour_term",
     "english",
-    "made_by",
     "notation",
-    "number",
     "place",
     "places",
     "register",

@@ -143,7 +143,7 @@ def event_of(game: GameKind, data: Mapping[str, Any]) -> Event:
 def player_of(data: Mapping[str, Any]) -> object:
     """The player who made a move of any game: its event names them by ``colour`` or by
     ``seat`` (each game's events declare their fields:
-    :attr:`controller.referee.events.Stored.readers`)."""
+    :class:`controller.referee.events.Stored`)."""
     return data.get("colour", data.get("seat"))
 
 

@@ -60,11 +60,23 @@ def test_every_kind_has_a_type_and_round_trips_through_json() -> None:
         ("move", {"cell": "c3"}, "needs cell, colour"),
         ("move", {"cell": "c3", "colour": 0, "extra": 1}, "needs cell, colour"),
         ("move", {"cell": "z9", "colour": 0}, "z9"),
-        ("move", {"cell": "c3", "colour": True}, "colour or seat number"),
-        ("move", {"cell": "c3", "colour": 7}, "colour or seat number"),
+        ("move", {"cell": "c3", "colour": True}, "colour must be a whole number, not True"),
+        ("move", {"cell": "c3", "colour": "1"}, "colour must be a whole number, not '1'"),
+        ("move", {"cell": "c3", "colour": 1.0}, "colour must be a whole number, not 1.0"),
+        ("move", {"cell": "c3", "colour": 7}, "colour must be at most 3, not 7"),
+        ("land", {"target": "t1", "seat": -1}, "seat must be at least 0, not -1"),
+        ("leave", {"target": "t1", "seat": "0"}, "seat must be a whole number"),
+        ("end", {"seat": None, "by": "page"}, "seat must be a whole number, not None"),
+        ("move", {"cell": 3, "colour": 0}, "cell must be text, not 3"),
+        ("abort", {"reason": "x" * 201}, "reason must be text of at most 200 characters"),
         ("bonus", {"pos": "6:a1", "colour": 0, "by": "page"}, "6:a1"),
         ("bonus", {"pos": "2:a1", "colour": 0, "by": "telepathy"}, "by must be one of"),
         ("land", {"target": "t9", "seat": 0}, "t9"),
+        ("land", {"target": "t9", "seat": 0}, r"target is not a place \('t9' is not a target"),
+        ("land", {"target": "c3", "seat": 0}, "'c3' is not a target"),
+        ("undo", {"by": "page", "what": "c3", "seat": 0}, r"needs by, what \(it has by, seat"),
+        ("move", {"cell": "c3", "colour": 0, "kind": "bonus"}, "it has cell, colour, kind"),
+        ("mark", {"cell": "c3", "seat": 0}, "'mark' is not an event kind"),
         ("undo", {"by": "page", "what": ""}, "must be text"),
         ("move", ["c3", 0], "needs cell, colour"),
     ],
@@ -72,9 +84,38 @@ def test_every_kind_has_a_type_and_round_trips_through_json() -> None:
 def test_a_stored_event_that_is_not_ours_is_a_clear_error(
     kind: str, data: object, said: str
 ) -> None:
-    game = PYRAMIDOS if kind == "land" else PERLEN_PYRAMIDE
+    game = PYRAMIDOS if kind in PYRAMIDOS.events else PERLEN_PYRAMIDE
     with pytest.raises(EventError, match=said):
         from_stored(game, kind, data)  # type: ignore[arg-type]
+
+
+def test_a_stored_event_with_several_mistakes_names_each_field() -> None:
+    with pytest.raises(EventError) as caught:
+        from_stored(PERLEN_PYRAMIDE, "bonus", {"pos": "", "colour": 4, "by": "telepathy"})
+    assert str(caught.value).split("; ") == [
+        "a 'bonus' event's pos must be text (not empty)",
+        "a 'bonus' event's colour must be at most 3, not 4",
+        "a 'bonus' event's by must be one of 'pearl', 'button', 'page' or 'lift', not 'telepathy'",
+    ]
+    # A missing field and one too many are one sentence: what the kind needs.
+    with pytest.raises(EventError) as caught:
+        from_stored(PYRAMIDOS, "land", {"seat": 9, "where": "t1"})
+    assert str(caught.value).split("; ") == [
+        "a 'land' event needs target, seat (it has seat, where)",
+        "a 'land' event's seat must be at most 3, not 9",
+    ]
+
+
+def test_each_game_reads_only_its_own_events_and_the_common_ones() -> None:
+    """The union is the game's: another game's kind is unknown to it."""
+    with pytest.raises(EventError, match=r"'land' is not an event kind.*known: move, bonus, undo"):
+        from_stored(PERLEN_PYRAMIDE, "land", {"target": "t1", "seat": 0})
+    assert from_stored(PYRAMIDOS, "leave", {"target": "top", "seat": None}) == KnockedOff(
+        "top", None
+    )
+    assert from_stored(PYRAMIDOS, "undo", {"by": "lift", "what": "t1"}) == TakeBack(By.LIFT, "t1")
+    read = from_stored(PERLEN_PYRAMIDE, "bonus", {"pos": "2:c3", "colour": 1, "by": "button"})
+    assert read == BonusPlaced("2:c3", 1, By.BUTTON) and isinstance(read.by, By)
 
 
 def test_the_fold_names_the_event_that_does_not_fit() -> None:

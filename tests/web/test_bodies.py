@@ -101,7 +101,12 @@ def test_a_key_given_twice_is_refused_by_name(
         headers=headers,
     )
     assert response.status_code == 400
-    assert response.get_json() == {"ok": False, "error": "name: is given twice", "field": "name"}
+    assert response.get_json() == {
+        "ok": False,
+        "error": "name: is given twice",
+        "field": "name",
+        "errors": [{"field": "name", "error": "is given twice"}],
+    }
     assert rig.board.read().active == frozenset()
 
 
@@ -207,6 +212,55 @@ def test_wrong_types_are_named_down_to_the_player(
         "/api/game", json={**game, "players": [robot, *players[1:]]}, headers=headers
     )
     assert unnamed.status_code == 200, unnamed.get_json()
+
+
+def test_a_body_with_several_mistakes_names_every_one(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
+    """Every mistake at once, each with its field: unknown fields first, then missing ones,
+    then wrong types; ``error`` and ``field`` are the first of them."""
+    client, headers = admin
+    body = {
+        "game": 5,
+        "seed": 4,
+        "first_seat": "1",
+        "options": {"ties": 1, "colour": "x"},
+        "players": [
+            {"name": "Anna", "colour": "red", "age": 7},
+            {"name": "B" * 201},
+            "Cleo",
+            {"name": None, "colour": "green", "computer": "gentle", "remote": "yes"},
+        ],
+    }
+    response = client.post("/api/game", json=body, headers=headers)
+    assert response.status_code == 400
+    answer = response.get_json()
+    assert answer["errors"] == [
+        {"field": "players[0].age", "error": "unknown field (known: name, colour, computer, "
+                                             "remote)"},
+        {"field": "options.colour", "error": "unknown field (known: ties, pools, start, "
+                                             "placement, score, variant)"},
+        {"field": "seed", "error": f"unknown field (known: {KNOWN_SETUP})"},
+        {"field": "players[1].colour", "error": "is required"},
+        {"field": "game", "error": "must be a string, not an integer"},
+        {"field": "players[1].name", "error": "is too long (at most 200 characters)"},
+        {"field": "players[2]", "error": "must be an object, not a string"},
+        {"field": "players[3].remote", "error": "must be a boolean, not a string"},
+        {"field": "first_seat", "error": "must be an integer, not a string"},
+        {"field": "options.ties", "error": "must be a string, not an integer"},
+    ]  # fmt: skip
+    assert answer["field"] == "players[0].age"
+    assert answer["error"] == answer["field"] + ": " + answer["errors"][0]["error"]
+    # A colour given as an object is one mistake, though the field takes two types.
+    led = client.post("/api/led-test", json={"colour": {"r": 1}, "stop": 1}, headers=headers)
+    assert led.get_json()["errors"] == [
+        {"field": "colour", "error": "must be a string or an array, not an object"},
+        {"field": "stop", "error": "must be a boolean, not an integer"},
+    ]
+    assert rig.store.count_games() == 0 and rig.snapshot()["led_test"] is None
+
+
+KNOWN_SETUP = "game, players, first_seat, options, children_help"
 
 
 def test_virtual_settings_unlock_and_pin_bodies_are_strict(rig: Rig, client: FlaskClient) -> None:

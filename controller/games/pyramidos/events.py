@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import ClassVar, Final
+from typing import Annotated, ClassVar, Final
 
-from controller.referee.game import By, Reader, Stored, made_by, notation, number
+from controller.referee.game import By, PlayerNumber, Stored, notation
 from controller.rules.notation import parse_target
 
 TARGET: Final = notation(parse_target)
@@ -21,31 +21,27 @@ TARGET: Final = notation(parse_target)
 class Landed(Stored):
     """A ball of ``seat`` came to rest on ``target``."""
 
-    target: str
-    seat: int
+    target: Annotated[str, TARGET]
+    seat: PlayerNumber
     kind: ClassVar[str] = "land"
-    readers: ClassVar[Mapping[str, Reader]] = {"target": TARGET, "seat": number}
 
 
 @dataclass(frozen=True, slots=True)
 class KnockedOff(Stored):
     """The ball on ``target`` (``seat``'s; None for a ball nobody owned) was knocked off."""
 
-    target: str
-    seat: int | None
+    target: Annotated[str, TARGET]
+    seat: PlayerNumber | None
     kind: ClassVar[str] = "leave"
-    readers: ClassVar[Mapping[str, Reader]] = {"target": TARGET, "seat": number}
-    nullable: ClassVar[frozenset[str]] = frozenset({"seat"})
 
 
 @dataclass(frozen=True, slots=True)
 class TurnEnded(Stored):
     """``seat``'s turn ended without a landing (earth square or net)."""
 
-    seat: int
+    seat: PlayerNumber
     by: By
     kind: ClassVar[str] = "end"
-    readers: ClassVar[Mapping[str, Reader]] = {"seat": number, "by": made_by}
 
 
 EVENTS: Final[Mapping[str, type[Stored]]] = {

@@ -13,7 +13,7 @@ import dataclasses
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final
 
 from controller.guidance import GuidanceOptions, Light, Mismatch, Picture, mismatch_picture, seat
 from controller.referee.game import (
@@ -26,7 +26,6 @@ from controller.referee.game import (
     Move,
     Options,
     Outcome,
-    Reader,
     Scene,
     Snapshot,
     Status,
@@ -34,7 +33,7 @@ from controller.referee.game import (
     notation,
     register,
 )
-from controller.referee.game import number as seat_number
+from controller.referee.game import PlayerNumber as seat_number
 from controller.rules.notation import parse_cell
 from controller.rules.records import (
     RECORD_VERSION,
@@ -170,17 +169,17 @@ def replayed(moves: Sequence[str]) -> RowState:
     return last.state
 
 
+CELL: Final = notation(lambda text: parse_cell(text).short)
+"""A cell of the row, kept as its short name."""
+
+
 @dataclass(frozen=True, slots=True)
 class Marked(Stored):
     """``seat`` put a piece on ``cell``."""
 
-    cell: str
-    seat: int
+    cell: Annotated[str, CELL]
+    seat: seat_number
     kind: ClassVar[str] = "mark"
-    readers: ClassVar[Mapping[str, Reader]] = {
-        "cell": notation(lambda text: parse_cell(text).short),
-        "seat": seat_number,
-    }
 
 
 @dataclass(frozen=True, slots=True)
