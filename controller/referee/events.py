@@ -47,14 +47,15 @@ class EventError(ValueError):
 class By(enum.Enum):
     """Who or what made an acknowledgement, a take-back or the end of a turn."""
 
-    PEARL = "pearl"
-    """The next base pearl (it acknowledges the bonus pearls still waiting)."""
+    NEXT_MOVE = "pearl"
+    """The next move (it acknowledges the pieces still waiting to be placed by hand); kept
+    as ``pearl``, the word release 0.1.0 wrote."""
     BUTTON = "button"
     """A button on the board."""
     PAGE = "page"
     """The web page."""
     LIFT = "lift"
-    """The last pearl lifted off the board (a take-back)."""
+    """The last piece lifted off the board (a take-back)."""
 
 
 @dataclass(frozen=True, slots=True)

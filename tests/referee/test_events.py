@@ -33,7 +33,7 @@ FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "store-0.1.0.sqlite
 
 EVERY: list[Event] = [
     BasePearl("c3", 0),
-    BonusPlaced("2:c3", 0, By.PEARL),
+    BonusPlaced("2:c3", 0, By.NEXT_MOVE),
     TakeBack(By.LIFT, "c3"),
     Landed("t1", 2),
     KnockedOff("top", None),

@@ -35,7 +35,7 @@ from controller.referee.game import (
 
 def _acknowledged(game: PerlenGame) -> tuple[BonusPlaced, ...]:
     """The bonus pearls still waiting, placed: a move goes on from them."""
-    return tuple(BonusPlaced(str(b.position), b.colour, By.PEARL) for b in game.pending)
+    return tuple(BonusPlaced(str(b.position), b.colour, By.NEXT_MOVE) for b in game.pending)
 
 
 def placed(game: PerlenGame, cell: str, scene: Scene) -> Move | Message:
