@@ -240,28 +240,34 @@ TODAYS = "d220405"
 """The commit whose firmware read the cells dark, lit, dark (before issue 35's scheme)."""
 
 
+LATER_FILES = ("usbpower.py", "calib.py")
+"""Firmware files a commit may not have yet (usbpower.py and calib.py came with issue 35)."""
+
+
 @functools.cache
 def firmware_files(commit: str | None = None) -> Path:
-    """A directory with the firmware's main.py, protocol.py, debounce.py and config.py:
-    this checkout's, or (``commit``) as they were there (from git)."""
+    """A directory with the firmware's files (main.py, protocol.py, debounce.py,
+    config.py and those of its modules the commit has): this checkout's, or (``commit``)
+    as they were there (from git)."""
     if commit is None:
         return FIRMWARE
     where = Path(tempfile.mkdtemp(prefix=f"firmware-{commit}-"))
-    for name in ("main.py", "protocol.py", "debounce.py", "config.py"):
-        source = subprocess.run(
+    for name in ("main.py", "protocol.py", "debounce.py", "config.py", *LATER_FILES):
+        done = subprocess.run(
             ["git", "show", f"{commit}:firmware/{name}"],
             cwd=FIRMWARE,
             capture_output=True,
-            check=True,
-        ).stdout
-        (where / name).write_bytes(source)
+            check=name not in LATER_FILES,
+        )
+        if done.returncode == 0:
+            (where / name).write_bytes(done.stdout)
     return where
 
 
 def load_firmware(directory: Path) -> tuple[ModuleType, ModuleType]:
     """The firmware's ``main`` and ``config`` modules from ``directory``, imported apart
     from any other firmware (CPython; firmware/sim's ``ticks`` stands in for ``time``)."""
-    names = ("main", "protocol", "debounce", "usbpower", "config", "ticks")
+    names = ("main", "protocol", "debounce", "usbpower", "calib", "config", "ticks")
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.path[:0] = [str(directory), str(FIRMWARE / "sim")]
     try:
