@@ -495,12 +495,18 @@ def sun(directory: Path, steady: float, tau_us: float = 200.0) -> Outcome:
     )
 
 
+WARM_MS = 4000.0
+"""An empty board's time from power-up before a hand comes: every learnt empty level has
+fallen from BASELINE_MAX to the cell's (a count a scan), so the hand is measured over
+the level it will meet in play, not over a baseline still high (which would flatter)."""
+
+
 def hand(directory: Path, peak: float, moving: bool, tau_us: float = 200.0) -> Outcome:
     """A hand over the empty b2 giving ``peak`` µA on a minimum part, on a typical part
-    (×1.67), for 2 s: still, or passing to and fro (400 ms a pass)."""
+    (×1.67), for 2 s: still, or passing to and fro (400 ms a pass), after WARM_MS."""
     rig = Rig(directory, Part(gain=TYPICAL_GAIN, tau_us=tau_us))
     rig.watch(B2)
-    rig.run(300)
+    rig.run(WARM_MS)
     start = rig.clock.us
     if moving:
         passes = [passing_hand(peak, start + k * 400e3, 400e3) for k in range(5)]
@@ -508,7 +514,7 @@ def hand(directory: Path, peak: float, moving: bool, tau_us: float = 200.0) -> O
     else:
         rig.front.reflection[B2] = peak
     rig.watched[B2] = Watched()
-    rig.run(2300)
+    rig.run(WARM_MS + 2000)
     phantom = rig.state != 0 or any(bits for _, bits in rig.changes)
     return Outcome(phantom, False, False, _empty_margin(rig, [B2]), None, rig.scan_us / 1000)
 
