@@ -39,9 +39,9 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
 from controller.hardware.port import (
     BoardCalibration,
@@ -98,6 +98,7 @@ _ASK_LEVELS: Final = protocol.encode(protocol.AskLevels())
 _ASK_CALIBRATION: Final = protocol.encode(protocol.AskCalibration())
 _STATES: Final = {"E": "empty", "P": "present", "U": "unreadable", "-": "none"}
 _CALIBRATION_STATES: Final = {"C": "calibrated", "N": "unsaved", "L": "learning", "-": "none"}
+Cell = TypeVar("Cell")  # a ChannelLevel or a CellCalibration (_table)
 
 
 @dataclass(frozen=True)
@@ -561,31 +562,40 @@ def _unreadable(link: Link, message: protocol.Unreadable, now: float) -> Step:
 
 
 def _levels(link: Link, message: protocol.Levels, now: float) -> Step:
-    assert link.session is not None
-    if len(message.states) != link.session.device.channels:
-        return _drop(link, protocol.encode(message), "levels of another channel count", now)
-    channels = tuple(
-        ChannelLevel(_STATES[state], level, off, on)
-        for state, level, off, on in zip(
-            message.states, message.levels, message.off, message.on, strict=True
-        )
-    )
-    levels = SensorLevels(channels[: link.settings.channels], now)
+    cells = _table(link, message, _STATES, ChannelLevel, "levels", now)
+    if isinstance(cells, Step):
+        return cells
+    levels = SensorLevels(cells, now)
     return Step(replace(link, levels=levels, diagnostics=link.diagnostics.count("level_lines")))
 
 
 def _calibration(link: Link, message: protocol.Calibration, now: float) -> Step:
+    cells = _table(link, message, _CALIBRATION_STATES, CellCalibration, "calibration", now)
+    if isinstance(cells, Step):
+        return cells
+    return Step(replace(link, calibration=BoardCalibration(cells, now)))
+
+
+def _table(
+    link: Link,
+    message: protocol.Levels | protocol.Calibration,
+    states: Mapping[str, str],
+    cell: Callable[[str, int, int, int], Cell],
+    what: str,
+    now: float,
+) -> tuple[Cell, ...] | Step:
+    """An ``L`` or ``K`` line's cells for the map's channels, or the Step that drops a line
+    for another channel count."""
     assert link.session is not None
     if len(message.states) != link.session.device.channels:
-        return _drop(link, protocol.encode(message), "calibration of another channel count", now)
-    channels = tuple(
-        CellCalibration(_CALIBRATION_STATES[state], empty, off, on)
-        for state, empty, off, on in zip(
-            message.states, message.empty, message.off, message.on, strict=True
+        return _drop(link, protocol.encode(message), f"{what} of another channel count", now)
+    cells = tuple(
+        cell(states[state], level, off, on)
+        for state, level, off, on in zip(
+            message.states, message[1], message.off, message.on, strict=True
         )
     )
-    table = BoardCalibration(channels[: link.settings.channels], now)
-    return Step(replace(link, calibration=table))
+    return cells[: link.settings.channels]
 
 
 def _restarted(link: Link, now: float, effects: list[Effect]) -> Link:

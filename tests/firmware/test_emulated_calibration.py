@@ -22,7 +22,7 @@ from collections.abc import Iterator
 
 import pytest
 from fw_helpers import PATIENCE, RawHost
-from test_emulated_room import C3, bitmaps, calm, emulated, levels
+from test_emulated_room import C3, answer, bitmaps, calm, emulated, levels
 
 from controller.cli import calibrate
 from controller.hardware.channels import ChannelMap
@@ -44,11 +44,8 @@ def own_pico() -> Iterator[EmulatedPico]:
 
 
 def table(host: RawHost) -> protocol.Calibration:
-    """The answer to ``K?``."""
-    host.send(protocol.AskCalibration())
-    found: protocol.Calibration = host.wait_for(
-        lambda m: isinstance(m, protocol.Calibration), timeout=PATIENCE
-    )[1]
+    """The answer to ``K?``: every channel's calibration."""
+    found: protocol.Calibration = answer(host, protocol.AskCalibration(), protocol.Calibration)
     return found
 
 

@@ -10,6 +10,7 @@ import json
 import random
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -43,6 +44,32 @@ from firmware.protocol import (
 from firmware.sim.harness import FIRMWARE_DIR, find_micropython
 
 numbers = st.integers(0, 65535)
+
+
+def table_lines(kind: Any, states: str) -> st.SearchStrategy[Any]:
+    """``L`` or ``K`` lines (``kind``): 1 to 50 channels, each a state of ``states`` and
+    three levels, its off at most its on."""
+    return st.integers(1, MAX_LEVEL_CHANNELS).flatmap(
+        lambda count: st.lists(
+            st.tuples(
+                st.sampled_from(states),
+                st.integers(0, 4095),
+                st.integers(0, 4095),
+                st.integers(0, 4095),
+            ),
+            min_size=count,
+            max_size=count,
+        ).map(
+            lambda cells: kind(
+                "".join(c[0] for c in cells),
+                tuple(c[1] for c in cells),
+                tuple(min(c[2], c[3]) for c in cells),
+                tuple(max(c[2], c[3]) for c in cells),
+            )
+        )
+    )
+
+
 versions = st.text(protocol.FIRMWARE_VERSION_CHARS, min_size=1, max_size=32)
 reasons = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=60)
 messages = st.one_of(
@@ -62,25 +89,7 @@ messages = st.one_of(
     st.builds(Err, numbers, reasons.filter(lambda r: r.strip() == r)),
     st.builds(Unreadable, st.integers(0, 2**MAX_CHANNELS - 1)),
     st.builds(AskLevels),
-    st.integers(1, MAX_LEVEL_CHANNELS).flatmap(
-        lambda count: st.lists(
-            st.tuples(
-                st.sampled_from(protocol.LEVEL_STATES),
-                st.integers(0, 4095),
-                st.integers(0, 4095),
-                st.integers(0, 4095),
-            ),
-            min_size=count,
-            max_size=count,
-        ).map(
-            lambda cells: Levels(
-                "".join(c[0] for c in cells),
-                tuple(c[1] for c in cells),
-                tuple(min(c[2], c[3]) for c in cells),
-                tuple(max(c[2], c[3]) for c in cells),
-            )
-        )
-    ),
+    table_lines(Levels, protocol.LEVEL_STATES),
     st.builds(AskCalibration),
     st.tuples(
         st.integers(0, MAX_LEVEL_CHANNELS - 1),
@@ -90,25 +99,7 @@ messages = st.one_of(
     )
     .filter(lambda c: c[2] < c[3])
     .map(lambda c: Calibrate(*c)),
-    st.integers(1, MAX_LEVEL_CHANNELS).flatmap(
-        lambda count: st.lists(
-            st.tuples(
-                st.sampled_from(protocol.CALIBRATION_STATES),
-                st.integers(0, 4095),
-                st.integers(0, 4095),
-                st.integers(0, 4095),
-            ),
-            min_size=count,
-            max_size=count,
-        ).map(
-            lambda cells: Calibration(
-                "".join(c[0] for c in cells),
-                tuple(c[1] for c in cells),
-                tuple(min(c[2], c[3]) for c in cells),
-                tuple(max(c[2], c[3]) for c in cells),
-            )
-        )
-    ),
+    table_lines(Calibration, protocol.CALIBRATION_STATES),
 )
 
 
