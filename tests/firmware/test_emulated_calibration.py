@@ -54,9 +54,7 @@ def test_a_cells_calibration_survives_a_power_cycle(own_pico: EmulatedPico) -> N
     calm(pico)
     host = RawHost(pico.port)
     try:
-        host.send(protocol.AskHello())
-        has = host.wait_for(lambda m: isinstance(m, protocol.Has), timeout=PATIENCE)[1]
-        assert "calib" in has.features
+        assert "calib" in answer(host, protocol.AskHello(), protocol.Has).features
         before = table(host)
         assert before.states[C3] == "L" and before.states[30] == "-"
         # c3 calibrated: its empty level (the bright wall's, about 180 counts: over the
@@ -64,9 +62,9 @@ def test_a_cells_calibration_survives_a_power_cycle(own_pico: EmulatedPico) -> N
         empty = levels(host).levels[C3]
         assert 160 < empty < 200
         host.send(protocol.Calibrate(C3, empty, 60, 90))
-        answer = host.wait_for(lambda m: isinstance(m, protocol.Calibration), PATIENCE)[1]
-        assert answer.states[C3] == "C"
-        assert (answer.empty[C3], answer.off[C3], answer.on[C3]) == (empty, 60, 90)
+        said = host.wait_for(lambda m: isinstance(m, protocol.Calibration), PATIENCE)[1]
+        assert said.states[C3] == "C"
+        assert (said.empty[C3], said.off[C3], said.on[C3]) == (empty, 60, 90)
         kept = pico.flash_files()
         assert kept["calib.txt"].startswith(f"pyramid calibration 1\n14 {empty} 60 90\n*".encode())
         assert "calib.txt.tmp" not in kept
