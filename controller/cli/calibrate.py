@@ -208,9 +208,17 @@ def calibrate(
     stop = stop or threading.Event()
     board.start()  # (a second start, the live view's, only hands it a listener)
     found_by = time.monotonic() + timing.connect
-    while board.status().link is not LinkState.CONNECTED or not board.can_calibrate():
+    while board.status().link is not LinkState.CONNECTED:
         if time.monotonic() >= found_by or stop.wait(0.05):
-            out.write("calibration: the board keeps no calibration (flash it again to)\n")
+            return None  # the live view that follows says what it waits for
+    said_by = time.monotonic() + timing.answer  # HAS follows HELLO
+    while not board.can_calibrate():
+        if time.monotonic() >= said_by or stop.wait(0.05):
+            if board.ask_levels():  # a reflective Pico whose firmware is older
+                out.write(
+                    "calibration: this Pico's firmware keeps no calibration; "
+                    "`pyramid flash` brings one that does\n"
+                )
             return None
     reader = _Reader(board, timing, stop)
     write = out.write
