@@ -6,16 +6,17 @@ named, with its figures and what to do.
 On a board that says ``HAS calib`` (the reflective Pico firmware), before the acceptance
 check: the board empty, every sensor's level is read a few times (its empty level: the
 median); then, sensor by sensor, the person puts the darkest pearl (a ball, on a target or
-the top) on it and lifts it again; its level while the pearl rests there (the lowest of a
-few readings: its weakest rest) is the pearl's. The marks, over the empty level, follow
-the optics model (hardware/README.md, "A reading room light cannot fool"): a hand 5 mm
-over an empty hollow reflects :data:`HAND_SHARE` of what the build's darkest pearl does on
-the same part, so the off mark is twice that share of the pearl's reflection, the on mark
-as far under the pearl as the off mark is over the empty level (the shipped firmware's
-marks are these for the darkest pearl on a minimum part); each cell's figures go to the
-board at once (``K``), which keeps them on its flash across power cycles. A cell whose
-pearl level is less than twice its empty level, or whose on mark is within a quarter of
-a hand over it on a typical part (:data:`HAND_COUNTS`: a pearl too dark), is named.
+the top) on it and lifts it again; its level while the pearl rests there (the lowest of
+four readings, once two more have passed: its weakest rest) is the pearl's. The marks,
+over the empty level, follow the optics model (hardware/README.md, "A reading room light
+cannot fool"): a hand 5 mm over an empty hollow reflects :data:`HAND_SHARE` of what the
+build's darkest pearl does on the same part, so the off mark is twice that share of the
+pearl's reflection, the on mark as far under the pearl as the off mark is over the empty
+level (the shipped firmware's marks are these for the darkest pearl on a minimum part);
+each cell's figures go to the board at once (``K``), which keeps them on its flash across
+power cycles. A cell whose pearl level is less than twice its empty level, or whose on
+mark is within a quarter of a hand over it on a typical part (:data:`HAND_COUNTS`: a pearl
+too dark), is named.
 
 The figures are the firmware's ADC counts (12.41 per µA of collector current over the 10 kΩ
 load). Pure planning (:func:`marks`, :func:`advice`) is apart from the talking
@@ -251,7 +252,10 @@ def calibrate(
         if told is not None:
             told(channel, True)
         seen = empty[channel] + spread[channel] + SEEN_COUNTS
-        pearl = _settled(reader, channel, timing, above=seen)
+        # Six readings in a row over the empty level; the first two may catch the pearl
+        # still coming down (or the scan it landed in), the lowest of the rest is its rest.
+        run = _settled(reader, channel, timing, above=seen, count=6)
+        pearl = None if run is None else run[2:]
         if pearl is None:
             result.missing.append(channel)
             write(f"        {name}: no pearl seen (its level stays near {empty[channel]})\n")
