@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from firmware.sim.harness import FIRMWARE_DIR, PICO_HEAP, find_micropython
 
-FILES = ("main.py", "protocol.py", "debounce.py", "usbpower.py", "config.py")
+FILES = ("main.py", "protocol.py", "debounce.py", "usbpower.py", "calib.py", "config.py")
 PROBE = """
 import sys, gc, micropython
 sys.path.insert(0, {sim!r})

@@ -1,6 +1,8 @@
 """The reflective build in a living room: per scene of issue 35, the weakest margin at the
 issue's light and the most light it survives, for today's firmware (before issue 35, from
-git) and the shipped one.
+git), the shipped one with its default marks, and the shipped one calibrated by
+``pyramid diag --check``'s rule before each scene (rigs/room.py, ``Rig.calibrate``: each
+cell's empty level and the darkest pearl measured on that scene's part and wall).
 
     .venv/bin/python bench/room_light.py
 
@@ -76,11 +78,17 @@ def slowest_tau(fw: Path) -> str:
 
 
 def main() -> None:
-    firmwares = {"today's": firmware_files(TODAYS), "shipped": firmware_files()}
+    firmwares = {
+        "today's": firmware_files(TODAYS),
+        "shipped": firmware_files(),
+        "calibrated": room.calibrated(),
+    }
     print(
-        "| scene | at | today's: margin | today's: survives | shipped: margin | shipped: survives |"
+        "| scene | at | "
+        + " | ".join(f"{label}: margin | {label}: survives" for label in firmwares)
+        + " |"
     )
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| --- | --- |" + " --- | --- |" * len(firmwares))
     for name, unit, level, values, run in SCENES:
         cells = []
         for fw in firmwares.values():
@@ -96,8 +104,8 @@ def main() -> None:
     print(
         f"| darkest pearl, 50 µA 120 Hz ripple | {DARK_PEARL_UA:g} µA | " + " | ".join(cells) + " |"
     )
-    old, new = (slowest_tau(fw) for fw in firmwares.values())
-    print(f"| slow phototransistor (a1, first of its group) | 200 µs | | {old} | | {new} |")
+    taus = " | ".join(f" | {slowest_tau(fw)}" for fw in firmwares.values())
+    print(f"| slow phototransistor (a1, first of its group) | 200 µs | {taus} |")
     for label, fw in firmwares.items():
         outcome = room.ripple(fw, 0.0, 100.0)
         print(

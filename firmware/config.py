@@ -66,7 +66,8 @@ SWITCHES = ((30, 13), (31, 14), (32, 17))
 end turn, undo (30–32)."""
 
 ON_COUNTS = 223
-"""A pearl is there above this many ADC counts over the sensor's baseline: 18 µA through
+"""A pearl is there above this many ADC counts over the sensor's baseline (an uncalibrated
+one: `pyramid diag --check` sets each cell's own): 18 µA through
 the 10 kΩ load (12.41 counts per µA). Between a hand 5 mm over an empty hollow (skin
 about 0.5 at 950 nm: 12 µA on a typical part) and the darkest pearl at its weakest rest
 (32 µA on a minimum part) less what a baseline at BASELINE_MAX hides of it
@@ -78,10 +79,12 @@ OFF_COUNTS = 173
 BASELINE_MAX = 149
 """The empty reading is at most this (12 µA): the data sheet's 1 µA cross talk and a
 window wall of reflectance 0.3 (8.4 µA on a minimum part); a sensor's baseline starts
-here (a pearl on it at power-up is seen) and never rises above."""
+here (a pearl on it at power-up is seen) and never rises above, until `pyramid diag
+--check` calibrates the cell (its own empty level and marks, kept in calib.txt)."""
 
 BASELINE_CREEP = 250
-"""Empty scans before the baseline may rise by one count (a slow drift is followed)."""
+"""Empty scans before the baseline may rise by one count (a slow drift is followed); it
+falls a count a scan, after three readings in a row below it."""
 
 AMBIENT_MAX = 3000
 """A dark reading above this (242 µA: room light near the 10 kΩ load's saturation at

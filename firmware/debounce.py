@@ -61,10 +61,18 @@ class Debouncer:
 
 
 class Levels:
-    """Whether a pearl is over each reflective sensor, from its readings: a baseline per
-    sensor (the lowest certain reading, starting at and never above ``baseline_max``, and
-    creeping up by one count every ``creep`` empty scans so a slow drift is followed), and
-    hysteresis (present above ``on`` counts over it, gone below ``off``).
+    """Whether a pearl is over each reflective sensor, from its readings: an empty level
+    (baseline) per sensor, learnt, and per sensor two marks over it (present above
+    ``on[i]`` counts over it, gone below ``off[i]``: the hysteresis).
+
+    The baseline starts at ``baseline_max`` (a pearl on a cell at power-up is seen) and
+    stays between ``low[i]`` and ``high[i]`` (0 and ``baseline_max``; a calibrated cell's
+    own, firmware/calib.py). It falls by one count a scan, and only after ``FALL``
+    consecutive certain readings below it: one reading below it (a lamp switched on
+    between a scan's dark and lit readings, a ripple's peak) moves it by nothing, so a
+    cell's empty level never drops to 0 and leaves the cell between its marks. It rises
+    by one count every ``creep`` scans that read the cell empty above it, so a slow drift
+    is followed.
 
     An uncertain reading (room light the sensor cannot see past) changes nothing: a pearl
     not yet seen is not yet there, and one already seen stays there until a certain
@@ -72,38 +80,49 @@ class Levels:
     referee takes the last move back when its pearl stays off the board.
 
     >>> levels = Levels(1, on=74, off=50, baseline_max=20, creep=4)
-    >>> [levels.update(0, r, True) for r in (12, 12, 90, 70)]
+    >>> [levels.update(0, r, True) for r in (12, 12, 100, 80)]
     [False, False, True, True]
     >>> levels.update(0, 0, False), levels.update(0, 40, True), levels.update(0, 900, False)
     (True, False, False)
-    >>> levels.baseline[0]
-    12
+    >>> [levels.update(0, 12, True) for _ in range(4)], levels.baseline[0]
+    ([False, False, False, False], 18)
     """
 
+    FALL = 3
+    """Consecutive certain readings below the baseline before it falls (a count a scan)."""
+
     def __init__(self, count: int, on: int, off: int, baseline_max: int, creep: int) -> None:
-        self.on = on
-        self.off = off
+        self.on = [on] * count
+        self.off = [off] * count
         self.baseline_max = baseline_max
         self.creep = creep
         self.baseline = [baseline_max] * count
+        self.low = [0] * count
+        self.high = [baseline_max] * count
         self.present = [False] * count
         self._empty_scans = [0] * count
+        self._below = [0] * count
 
     def update(self, index: int, reading: int, certain: bool) -> bool:
         if not certain:
             self._empty_scans[index] = 0
             return self.present[index]
         base = self.baseline[index]
+        present = self.present[index]
         if reading < base:
-            base = max(reading, 0)
             self._empty_scans[index] = 0
-        elif not self.present[index] and reading - base < self.off:
-            self._empty_scans[index] += 1
-            if self._empty_scans[index] >= self.creep and base < self.baseline_max:
-                base += 1
-                self._empty_scans[index] = 0
+            self._below[index] += 1
+            if self._below[index] >= self.FALL and base > self.low[index]:
+                base -= 1
+        else:
+            self._below[index] = 0
+            if not present and reading - base < self.off[index]:
+                self._empty_scans[index] += 1
+                if self._empty_scans[index] >= self.creep and base < self.high[index]:
+                    base += 1
+                    self._empty_scans[index] = 0
         self.baseline[index] = base
         over = reading - base
-        present = over > (self.off if self.present[index] else self.on)
+        present = over > (self.off[index] if present else self.on[index])
         self.present[index] = present
         return present

@@ -1,7 +1,7 @@
 """The Pico sensor/LED board: scan the switch matrix, drive the LEDs, speak wire protocol v1.
 
 Runs on a Raspberry Pi Pico under MicroPython (`pyramid flash` copies it there with
-protocol.py, debounce.py, usbpower.py and config.py) and, in tests, in the MicroPython
+protocol.py, debounce.py, usbpower.py, calib.py and config.py) and, in tests, in the MicroPython
 unix port (or CPython) with the fake ``machine`` and ``neopixel`` of firmware/sim/.
 
 One loop that never blocks: every ``SCAN_MS`` it scans the matrix and debounces it; in
@@ -31,6 +31,7 @@ LEDs, buzzer, host link, loop) share its timing constants; each is a small class
 import select
 import sys
 
+import calib
 import protocol
 import usbpower
 from debounce import Debouncer, Levels
@@ -324,6 +325,7 @@ class Reflective:
         """1 for each sensor its last scan could not read (too much light)."""
         self.unreadable_bits = 0
         self.sensor_channels = [s[0] for s in sensors]
+        calib.load(self)  # each cell's calibration, kept on the flash
         self.late = 0  # groups dropped: a phase ran late (uneven phases let ripple through)
         most = max([len(g[1]) for g in self.groups] + [0])
         self._samples = [0] * (len(PHASES) * most)
@@ -430,12 +432,6 @@ class Reflective:
     def held(self, channel: int, scans: int, scan_ms: int) -> bool:
         """True when ``channel`` reads closed in ``scans`` scans ``scan_ms`` apart."""
         return held(self.scan, channel, scans, scan_ms)
-
-    def levels_line(self, unreadable: int):
-        lv = self.levels
-        return protocol.levels_of(self.channels, self.sensor_channels, unreadable,
-                                  lv.present, self.readings, lv.baseline, lv.off,
-                                  lv.on)  # fmt: skip
 
 
 class Buzzer:
@@ -708,7 +704,8 @@ class Firmware:
         self.now = 0
 
     def on_line(self, line: bytes) -> None:
-        self.handle(line, self.now)
+        if not calib.dump(self, line):  # K? and K (calib.py)
+            self.handle(line, self.now)
 
     def start(self, now: int) -> None:
         """Boot: dark LEDs (they keep their colours through a reset), then HELLO."""
@@ -729,15 +726,14 @@ class Firmware:
         if self.buzzer is not None:
             features = ("buzzer",)
         if self.has_levels():
-            features += ("levels",)
+            features += ("levels", "calib")
         if features:
             self.send(protocol.Has(features))
         self.send_stats()
 
     def has_levels(self) -> bool:
         return (
-            hasattr(self.matrix, "levels_line")
-            and self.matrix.channels <= protocol.MAX_LEVEL_CHANNELS
+            hasattr(self.matrix, "levels") and self.matrix.channels <= protocol.MAX_LEVEL_CHANNELS
         )
 
     def counters(self):
@@ -780,7 +776,7 @@ class Firmware:
             self.report(now)
         if self.levels_due and self.ready:
             self.levels_due = False
-            self.send(self.matrix.levels_line(self.unreadable.state))
+            self.send(calib.levels_line(self.matrix, self.unreadable.state))
         self.feed_watchdog()
         return ticks_diff(self.next_scan, ticks_ms())
 

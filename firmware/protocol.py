@@ -23,14 +23,17 @@ Traceback (most recent call last):
 firmware.protocol.ProtocolError: bad CRC
 
 Device to host: :class:`Hello`, :class:`Sensors`, :class:`Ok`, :class:`Err`, since
-firmware 1.1.0 :class:`Has` and :class:`Stats`, and from a reflective board (``HAS levels``)
-:class:`Unreadable` and :class:`Levels`.
+firmware 1.1.0 :class:`Has` and :class:`Stats`, from a reflective board (``HAS levels``)
+:class:`Unreadable` and :class:`Levels`, and from one that keeps its cells' calibration
+(``HAS calib``) :class:`Calibration`.
 Host to device: :class:`AskHello`, :class:`Frame`, :class:`AskSensors`, since firmware
-1.1.0 :class:`Tune`, and to a board whose ``HAS`` named ``levels`` :class:`AskLevels`.
+1.1.0 :class:`Tune`, to a board whose ``HAS`` named ``levels`` :class:`AskLevels`, and to
+one that named ``calib`` :class:`Calibrate` and :class:`AskCalibration`.
 
 Lines added later keep protocol 1 working both ways: a host drops (and counts) device
-lines it does not know, firmware host lines; a host sends ``T`` or ``L?`` only to a board
-whose ``HAS`` named ``buzzer`` or ``levels`` (docs/architecture.md).
+lines it does not know, firmware host lines; a host sends ``T``, ``L?``, ``K`` or ``K?``
+only to a board whose ``HAS`` named ``buzzer``, ``levels`` or ``calib``
+(docs/architecture.md).
 
 Numbers (``seq``, command number ``n``, channel and LED counts) are decimal without
 leading zeros; bitmaps and colours are upper-case hex (bitmaps without leading zeros).
@@ -75,6 +78,7 @@ COUNTER_LIMIT = 1 << 30
 """Counters in :class:`Stats` wrap below this (a small int on MicroPython)."""
 
 LEVEL_STATES = "EPU-"  # empty, present, unreadable, not a reflective sensor
+CALIBRATION_STATES = "CNL-"  # calibrated and stored, set but not stored, learning, none
 LEVEL_LIMIT = 4096  # levels are ADC counts
 MAX_LEVEL_CHANNELS = 50  # "L " + 10 per channel + "*XXXX" <= MAX_LINE
 
@@ -185,6 +189,30 @@ class Levels(namedtuple("Levels", ("states", "levels", "off", "on"))):
 
 class AskLevels(namedtuple("AskLevels", ())):
     """``L?``: the host asks for a :class:`Levels` line."""
+
+    __slots__ = ()
+
+
+class Calibration(namedtuple("Calibration", ("states", "empty", "off", "on"))):
+    """``K <cells>``: the answer to ``K?`` and to each :class:`Calibrate`; per channel its
+    state (:data:`CALIBRATION_STATES`: ``C`` calibrated and kept on the flash, ``N`` set
+    but the flash would not keep it, ``L`` learning with the config's marks, ``-`` not a
+    reflective sensor) and 3 hex digits each of its empty level, and its off and on mark
+    over that level (docs/architecture.md)."""
+
+    __slots__ = ()
+
+
+class Calibrate(namedtuple("Calibrate", ("channel", "empty", "off", "on"))):
+    """``K <channel> <empty> <off> <on>``: the host sets a reflective sensor's empty level
+    and its marks over it (ADC counts, ``off`` below ``on``), kept on the board's flash;
+    answered with a :class:`Calibration` line."""
+
+    __slots__ = ()
+
+
+class AskCalibration(namedtuple("AskCalibration", ())):
+    """``K?``: the host asks for a :class:`Calibration` line."""
 
     __slots__ = ()
 
@@ -313,7 +341,7 @@ def _notes(token: str) -> tuple[tuple[int, int], ...]:
     return tuple(notes)
 
 
-def _levels(token: str) -> Any:
+def _levels(token: str, known: str = LEVEL_STATES, kind: Any = None) -> Any:
     count = len(token) // 10
     if not count or len(token) % 10 or count > MAX_LEVEL_CHANNELS:
         raise ProtocolError("bad levels")
@@ -323,7 +351,7 @@ def _levels(token: str) -> Any:
     on = []
     for i in range(0, len(token), 10):
         states.append(token[i])
-        if token[i] not in LEVEL_STATES:
+        if token[i] not in known:
             raise ProtocolError("bad levels")
         for char in token[i + 1 : i + 10]:
             if char not in _HEX:
@@ -333,7 +361,7 @@ def _levels(token: str) -> Any:
         on.append(int(token[i + 7 : i + 10], 16))
         if off[-1] > on[-1]:
             raise ProtocolError("bad levels")
-    return Levels("".join(states), tuple(levels), tuple(off), tuple(on))
+    return (kind or Levels)("".join(states), tuple(levels), tuple(off), tuple(on))
 
 
 def _check_feature(word: str, error: type) -> None:
@@ -414,6 +442,13 @@ def decode(line: bytes) -> Any:
         return Unreadable(_hex(words[1]))
     if kind == "L" and count == 2:
         return _levels(words[1])
+    if kind == "K" and count == 2:
+        return _levels(words[1], CALIBRATION_STATES, Calibration)
+    if kind == "K" and count == 5:
+        values = [_dec(word, LEVEL_LIMIT) for word in words[1:]]
+        if values[0] >= MAX_LEVEL_CHANNELS or not 0 < values[2] < values[3]:
+            raise ProtocolError("bad calibration")
+        return Calibrate(*values)
     if kind == "HAS" and count >= 2:
         features = tuple(words[1:])
         for feature in features:
@@ -425,6 +460,8 @@ def decode(line: bytes) -> Any:
         return AskSensors()
     if body == "L?":
         return AskLevels()
+    if body == "K?":
+        return AskCalibration()
     raise ProtocolError("unknown message")
 
 
@@ -495,6 +532,15 @@ def encode(message: Any) -> bytes:
         return frame_line(f"U {message.bitmap:X}")
     if kind is Levels:
         return frame_line("L " + levels_cells(message))
+    if kind is Calibration:
+        return frame_line("K " + levels_cells(message, CALIBRATION_STATES))
+    if kind is Calibrate:
+        _check_number("channel", message.channel, MAX_LEVEL_CHANNELS)
+        for name in ("empty", "off", "on"):
+            _check_number(name, getattr(message, name), LEVEL_LIMIT)
+        if not 0 < message.off < message.on:
+            raise ValueError("the off mark must be above 0 and below the on mark")
+        return frame_line(f"K {message.channel} {message.empty} {message.off} {message.on}")
     if kind is Has:
         if not message.features:
             raise ValueError("HAS names at least one feature")
@@ -507,11 +553,14 @@ def encode(message: Any) -> bytes:
         return frame_line("S?")
     if kind is AskLevels:
         return frame_line("L?")
+    if kind is AskCalibration:
+        return frame_line("K?")
     raise ValueError(f"not a protocol message: {message!r}")
 
 
-def levels_cells(message: Any) -> str:
-    """The ``cells`` word of a :class:`Levels` line; raises ValueError for bad fields.
+def levels_cells(message: Any, known: str = LEVEL_STATES) -> str:
+    """The ``cells`` word of a :class:`Levels` (or :class:`Calibration`) line; raises
+    ValueError for bad fields.
 
     >>> levels_cells(Levels("PE", (400, 12), (300, 160), (350, 210)))
     'P19012C15EE00C0A00D2'
@@ -520,14 +569,14 @@ def levels_cells(message: Any) -> str:
     count = len(states)
     if not 0 < count <= MAX_LEVEL_CHANNELS:
         raise ValueError(f"a levels line carries 1..{MAX_LEVEL_CHANNELS} channels, not {count}")
-    for column in (message.levels, message.off, message.on):
+    for column in (message[1], message.off, message.on):
         if len(column) != count:
             raise ValueError("levels, off and on need one entry per state")
     parts = []
     for k in range(count):
-        if states[k] not in LEVEL_STATES:
-            raise ValueError(f"state {states[k]!r} is not one of {LEVEL_STATES}")
-        level, off, on = message.levels[k], message.off[k], message.on[k]
+        if states[k] not in known:
+            raise ValueError(f"state {states[k]!r} is not one of {known}")
+        level, off, on = message[1][k], message.off[k], message.on[k]
         _check_number("level", level, LEVEL_LIMIT)
         _check_number("off", off, LEVEL_LIMIT)
         _check_number("on", on, LEVEL_LIMIT)
@@ -544,12 +593,12 @@ def levels_of(
     present: list[bool],
     readings: list[int],
     baseline: list[int],
-    off: int,
-    on: int,
+    off: list[int],
+    on: list[int],
 ) -> Any:
     """The firmware's :class:`Levels` of ``count`` channels: per sensor ``i`` its channel,
-    whether present, its reading and baseline; ``unreadable`` a bitmap of channels;
-    ``off``, ``on`` over the baseline."""
+    whether present, its reading, baseline and marks (``off``, ``on``: over the
+    baseline); ``unreadable`` a bitmap of channels."""
     states = bytearray(b"-" * count)
     levels = [0] * count
     offs = [0] * count
@@ -558,8 +607,8 @@ def levels_of(
     for i, channel in enumerate(channels):
         states[channel] = 85 if unreadable >> channel & 1 else 80 if present[i] else 69  # U P E
         levels[channel] = min(max(readings[i], 0), top)
-        offs[channel] = min(baseline[i] + off, top)
-        ons[channel] = min(baseline[i] + on, top)
+        offs[channel] = min(baseline[i] + off[i], top)
+        ons[channel] = min(baseline[i] + on[i], top)
     return Levels(bytes(states).decode(), levels, offs, ons)
 
 

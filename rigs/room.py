@@ -41,6 +41,7 @@ import functools
 import importlib
 import math
 import random
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -48,6 +49,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType, SimpleNamespace
+
+from controller.cli.calibrate import marks
 
 __all__ = [
     "ADC_PER_UA",
@@ -240,28 +243,48 @@ TODAYS = "d220405"
 """The commit whose firmware read the cells dark, lit, dark (before issue 35's scheme)."""
 
 
+_CALIBRATED: set[Path] = set()
+"""Firmware directories (:func:`calibrated`) whose rigs are calibrated before a scene."""
+
+
+def calibrated() -> Path:
+    """This checkout's firmware, its every :class:`Rig` calibrated by ``pyramid diag
+    --check``'s rule before its scene (:meth:`Rig.calibrate`)."""
+    where = Path(tempfile.mkdtemp(prefix="firmware-calibrated-"))
+    for source in FIRMWARE.glob("*.py"):
+        (where / source.name).write_bytes(source.read_bytes())
+    _CALIBRATED.add(where)
+    return where
+
+
+LATER_FILES = ("usbpower.py", "calib.py")
+"""Firmware files a commit may not have yet (usbpower.py and calib.py came with issue 35)."""
+
+
 @functools.cache
 def firmware_files(commit: str | None = None) -> Path:
-    """A directory with the firmware's main.py, protocol.py, debounce.py and config.py:
-    this checkout's, or (``commit``) as they were there (from git)."""
+    """A directory with the firmware's files (main.py, protocol.py, debounce.py,
+    config.py and those of its modules the commit has): this checkout's, or (``commit``)
+    as they were there (from git)."""
     if commit is None:
         return FIRMWARE
     where = Path(tempfile.mkdtemp(prefix=f"firmware-{commit}-"))
-    for name in ("main.py", "protocol.py", "debounce.py", "config.py"):
-        source = subprocess.run(
+    for name in ("main.py", "protocol.py", "debounce.py", "config.py", *LATER_FILES):
+        done = subprocess.run(
             ["git", "show", f"{commit}:firmware/{name}"],
             cwd=FIRMWARE,
             capture_output=True,
-            check=True,
-        ).stdout
-        (where / name).write_bytes(source)
+            check=name not in LATER_FILES,
+        )
+        if done.returncode == 0:
+            (where / name).write_bytes(done.stdout)
     return where
 
 
 def load_firmware(directory: Path) -> tuple[ModuleType, ModuleType]:
     """The firmware's ``main`` and ``config`` modules from ``directory``, imported apart
     from any other firmware (CPython; firmware/sim's ``ticks`` stands in for ``time``)."""
-    names = ("main", "protocol", "debounce", "usbpower", "config", "ticks")
+    names = ("main", "protocol", "debounce", "usbpower", "calib", "config", "ticks")
     saved = {name: sys.modules.pop(name) for name in names if name in sys.modules}
     sys.path[:0] = [str(directory), str(FIRMWARE / "sim")]
     try:
@@ -338,14 +361,53 @@ class Rig:
         self.watched: dict[int, Watched] = {}
         self.scans = 0
         self.scan_us = 0.0
+        if directory in _CALIBRATED:
+            self.calibrate()
 
     @property
     def ms(self) -> float:
         return self.clock.us / 1000
 
-    @property
-    def on_counts(self) -> int:
-        return int(self.cfg.ON_COUNTS)
+    def on_of(self, channel: int) -> int:
+        """The channel's on mark over its empty level (its own, once calibrated)."""
+        on = self.scanner.levels.on  # one for every sensor before issue 35's calibration
+        return int(on[self.index[channel]] if isinstance(on, list) else on)
+
+    def calibrate(self) -> None:
+        """``pyramid diag --check``'s calibration, before the scene, in a dark, calm room
+        on this rig's part and wall: every cell's empty level (the median of 16 scans once
+        the learnt levels have settled), then the darkest pearl on every cell at once (the
+        lowest of 8 scans), each cell's marks set by controller/cli/calibrate.py's rule;
+        then the clock, the lag and the debouncer start again (a power cycle: the Pico
+        keeps the table on its flash)."""
+        scanner = self.scanner
+        sensors = list(self.index)
+        self.run(4000)
+        empty: dict[int, list[int]] = {c: [] for c in sensors}
+        for _ in range(16):
+            self.run(self.ms + 1)
+            for channel in sensors:
+                empty[channel].append(scanner.readings[self.index[channel]])
+        for channel in sensors:
+            self.front.reflection[channel] = DARK_PEARL_UA
+        self.run(self.ms + 300)
+        pearl: dict[int, list[int]] = {c: [] for c in sensors}
+        for _ in range(8):
+            self.run(self.ms + 1)
+            for channel in sensors:
+                pearl[channel].append(scanner.readings[self.index[channel]])
+        for channel in sensors:
+            self.front.reflection[channel] = 0.0
+            cell = marks(round(statistics.median(empty[channel])), min(pearl[channel]))
+            assert cell is not None, f"no pearl seen on channel {channel} while calibrating"
+            scanner.calibration._apply(channel, cell.empty, cell.off, cell.on)
+        self.clock.us = 0.0
+        self.front.lag = {s[0]: _Lag() for s in self.cfg.SENSORS}
+        self.debouncer = self.main.Debouncer(self.cfg.DEBOUNCE_SCANS)
+        for i in range(len(scanner.levels.present)):
+            scanner.levels.present[i] = False
+        self.changes.clear()
+        self.scans = 0
 
     def watch(self, *channels: int) -> None:
         for channel in channels:
@@ -421,8 +483,10 @@ class Outcome:
 
 
 def _empty_margin(rig: Rig, channels: Iterable[int]) -> float:
-    highest = max((max(rig.watched[c].over, default=0) for c in channels), default=0)
-    return rig.on_counts / max(highest, 1)
+    return min(
+        (rig.on_of(c) / max(max(rig.watched[c].over, default=0), 1) for c in channels),
+        default=float("inf"),
+    )
 
 
 def _pearl(
@@ -436,7 +500,7 @@ def _pearl(
     seen = rig.seen_at(channel, put)
     latency = None if seen is None else seen - put
     settled = rig.watched[channel].over[4:] or [0]
-    return latency is None or latency > LATENCY_MS, latency, min(settled) / rig.on_counts
+    return latency is None or latency > LATENCY_MS, latency, min(settled) / rig.on_of(channel)
 
 
 def ripple(directory: Path, amplitude: float, hz: float, tau_us: float = 200.0) -> Outcome:
@@ -489,12 +553,18 @@ def sun(directory: Path, steady: float, tau_us: float = 200.0) -> Outcome:
     )
 
 
+WARM_MS = 4000.0
+"""An empty board's time from power-up before a hand comes: every learnt empty level has
+fallen from BASELINE_MAX to the cell's (a count a scan), so the hand is measured over
+the level it will meet in play, not over a baseline still high (which would flatter)."""
+
+
 def hand(directory: Path, peak: float, moving: bool, tau_us: float = 200.0) -> Outcome:
     """A hand over the empty b2 giving ``peak`` µA on a minimum part, on a typical part
-    (×1.67), for 2 s: still, or passing to and fro (400 ms a pass)."""
+    (×1.67), for 2 s: still, or passing to and fro (400 ms a pass), after WARM_MS."""
     rig = Rig(directory, Part(gain=TYPICAL_GAIN, tau_us=tau_us))
     rig.watch(B2)
-    rig.run(300)
+    rig.run(WARM_MS)
     start = rig.clock.us
     if moving:
         passes = [passing_hand(peak, start + k * 400e3, 400e3) for k in range(5)]
@@ -502,7 +572,7 @@ def hand(directory: Path, peak: float, moving: bool, tau_us: float = 200.0) -> O
     else:
         rig.front.reflection[B2] = peak
     rig.watched[B2] = Watched()
-    rig.run(2300)
+    rig.run(WARM_MS + 2000)
     phantom = rig.state != 0 or any(bits for _, bits in rig.changes)
     return Outcome(phantom, False, False, _empty_margin(rig, [B2]), None, rig.scan_us / 1000)
 

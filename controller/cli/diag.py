@@ -21,7 +21,10 @@ not a terminal (or with ``--plain``) it prints one line per change instead, e.g.
 watching, the LED of every occupied channel lights white, so a cell whose neighbour
 lights up shows a wrong LED map.
 
-``--check`` leads the maker through the acceptance check of
+``--check`` first calibrates a board that keeps each cell's calibration (the reflective
+Pico: :mod:`~controller.cli.calibrate` measures each sensor's empty level and its level
+with the darkest pearl, sets its marks between them on the Pico, and names every weak
+cell with its figures and what to do), then leads the maker through the acceptance check of
 :mod:`~controller.cli.acceptance` (empty board, each sensor alone, the board filled
 and each pearl lifted, the neighbours of a cell that stayed): it prints each step ("next
 (one at a time, 13 of 33): place the probe pearl on c3 and lift it"), moves on by itself
@@ -52,7 +55,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
-from controller.cli import acceptance
+from controller.cli import acceptance, calibrate
 from controller.cli.causes import causes
 from controller.config import HEADER_PIN, ConfigError, load_config
 from controller.hardware.adapters import build_board
@@ -739,6 +742,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             if args.leds:
                 walk_leds(board, cmap, out, dwell=max(0.0, args.dwell))
             if args.check is not None:
+                calibrated = calibrate.calibrate(
+                    board, cmap, out, timing=calibrate.Timing(patience=args.check)
+                )
+                if calibrated is not None and (calibrated.weak() or calibrated.missing):
+                    status = 1
                 timing = acceptance.Timing(patience=args.check)
                 layout = check_layout(config, cmap)
                 listen = _enter_key if sys.stdin is not None and sys.stdin.isatty() else None
@@ -746,7 +754,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
                 guide = Guide(layout, timing, listen=listen)
                 watch = watch_board(board, cmap, out, tty=tty, guide=guide)
                 assert guide.check is not None
-                status = report(guide.check, watch, args.max_rate, out)
+                status = max(status, report(guide.check, watch, args.max_rate, out))
             elif not args.leds:
                 watch_board(board, cmap, out, tty=tty)
         except KeyboardInterrupt:

@@ -58,6 +58,7 @@ DEVICE_FILES: tuple[str, ...] = (
     "protocol.py",
     "debounce.py",
     "usbpower.py",
+    "calib.py",
     "config.py",
     "main.py",
 )

@@ -16,7 +16,8 @@ the log (:class:`Log`). Nothing here reads a clock, a port or a thread.
 
 The inputs: :func:`started`, :func:`tick` (time passed), :func:`opened` and
 :func:`open_failed` (the answer to :class:`Open`), :func:`received` (one line),
-:func:`port_failed`, :func:`show`, :func:`tune`, :func:`ask_levels` and :func:`stopped`.
+:func:`port_failed`, :func:`show`, :func:`tune`, :func:`ask_levels`, :func:`calibrate`,
+:func:`ask_calibration` and :func:`stopped`.
 
 >>> link = new(Settings("loop://", channels=2, leds=1))
 >>> link, effects = started(link, now=0.0)
@@ -38,11 +39,19 @@ from __future__ import annotations
 
 import enum
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Final, NamedTuple
+from typing import Final, NamedTuple, TypeVar
 
-from controller.hardware.port import ChannelLevel, LedFrame, LedMode, LinkState, SensorLevels
+from controller.hardware.port import (
+    BoardCalibration,
+    CellCalibration,
+    ChannelLevel,
+    LedFrame,
+    LedMode,
+    LinkState,
+    SensorLevels,
+)
 from firmware import protocol
 
 WARN_EVERY_S: Final = 10.0
@@ -82,9 +91,14 @@ _HOST_MESSAGES: Final = (
     protocol.Frame,
     protocol.Tune,
     protocol.AskLevels,
+    protocol.Calibrate,
+    protocol.AskCalibration,
 )
 _ASK_LEVELS: Final = protocol.encode(protocol.AskLevels())
+_ASK_CALIBRATION: Final = protocol.encode(protocol.AskCalibration())
 _STATES: Final = {"E": "empty", "P": "present", "U": "unreadable", "-": "none"}
+_CALIBRATION_STATES: Final = {"C": "calibrated", "N": "unsaved", "L": "learning", "-": "none"}
+Cell = TypeVar("Cell")  # a ChannelLevel or a CellCalibration (_table)
 
 
 @dataclass(frozen=True)
@@ -283,6 +297,8 @@ class Link:
     """When it last said so; a set not said again within ``silence`` lapses."""
     levels: SensorLevels | None = None
     """The board's last ``L`` line."""
+    calibration: BoardCalibration | None = None
+    """The board's last ``K`` line."""
 
     @property
     def device(self) -> protocol.Hello | None:
@@ -411,6 +427,8 @@ def received(link: Link, line: bytes, now: float) -> Step:
         return _unreadable(link, message, now)
     if kind is protocol.Levels:
         return _levels(link, message, now)
+    if kind is protocol.Calibration:
+        return _calibration(link, message, now)
     if kind is protocol.Stats:
         counters = {
             **link.diagnostics.counters,
@@ -544,17 +562,40 @@ def _unreadable(link: Link, message: protocol.Unreadable, now: float) -> Step:
 
 
 def _levels(link: Link, message: protocol.Levels, now: float) -> Step:
+    cells = _table(link, message, _STATES, ChannelLevel, "levels", now)
+    if isinstance(cells, Step):
+        return cells
+    levels = SensorLevels(cells, now)
+    return Step(replace(link, levels=levels, diagnostics=link.diagnostics.count("level_lines")))
+
+
+def _calibration(link: Link, message: protocol.Calibration, now: float) -> Step:
+    cells = _table(link, message, _CALIBRATION_STATES, CellCalibration, "calibration", now)
+    if isinstance(cells, Step):
+        return cells
+    return Step(replace(link, calibration=BoardCalibration(cells, now)))
+
+
+def _table(
+    link: Link,
+    message: protocol.Levels | protocol.Calibration,
+    states: Mapping[str, str],
+    cell: Callable[[str, int, int, int], Cell],
+    what: str,
+    now: float,
+) -> tuple[Cell, ...] | Step:
+    """An ``L`` or ``K`` line's cells for the map's channels, or the Step that drops a line
+    for another channel count."""
     assert link.session is not None
     if len(message.states) != link.session.device.channels:
-        return _drop(link, protocol.encode(message), "levels of another channel count", now)
-    channels = tuple(
-        ChannelLevel(_STATES[state], level, off, on)
+        return _drop(link, protocol.encode(message), f"{what} of another channel count", now)
+    cells = tuple(
+        cell(states[state], level, off, on)
         for state, level, off, on in zip(
-            message.states, message.levels, message.off, message.on, strict=True
+            message.states, message[1], message.off, message.on, strict=True
         )
     )
-    levels = SensorLevels(channels[: link.settings.channels], now)
-    return Step(replace(link, levels=levels, diagnostics=link.diagnostics.count("level_lines")))
+    return cells[: link.settings.channels]
 
 
 def _restarted(link: Link, now: float, effects: list[Effect]) -> Link:
@@ -670,6 +711,27 @@ def ask_levels(link: Link, now: float) -> Step:
 def can_say_levels(link: Link) -> bool:
     """The board on the link said ``HAS levels``."""
     return link.session is not None and "levels" in link.features
+
+
+def can_calibrate(link: Link) -> bool:
+    """The board on the link said ``HAS calib``: it keeps each cell's calibration."""
+    return link.session is not None and "calib" in link.features
+
+
+def calibrate(link: Link, channel: int, empty: int, off: int, on: int, now: float) -> Step:
+    """Set and keep sensor ``channel``'s empty level and marks (``K``), when the board
+    can (``HAS calib``); its ``K`` line answers (:attr:`Link.calibration`)."""
+    if not can_calibrate(link):
+        return Step(link)
+    line = protocol.encode(protocol.Calibrate(channel, empty, off, on))
+    return Step(link, (Send(line),))
+
+
+def ask_calibration(link: Link, now: float) -> Step:
+    """Ask for every cell's calibration (``K?``), when the board can say it."""
+    if not can_calibrate(link):
+        return Step(link)
+    return Step(link, (Send(_ASK_CALIBRATION),))
 
 
 def frame_line(frame: LedFrame, n: int, brightness: float, device_leds: int | None = None) -> bytes:

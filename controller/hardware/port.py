@@ -38,7 +38,9 @@ __all__ = [
     "OFF",
     "TUNES",
     "Board",
+    "BoardCalibration",
     "BoardStatus",
+    "CellCalibration",
     "ChannelLevel",
     "Colour",
     "FrameListener",
@@ -89,6 +91,31 @@ class SensorLevels:
     """Every channel's reading at one moment (by channel number), for a live view."""
 
     channels: tuple[ChannelLevel, ...]
+    at: float
+    """``time.monotonic()`` when it arrived."""
+
+
+@dataclass(frozen=True, slots=True)
+class CellCalibration:
+    """One reflective sensor's calibration as the board keeps it, in ADC counts."""
+
+    state: str
+    """``calibrated`` (kept on the board's flash), ``unsaved`` (set, but the flash would
+    not keep it), ``learning`` (no calibration: the firmware's own marks) or ``none`` (not
+    a reflective sensor)."""
+    empty: int
+    """Its empty level (learnt: a calibrated one stays near what was measured)."""
+    off: int
+    """Its off mark over the empty level..."""
+    on: int
+    """... and its on mark."""
+
+
+@dataclass(frozen=True, slots=True)
+class BoardCalibration:
+    """Every channel's calibration at one moment (by channel number)."""
+
+    channels: tuple[CellCalibration, ...]
     at: float
     """``time.monotonic()`` when it arrived."""
 
@@ -262,4 +289,22 @@ class Board(abc.ABC):
 
     def levels(self) -> SensorLevels | None:
         """The last levels the board said, or None."""
+        return None
+
+    def can_calibrate(self) -> bool:
+        """The board keeps each cell's calibration (:meth:`calibrate`)."""
+        return False
+
+    def calibrate(self, channel: int, empty: int, off: int, on: int) -> bool:
+        """Set and keep (on the board) sensor ``channel``'s empty level and its two marks
+        over it (ADC counts, ``0 < off < on``); :meth:`calibration` has the board's answer
+        a moment later. False: this board cannot (or the link is down)."""
+        return False
+
+    def ask_calibration(self) -> bool:
+        """Ask for every cell's calibration (:meth:`calibration` a moment later)."""
+        return False
+
+    def calibration(self) -> BoardCalibration | None:
+        """The last calibration table the board said, or None."""
         return None

@@ -31,6 +31,9 @@ The Pico scans the sensors and drives the LEDs; this adapter only speaks wire pr
   sends ``L?`` and :meth:`levels` is its last ``L`` line (every sensor's state, reflection
   and thresholds, for a live view); its ``U`` lines (the sensors it cannot read: too much
   light) become each :class:`~controller.hardware.port.SensorFrame`'s ``unreadable``.
+- **Calibration.** One that also says ``HAS calib`` keeps each cell's empty level and
+  marks on its flash: :meth:`calibrate` sends ``K`` (``pyramid diag --check`` does),
+  :meth:`ask_calibration` ``K?``, and :meth:`calibration` is its last ``K`` line.
 
 What the lines mean, and when to send what, is :mod:`controller.hardware.pico_link`: a
 state machine without I/O, as pyserial's ``threaded.Protocol`` is to its
@@ -60,7 +63,15 @@ from serial.tools import list_ports
 from controller.hardware import pico_link
 from controller.hardware.channels import ChannelMap
 from controller.hardware.pico_link import COUNTERS, WARN_EVERY_S, Link, LinkTiming
-from controller.hardware.port import TUNES, Board, BoardStatus, LedFrame, SensorLevels, Sound
+from controller.hardware.port import (
+    TUNES,
+    Board,
+    BoardCalibration,
+    BoardStatus,
+    LedFrame,
+    SensorLevels,
+    Sound,
+)
 from firmware import protocol
 
 if TYPE_CHECKING:
@@ -397,6 +408,27 @@ class SerialBoard(Board):
 
     def levels(self) -> SensorLevels | None:
         return self._link.levels
+
+    def can_calibrate(self) -> bool:
+        return pico_link.can_calibrate(self._link)
+
+    def calibrate(self, channel: int, empty: int, off: int, on: int) -> bool:
+        """Send ``K`` when the board said ``HAS calib``; False when it did not (or the
+        link is down). ``0 < off < on``, each under 4096."""
+        if not pico_link.can_calibrate(self._link):
+            return False
+        protocol.encode(protocol.Calibrate(channel, empty, off, on))  # ValueError: say so now
+        self._feed(pico_link.calibrate, channel, empty, off, on)
+        return True
+
+    def ask_calibration(self) -> bool:
+        if not pico_link.can_calibrate(self._link):
+            return False
+        self._feed(pico_link.ask_calibration)
+        return True
+
+    def calibration(self) -> BoardCalibration | None:
+        return self._link.calibration
 
     @property
     def device(self) -> protocol.Hello | None:

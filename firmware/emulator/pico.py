@@ -163,6 +163,7 @@ class EmulatedPico:
         self._reader: threading.Thread | None = None
         self._next_id = 0
         self._closed = {self.config.pins_of(c) for c in closed}
+        self._closed_fds = False
         self._analog = dict(analog) if analog is not None else None
         """The reflective build's front end (pico.mjs): ``select``, ``adcs``, ``emitters``
         (GPIOs), ``sensors`` ((channel, mux, input, group), …), ``part`` (``gain``,
@@ -199,7 +200,15 @@ class EmulatedPico:
             self._command({"cmd": "switch", "row": row, "col": column, "closed": True})
         self.wait_for("usb", timeout=timeout)
 
+    @property
+    def analog(self) -> Mapping[str, Any] | None:
+        """The front end it was made with (None: the switch matrix)."""
+        return self._analog
+
     def close(self) -> None:
+        """Quit the emulator (its flash saved to :attr:`flash_path` first); again: nothing."""
+        if self._closed_fds:
+            return
         proc = self._proc
         if proc is not None and proc.poll() is None:
             try:
@@ -212,6 +221,7 @@ class EmulatedPico:
             self._reader.join(timeout=5)
         for fd in (self._master, self._slave):
             os.close(fd)
+        self._closed_fds = True
         shutil.rmtree(self._workdir, ignore_errors=True)
 
     def __enter__(self) -> EmulatedPico:

@@ -60,6 +60,7 @@ DEVICE_FILES: tuple[str, ...] = (
     "protocol.py",
     "debounce.py",
     "usbpower.py",
+    "calib.py",
     "config.py",
 )
 """What goes onto the Pico's flash (``pyramid flash`` copies the same files)."""

@@ -375,9 +375,10 @@ def test_pyramid_flash_onto_a_blank_pico() -> None:
         wait_until(lambda: pico.now >= 1.0, CHIP_TIME_PATIENCE, interval=0.1)
         done = pyramid_flash(pico)
         assert done.returncode == 0, done.stdout + done.stderr
-        assert "100 %  5/5 main.py" in done.stdout  # progress, file by file
+        assert "100 %  6/6 main.py" in done.stdout  # progress, file by file
         assert f"firmware {VERSION}, protocol 1, 36 channels, 37 LEDs." in done.stdout
         assert sorted(pico.flash_files()) == [
+            "calib.py",
             "config.py",
             "debounce.py",
             "main.py",

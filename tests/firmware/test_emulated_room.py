@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from fw_helpers import PATIENCE, RawHost, reflective_files
@@ -137,15 +138,18 @@ def calm(pico: EmulatedPico) -> None:
         pico.room(channel, steady=0.0, reflection=0.0)
 
 
+def answer(host: RawHost, ask: Any, kind: type) -> Any:
+    """The board's answer (a line of ``kind``) to the line ``ask``."""
+    host.send(ask)
+    try:
+        return host.wait_for(lambda m: isinstance(m, kind), timeout=PATIENCE)[1]
+    except TimeoutError as error:
+        raise AssertionError(f"no {kind.__name__}; refused lines: {host.refused[-3:]}") from error
+
+
 def levels(host: RawHost) -> protocol.Levels:
     """The answer to ``L?``: every channel's state, reflection and thresholds."""
-    host.send(protocol.AskLevels())
-    try:
-        found: protocol.Levels = host.wait_for(
-            lambda m: isinstance(m, protocol.Levels), timeout=PATIENCE
-        )[1]
-    except TimeoutError as error:
-        raise AssertionError(f"no L line; refused lines: {host.refused[-3:]}") from error
+    found: protocol.Levels = answer(host, protocol.AskLevels(), protocol.Levels)
     return found
 
 

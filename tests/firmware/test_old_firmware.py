@@ -11,6 +11,7 @@ import importlib.util
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 from fw_helpers import FAST, of, raw_host
@@ -39,14 +40,29 @@ def old_pico(tmp_path: Path) -> Iterator[SimPico]:
         yield pico
 
 
-def test_the_old_parser_refuses_a_tune_line() -> None:
+def protocol_1_0_0() -> ModuleType:
+    """Firmware 1.0.0's protocol.py, loaded apart from this checkout's."""
     spec = importlib.util.spec_from_file_location("protocol_1_0_0", OLD / "protocol.py")
     assert spec is not None and spec.loader is not None
-    old_protocol = importlib.util.module_from_spec(spec)  # the 1.0.0 file, not firmware's
-    spec.loader.exec_module(old_protocol)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_old_parser_refuses_a_tune_line() -> None:
+    old_protocol = protocol_1_0_0()
     line = protocol.encode(protocol.Tune(7, 80, ((880, 60),)))
     with pytest.raises(old_protocol.ProtocolError, match="unknown message"):
         old_protocol.decode(line)
+
+
+def test_the_old_parser_refuses_the_calibration_lines() -> None:
+    """A K or K? line (issue 35's calibration) sent to firmware 1.0.0 by mistake is an
+    unknown line there: dropped, never acted on (the host sends it only after HAS calib)."""
+    old_protocol = protocol_1_0_0()
+    for message in (protocol.Calibrate(14, 186, 174, 223), protocol.AskCalibration()):
+        with pytest.raises(old_protocol.ProtocolError, match="unknown message"):
+            old_protocol.decode(protocol.encode(message))
 
 
 def test_old_firmware_ignores_a_tune_and_carries_on(old_pico: SimPico) -> None:

@@ -15,6 +15,7 @@ emulated chip are tests/firmware/test_emulated_room.py.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -117,3 +118,22 @@ def test_todays_firmware_fails_the_same_scenes() -> None:
     rig.front.reflection[0] = DARK_PEARL_UA  # a1, the first of its group
     rig.run(400)
     assert rig.state == 0  # never seen
+
+
+def test_a_calibrated_board_holds_every_scene_with_wider_margins() -> None:
+    """Calibrated by ``pyramid diag --check``'s rule on the scene's own part and wall
+    (rigs/room.py, ``Rig.calibrate``), the shipped firmware holds each scene, and its
+    weakest margin is wider than with the default marks: a pearl put down soon after
+    power-up (its empty level starts where it was measured, not at BASELINE_MAX), in
+    ripple, and a hand over a cell of a typical part (its marks follow that part)."""
+    fw = room.calibrated()
+    scenes: list[Callable[[Path], Outcome]] = [
+        lambda d: room.ripple(d, 50.0, 120.0),
+        lambda d: room.hand(d, HAND_UA, True),
+        lambda d: room.wall(d, 0.5),
+        lambda d: room.dark_pearl(d, DARK_PEARL_UA),
+    ]
+    for scene in scenes:
+        calibrated, default = scene(fw), scene(SHIPPED)
+        holds(calibrated)
+        assert calibrated.margin > default.margin * 1.2, (calibrated, default)

@@ -10,6 +10,7 @@ import json
 import random
 import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -21,9 +22,12 @@ from firmware.protocol import (
     MAX_LEDS,
     MAX_LEVEL_CHANNELS,
     MAX_LINE,
+    AskCalibration,
     AskHello,
     AskLevels,
     AskSensors,
+    Calibrate,
+    Calibration,
     Err,
     Frame,
     Hello,
@@ -40,6 +44,32 @@ from firmware.protocol import (
 from firmware.sim.harness import FIRMWARE_DIR, find_micropython
 
 numbers = st.integers(0, 65535)
+
+
+def table_lines(kind: Any, states: str) -> st.SearchStrategy[Any]:
+    """``L`` or ``K`` lines (``kind``): 1 to 50 channels, each a state of ``states`` and
+    three levels, its off at most its on."""
+    return st.integers(1, MAX_LEVEL_CHANNELS).flatmap(
+        lambda count: st.lists(
+            st.tuples(
+                st.sampled_from(states),
+                st.integers(0, 4095),
+                st.integers(0, 4095),
+                st.integers(0, 4095),
+            ),
+            min_size=count,
+            max_size=count,
+        ).map(
+            lambda cells: kind(
+                "".join(c[0] for c in cells),
+                tuple(c[1] for c in cells),
+                tuple(min(c[2], c[3]) for c in cells),
+                tuple(max(c[2], c[3]) for c in cells),
+            )
+        )
+    )
+
+
 versions = st.text(protocol.FIRMWARE_VERSION_CHARS, min_size=1, max_size=32)
 reasons = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E), min_size=1, max_size=60)
 messages = st.one_of(
@@ -59,25 +89,17 @@ messages = st.one_of(
     st.builds(Err, numbers, reasons.filter(lambda r: r.strip() == r)),
     st.builds(Unreadable, st.integers(0, 2**MAX_CHANNELS - 1)),
     st.builds(AskLevels),
-    st.integers(1, MAX_LEVEL_CHANNELS).flatmap(
-        lambda count: st.lists(
-            st.tuples(
-                st.sampled_from(protocol.LEVEL_STATES),
-                st.integers(0, 4095),
-                st.integers(0, 4095),
-                st.integers(0, 4095),
-            ),
-            min_size=count,
-            max_size=count,
-        ).map(
-            lambda cells: Levels(
-                "".join(c[0] for c in cells),
-                tuple(c[1] for c in cells),
-                tuple(min(c[2], c[3]) for c in cells),
-                tuple(max(c[2], c[3]) for c in cells),
-            )
-        )
-    ),
+    table_lines(Levels, protocol.LEVEL_STATES),
+    st.builds(AskCalibration),
+    st.tuples(
+        st.integers(0, MAX_LEVEL_CHANNELS - 1),
+        st.integers(0, 4095),
+        st.integers(1, 4094),
+        st.integers(1, 4095),
+    )
+    .filter(lambda c: c[2] < c[3])
+    .map(lambda c: Calibrate(*c)),
+    table_lines(Calibration, protocol.CALIBRATION_STATES),
 )
 
 
@@ -96,6 +118,14 @@ def test_lines_as_the_design_spells_them() -> None:
     line = encode(Frame(7, (0x102030, 0xFFFFFF), 0b10))
     assert line.startswith(b"F 7 102030FFFFFF 2*")
     assert encode(AskLevels()).startswith(b"L?*")
+    assert encode(AskCalibration()).startswith(b"K?*")
+    assert encode(Calibrate(14, 186, 174, 223)).startswith(b"K 14 186 174 223*")
+    assert encode(Calibration("CL", (186, 149), (174, 173), (223, 223))).startswith(
+        b"K C0BA0AE0DFL0950AD0DF*"
+    )
+    for wrong in (b"K 14 186 223 174", b"K 14 186 0 10", b"K 50 1 2 3", b"K 1 2 3", b"K X"):
+        with pytest.raises(ProtocolError):
+            decode(protocol.frame_line(wrong.decode()))
     assert encode(Unreadable(0x10)).startswith(b"U 10*")
     cells = Levels("PEU-", (400, 12, 4095, 0), (300, 160, 160, 0), (350, 210, 210, 0))
     assert encode(cells).startswith(b"L P19012C15EE00C0A00D2UFFF0A00D2-000000000*")
@@ -342,6 +372,9 @@ def test_micropython_decides_every_line_as_cpython_does(tmp_path: Path) -> None:
         Unreadable(0x10),
         AskLevels(),
         Levels("PEU-" * 9, tuple(range(0, 3600, 100)), (160,) * 36, (210,) * 36),
+        AskCalibration(),
+        Calibrate(14, 186, 174, 223),
+        Calibration("CNL-" * 9, tuple(range(0, 3600, 100)), (160,) * 36, (210,) * 36),
     ]
     for message in samples:
         good = encode(message)

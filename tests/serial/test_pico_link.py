@@ -450,3 +450,34 @@ def test_levels_are_asked_only_of_a_board_that_has_them_and_checked() -> None:
     driver.feed(pico_link.opened(driver.link, "/dev/ttyACM0", 5.1))
     driver.hear(HELLO)
     assert driver.link.session is not None and driver.link.levels is None
+
+
+def test_a_calibration_is_sent_only_to_a_board_that_keeps_one_and_its_table_checked() -> None:
+    driver = connected()
+    assert driver.feed(pico_link.calibrate(driver.link, 14, 186, 174, 223, 0.3)) == ()
+    assert driver.feed(pico_link.ask_calibration(driver.link, 0.3)) == ()  # no HAS calib
+    driver.hear(protocol.Has(("levels", "calib")))
+    assert pico_link.can_calibrate(driver.link)
+    assert sent(driver.feed(pico_link.calibrate(driver.link, 14, 186, 174, 223, 0.3))) == [
+        protocol.Calibrate(14, 186, 174, 223)
+    ]
+    assert sent(driver.feed(pico_link.ask_calibration(driver.link, 0.3))) == [
+        protocol.AskCalibration()
+    ]
+    states = "L" * 14 + "C" + "L" * 14 + "N" + "-" * 6
+    driver.hear(protocol.Calibration(states, (149,) * 36, (173,) * 36, (223,) * 36))
+    table = driver.link.calibration
+    assert table is not None and len(table.channels) == CHANNELS
+    assert table.channels[14].state == "calibrated" and table.channels[13].state == "learning"
+    assert table.channels[29].state == "unsaved" and table.channels[30].state == "none"
+    assert (table.channels[14].empty, table.channels[14].off, table.channels[14].on) == (
+        149,
+        173,
+        223,
+    )
+    driver.hear(protocol.Calibration("C", (1,), (2,), (3,)))  # another board's count
+    assert driver.link.calibration is table
+    assert driver.counters["dropped_calibration_of_another_channel_count"] == 1
+    # Our own K lines echoed back are no device's.
+    driver.hear(protocol.Calibrate(14, 186, 174, 223))
+    assert driver.counters["dropped_not_a_device_message"] >= 1
