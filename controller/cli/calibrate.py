@@ -335,7 +335,7 @@ def _kept(
 
 def _report(cmap: ChannelMap, result: Result, out: TextIO) -> None:
     kept = len(result.cells) - len(result.unsaved)
-    out.write(f"calibration: {kept} sensors calibrated and kept on the board\n")
+    out.write(f"calibration: {_count(kept, 'sensor')} calibrated and kept on the board\n")
     for channel in result.unsaved:
         out.write(f"  {_name(cmap, channel)}: not kept on the board's flash (flash it again)\n")
     for channel in result.missing:
@@ -345,7 +345,12 @@ def _report(cmap: ChannelMap, result: Result, out: TextIO) -> None:
         )
     weak = result.weak()
     if weak:
-        out.write(f"calibration: {len(weak)} weak cells, each with what to do:\n")
+        out.write(f"calibration: {_count(len(weak), 'weak cell')}, with what to do:\n")
     for channel in weak:
         out.write(f"  {advice(_name(cmap, channel), result.cells[channel])}\n")
     out.flush()
+
+
+def _count(n: int, thing: str) -> str:
+    """``1 weak cell``, ``2 weak cells``."""
+    return f"{n} {thing}" if n == 1 else f"{n} {thing}s"

@@ -158,7 +158,8 @@ def test_diag_check_calibrates_and_names_a_weak_cell(own_pico: EmulatedPico) -> 
     )
     assert named is not None, text
     assert (int(named[1]), int(named[2])) == (c3.pearl, c3.empty)
-    assert "  d3:" not in text.split("weak cells")[1]
+    assert "calibration: 1 weak cell, with what to do:" in text
+    assert "  d3:" not in text.split("with what to do:")[1]
     assert "calibration: 2 sensors calibrated and kept on the board" in text
     host = RawHost(pico.port)
     try:
