@@ -151,6 +151,10 @@ class Result:
         return [channel for channel, cell in self.cells.items() if cell.weak]
 
 
+ASKS = 3
+"""How many times a reading is asked for before the board is taken as silent."""
+
+
 class _Reader:
     """Every level of ``board``, read again every ``timing.every`` seconds."""
 
@@ -161,19 +165,24 @@ class _Reader:
         self.last = -1.0
 
     def next(self) -> SensorLevels | None:
-        """The board's next levels (None: it said none in a while, or stopped)."""
-        asked = time.monotonic()
-        deadline = asked + self.timing.answer
-        if not self.board.ask_levels():
-            return None
-        while not self.stop.is_set() and time.monotonic() < deadline:
-            levels = self.board.levels()
-            if levels is not None and levels.at > self.last and levels.at >= asked:
-                self.last = levels.at
-                if self.stop.wait(max(0.0, asked + self.timing.every - time.monotonic())):
-                    return None
-                return levels
-            self.stop.wait(min(0.02, self.timing.every / 4))
+        """The board's next levels (None: it said none to ``ASKS`` questions in a row, or
+        stopped). A question is asked again when its answer does not come: a line lost
+        on the wire (dropped as junk) costs one ``timing.answer``, not the cell."""
+        for _ in range(ASKS):
+            asked = time.monotonic()
+            deadline = asked + self.timing.answer
+            if not self.board.ask_levels():
+                return None
+            while not self.stop.is_set() and time.monotonic() < deadline:
+                levels = self.board.levels()
+                if levels is not None and levels.at > self.last and levels.at >= asked:
+                    self.last = levels.at
+                    if self.stop.wait(max(0.0, asked + self.timing.every - time.monotonic())):
+                        return None
+                    return levels
+                self.stop.wait(min(0.02, self.timing.every / 4))
+            if self.stop.is_set():
+                return None
         return None
 
 

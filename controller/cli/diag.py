@@ -10,6 +10,9 @@ map share the watching and the drawing, and are one command.)
     pyramid diag --check [20] [--max-rate 6] the acceptance check, one step at a time
                                             (a step idle for 20 s counts as done);
                                             names the likely mistakes, exit status 1
+    pyramid diag --calibrate [c3,d3]        calibrate every reflective sensor (or only
+                                            those named) with the darkest pearl, keep
+                                            it on the Pico, name weak cells, and stop
     pyramid diag --pins                     the 40-pin header as the config wires it
 
 The live view redraws in place on a terminal (the 5×5 grid, the targets and the
@@ -36,8 +39,12 @@ channels that chattered or have no name. The simulated board has no sensors to t
 so ``--check`` on it says so (and how to check a real board) and exits 0. Buttons are
 named in the web page's words ("End turn"), in the grid as in the steps.
 
-Exit status: 0 fine, 1 problems found by ``--check``, 2 the config or board could not
-be used.
+``--calibrate`` runs that calibration alone, for every sensor or only the ones named
+(``--calibrate c3,t1``: after blackening a window wall, say), and stops.
+
+Exit status: 0 fine, 1 problems found by ``--check`` or ``--calibrate`` (a weak cell, a
+sensor no pearl was seen on, a board that keeps no calibration), 2 the config or board
+could not be used.
 """
 
 from __future__ import annotations
@@ -127,6 +134,14 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         default=6,
         metavar="N",
         help="more than N toggles within one second counts as chatter (default 6)",
+    )
+    parser.add_argument(
+        "--calibrate",
+        nargs="?",
+        const="",
+        metavar="CELLS",
+        help="calibrate the reflective sensors with your darkest pearl, keep it on the Pico "
+        "and stop: every sensor, or only CELLS (c3,d3,t1,top)",
     )
     parser.add_argument("--pins", action="store_true", help="print the 40-pin header map")
     parser.add_argument(
@@ -724,7 +739,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     if args.check is not None and args.check <= 0:
         print("pyramid diag: --check needs a number of seconds above 0", file=sys.stderr)
         return 2
-    if args.check is not None and config.board.adapter == "sim":
+    if (args.check is not None or args.calibrate is not None) and config.board.adapter == "sim":
         out.write(NO_SENSORS)
         return 0
     try:
@@ -735,6 +750,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except Exception as exc:  # a pin in use, no SPI, no port: say it, plainly
         print(f"pyramid diag: cannot open the board: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 2
+    if args.calibrate is not None:
+        return _calibrate_only(board, cmap, args.calibrate, out, config.board.serial.silence_s)
     tty = out.isatty() and not args.plain
     status = 0
     with board:
@@ -742,8 +759,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             if args.leds:
                 walk_leds(board, cmap, out, dwell=max(0.0, args.dwell))
             if args.check is not None:
+                # The board may take as long to answer as the link lets it stay silent.
+                answer = config.board.serial.silence_s
                 calibrated = calibrate.calibrate(
-                    board, cmap, out, timing=calibrate.Timing(patience=args.check)
+                    board, cmap, out, timing=calibrate.Timing(patience=args.check, answer=answer)
                 )
                 if calibrated is not None and (calibrated.weak() or calibrated.missing):
                     status = 1
@@ -764,3 +783,39 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             with contextlib.suppress(OSError):
                 sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - outlives this call
     return status
+
+
+NOT_CALIBRATED = """\
+calibration: nothing calibrated. Only the reflective Pico board keeps a calibration, with
+  firmware that offers it (`pyramid flash` brings it), once it answers: `pyramid diag`
+  shows whether it does (hardware/README.md, "Calibrating every cell").
+"""
+
+
+def _calibrate_only(board: Board, cmap: ChannelMap, cells: str, out: TextIO, answer: float) -> int:
+    """``--calibrate [CELLS]``: the calibration alone, of every sensor or those named;
+    ``answer``: how long the board may take to answer (as long as the link lets it stay
+    silent, ``[board.serial] silence_s``)."""
+    names = [name.strip() for name in cells.split(",") if name.strip()]
+    unknown = [name for name in names if name not in cmap.channel_by_name]
+    if unknown:
+        known = ", ".join(sorted(n for n in cmap.channel_by_name if not n.startswith("button:")))
+        print(
+            f"pyramid diag: --calibrate: no sensor named {', '.join(unknown)} "
+            f"(this board's: {known})",
+            file=sys.stderr,
+        )
+        return 2
+    only = tuple(cmap.channel_by_name[name] for name in names) or None
+    with board:
+        try:
+            # A board just plugged in boots first: wait for it as long as for a pearl.
+            timing = calibrate.Timing(connect=calibrate.Timing().patience, answer=answer)
+            result = calibrate.calibrate(board, cmap, out, timing=timing, only=only)
+        except KeyboardInterrupt:
+            out.write("\ncalibration: stopped; the cells calibrated so far are kept\n")
+            return 1
+    if result is None:
+        out.write(NOT_CALIBRATED)
+        return 1
+    return 1 if result.weak() or result.missing or result.unsaved else 0

@@ -510,3 +510,33 @@ def test_pins_show_the_buzzer(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     assert main(["diag", "--config", str(path), "--pins"]) == 0
     out = capsys.readouterr().out
     assert "[12] GPIO18 buzzer: 220 Ω to the piezo (its other lead to GND)" in out
+
+
+def test_calibrate_refuses_a_sensor_the_board_has_not(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--calibrate c3,x9``: x9 is named, with the board's sensors, before anything is
+    opened (the port does not exist)."""
+    path = tmp_path / "pico.toml"
+    path.write_text('[board]\nadapter = "serial"\n[board.serial]\nport = "/dev/ttyNOPE"\n')
+    assert main(["diag", "--config", str(path), "--calibrate", "c3,x9"]) == 2
+    err = capsys.readouterr().err
+    assert "--calibrate: no sensor named x9 (this board's: a1, a2," in err
+    assert "button:" not in err
+
+
+def test_calibrate_on_a_board_that_keeps_none_says_so(
+    mock_factory: MockFactory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The matrix on gpiozero's mock pins keeps no calibration: nothing calibrated, and
+    where to read why; exit 1 (the sim board has no sensors at all: exit 0, as --check)."""
+    path = tmp_path / "matrix.toml"
+    path.write_text('[board]\nadapter = "gpio"\n')
+    assert main(["diag", "--config", str(path), "--calibrate"]) == 1
+    assert "calibration: nothing calibrated. Only the reflective Pico board" in (
+        capsys.readouterr().out
+    )
+    sim = tmp_path / "sim.toml"
+    sim.write_text('[board]\nadapter = "sim"\n')
+    assert main(["diag", "--config", str(sim), "--calibrate", "c3"]) == 0
+    assert "the simulated board has no sensors to touch" in capsys.readouterr().out

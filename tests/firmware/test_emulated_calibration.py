@@ -15,10 +15,12 @@ minimum part) on c3 and the build's darkest (0.2: 32 µA) on d3, and names c3.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import io
 import re
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fw_helpers import PATIENCE, RawHost
@@ -29,6 +31,7 @@ from controller.hardware.channels import ChannelMap
 from controller.hardware.serial import LinkTiming, SerialBoard
 from firmware import protocol
 from firmware.emulator.pico import EmulatedPico
+from pyramid_board.cli import main
 from rigs.room import DARK_PEARL_UA
 
 D3 = 15
@@ -172,3 +175,77 @@ def test_diag_check_calibrates_and_names_a_weak_cell(own_pico: EmulatedPico) -> 
     finally:
         host.close()
         pico.room(C3, reflection=0.0)
+
+
+class Hands(io.StringIO):
+    """Standard output of ``pyramid diag --calibrate`` as a person at the board reads it:
+    on "put the darkest pearl on c3" they put that cell's pearl down (the emulated front
+    end's reflection over c3), on "c3: … lift it" (or "no pearl seen") they lift it."""
+
+    def __init__(self, pico: EmulatedPico, pearls: dict[str, float]) -> None:
+        super().__init__()
+        self.pico = pico
+        self.pearls = pearls
+        self.cmap = ChannelMap.matrix()
+        self.line = ""
+
+    def write(self, text: str) -> int:
+        for char in text:
+            self.line += char
+            if char == "\n":
+                self._read(self.line)
+                self.line = ""
+        return super().write(text)
+
+    def _read(self, line: str) -> None:
+        put = re.search(r"put the darkest pearl on (\w+)$", line)
+        lift = re.match(r"^ +(\w+): (pearl .*; lift it|no pearl seen)", line)
+        name = put[1] if put else lift[1] if lift else None
+        if name is not None and name in self.pearls:
+            reflection = self.pearls[name] if put else 0.0
+            self.pico.room(self.cmap.channel_by_name[name], reflection=reflection)
+
+
+def test_pyramid_diag_calibrate_keeps_the_cells_named_and_names_the_weak_one(
+    own_pico: EmulatedPico, tmp_path: Path
+) -> None:
+    """The command as a maker types it, ``pyramid diag --config … --calibrate c3,d3``,
+    against the Pico on its serial port (the config stretches the serial adapter's
+    timings by ``1 / rate``, as tests/firmware/test_emulated_product.py's does): only c3
+    and d3 are asked for, c3's carbon-black pearl is named weak with its figures, the
+    command exits 1, and both cells are kept on the Pico."""
+    pico = own_pico
+    calm(pico)
+    stretch = 1 / pico.rate
+    config = tmp_path / "config.toml"
+    config.write_text(
+        "[board]\n"
+        'adapter = "serial"\n'
+        "[board.serial]\n"
+        f'port = "{pico.port}"\n'
+        f"silence_s = {9.0 * stretch}\n"
+        f"refresh_s = {min(2.0 * stretch, 9.0)}\n"
+        "frame_retry_s = 30.0\n"  # the chip takes F lines slowly under load (see above)
+        f"handshake_s = {1.5 * stretch}\n"
+    )
+    out = Hands(pico, {"c3": CARBON_BLACK_UA, "d3": DARK_PEARL_UA})
+    try:
+        with contextlib.redirect_stdout(out):
+            status = main(["diag", "--config", str(config), "--calibrate", "c3,d3"])
+    finally:
+        pico.room(C3, reflection=0.0)
+        pico.room(D3, reflection=0.0)
+    text = out.getvalue()
+    assert status == 1, text
+    assert re.findall(r"put the darkest pearl on (\w+)", text) == ["c3", "d3"], text
+    assert "calibration: 2 sensors calibrated and kept on the board" in text
+    assert "calibration: 1 weak cell, with what to do:" in text
+    weak = text.split("with what to do:")[1]
+    assert re.search(r"^  c3: pearl \d+, empty \d+ \(×1\.\d\d\), less than ×2 apart", weak, re.M)
+    assert "  d3:" not in weak
+    host = RawHost(pico.port)
+    try:
+        kept = table(host)
+        assert kept.states[C3] == kept.states[D3] == "C"
+    finally:
+        host.close()
