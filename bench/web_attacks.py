@@ -126,7 +126,9 @@ def foreign_host(page: Page) -> None:
 
 
 def streams(page: Page, count: int) -> None:
-    held: list[http.client.HTTPConnection] = []
+    # The answers are kept: the server says ``Connection: close``, so an answer dropped
+    # would close its stream's socket and free its slot.
+    held: list[http.client.HTTPResponse] = []
     statuses: Counter[int] = Counter()
     try:
         for _ in range(count):
@@ -137,7 +139,7 @@ def streams(page: Page, count: int) -> None:
             answer = conn.getresponse()
             statuses[answer.status] += 1
             if answer.status == 200:
-                held.append(conn)
+                held.append(answer)
             else:
                 answer.read()
                 conn.close()
@@ -151,8 +153,8 @@ def streams(page: Page, count: int) -> None:
         print(f"   one address asks for {count} live streams: {counts}")
         print(f"   then another address's live stream: {theirs}")
     finally:
-        for conn in held:
-            conn.close()
+        for answer in held:
+            answer.close()
 
 
 def slow_connections(page: Page, count: int, wait: float) -> None:

@@ -219,7 +219,9 @@ def test_a_foreign_host_is_refused_on_pages_api_and_stream(page: Page) -> None:
 
 def test_one_device_cannot_take_all_live_streams(page: Page) -> None:
     per_device = state_of(page.rig.app).settings.streams_per_device
-    held = []
+    # The answers are kept: the server says ``Connection: close``, so the answer alone owns
+    # its socket, and an answer dropped would close a stream (freeing its slot).
+    held: list[http.client.HTTPResponse] = []
     try:
         for _ in range(per_device + 1):
             conn = http.client.HTTPConnection(
@@ -231,12 +233,12 @@ def test_one_device_cannot_take_all_live_streams(page: Page) -> None:
                 assert answer.status == 503 and answer.getheader("Retry-After") == "5"
                 conn.close()
                 break
-            held.append(conn)
+            held.append(answer)
         assert len(held) == per_device
         assert first_event(page, "127.0.0.3", view="none").startswith(b"data: ")
     finally:
-        for conn in held:
-            conn.close()
+        for answer in held:
+            answer.close()
 
 
 class VirtualClock:
