@@ -68,15 +68,8 @@ from numpy.typing import NDArray
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script too
 
-from hardware.geometry import (  # noqa: E402
-    Geometry,
-    Hollow,
-    Magnet,
-    Piece,
-    Point,
-    Sensor,
-    load_geometry,
-)
+from hardware.geometry import Geometry, load_geometry  # noqa: E402
+from hardware.parts import Hollow, Magnet, Piece, Point, Sensor  # noqa: E402
 
 __all__ = [
     "GRAVITY",

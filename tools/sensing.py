@@ -40,18 +40,8 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.geometry import (
-    DEFAULT_PATH,
-    Candidate,
-    Geometry,
-    Hall,
-    Linear,
-    Point,
-    Reed,
-    Reflective,
-    Sensor,
-    load_geometry,
-)
+from hardware.geometry import DEFAULT_PATH, Candidate, Geometry, load_geometry
+from hardware.parts import Hall, Linear, Point, Reed, Reflective, Sensor
 from tools import magnets, optics, rest
 
 __all__ = [

@@ -28,7 +28,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from hardware.geometry import Geometry, GeometryError, Point, PyramidosSite
+from hardware.geometry import Geometry, GeometryError, PyramidosSite
+from hardware.parts import Point
 from hardware.pcb.design import Board, Placed
 from hardware.pcb.footprints import load_footprint
 from hardware.pcb.parts import PartKind

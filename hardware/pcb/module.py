@@ -23,7 +23,8 @@ name means one signal on both.
 
 from __future__ import annotations
 
-from hardware.geometry import Geometry, Reflective
+from hardware.geometry import Geometry
+from hardware.parts import Reflective
 from hardware.pcb.design import BaseSpec, Board, Placed, Site, Track, Via, _facing, begin
 from hardware.pcb.mechanics import BODY, site_screw, site_spacer
 from hardware.pcb.parts import CATALOGUE, PartKind

@@ -26,7 +26,8 @@ import pytest
 from controller.hardware.channels import ChannelMap
 from firmware import protocol
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
-from hardware.geometry import Reflective, load_geometry
+from hardware.geometry import load_geometry
+from hardware.parts import Reflective
 from rigs.room import (
     ADC_PER_UA,
     CROSSTALK_UA,

@@ -8,13 +8,8 @@ from pathlib import Path
 import pytest
 
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, SEATS
-from hardware.geometry import (
-    DEFAULT_PATH,
-    GeometryError,
-    Point,
-    geometry_from_toml,
-    load_geometry,
-)
+from hardware.geometry import DEFAULT_PATH, GeometryError, geometry_from_toml, load_geometry
+from hardware.parts import Point
 
 TEXT = DEFAULT_PATH.read_text()
 HALL_DEPTH = "sensors.hall-drv5033aj.elements[0].depth"

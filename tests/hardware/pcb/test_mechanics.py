@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hardware.geometry import GeometryError, Point, load_geometry
+from hardware.geometry import GeometryError, load_geometry
+from hardware.parts import Point
 from hardware.pcb import design, mechanics, module, outputs, pico, ratings
 from hardware.pcb.design import Board
 from hardware.pcb.inputs import FIRMWARE_CONFIG, Inputs, load_inputs, pico_pins

@@ -13,7 +13,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from hardware.geometry import Geometry, Point, Reed, Sensor, SensorElement, load_geometry
+from hardware.geometry import Geometry, load_geometry
+from hardware.parts import Point, Reed, Sensor, SensorElement
 from tools import magnets
 
 GEOMETRY = load_geometry()

@@ -14,7 +14,8 @@ import runpy
 import numpy as np
 import pytest
 
-from hardware.geometry import Reflective, load_geometry
+from hardware.geometry import load_geometry
+from hardware.parts import Reflective
 from hardware.pcb.inputs import FIRMWARE_CONFIG
 from rigs.room import ADC_PER_UA, CROSSTALK_UA, WALL_UA_PER_RHO
 from tools import magnets, optics, rest, sensing
