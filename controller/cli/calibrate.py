@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from controller.hardware.channels import ChannelMap
-from controller.hardware.port import Board, LinkState, SensorLevels
+from controller.hardware.port import Board, BoardCalibration, LinkState, SensorLevels
 
 ADC_PER_UA = 4096 / 3300 * 10.0
 """ADC counts per µA of collector current through the 10 kΩ load."""
@@ -287,7 +287,7 @@ def calibrate(
             told(channel, False)
         gone = empty[channel] + spread[channel] + SEEN_COUNTS // 2
         _settled(reader, channel, timing, below=gone, count=2)
-    result.unsaved = _kept(board, result, reader, timing, stop)
+    result.unsaved = _kept(board, result, timing, stop)
     _report(cmap, result, out)
     return result
 
@@ -320,26 +320,43 @@ def _settled(
     return None
 
 
-def _kept(
-    board: Board, result: Result, reader: _Reader, timing: Timing, stop: threading.Event
-) -> list[int]:
-    """The calibrated channels the board does not say it keeps on its flash."""
-    if not result.cells:
-        return []
+def _kept(board: Board, result: Result, timing: Timing, stop: threading.Event) -> list[int]:
+    """The calibrated channels the board does not say it keeps on its flash. Asked up to
+    ``ASKS`` times: an answer to ``K?`` that does not come is asked for again, and the
+    cells an answer shows not kept are sent again before the next question (a line lost
+    on the wire costs a question, not the cell's calibration)."""
+    unkept = sorted(result.cells)
+    for ask in range(ASKS):
+        table = _table(board, timing, stop)
+        if stop.is_set():
+            break
+        if table is None:
+            continue
+        unkept = [channel for channel in unkept if not _holds(table, channel, result.cells)]
+        if not unkept or ask == ASKS - 1:
+            break
+        for channel in unkept:
+            cell = result.cells[channel]
+            board.calibrate(channel, cell.empty, cell.off, cell.on)
+    return unkept
+
+
+def _holds(table: BoardCalibration, channel: int, cells: dict[int, Marks]) -> bool:
+    """Whether the board's ``table`` keeps ``channel`` with the marks it was sent."""
+    kept, sent = table.channels[channel], cells[channel]
+    return kept.state == "calibrated" and (kept.off, kept.on) == (sent.off, sent.on)
+
+
+def _table(board: Board, timing: Timing, stop: threading.Event) -> BoardCalibration | None:
+    """The board's answer to one ``K?`` (None: none within ``timing.answer``)."""
     asked = time.monotonic()
     board.ask_calibration()
-    deadline = asked + timing.answer
-    while time.monotonic() < deadline and not stop.is_set():
+    while time.monotonic() < asked + timing.answer and not stop.is_set():
         table = board.calibration()
         if table is not None and table.at >= asked:
-            return [
-                channel
-                for channel, cell in result.cells.items()
-                if table.channels[channel].state != "calibrated"
-                or (table.channels[channel].off, table.channels[channel].on) != (cell.off, cell.on)
-            ]
+            return table
         stop.wait(0.02)
-    return sorted(result.cells)
+    return None
 
 
 def _report(cmap: ChannelMap, result: Result, out: TextIO) -> None:
