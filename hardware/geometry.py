@@ -4,9 +4,9 @@ One file describes where everything is, for every build: the magnets in the pear
 balls and how they rest in their hollows, the sensors under each place, the cells,
 targets, top, buttons and seats, the LEDs under their light holes, the mounting holes and
 the outline. The parts themselves (magnets, pieces, inserts, sensors) are declared in
-:mod:`hardware.parts`; this module says where they are and which build uses which. The magnet model in ``tests/hardware/physics/``, the drilling template and the
-guide's numbers (``tools/board_drawing.py``) and the KiCad sensor boards are all made from
-it.
+:mod:`hardware.parts`; this module says where they are and which build uses which. The
+magnet model in ``tests/hardware/physics/``, the drilling template and the guide's
+numbers (``tools/board_drawing.py``) and the KiCad sensor boards are all made from it.
 
 The frame: seen from above, origin at the centre of cell c3 on the playing surface, x
 along the files a→e, y along the ranks 1→5, z up (the surface at z = 0); millimetres.
