@@ -30,14 +30,16 @@ BUTTON_HOLD: Final = 0.03
 
 def submit(command: Command) -> Reply:
     """Hand ``command`` to the Table and wait for its reply (409 refused, 503 no answer; a
-    new game the referee refuses is an :class:`InputError` on the field it names)."""
+    new game the referee refuses is an :class:`InputError` on the field it names, with
+    every other mistake the referee found in it)."""
     web = web_state()
     try:
         reply = web.table.submit(command, timeout=web.settings.command_timeout)
     except TableBusy:
         abort(503, gettext("The board did not answer in time. Try again."))
     if not reply.ok and reply.field is not None:
-        raise InputError(reply.field, say(reply.message))
+        also = ((field or "players", say(why)) for field, why in reply.also)
+        raise InputError(reply.field, say(reply.message), *also)
     if not reply.ok:
         abort(409, say(reply.message) or gettext("The board refused that."))
     return reply

@@ -8,6 +8,7 @@ import dataclasses
 import json
 import math
 import re
+from collections.abc import Sequence
 from typing import Any, Final, NoReturn
 
 from flask import (
@@ -135,7 +136,7 @@ def setup() -> str:
         "setup.html",
         game=game,
         values={},
-        error=None,
+        errors=(),
         **_setup_context(),
     )
 
@@ -149,17 +150,22 @@ def _field_label(field: str) -> str:
     return f"{gettext('Seat %(n)d', n=int(match.group(1)) + 1)}, {what[match.group(2)]}"
 
 
-def _setup_again(problem: str, status: int) -> Response:
-    """The setup page again, with what was entered and what is wrong."""
+def _setup_again(problems: Sequence[str], status: int) -> Response:
+    """The setup page again, with what was entered and everything that is wrong."""
     game = request.form.get("game")
     page = render_template(
         "setup.html",
         game=game if game in web_state().views else next(iter(web_state().views)),
         values=request.form,
-        error=problem,
+        errors=problems,
         **_setup_context(),
     )
     return make_response(page, status)
+
+
+def _mistakes(exc: forms.InputError) -> list[str]:
+    """Each mistake of a setup as its reader sees it: ``Seat 2, Name: …``."""
+    return [f"{_field_label(field)}: {problem}" for field, problem in exc.mistakes]
 
 
 @bp.post("/setup", endpoint="setup_submit")
@@ -167,17 +173,17 @@ def setup_post() -> BaseResponse:
     try:
         chosen = forms.setup_from_form(request.form, web_state().table.games)
     except forms.InputError as exc:
-        return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
+        return _setup_again(_mistakes(exc), 400)
     if not auth.is_admin() and request.form.get("pin"):
         try:
             auth.unlock(request.form["pin"])
         except PermissionError as exc:
-            return _setup_again(str(exc), 403)
+            return _setup_again([str(exc)], 403)
     _form_admin()
     try:
         control.new_game(chosen)  # the live page's status line says that it started
-    except forms.InputError as exc:  # the referee's rules: a sentence in the reader's language
-        return _setup_again(f"{_field_label(exc.field)}: {exc.problem}", 400)
+    except forms.InputError as exc:  # the referee's rules: sentences in the reader's language
+        return _setup_again(_mistakes(exc), 400)
     return redirect(url_for("pages.live"))
 
 

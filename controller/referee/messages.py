@@ -476,7 +476,11 @@ class Refused(Exception):
     new game's) which part of it: ``game``, ``players``, ``players[1].name``,
     ``options.ties`` …"""
 
-    def __init__(self, message: Message, field: str | None = None) -> None:
+    def __init__(
+        self, message: Message, field: str | None = None, also: tuple[Refused, ...] = ()
+    ) -> None:
         super().__init__(english(message))
         self.message = message
         self.field = field
+        self.also = also
+        """The new game's other mistakes, each with its field (this one is the first)."""

@@ -199,7 +199,8 @@ def command(state: RefereeState, order: Command, now: float) -> Step:
     """A command from the page or a button; the step's reply answers it."""
     why = guard.refused(state, order)
     if why is not None:
-        return Step(state, reply=Reply(False, why.message, why.field))
+        also = tuple((other.field, other.message) for other in why.also)
+        return Step(state, reply=Reply(False, why.message, why.field, also))
     return _cued(state, _command(state, order, now))
 
 

@@ -16,9 +16,10 @@ controller.referee.messages.Refused: Pyramidos is for 2 to 4 players, not 1.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import unicodedata
-from collections.abc import Mapping, Sequence
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, TypeVar
 
 from controller.palette import PaletteColour, PaletteError, by_name
 from controller.referee.commands import NewGame
@@ -28,6 +29,8 @@ from controller.referee.protocol import GameKind, Options
 from controller.referee.session import CheckedSetup, Session
 from controller.referee.state import RefereeConfig
 from controller.rules.records import OptionError
+
+T = TypeVar("T")
 
 MAX_NAME: Final = 24
 """The longest name a player may have (the setup page's field says the same)."""
@@ -54,14 +57,24 @@ def check(command: NewGame, config: RefereeConfig) -> CheckedSetup:
     wrong = kind.seats_wrong(seats)
     if wrong is not None:
         raise Refused(wrong, "players")
-    computer = _computer(kind, command.computer, seats, config.levels)
-    names = _names(raw_names)
-    colours = _colours(command.colours, seats, config)
-    options = _options(kind, command.options, seats)
+    # The form's mistakes from here on are found all at once, so the family mends them
+    # together: each part is read on its own, and a part that fails counts as empty.
+    found: list[Refused] = []
+    levels = config.levels
+    computer: dict[int, str] = _part(
+        found, lambda: _computer(kind, command.computer, seats, levels), {}
+    )
+    names = _names(raw_names, found)
+    colours = _colours(command.colours, seats, config, found)
+    options = _part(found, lambda: _options(kind, command.options, seats), None)
     refused = kind.children_help_refused()
     if command.children_help and refused is not None:
-        raise Refused(refused, "children_help")
-    remote = _remote(kind, command.remote, seats, computer)
+        found.append(Refused(refused, "children_help"))
+    remote = _part(found, lambda: _remote(kind, command.remote, seats, computer), frozenset[int]())
+    if found:
+        first, *others = found
+        raise Refused(first.message, first.field, tuple(others))
+    assert options is not None  # read without a mistake
     players = tuple(
         dataclasses.replace(p, remote=True) if p.seat in remote else p
         for p in kind.seated(options, names, colours, computer)
@@ -135,45 +148,62 @@ def _remote(kind: GameKind, raw: object, seats: int, computer: Mapping[int, str]
     return frozenset(out)
 
 
-def _names(raw_names: Sequence[object]) -> list[str]:
+def _part(found: list[Refused], read: Callable[[], T], instead: T) -> T:
+    """What ``read`` reads, or ``instead`` with its refusal added to ``found``."""
+    try:
+        return read()
+    except Refused as why:
+        found.append(why)
+        return instead
+
+
+def _names(raw_names: Sequence[object], found: list[Refused]) -> list[str]:
+    """Every seat's name; a seat's mistake is added to ``found`` (its name left empty)."""
     names: list[str] = []
     for seat, raw in enumerate(raw_names):
-        field = f"players[{seat}].name"
-        if not isinstance(raw, str):
-            raise _no(field, "name_text", seat=seat + 1)
-        # An empty name is kept empty: the page calls the seat "Player 2" or "Computer
-        # (strong)" in its reader's language (players.default_name), never stored words.
-        name = unicodedata.normalize("NFC", " ".join(raw.split()))
-        if len(name) > MAX_NAME:
-            raise _no(field, "name_length", seat=seat + 1, most=MAX_NAME)
-        if any(unicodedata.category(char).startswith("C") for char in name):
-            raise _no(field, "name_characters", seat=seat + 1)
-        if name and name.casefold() in (n.casefold() for n in names):
-            raise _no(field, "names_differ", name=name)
-        names.append(name)
+        names.append(_part(found, functools.partial(_name, seat, raw, names), ""))
     return names
 
 
-def _colours(raw: tuple[str, ...] | None, seats: int, config: RefereeConfig) -> list[PaletteColour]:
+def _name(seat: int, raw: object, before: list[str]) -> str:
+    field = f"players[{seat}].name"
+    if not isinstance(raw, str):
+        raise _no(field, "name_text", seat=seat + 1)
+    # An empty name is kept empty: the page calls the seat "Player 2" or "Computer
+    # (strong)" in its reader's language (players.default_name), never stored words.
+    name = unicodedata.normalize("NFC", " ".join(raw.split()))
+    if len(name) > MAX_NAME:
+        raise _no(field, "name_length", seat=seat + 1, most=MAX_NAME)
+    if any(unicodedata.category(char).startswith("C") for char in name):
+        raise _no(field, "name_characters", seat=seat + 1)
+    if name and name.casefold() in (n.casefold() for n in before):
+        raise _no(field, "names_differ", name=name)
+    return name
+
+
+def _colours(
+    raw: tuple[str, ...] | None, seats: int, config: RefereeConfig, found: list[Refused]
+) -> list[PaletteColour]:
+    """Every seat's colour; each mistake is added to ``found``."""
     if raw is None:
-        colours = list(config.seat_colours[:seats])
-    else:
-        if isinstance(raw, str) or not isinstance(raw, Sequence) or len(raw) != seats:
-            count = len(raw) if isinstance(raw, Sequence) else 0
-            raise _no("players", "colours_count", seats=seats, num=count)
-        colours = []
-        for seat, name in enumerate(raw):
-            try:
-                colours.append(by_name(name))
-            except PaletteError:
-                field = f"players[{seat}].colour"
-                raise _no(field, "colour_unknown", name=str(name)[:20]) from None
+        return list(config.seat_colours[:seats])
+    if isinstance(raw, str) or not isinstance(raw, Sequence) or len(raw) != seats:
+        count = len(raw) if isinstance(raw, Sequence) else 0
+        found.append(_no("players", "colours_count", seats=seats, num=count))
+        return []
+    colours: list[PaletteColour] = []
     seen: set[str] = set()
-    for seat, colour in enumerate(colours):
+    for seat, name in enumerate(raw):
+        field = f"players[{seat}].colour"
+        try:
+            colour = by_name(name)
+        except PaletteError:
+            found.append(_no(field, "colour_unknown", name=str(name)[:20]))
+            continue
         if colour.hex in seen:  # the pearls could not be told apart
-            field = f"players[{seat}].colour"
-            raise _no(field, "colours_differ", colour=colour_term(colour.name))
+            found.append(_no(field, "colours_differ", colour=colour_term(colour.name)))
         seen.add(colour.hex)
+        colours.append(colour)
     return colours
 
 

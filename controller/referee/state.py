@@ -261,6 +261,8 @@ class Reply:
     message: Message | None = None
     field: str | None = None
     """What a refused new game got wrong (:class:`~controller.referee.messages.Refused`)."""
+    also: tuple[tuple[str | None, Message], ...] = ()
+    """Its other mistakes, (field, why), in the order of the form."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -70,6 +70,29 @@ def test_bad_commands_are_refused_with_a_reason(
     assert p.snap.game_id == before
 
 
+def test_every_mistake_of_a_new_game_is_said_at_once(p: Play) -> None:
+    """A long name on seat 2, seat 3 in seat 1's colour and an option the game does not
+    know: the reply names all three with their fields, in the form's order, so the family
+    mends them together (the first is the reply's own message and field)."""
+    before = p.snap.game_id
+    reply = p.do(
+        NewGame("perlen-pyramide", ("Anna", "x" * (MAX_NAME + 1), "Cleo"),
+                options={"pools": "many"}, colours=("red", "blue", "red"))
+    )  # fmt: skip
+    assert not reply.ok and reply.message is not None
+    said = [(reply.field, english(reply.message))] + [(f, english(m)) for f, m in reply.also]
+    assert [field for field, _ in said] == [
+        "players[1].name",
+        "players[2].colour",
+        "options.pools",
+    ]
+    assert f"at most {MAX_NAME} characters" in said[0][1] and "cannot both have red" in said[1][1]
+    assert p.snap.game_id == before
+    # One mistake alone: no others
+    alone = p.do(NewGame("perlen-pyramide", ("a", "A", "c")))
+    assert alone.field == "players[1].name" and alone.also == ()
+
+
 def _called(p: Play) -> list[str]:
     """What the page calls each player, by colour number (in English)."""
     return [english(q.default_name) if q.default_name else q.name for q in p.snap.players]

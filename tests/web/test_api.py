@@ -174,6 +174,32 @@ def test_bad_input_gets_a_sentence_not_a_500(
     assert rig.snapshot()["game"] is None
 
 
+def test_a_new_game_with_three_mistakes_is_told_all_three(
+    rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
+) -> None:
+    """The referee's rules, not only the body's shape, answer with every mistake in
+    ``errors`` (docs/api.md): the first is ``field`` and ``error``."""
+    client, headers = admin
+    body = {
+        "game": "perlen-pyramide",
+        "players": [
+            {"name": "A", "colour": "red"},
+            {"name": "a", "colour": "blue"},
+            {"name": "C", "colour": "blue"},
+        ],
+        "options": {"pools": "many"},
+    }
+    response = client.post("/api/game", json=body, headers=headers)
+    assert response.status_code == 400
+    answer = response.get_json()
+    fields = [mistake["field"] for mistake in answer["errors"]]
+    assert fields == ["players[1].name", "players[2].colour", "options.pools"]
+    assert answer["field"] == "players[1].name"
+    assert "Two players are called a" in answer["error"]
+    assert "blue" in answer["errors"][1]["error"]
+    assert rig.snapshot()["game"] is None
+
+
 def test_a_computer_seat_shows_its_move_for_a_person_to_place(
     rig: Rig, admin: tuple[FlaskClient, dict[str, str]]
 ) -> None:

@@ -231,6 +231,18 @@ def test_a_setup_mistake_shows_the_form_again_with_what_was_entered(
     assert said in page
     assert 'value="Anna"' in page and 'value="Cleo"' in page
     assert rig.snapshot()["game"] is None
+    # Three mistakes: all three on the page at once, each by its seat and field.
+    three = {**form, "csrf_token": csrf(client, "/setup"), "name_0": "Cleo", "colour_2": "red"}
+    page = text(client.post("/setup", data=three))
+    banner = page.split('class="banner warn" role="alert"')[1].split("</div>")[0]
+    assert banner.count("Please check:") == 3, banner
+    found = [banner.index(said) for said in (
+        "Seat 2, Name: The name for seat 2 must be at most 24 characters.",
+        "Seat 3, Name: Two players are called Cleo",
+        "Seat 3, Colour: ",
+    )]  # fmt: skip
+    assert found == sorted(found)
+    assert rig.snapshot()["game"] is None
 
 
 def test_the_buzzer_volume_is_set_in_settings(rig: Rig, client: FlaskClient) -> None:
