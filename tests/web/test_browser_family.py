@@ -162,6 +162,17 @@ def pressed(page: Page) -> list[str]:
     return sent
 
 
+def heard(page: Page) -> list[str]:
+    """What the page does from now on, for a failure to say: its console, its errors and
+    the answers to its requests (a tap that went nowhere is then told from one the
+    server refused)."""
+    said: list[str] = []
+    page.on("console", lambda m: said.append(f"console {m.type}: {m.text}"))
+    page.on("pageerror", lambda e: said.append(f"page error: {e}"))
+    page.on("response", lambda r: said.append(f"{r.request.method} {r.url} -> {r.status}"))
+    return said
+
+
 def touch(page: Page, selector: str) -> None:
     """A tap with a finger on a touch screen, a click with a mouse on a laptop."""
     target = page.locator(selector)
@@ -182,10 +193,17 @@ def test_a_tap_that_asked_for_the_pin_acts_and_a_double_tap_is_one(
     rig.new_perlen(FAMILY)
     page = opened(browser, size, lang, server.url, admin=False)
     shown(page, rig)
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     sent = pressed(page)
+    said = heard(page)
     centre(page, "#cell-c3")
     touch(page, "#cell-c3")
-    page.locator("#pin-dialog[open]").wait_for(timeout=WAIT_MS)
+    try:
+        page.locator("#pin-dialog[open]").wait_for(timeout=WAIT_MS)
+    except PlaywrightTimeout:
+        toast = page.locator("#toast").text_content()
+        raise AssertionError(f"no PIN dialog; sent {sent}, toast {toast!r}, then {said}") from None
     page.fill("#pin-input", PIN)
     page.click("#pin-form button[type=submit]")
     rig.wait(lambda s: s["moves"] == 1)  # carried out, with no second tap
