@@ -36,6 +36,7 @@ from pyramid_board.cli import main
 from rigs.room import DARK_PEARL_UA
 
 D3 = 15
+CMAP = ChannelMap.matrix()
 CARBON_BLACK_UA = DARK_PEARL_UA * 0.05 / 0.2
 """A pearl of a matt carbon-black finish (about 0.05 at 950 nm, issue 35) at the darkest
 pearl's weakest rest: 8 µA on a minimum part."""
@@ -113,19 +114,20 @@ def test_a_cells_calibration_survives_a_power_cycle(own_pico: EmulatedPico) -> N
             host.close()
 
 
-def test_diag_check_calibrates_and_names_a_weak_cell(own_pico: EmulatedPico) -> None:
-    """The calibration of ``pyramid diag --check`` (controller/cli/calibrate.py) through
-    the serial adapter: c3 with a carbon-black pearl reads about ×1.5 its empty level and
-    is named, with its figures and what to do; d3 with the darkest pearl (×3) is not;
-    both are kept on the Pico and seen with their own marks."""
-    pico = own_pico
-    calm(pico)
-    cmap = ChannelMap.matrix()
-    # A frame is retried only after 30 s: on a loaded machine the chip takes F lines
-    # slower than the host's scaled 1 s, and retries would queue ahead of every L?.
-    link = dataclasses.replace(pico.scaled(LinkTiming()), frame_retry=30.0)
-    board = SerialBoard(pico.port, cmap.channel_count, cmap.led_count, timing=link)
-    pearls = {C3: CARBON_BLACK_UA, D3: DARK_PEARL_UA}
+def link_of(pico: EmulatedPico) -> LinkTiming:
+    """The serial adapter's timings on the emulated chip's clock. A frame is retried only
+    after 30 s: on a loaded machine the chip takes F lines slower than the host's scaled
+    1 s, and retries would queue ahead of every L?."""
+    scaled: LinkTiming = pico.scaled(LinkTiming())
+    return dataclasses.replace(scaled, frame_retry=30.0)
+
+
+def calibrated(
+    pico: EmulatedPico, board: SerialBoard, pearls: dict[int, float]
+) -> tuple[calibrate.Result | None, str, list[tuple[int | None, bool]]]:
+    """diag's calibration of c3 and d3 through ``board``, a person putting each cell's
+    pearl of ``pearls`` (its reflection, µA) down and lifting it as asked: the result,
+    what it printed and the steps it asked for."""
     steps: list[tuple[int | None, bool]] = []
 
     def told(channel: int | None, put: bool) -> None:
@@ -135,18 +137,26 @@ def test_diag_check_calibrates_and_names_a_weak_cell(own_pico: EmulatedPico) -> 
 
     out = io.StringIO()
     timing = calibrate.Timing(
-        every=0.1 / pico.rate,
-        patience=pico.wall(4),
-        connect=pico.wall(3),
-        answer=pico.wall(2),
+        every=0.1 / pico.rate, patience=pico.wall(4), connect=pico.wall(3), answer=pico.wall(2)
     )
     try:
         with board:
-            result = calibrate.calibrate(board, cmap, out, timing=timing, only=(C3, D3), told=told)
+            result = calibrate.calibrate(board, CMAP, out, timing=timing, only=(C3, D3), told=told)
     finally:
         pico.room(C3, reflection=0.0)
         pico.room(D3, reflection=0.0)
-    text = out.getvalue()
+    return result, out.getvalue(), steps
+
+
+def test_diag_check_calibrates_and_names_a_weak_cell(own_pico: EmulatedPico) -> None:
+    """The calibration of ``pyramid diag --check`` (controller/cli/calibrate.py) through
+    the serial adapter: c3 with a carbon-black pearl reads about ×1.5 its empty level and
+    is named, with its figures and what to do; d3 with the darkest pearl (×3) is not;
+    both are kept on the Pico and seen with their own marks."""
+    pico = own_pico
+    calm(pico)
+    board = SerialBoard(pico.port, CMAP.channel_count, CMAP.led_count, timing=link_of(pico))
+    result, text, steps = calibrated(pico, board, {C3: CARBON_BLACK_UA, D3: DARK_PEARL_UA})
     assert result is not None, text
     assert steps == [(None, False), (C3, True), (C3, False), (D3, True), (D3, False)], text
     assert result.missing == [] and result.unsaved == [], text
@@ -212,26 +222,8 @@ def test_a_calibration_line_lost_on_the_wire_is_sent_again(own_pico: EmulatedPic
     answer was merely late.)"""
     pico = own_pico
     calm(pico)
-    cmap = ChannelMap.matrix()
-    link = dataclasses.replace(pico.scaled(LinkTiming()), frame_retry=30.0)  # as above
-    board = LossyWire(pico.port, cmap.channel_count, cmap.led_count, timing=link, lose=D3)
-    pearls = {C3: DARK_PEARL_UA, D3: DARK_PEARL_UA}
-
-    def told(channel: int | None, put: bool) -> None:
-        if channel is not None:
-            pico.room(channel, reflection=pearls[channel] if put else 0.0)
-
-    out = io.StringIO()
-    timing = calibrate.Timing(
-        every=0.1 / pico.rate, patience=pico.wall(4), connect=pico.wall(3), answer=pico.wall(2)
-    )
-    try:
-        with board:
-            result = calibrate.calibrate(board, cmap, out, timing=timing, only=(C3, D3), told=told)
-    finally:
-        pico.room(C3, reflection=0.0)
-        pico.room(D3, reflection=0.0)
-    text = out.getvalue()
+    board = LossyWire(pico.port, CMAP.channel_count, CMAP.led_count, timing=link_of(pico), lose=D3)
+    result, text, _steps = calibrated(pico, board, {C3: DARK_PEARL_UA, D3: DARK_PEARL_UA})
     assert result is not None and sorted(result.cells) == [C3, D3], text
     assert board.lost == ["K", "K?"] and board.sent == [C3, D3, D3], text
     assert result.unsaved == [] and "2 sensors calibrated and kept on the board" in text, text
@@ -253,7 +245,6 @@ class Hands(io.StringIO):
         super().__init__()
         self.pico = pico
         self.pearls = pearls
-        self.cmap = ChannelMap.matrix()
         self.line = ""
 
     def write(self, text: str) -> int:
@@ -270,7 +261,7 @@ class Hands(io.StringIO):
         name = put[1] if put else lift[1] if lift else None
         if name is not None and name in self.pearls:
             reflection = self.pearls[name] if put else 0.0
-            self.pico.room(self.cmap.channel_by_name[name], reflection=reflection)
+            self.pico.room(CMAP.channel_by_name[name], reflection=reflection)
 
 
 def test_pyramid_diag_calibrate_keeps_the_cells_named_and_names_the_weak_one(
