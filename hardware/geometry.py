@@ -4,7 +4,7 @@ One file describes where everything is, for every build: the magnets in the pear
 balls and how they rest in their hollows, the sensors under each place, the cells,
 targets, top, buttons and seats, the LEDs under their light holes, the mounting holes and
 the outline. The parts themselves (magnets, pieces, inserts, sensors) are declared in
-:mod:`hardware.parts`; this module says where they are and which build uses which. The
+:mod:`hardware.physical`; this module says where they are and which build uses which. The
 magnet model in ``tests/hardware/physics/``, the drilling template and the guide's
 numbers (``tools/board_drawing.py``) and the KiCad sensor boards are all made from it.
 
@@ -49,7 +49,7 @@ from pydantic.dataclasses import dataclass
 from controller.checks import Items, Key, Problems, Range, Shaped, fail_at, validate
 from controller.hardware.channels import CELLS, TARGETS
 from controller.hardware.wiring import ConfigError, ConfigErrors
-from hardware.parts import (
+from hardware.physical import (
     TABLE,
     XY,
     Hollow,

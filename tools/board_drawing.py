@@ -37,8 +37,8 @@ from reportlab.pdfgen.canvas import Canvas  # noqa: E402
 from controller.config import load_config  # noqa: E402
 from controller.games.perlen.rules import POOL  # noqa: E402
 from hardware.geometry import Geometry, Place, load_geometry  # noqa: E402
-from hardware.parts import Hall, Point, Reed, Reflective, Sensor  # noqa: E402
 from hardware.pcb.mechanics import SCREW  # noqa: E402
+from hardware.physical import Hall, Point, Reed, Reflective, Sensor  # noqa: E402
 from tools import magnets, sensing  # noqa: E402
 from tools import rest as rest_model  # noqa: E402
 

@@ -31,7 +31,7 @@ from functools import cache
 import numpy as np
 from numpy.typing import NDArray
 
-from hardware.parts import Hollow, Reflective
+from hardware.physical import Hollow, Reflective
 
 __all__ = ["WALL_TOLERANCE", "Scene", "card_curve", "collector_current", "peak_ratio", "spacing"]
 

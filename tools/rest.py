@@ -57,7 +57,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # run as a script too
 
 from hardware.geometry import Geometry, load_geometry  # noqa: E402
-from hardware.parts import Hollow, Insert, Piece  # noqa: E402
+from hardware.physical import Hollow, Insert, Piece  # noqa: E402
 
 __all__ = [
     "GRAVITY",

@@ -41,7 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from hardware.geometry import DEFAULT_PATH, Candidate, Geometry, load_geometry
-from hardware.parts import Hall, Linear, Point, Reed, Reflective, Sensor
+from hardware.physical import Hall, Linear, Point, Reed, Reflective, Sensor
 from tools import magnets, optics, rest
 
 __all__ = [

@@ -22,11 +22,11 @@ from pathlib import Path
 from controller.config import load_config
 from controller.hardware.wiring import DEFAULT_BUZZER_PIN
 from hardware.geometry import Geometry, GeometryError, load_geometry
-from hardware.parts import Ir, Point, Sensor
 from hardware.pcb.design import BaseSpec, Hole, PinMap, SensorPart, Site
 from hardware.pcb.footprints import PROJECT_LIBRARY
 from hardware.pcb.library import TCRT1000, reed_upright
 from hardware.pcb.pico import PicoPins
+from hardware.physical import Ir, Point, Sensor
 
 __all__ = [
     "BUILD",

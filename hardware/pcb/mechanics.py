@@ -29,10 +29,10 @@ import math
 from dataclasses import dataclass
 
 from hardware.geometry import Geometry, GeometryError, PyramidosSite
-from hardware.parts import Point
 from hardware.pcb.design import Board, Placed
 from hardware.pcb.footprints import load_footprint
 from hardware.pcb.parts import PartKind
+from hardware.physical import Point
 
 __all__ = [
     "ATTACH_MAX_UF",

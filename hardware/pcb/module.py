@@ -24,11 +24,11 @@ name means one signal on both.
 from __future__ import annotations
 
 from hardware.geometry import Geometry
-from hardware.parts import Reflective
 from hardware.pcb.design import BaseSpec, Board, Placed, Site, Track, Via, _facing, begin
 from hardware.pcb.mechanics import BODY, site_screw, site_spacer
 from hardware.pcb.parts import CATALOGUE, PartKind
 from hardware.pcb.pico import CABLE, CAP_OFFSET, MODULE_NAMES, PicoPins, _ws2812_fanout, cable
+from hardware.physical import Reflective
 
 __all__ = ["CABLE", "MODULE_NAMES", "cable", "loose", "module_board", "top_gap"]
 

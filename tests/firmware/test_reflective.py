@@ -27,7 +27,7 @@ from controller.hardware.channels import ChannelMap
 from firmware import protocol
 from firmware.sim.harness import FIRMWARE_DIR, SIM_DIR, find_micropython
 from hardware.geometry import load_geometry
-from hardware.parts import Reflective
+from hardware.physical import Reflective
 from rigs.room import (
     ADC_PER_UA,
     CROSSTALK_UA,

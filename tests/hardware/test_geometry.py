@@ -9,7 +9,7 @@ import pytest
 
 from controller.hardware.channels import BUTTONS, CELLS, LED_NAMES, SEATS
 from hardware.geometry import DEFAULT_PATH, GeometryError, geometry_from_toml, load_geometry
-from hardware.parts import Point
+from hardware.physical import Point
 
 TEXT = DEFAULT_PATH.read_text()
 HALL_DEPTH = "sensors.hall-drv5033aj.elements[0].depth"

@@ -15,13 +15,13 @@ from pathlib import Path
 import pytest
 
 from hardware.geometry import GeometryError, load_geometry
-from hardware.parts import Point
 from hardware.pcb import design, mechanics, module, outputs, pico, ratings
 from hardware.pcb.design import Board
 from hardware.pcb.inputs import FIRMWARE_CONFIG, Inputs, load_inputs, pico_pins
 from hardware.pcb.library import PICO_PINS
 from hardware.pcb.module import MODULE_NAMES
 from hardware.pcb.parts import CATALOGUE
+from hardware.physical import Point
 
 pytestmark = pytest.mark.usefixtures("footprints")
 

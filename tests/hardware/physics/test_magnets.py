@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from hardware.geometry import Geometry, load_geometry
-from hardware.parts import Point, Reed, Sensor, SensorElement
+from hardware.physical import Point, Reed, Sensor, SensorElement
 from tools import magnets
 
 GEOMETRY = load_geometry()

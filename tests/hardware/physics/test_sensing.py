@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 
 from hardware.geometry import load_geometry
-from hardware.parts import Reflective
 from hardware.pcb.inputs import FIRMWARE_CONFIG
+from hardware.physical import Reflective
 from rigs.room import ADC_PER_UA, CROSSTALK_UA, WALL_UA_PER_RHO
 from tools import magnets, optics, rest, sensing
 
