@@ -26,7 +26,7 @@ from controller.referee.snapshot import Status
 from controller.store import PlayerRecord
 from rigs.referee import Play
 from rigs.web import PIN, WAIT_MS, Rig, build_rig
-from tests.web.test_browser import PHONE, Served, serving, tap, with_bar, without_bar
+from tests.web.test_browser import PHONE, Served, boxes, serving, tap, with_bar, without_bar
 from web_ui.render import live_fragments
 
 if TYPE_CHECKING:  # only the types: the browser fixture imports Playwright, or skips without it
@@ -221,11 +221,11 @@ def test_the_turn_bar_says_it_whole_with_three_bonus_pearls_owed(
     assert page.locator("#live-bar p").count() == 2
     for p in ("#live-bar .who", "#live-bar .do"):
         assert whole(page, p), p
-    box = bar.bounding_box()
-    assert box and box["height"] <= 0.15 * PHONE["height"]
-    for cell in ("a1", "e1", "a5", "e5"):
-        cell_box = page.locator(f"#cell-{cell}").bounding_box()
-        assert cell_box and cell_box["y"] + cell_box["height"] <= box["y"], cell
+    corners = ("a1", "e1", "a5", "e5")
+    box, *cell_boxes = boxes(page, "#live-bar", *(f"#cell-{cell}" for cell in corners))
+    assert 0 < box["height"] <= 0.15 * PHONE["height"]
+    for cell, cell_box in zip(corners, cell_boxes, strict=True):
+        assert cell_box["height"] > 0 and cell_box["y"] + cell_box["height"] <= box["y"], cell
     DOCS_SHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(DOCS_SHOTS / f"turn-bar-three-bonus-{lang}-phone.png"))
 

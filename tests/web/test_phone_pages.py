@@ -28,7 +28,7 @@ import pytest
 from controller.games.perlen.commands import ConfirmBonus
 from controller.hardware.channels import CELLS
 from rigs.web import PIN, WAIT_MS, Rig, build_rig, close_rig
-from tests.web.test_browser import Served
+from tests.web.test_browser import Served, boxes
 from web_ui.games.perlen.view import PERLEN_VIEW
 from web_ui.games.registry import VIEWS
 
@@ -284,9 +284,8 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
     page = browser.new_context(viewport=PHONE, locale="en-GB").new_page()
     page.goto(f"{server.url}/")
     assert page.is_visible(".note.locked") and page.is_visible("header [data-locked-only]")
-    page.locator("#live-status .headline").wait_for(timeout=WAIT_MS)
-    status = page.locator("#live-status .headline").bounding_box()
-    assert status and status["y"] + status["height"] <= PHONE["height"]  # the turn is in sight
+    (status,) = boxes(page, "#live-status .headline")  # measured as drawn, not mid-redraw
+    assert status["height"] > 0 and status["y"] + status["height"] <= PHONE["height"]  # in sight
     cell = page.locator("#cell-b2")
     # As a thumb scrolls: a few small steps down to b2, each a scroll event of its own (a
     # single programmatic jump right after loading was once missed under load).
@@ -305,9 +304,9 @@ def test_the_turn_stays_in_sight_and_unlocking_shows_at_once(
         timeout=WAIT_MS,
         polling=100,
     )
-    assert page.locator("#live-status .headline").bounding_box() is not None
-    bar_box, cell_box = page.locator("#live-bar").bounding_box(), cell.bounding_box()
-    assert bar_box and cell_box and bar_box["y"] + bar_box["height"] <= PHONE["height"] + 1
+    status, bar_box, cell_box = boxes(page, "#live-status .headline", "#live-bar", "#cell-b2")
+    assert status["height"] > 0 and cell_box["height"] > 0 and bar_box["height"] > 0
+    assert bar_box["y"] + bar_box["height"] <= PHONE["height"] + 1
     assert cell_box["y"] + cell_box["height"] <= bar_box["y"]  # the bar covers no part of b2
     said = " ".join(page.inner_text("#live-bar").split())
     # The turn once, then the bonus pearl owed in short (the status says it in full).
@@ -366,9 +365,8 @@ def test_the_review_appears_by_itself_and_the_first_hint_says_why(
         laptop = at_laptop.new_page()
         laptop.goto(f"{server.url}/")
         laptop.locator("[data-sound-blocked]").wait_for(timeout=WAIT_MS)
-        sound = laptop.locator("p.sound button").bounding_box()
-        words = laptop.locator("#live-status h1").bounding_box()
-        assert sound and words and sound["x"] < LAPTOP["width"] / 2
+        sound, words = boxes(laptop, "p.sound button", "#live-status h1")
+        assert sound["height"] > 0 and words["height"] > 0 and sound["x"] < LAPTOP["width"] / 2
         assert abs(sound["x"] - words["x"]) < 20  # under the words, not alone on the right
         laptop.mouse.click(5, 300)  # any tap lets the page play sounds
         laptop.locator("[data-sound-blocked]").wait_for(state="hidden", timeout=WAIT_MS)
