@@ -184,7 +184,8 @@ def _name(seat: int, raw: object, before: list[str]) -> str:
 def _colours(
     raw: tuple[str, ...] | None, seats: int, config: RefereeConfig, found: list[Refused]
 ) -> list[PaletteColour]:
-    """Every seat's colour; each mistake is added to ``found``."""
+    """Every seat's colour; each mistake is added to ``found``. None given: the config's
+    seat colours (distinct already: :class:`RefereeConfig` checks them)."""
     if raw is None:
         return list(config.seat_colours[:seats])
     if isinstance(raw, str) or not isinstance(raw, Sequence) or len(raw) != seats:
