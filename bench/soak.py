@@ -12,9 +12,14 @@
    SQLite store on disk, and the Flask app with one live page open on ``/events`` (the
    live hub, every region rendered for every change, as a phone gets it), the history and
    the state read once per game; the Table's clock is virtual (rigs/table.py),
-   so holds cost no waiting. Measured: the process's resident memory, the objects
-   Python's collector tracks, open file descriptors, threads, the WAL file and the
-   database file.
+   so holds cost no waiting. Measured: the process's resident memory, the memory blocks
+   Python's allocator holds (``sys.getallocatedblocks``: objects and their buffers), open
+   file descriptors, threads, the WAL file and the database file.
+
+   Not ``len(gc.get_objects())``: that list holds, for a moment, every object the
+   collector tracks, and among them can be a tuple another thread is still building from
+   an iterator; CPython then fails that thread's ``tuple(...)`` with "SystemError: bad
+   argument to internal function" (the live page's stream died so in a loaded run).
 
 Each part prints a line per sample and the growth from its first sample after warm-up to
 its last. tests/table/test_soak.py runs a short soak and asserts only that these stay
@@ -161,7 +166,7 @@ def table(count: int, samples: int = 10, seed: int = 0, folder: Path | None = No
                         "threads": threading.active_count(),
                         "wal_kib": _size(path.with_name(path.name + "-wal")) / 1024,
                         "db_kib": _size(path) / 1024,
-                        "objects": len(gc.get_objects()),
+                        "blocks": sys.getallocatedblocks(),
                         "stream_events": events[0],
                     }
                     out.append(Sample(n, values))
@@ -216,7 +221,7 @@ def main(argv: list[str] | None = None) -> int:
         show("the referee alone", samples, ["heap_kib", "state_bytes"], seconds)
     if args.table:
         samples, seconds = timed(lambda: table(args.table, args.samples, args.seed))
-        keys = ["rss_kib", "objects", "fds", "threads", "wal_kib", "db_kib", "stream_events"]
+        keys = ["rss_kib", "blocks", "fds", "threads", "wal_kib", "db_kib", "stream_events"]
         show("Table + store + live page", samples, keys, seconds)
     return 0
 

@@ -180,7 +180,9 @@ def test_a_reset_pico_gets_its_picture_back_and_moves_nothing(
 
 
 def test_a_reset_whose_hello_is_lost_is_still_noticed(pico: SimPico, cable: Cable) -> None:
-    board, _ = start(cable.port, replace(TIMING, refresh=9.0))
+    # A loaded machine's pause must not lose the link (silence) or its HELLO (handshake)
+    # before the reset: the test is of the lost HELLO the cable makes.
+    board, _ = start(cable.port, replace(TIMING, refresh=9.0, silence=PATIENCE, handshake=1.0))
     try:
         board.show(picture((6, (255, 255, 0))))
         pico.wait_for_led(lambda w: w.colours[6] == 0xFFFF00)
