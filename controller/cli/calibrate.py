@@ -25,6 +25,7 @@ load). Pure planning (:func:`marks`, :func:`advice`) is apart from the talking
 
 from __future__ import annotations
 
+import math
 import statistics
 import threading
 import time
@@ -68,11 +69,17 @@ class Timing:
     every: float = 0.25
     """Seconds between two readings of every level (``L?``)."""
     patience: float = 20.0
-    """Seconds to wait for a pearl to be put down (or lifted) before going on."""
+    """Seconds to wait for a pearl to be put down (or lifted) before going on, counted in
+    readings (``patience / every`` of them): a board slow to answer gives a person more
+    time, never less."""
     connect: float = 5.0
     """Seconds to wait for the board to be found."""
     answer: float = 2.0
     """Seconds to wait for the board's answer to ``L?`` or ``K?``."""
+
+    def __post_init__(self) -> None:
+        if self.every <= 0:
+            raise ValueError("calibrate.Timing.every must be positive")
 
 
 @dataclass(frozen=True, slots=True)
@@ -302,10 +309,10 @@ def _settled(
     count: int = 4,
 ) -> list[int] | None:
     """The levels of ``channel`` once ``count`` readings in a row are at ``above`` or
-    more (or under ``below``); None when they are not within the patience."""
+    more (or under ``below``); None when they are not within the patience (a reading takes
+    ``timing.every`` or longer: :meth:`_Reader.next`)."""
     run: list[int] = []
-    deadline = time.monotonic() + timing.patience
-    while time.monotonic() < deadline:
+    for _ in range(max(count, math.ceil(timing.patience / timing.every))):
         levels = reader.next()
         if levels is None:
             return None

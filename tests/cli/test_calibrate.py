@@ -6,12 +6,19 @@ from __future__ import annotations
 
 import io
 import runpy
+import time
 
 import pytest
 
 from controller.cli import calibrate
 from controller.cli.calibrate import HAND_COUNTS, Marks, advice, marks
 from controller.hardware.channels import ChannelMap
+from controller.hardware.port import (
+    BoardCalibration,
+    CellCalibration,
+    ChannelLevel,
+    SensorLevels,
+)
 from controller.hardware.sim import SimBoard
 from firmware.sim.harness import FIRMWARE_DIR
 from rigs import room
@@ -80,3 +87,71 @@ def test_a_board_that_keeps_no_calibration_is_left_alone() -> None:
     assert out.getvalue() == ""
     assert not board.can_calibrate() and not board.calibrate(14, 12, 173, 223)
     assert board.calibration() is None and not board.ask_calibration()
+
+
+class SlowPico(SimBoard):
+    """What it models: a reflective Pico that keeps a calibration and answers every
+    ``L?`` ``lag`` seconds after it was asked (a loaded or slow board), with one
+    reflective cell, c3; the person at it puts the pearl down only at the third reading
+    after being asked, and lifts it at once. The levels and the kept table are the port's
+    types; the serial line itself is tests/firmware/test_emulated_calibration.py's."""
+
+    def __init__(self, cmap: ChannelMap, lag: float) -> None:
+        super().__init__(cmap.channel_count, cmap.led_count)
+        self.c3 = cmap.channel_by_name["c3"]
+        self.lag = lag
+        self.asked = 0.0
+        self.readings = 0
+        self.pearl_from: int | None = None  # the reading the pearl is down from
+        self.kept: dict[int, tuple[int, int, int]] = {}
+
+    def told(self, channel: int | None, put: bool) -> None:
+        self.pearl_from = self.readings + 3 if put and channel == self.c3 else None
+
+    def can_calibrate(self) -> bool:
+        return True
+
+    def ask_levels(self) -> bool:
+        self.asked = time.monotonic()
+        return True
+
+    def levels(self) -> SensorLevels | None:  # type: ignore[override]
+        now = time.monotonic()
+        if now < self.asked + self.lag:
+            return None  # the answer is on its way
+        self.readings += 1
+        down = self.pearl_from is not None and self.readings >= self.pearl_from
+        cells = [ChannelLevel("none", 0, 0, 0)] * self.channels
+        cells[self.c3] = ChannelLevel("present" if down else "empty", 900 if down else 180, 40, 50)
+        self.asked = float("inf")  # one answer per question
+        return SensorLevels(tuple(cells), now)
+
+    def calibrate(self, channel: int, empty: int, off: int, on: int) -> bool:
+        self.kept[channel] = (empty, off, on)
+        return True
+
+    def ask_calibration(self) -> bool:
+        return True
+
+    def calibration(self) -> BoardCalibration | None:
+        cells = [CellCalibration("none", 0, 0, 0)] * self.channels
+        for channel, (empty, off, on) in self.kept.items():
+            cells[channel] = CellCalibration("calibrated", empty, off, on)
+        return BoardCalibration(tuple(cells), time.monotonic())
+
+
+def test_a_board_slow_to_answer_gives_a_person_more_time_not_less() -> None:
+    """The patience is counted in readings (``patience / every``), so a board whose
+    answers take five times ``every`` still gives the person ten readings: the pearl put
+    down at the third is seen and kept. Counted in seconds, as it was, the 0.1 s of
+    patience held about two readings, and c3 was "no pearl seen" (the emulated Pico's
+    calibration under a loaded machine failed so)."""
+    cmap = ChannelMap.default()
+    board = SlowPico(cmap, lag=0.05)
+    out = io.StringIO()
+    timing = calibrate.Timing(every=0.01, patience=0.1, connect=1.0, answer=5.0)
+    result = calibrate.calibrate(board, cmap, out, timing=timing, only=[board.c3], told=board.told)
+    assert result is not None, out.getvalue()
+    assert list(result.cells) == [board.c3] and not result.missing, out.getvalue()
+    assert "1 sensor calibrated and kept on the board" in out.getvalue()
+    assert board.kept[board.c3] == (180, result.cells[board.c3].off, result.cells[board.c3].on)
