@@ -19,6 +19,7 @@ import contextlib
 import dataclasses
 import io
 import re
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -287,13 +288,18 @@ def test_pyramid_diag_calibrate_keeps_the_cells_named_and_names_the_weak_one(
         f"handshake_s = {1.5 * stretch}\n"
     )
     out = Hands(pico, {"c3": CARBON_BLACK_UA, "d3": DARK_PEARL_UA})
+    chip, wall = pico.now, time.monotonic()
     try:
         with contextlib.redirect_stdout(out):
             status = main(["diag", "--config", str(config), "--calibrate", "c3,d3"])
     finally:
         pico.room(C3, reflection=0.0)
         pico.room(D3, reflection=0.0)
-    text = out.getvalue()
+    # What a failure says too: how fast the chip ran meanwhile (a loaded machine slows it).
+    text = out.getvalue() + (
+        f"\n(the chip ran {pico.now - chip:.1f} s in {time.monotonic() - wall:.1f} s of wall time, "
+        f"measured rate {pico.rate:.2f})"
+    )
     assert status == 1, text
     assert re.findall(r"put the darkest pearl on (\w+)", text) == ["c3", "d3"], text
     assert "calibration: 2 sensors calibrated and kept on the board" in text, text
